@@ -1,0 +1,182 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Phase is the coarse state of a cluster, warehouse or component, as upstream reports it.
+type Phase string
+
+// Phases of a cluster and of each component.
+const (
+	// PhaseRunning: every component is available.
+	PhaseRunning Phase = "running"
+	// PhaseFailed: at least one component failed.
+	PhaseFailed Phase = "failed"
+	// PhaseReconciling: at least one component is being created or updated.
+	PhaseReconciling Phase = "reconciling"
+)
+
+// DisasterRecoveryPhase is the state of a disaster recovery run.
+type DisasterRecoveryPhase string
+
+// Phases of a disaster recovery run.
+const (
+	DisasterRecoveryTodo  DisasterRecoveryPhase = "todo"
+	DisasterRecoveryDoing DisasterRecoveryPhase = "doing"
+	DisasterRecoveryDone  DisasterRecoveryPhase = "done"
+)
+
+// Condition types in status.conditions.
+const (
+	// ConditionReady: every requested component is running; derived from the others.
+	ConditionReady = "Ready"
+	// ConditionProgressing: a component is being created, scaled or rolled out.
+	ConditionProgressing = "Progressing"
+	// ConditionDegraded: a component has failed or unavailable instances.
+	ConditionDegraded = "Degraded"
+	// ConditionReconcileError: the last reconcile failed; the message says why.
+	ConditionReconcileError = "ReconcileError"
+)
+
+// StarRocksClusterStatus is the observed state of a StarRocksCluster.
+type StarRocksClusterStatus struct {
+	// ObservedGeneration is the metadata.generation the status was computed from.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Ready, Progressing, Degraded, ReconcileError.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Phase of the whole cluster: running, failed or reconciling.
+	Phase Phase `json:"phase"`
+
+	// Reason explains a failed phase.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+
+	// StarRocksFeStatus is the status of the frontends.
+	// +optional
+	StarRocksFeStatus *StarRocksComponentStatus `json:"starRocksFeStatus,omitempty"`
+
+	// StarRocksBeStatus is the status of the backends.
+	// +optional
+	StarRocksBeStatus *StarRocksComponentStatus `json:"starRocksBeStatus,omitempty"`
+
+	// StarRocksCnStatus is the status of the compute nodes.
+	// +optional
+	StarRocksCnStatus *StarRocksCnStatus `json:"starRocksCnStatus,omitempty"`
+
+	// StarRocksFeProxyStatus is the status of the FE proxy.
+	// +optional
+	StarRocksFeProxyStatus *StarRocksComponentStatus `json:"starRocksFeProxyStatus,omitempty"`
+
+	// DisasterRecoveryStatus is the state of the last disaster recovery.
+	// +optional
+	DisasterRecoveryStatus *DisasterRecoveryStatus `json:"disasterRecoveryStatus,omitempty"`
+}
+
+// StarRocksComponentStatus is the observed state of one component.
+// Instance lists hold pod names, sorted so that equal states compare equal.
+type StarRocksComponentStatus struct {
+	// ServiceName is the component's client-facing Service.
+	// +optional
+	ServiceName string `json:"serviceName,omitempty"`
+
+	// FailedInstances are pods that failed.
+	// +optional
+	FailedInstances []string `json:"failedInstances,omitempty"`
+
+	// CreatingInstances are pods not yet ready.
+	// +optional
+	CreatingInstances []string `json:"creatingInstances,omitempty"`
+
+	// RunningInstances are ready pods.
+	// +optional
+	RunningInstances []string `json:"runningInstances,omitempty"`
+
+	// ResourceNames are the StatefulSets (or Deployment) of the component.
+	// +optional
+	ResourceNames []string `json:"resourceNames,omitempty"`
+
+	// Phase of the component: running, failed or reconciling.
+	Phase Phase `json:"phase"`
+
+	// Reason explains a failed phase.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+}
+
+// StarRocksCnStatus is the observed state of the compute nodes.
+type StarRocksCnStatus struct {
+	StarRocksComponentStatus `json:",inline"`
+
+	// HorizontalScaler is the HorizontalPodAutoscaler of the compute nodes, if any.
+	// +optional
+	HorizontalScaler HorizontalScaler `json:"horizontalScaler,omitzero"`
+
+	// HpaName is deprecated upstream in favour of horizontalScaler.name; kept for compatibility.
+	// +optional
+	HpaName string `json:"hpaName,omitempty"`
+
+	// Replicas is the number of CN pods, for the scale subresource.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// Selector is the label selector of the CN pods, for the scale subresource.
+	// +optional
+	Selector string `json:"selector,omitempty"`
+}
+
+// HorizontalScaler names a HorizontalPodAutoscaler and its API version.
+type HorizontalScaler struct {
+	// Name of the HorizontalPodAutoscaler.
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// Version of the autoscaling API it was created with.
+	// +optional
+	Version AutoScalerVersion `json:"version,omitempty"`
+}
+
+// DisasterRecoveryStatus is the state of a disaster recovery run.
+type DisasterRecoveryStatus struct {
+	// Phase: todo, doing or done.
+	// +optional
+	Phase DisasterRecoveryPhase `json:"phase,omitempty"`
+
+	// Reason explains the phase.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+
+	// ObservedGeneration is the spec.disasterRecovery.generation this run belongs to.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// StartTimestamp is when the run started, in Unix seconds.
+	// +optional
+	StartTimestamp int64 `json:"startTimestamp,omitempty"`
+
+	// EndTimestamp is when the run ended, in Unix seconds.
+	// +optional
+	EndTimestamp int64 `json:"endTimestamp,omitempty"`
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/srscale/starrocks-operator/internal/testcluster"
+)
+
+func TestInvalidFlagsExitNonZeroNamingTheFlag(t *testing.T) {
+	tests := []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--max-concurrent-reconciles=-1"}, "--max-concurrent-reconciles"},
+		{[]string{"--sync-period=0s"}, "--sync-period"},
+		{[]string{"--sync-period=soon"}, "-sync-period"},
+		{[]string{"--kube-api-qps=-3"}, "--kube-api-qps"},
+		{[]string{"--kube-api-burst=-3"}, "--kube-api-burst"},
+		{[]string{"--no-such-flag"}, "no-such-flag"},
+		{[]string{"stray-argument"}, "stray-argument"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stderr bytes.Buffer
+			if code := run(tt.args, &stderr); code != 2 {
+				t.Fatalf("exit code %d, want 2; stderr:\n%s", code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.flag) {
+				t.Fatalf("stderr does not name %s:\n%s", tt.flag, stderr.String())
+			}
+		})
+	}
+}
+
+// The binary, as users run it: against a real API server it logs its knobs once,
+// serves its probes and metrics, and stops cleanly on SIGTERM.
+func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts a control plane")
+	}
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}})
+	kubeconfig, err := cluster.WriteKubeconfig("starrocks-operator", "system:masters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "starrocks-operator")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
+	cmd := exec.Command(bin, "--kubeconfig="+kubeconfig,
+		"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+probeAddr,
+		"--max-concurrent-reconciles=7", "--sync-period=30m", "--kube-api-qps=100", "--kube-api-burst=200")
+	var logs syncBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("operator output:\n%s", logs.String())
+		}
+	})
+
+	for _, url := range []string{"http://" + probeAddr + "/healthz", "http://" + probeAddr + "/readyz"} {
+		body := waitFor200(t, url, exited)
+		if strings.TrimSpace(body) != "ok" {
+			t.Errorf("%s answered %q, want ok", url, body)
+		}
+	}
+	metrics := waitFor200(t, "http://"+metricsAddr+"/metrics", exited)
+	for _, want := range []string{
+		`controller_runtime_max_concurrent_reconciles{controller="starrockscluster"} 7`,
+		"controller_runtime_reconcile_total",
+		"starrocks_operator_client_throttled_requests_total",
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+
+	effective := 0
+	scanner := bufio.NewScanner(strings.NewReader(logs.String()))
+	for scanner.Scan() {
+		line := scanner.Text()
+		if !strings.Contains(line, "effective settings") {
+			continue
+		}
+		effective++
+		for _, want := range []string{`"maxConcurrentReconciles":7`, `"syncPeriod":"30m0s"`, `"kubeAPIQPS":"100"`, `"kubeAPIBurst":200`} {
+			if !strings.Contains(line, want) {
+				t.Errorf("effective settings line lacks %s: %s", want, line)
+			}
+		}
+	}
+	if effective != 1 {
+		t.Errorf("effective settings logged %d times, want once", effective)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("operator exited with %v after SIGTERM, want exit code 0", err)
+		}
+	case <-time.After(45 * time.Second):
+		t.Fatal("operator did not stop within 45s of SIGTERM")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func waitFor200(t *testing.T, url string, exited <-chan error) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var last string
+	for ctx.Err() == nil {
+		select {
+		case err := <-exited:
+			t.Fatalf("operator exited early: %v", err)
+		default:
+		}
+		resp, err := http.Get(url)
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return string(body)
+			}
+			last = fmt.Sprintf("status %d: %s", resp.StatusCode, body)
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s never answered 200: %s", url, last)
+	return ""
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+

@@ -1,0 +1,211 @@
+// Package options owns the operator's command-line knobs: it parses them,
+// validates them and applies them to the REST config, the manager and the
+// controller. Nothing else in the operator reads a flag.
+package options
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+// The classic client-go limits that the upstream operator ran with, and that
+// "0" stands for on the command line.
+const (
+	DefaultQPS   float32 = 20
+	DefaultBurst int     = 30
+	// QPSUnlimited turns client-side rate limiting off and leaves flow control to
+	// the API server's Priority and Fairness.
+	QPSUnlimited float32 = -1
+)
+
+// Options are the operator's knobs. The zero value is not useful: start from Default.
+type Options struct {
+	// MaxConcurrentReconciles is the number of StarRocksCluster reconcile workers.
+	MaxConcurrentReconciles int
+	// SyncPeriod is how often the manager's caches re-deliver every object.
+	SyncPeriod time.Duration
+	// KubeAPIQPS is the flag as given: 0 means DefaultQPS, -1 means no client-side limit.
+	KubeAPIQPS float64
+	// KubeAPIBurst is the flag as given: 0 means DefaultBurst.
+	KubeAPIBurst int
+
+	MetricsBindAddress     string
+	HealthProbeBindAddress string
+	LeaderElect            bool
+	LeaderElectionID       string
+	// Namespace restricts the operator to one namespace; empty watches all.
+	Namespace string
+	// DenyList holds namespaces whose clusters the operator leaves alone.
+	DenyList []string
+}
+
+// Default returns the options that reproduce the upstream operator's hard-coded behaviour.
+func Default() Options {
+	return Options{
+		MaxConcurrentReconciles: 1,
+		SyncPeriod:              2 * time.Minute,
+		MetricsBindAddress:      ":8080",
+		HealthProbeBindAddress:  ":8081",
+		LeaderElectionID:        "starrocks-operator.starrocks.com",
+	}
+}
+
+// BindFlags registers every knob on fs, with o's values as defaults.
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", o.MaxConcurrentReconciles,
+		"Number of StarRocksCluster reconcile workers (at least 1).")
+	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod,
+		"How often every watched object is re-delivered and every cluster reconciled again (a Go duration, e.g. 2m, 30m).")
+	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS,
+		"Sustained requests per second to the Kubernetes API for the whole operator; 0 means 20, -1 turns client-side limiting off.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst,
+		"Requests the operator may send at once above --kube-api-qps; 0 means 30.")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress,
+		"Address of the Prometheus /metrics endpoint; 0 disables it.")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress,
+		"Address of the /healthz and /readyz endpoints; 0 disables them.")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect,
+		"Elect a leader so that only one of several operator replicas reconciles.")
+	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID,
+		"Name of the Lease used for leader election.")
+	fs.StringVar(&o.Namespace, "namespace", o.Namespace,
+		"Only reconcile clusters in this namespace (default: all namespaces).")
+	fs.Func("deny-list", "Comma-separated namespaces whose clusters are never reconciled.", func(s string) error {
+		o.DenyList = splitList(s)
+		return nil
+	})
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Validate rejects values the operator cannot run with; each error names its flag.
+// Warnings are for values that work but are probably not what was meant.
+func (o Options) Validate() (warnings []string, err error) {
+	var errs []error
+	if o.MaxConcurrentReconciles < 1 {
+		errs = append(errs, fmt.Errorf("--max-concurrent-reconciles must be at least 1, got %d", o.MaxConcurrentReconciles))
+	}
+	if o.SyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--sync-period must be a positive duration such as 2m or 30m, got %s", o.SyncPeriod))
+	}
+	switch {
+	case math.IsNaN(o.KubeAPIQPS) || math.IsInf(o.KubeAPIQPS, 0):
+		errs = append(errs, fmt.Errorf("--kube-api-qps must be a finite number, got %v", o.KubeAPIQPS))
+	case o.KubeAPIQPS < 0 && o.KubeAPIQPS != float64(QPSUnlimited):
+		errs = append(errs, fmt.Errorf("--kube-api-qps must be 0 (default 20), a positive number, or -1 (no client-side limit), got %v", o.KubeAPIQPS))
+	case o.KubeAPIQPS > math.MaxFloat32:
+		errs = append(errs, fmt.Errorf("--kube-api-qps is too large: %v", o.KubeAPIQPS))
+	}
+	if o.KubeAPIBurst < 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-burst must be 0 (default 30) or a positive number, got %d", o.KubeAPIBurst))
+	}
+	if o.LeaderElect && o.LeaderElectionID == "" {
+		errs = append(errs, errors.New("--leader-election-id must not be empty when --leader-elect is set"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	qps, burst := o.EffectiveRateLimit()
+	if qps == QPSUnlimited && o.KubeAPIBurst != 0 {
+		warnings = append(warnings, fmt.Sprintf("--kube-api-burst=%d has no effect with --kube-api-qps=-1", o.KubeAPIBurst))
+	}
+	if qps > 0 && float32(burst) < qps {
+		warnings = append(warnings, fmt.Sprintf("--kube-api-burst=%d is below --kube-api-qps=%v: bursts of requests will wait although the sustained rate allows more", burst, qps))
+	}
+	return warnings, nil
+}
+
+// EffectiveRateLimit resolves the flags' 0 defaults: it returns the QPS and burst
+// the operator runs with, QPS -1 meaning no client-side limit.
+func (o Options) EffectiveRateLimit() (qps float32, burst int) {
+	qps, burst = float32(o.KubeAPIQPS), o.KubeAPIBurst
+	if qps == 0 {
+		qps = DefaultQPS
+	}
+	if burst == 0 {
+		burst = DefaultBurst
+	}
+	if qps < 0 {
+		return QPSUnlimited, 0
+	}
+	return qps, burst
+}
+
+// ApplyToRESTConfig sets the client-side rate limit on cfg. The limit is one
+// token bucket shared by every client built from cfg, so --kube-api-qps bounds
+// the whole operator; client-go would otherwise give each API group-version its
+// own bucket, and "20 QPS" would really be 20 per group-version.
+func (o Options) ApplyToRESTConfig(cfg *rest.Config) {
+	qps, burst := o.EffectiveRateLimit()
+	cfg.QPS, cfg.Burst = qps, burst
+	cfg.RateLimiter = nil
+	if qps > 0 {
+		cfg.RateLimiter = NewCountingRateLimiter(qps, burst)
+	}
+}
+
+// ManagerOptions returns the manager's options for these knobs.
+func (o Options) ManagerOptions(scheme *runtime.Scheme) ctrl.Options {
+	syncPeriod := o.SyncPeriod
+	mo := ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		HealthProbeBindAddress:  o.HealthProbeBindAddress,
+		LeaderElection:          o.LeaderElect,
+		LeaderElectionID:        o.LeaderElectionID,
+		LeaderElectionNamespace: o.Namespace,
+		Cache:                   cache.Options{SyncPeriod: &syncPeriod},
+	}
+	if o.Namespace != "" {
+		mo.Cache.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
+	}
+	return mo
+}
+
+// ControllerOptions returns the StarRocksCluster controller's options for these knobs.
+func (o Options) ControllerOptions() controller.Options {
+	return controller.Options{MaxConcurrentReconciles: o.MaxConcurrentReconciles}
+}
+
+// Log writes the effective knobs once, at start-up, so that an operator's
+// behaviour can be explained from its first log lines.
+func (o Options) Log(log logr.Logger) {
+	qps, burst := o.EffectiveRateLimit()
+	qpsText := fmt.Sprint(qps)
+	if qps == QPSUnlimited {
+		qpsText = "unlimited"
+	}
+	log.Info("effective settings",
+		"maxConcurrentReconciles", o.MaxConcurrentReconciles,
+		"syncPeriod", o.SyncPeriod.String(),
+		"kubeAPIQPS", qpsText,
+		"kubeAPIBurst", burst,
+		"namespace", o.Namespace,
+		"denyList", o.DenyList,
+		"leaderElect", o.LeaderElect,
+		"metricsBindAddress", o.MetricsBindAddress,
+		"healthProbeBindAddress", o.HealthProbeBindAddress,
+	)
+}

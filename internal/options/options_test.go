@@ -1,0 +1,239 @@
+package options
+
+import (
+	"context"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+)
+
+func parse(t *testing.T, args ...string) (Options, error) {
+	t.Helper()
+	o := Default()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	_, err := o.Validate()
+	return o, err
+}
+
+func TestKnobsLandInTheirFields(t *testing.T) {
+	tests := []struct {
+		name        string
+		args        []string
+		workers     int
+		syncPeriod  time.Duration
+		qps         float32
+		burst       int
+		limiterNil  bool
+		namespace   string
+		denyList    []string
+		leaderElect bool
+	}{
+		{name: "defaults reproduce the upstream's hard-coded 1 worker, 2m, 20/30", workers: 1, syncPeriod: 2 * time.Minute, qps: 20, burst: 30},
+		{name: "explicit zeros mean the classic 20/30", args: []string{"--kube-api-qps=0", "--kube-api-burst=0"}, workers: 1, syncPeriod: 2 * time.Minute, qps: 20, burst: 30},
+		{name: "tuned values override every knob", args: []string{"--max-concurrent-reconciles=50", "--sync-period=30m", "--kube-api-qps=100", "--kube-api-burst=200"}, workers: 50, syncPeriod: 30 * time.Minute, qps: 100, burst: 200},
+		{name: "QPS alone keeps the default burst", args: []string{"--kube-api-qps=25"}, workers: 1, syncPeriod: 2 * time.Minute, qps: 25, burst: 30},
+		{name: "fractional QPS is kept", args: []string{"--kube-api-qps=2.5", "--kube-api-burst=5"}, workers: 1, syncPeriod: 2 * time.Minute, qps: 2.5, burst: 5},
+		{name: "QPS -1 turns client-side limiting off", args: []string{"--kube-api-qps=-1"}, workers: 1, syncPeriod: 2 * time.Minute, qps: -1, burst: 0, limiterNil: true},
+		{name: "namespace, deny list and leader election pass through", args: []string{"--namespace=team-a", "--deny-list=kube-system, b ,a", "--leader-elect"}, workers: 1, syncPeriod: 2 * time.Minute, qps: 20, burst: 30, namespace: "team-a", denyList: []string{"a", "b", "kube-system"}, leaderElect: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parse(t, tt.args...)
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if got := o.ControllerOptions().MaxConcurrentReconciles; got != tt.workers {
+				t.Errorf("controller MaxConcurrentReconciles = %d, want %d", got, tt.workers)
+			}
+			mo := o.ManagerOptions(scheme.Scheme)
+			if mo.Cache.SyncPeriod == nil || *mo.Cache.SyncPeriod != tt.syncPeriod {
+				t.Errorf("manager Cache.SyncPeriod = %v, want %s", mo.Cache.SyncPeriod, tt.syncPeriod)
+			}
+			if mo.LeaderElection != tt.leaderElect {
+				t.Errorf("LeaderElection = %v, want %v", mo.LeaderElection, tt.leaderElect)
+			}
+			if tt.namespace != "" {
+				if _, ok := mo.Cache.DefaultNamespaces[tt.namespace]; !ok || len(mo.Cache.DefaultNamespaces) != 1 {
+					t.Errorf("Cache.DefaultNamespaces = %v, want only %q", mo.Cache.DefaultNamespaces, tt.namespace)
+				}
+			} else if mo.Cache.DefaultNamespaces != nil {
+				t.Errorf("Cache.DefaultNamespaces = %v, want all namespaces", mo.Cache.DefaultNamespaces)
+			}
+			if strings.Join(o.DenyList, ",") != strings.Join(tt.denyList, ",") {
+				t.Errorf("DenyList = %q, want %q", o.DenyList, tt.denyList)
+			}
+
+			// What controller-runtime v0.25's GetConfig hands us when the kubeconfig says nothing.
+			cfg := &rest.Config{Host: "https://127.0.0.1:6443", QPS: -1}
+			o.ApplyToRESTConfig(cfg)
+			if cfg.QPS != tt.qps || cfg.Burst != tt.burst {
+				t.Errorf("rest.Config QPS/Burst = %v/%d, want %v/%d", cfg.QPS, cfg.Burst, tt.qps, tt.burst)
+			}
+			if (cfg.RateLimiter == nil) != tt.limiterNil {
+				t.Fatalf("rest.Config.RateLimiter = %v, want nil: %v", cfg.RateLimiter, tt.limiterNil)
+			}
+			if cfg.RateLimiter != nil && cfg.RateLimiter.QPS() != tt.qps {
+				t.Errorf("rate limiter QPS = %v, want %v", cfg.RateLimiter.QPS(), tt.qps)
+			}
+		})
+	}
+}
+
+// One budget for the whole process: without a shared RateLimiter, client-go
+// would give each group-version's REST client a bucket of its own.
+func TestOneRateLimiterIsSharedByAllGroupVersions(t *testing.T) {
+	o, err := parse(t, "--kube-api-qps=50", "--kube-api-burst=60")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443"}
+	o.ApplyToRESTConfig(cfg)
+	var limiters []any
+	for _, gv := range []schema.GroupVersion{{Version: "v1"}, {Group: "apps", Version: "v1"}, {Group: "starrocks.com", Version: "v1"}} {
+		c := rest.CopyConfig(cfg)
+		c.GroupVersion = &gv
+		c.APIPath = "/apis"
+		c.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+		rc, err := rest.RESTClientFor(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limiters = append(limiters, rc.GetRateLimiter())
+	}
+	for i := 1; i < len(limiters); i++ {
+		if limiters[i] != limiters[0] {
+			t.Fatalf("REST client %d has its own rate limiter; want one shared limiter", i)
+		}
+	}
+}
+
+func TestUnlimitedQPSBuildsClientsWithoutLimiter(t *testing.T) {
+	o, err := parse(t, "--kube-api-qps=-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443", APIPath: "/api"}
+	cfg.GroupVersion = &schema.GroupVersion{Version: "v1"}
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	o.ApplyToRESTConfig(cfg)
+	rc, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.GetRateLimiter() != nil {
+		t.Fatalf("client has a rate limiter %v, want none", rc.GetRateLimiter())
+	}
+}
+
+func TestInvalidFlagsAreRejectedNamingTheFlag(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		flag string
+	}{
+		{"zero workers", []string{"--max-concurrent-reconciles=0"}, "max-concurrent-reconciles"},
+		{"negative workers", []string{"--max-concurrent-reconciles=-1"}, "max-concurrent-reconciles"},
+		{"workers not a number", []string{"--max-concurrent-reconciles=five"}, "max-concurrent-reconciles"},
+		{"zero sync period", []string{"--sync-period=0"}, "sync-period"},
+		{"negative sync period", []string{"--sync-period=-5m"}, "sync-period"},
+		{"sync period not a duration", []string{"--sync-period=soon"}, "sync-period"},
+		{"sync period without unit", []string{"--sync-period=120"}, "sync-period"},
+		{"QPS below -1", []string{"--kube-api-qps=-2"}, "kube-api-qps"},
+		{"QPS between -1 and 0", []string{"--kube-api-qps=-0.5"}, "kube-api-qps"},
+		{"QPS not a number", []string{"--kube-api-qps=NaN"}, "kube-api-qps"},
+		{"QPS infinite", []string{"--kube-api-qps=+Inf"}, "kube-api-qps"},
+		{"negative burst", []string{"--kube-api-burst=-1"}, "kube-api-burst"},
+		{"burst not an integer", []string{"--kube-api-burst=1.5"}, "kube-api-burst"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(t, tt.args...)
+			if err == nil {
+				t.Fatalf("%v accepted, want an error", tt.args)
+			}
+			if !strings.Contains(err.Error(), tt.flag) {
+				t.Fatalf("error %q does not name --%s", err, tt.flag)
+			}
+		})
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"burst below QPS", []string{"--kube-api-qps=100", "--kube-api-burst=50"}, "--kube-api-burst=50 is below --kube-api-qps=100"},
+		{"default burst below a raised QPS", []string{"--kube-api-qps=100"}, "--kube-api-burst=30 is below"},
+		{"burst with unlimited QPS", []string{"--kube-api-qps=-1", "--kube-api-burst=50"}, "no effect"},
+		{"no warning for defaults", nil, ""},
+		{"no warning for burst above QPS", []string{"--kube-api-qps=100", "--kube-api-burst=200"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Default()
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			o.BindFlags(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			warnings, err := o.Validate()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(warnings, "\n")
+			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+				t.Fatalf("warnings = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLogStatesEffectiveKnobs(t *testing.T) {
+	var lines []string
+	log := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{})
+	o, err := parse(t, "--kube-api-qps=-1", "--sync-period=30m", "--max-concurrent-reconciles=8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Log(log)
+	if len(lines) != 1 {
+		t.Fatalf("logged %d lines, want 1: %q", len(lines), lines)
+	}
+	for _, want := range []string{`"maxConcurrentReconciles"=8`, `"syncPeriod"="30m0s"`, `"kubeAPIQPS"="unlimited"`} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("log line %s lacks %s", lines[0], want)
+		}
+	}
+}
+
+func TestRateLimiterCountsRequestsThatWaited(t *testing.T) {
+	l := NewCountingRateLimiter(5, 2)
+	before := testutil.ToFloat64(throttledRequests)
+	for range 5 {
+		if err := l.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A burst of 2 lets two requests through at once; the other three waited for tokens.
+	if got := testutil.ToFloat64(throttledRequests) - before; got != 3 {
+		t.Fatalf("throttled requests = %v, want 3", got)
+	}
+	if testutil.ToFloat64(throttledSeconds) <= 0 {
+		t.Fatal("throttled seconds not recorded")
+	}
+}
