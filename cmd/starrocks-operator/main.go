@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/options"
 	"github.com/srscale/starrocks-operator/internal/scheme"
 )
@@ -61,7 +62,10 @@ func run(args []string, stderr io.Writer) int {
 		return 1
 	}
 	opts.ApplyToRESTConfig(cfg)
-	mgr, err := ctrl.NewManager(cfg, opts.ManagerOptions(scheme.New()))
+	metrics.InstrumentConfig(cfg)
+	mgrOpts := opts.ManagerOptions(scheme.New())
+	controller.ScopeCache(&mgrOpts.Cache)
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		log.Error(err, "creating the manager")
 		return 1
@@ -69,6 +73,7 @@ func run(args []string, stderr io.Writer) int {
 	if err := controller.SetupWithManager(mgr, controller.Config{
 		Controller: opts.ControllerOptions(),
 		DenyList:   opts.DenyList,
+		Namespace:  opts.Namespace,
 	}); err != nil {
 		log.Error(err, "setting up the StarRocksCluster controller")
 		return 1

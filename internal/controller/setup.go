@@ -4,15 +4,31 @@
 package controller
 
 import (
+	"context"
+	"reflect"
 	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 // Config carries what the controller needs from the command line, already validated.
@@ -21,20 +37,94 @@ type Config struct {
 	Controller controller.Options
 	// DenyList holds namespaces whose clusters are left alone.
 	DenyList []string
+	// Namespace, when set, is the only namespace watched.
+	Namespace string
 }
 
 // IgnoredAnnotation on a StarRocksCluster makes the operator leave it alone.
 const IgnoredAnnotation = "starrocks.com/ignored"
 
+// FieldOwner is the operator's server-side apply field manager.
+const FieldOwner = "starrocks-operator"
+
+const configMapIndex = "spec.configMapInfo.configMapName"
+
+// ScopeCache limits the manager's informers for the kinds the operator owns
+// to objects carrying the upstream's owner label, so that a big cluster's other
+// workloads never fill the operator's memory, and keeps only what status needs
+// of each pod.
+func ScopeCache(opts *cache.Options) {
+	owned, err := labels.NewRequirement(resources.OwnerLabel, selection.Exists, nil)
+	if err != nil {
+		panic(err)
+	}
+	sel := labels.NewSelector().Add(*owned)
+	if opts.ByObject == nil {
+		opts.ByObject = map[client.Object]cache.ByObject{}
+	}
+	for _, o := range []client.Object{&appsv1.StatefulSet{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.ConfigMap{}, &autoscalingv2.HorizontalPodAutoscaler{}} {
+		opts.ByObject[o] = cache.ByObject{Label: sel}
+	}
+	opts.ByObject[&corev1.Pod{}] = cache.ByObject{Label: sel, Transform: slimPod}
+	opts.DefaultTransform = cache.TransformStripManagedFields()
+}
+
+// slimPod keeps what status reads: names, labels, phase, conditions and container states.
+func slimPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	p.ManagedFields = nil
+	p.Annotations = nil
+	p.Spec = corev1.PodSpec{NodeName: p.Spec.NodeName}
+	for i := range p.Status.ContainerStatuses {
+		p.Status.ContainerStatuses[i].LastTerminationState = corev1.ContainerState{}
+	}
+	p.Status.InitContainerStatuses = nil
+	return p, nil
+}
+
 // SetupWithManager registers the StarRocksCluster controller.
 func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
+	// User ConfigMaps named by configMapInfo carry no label of ours: watch the
+	// metadata of all ConfigMaps in a cache of its own (the manager's ConfigMap
+	// cache is scoped to our label), and fetch data only when it changes.
+	metaOpts := cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient(), DefaultTransform: cache.TransformStripManagedFields()}
+	if cfg.Namespace != "" {
+		metaOpts.DefaultNamespaces = map[string]cache.Config{cfg.Namespace: {}}
+	}
+	configMetadata, err := cache.New(mgr.GetConfig(), metaOpts)
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(configMetadata); err != nil {
+		return err
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksCluster{}, configMapIndex, referencedConfigMaps); err != nil {
+		return err
+	}
+
 	r := &StarRocksClusterReconciler{
 		Client:   mgr.GetClient(),
 		Recorder: mgr.GetEventRecorder("starrocks-operator"),
+		Applier:  apply.New(mgr.GetClient(), FieldOwner),
+		Configs:  newConfigSource(configMetadata, mgr.GetAPIReader()),
 	}
+	cmMeta := &metav1.PartialObjectMetadata{}
+	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("starrockscluster").
-		For(&srv1.StarRocksCluster{}, builder.WithPredicates(managed(cfg.DenyList))).
+		For(&srv1.StarRocksCluster{}, builder.WithPredicates(managed(cfg.DenyList), specOrResync())).
+		Owns(&appsv1.StatefulSet{}, builder.WithPredicates(statefulSetChanged())).
+		Owns(&appsv1.Deployment{}, builder.WithPredicates(deploymentChanged())).
+		Owns(&corev1.Service{}, builder.WithPredicates(ownedObjectChanged())).
+		Owns(&corev1.ConfigMap{}, builder.WithPredicates(ownedObjectChanged())).
+		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(clusterOfPod), builder.WithPredicates(podChanged())).
+		WatchesRawSource(source.Kind(configMetadata, cmMeta,
+			handler.TypedEnqueueRequestsFromMapFunc(r.clustersUsingConfigMap),
+			configMapContentChanged())).
 		WithOptions(cfg.Controller).
 		Complete(r)
 }
@@ -45,4 +135,132 @@ func managed(denyList []string) predicate.Predicate {
 	return predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return !slices.Contains(denyList, o.GetNamespace()) && o.GetAnnotations()[IgnoredAnnotation] != "true"
 	})
+}
+
+// specOrResync passes spec changes, annotation changes (the ignored marker) and
+// periodic resyncs, but not the operator's own status writes, which would
+// otherwise make every reconcile trigger another.
+func specOrResync() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld, e.ObjectNew
+		return o.GetResourceVersion() == n.GetResourceVersion() || o.GetGeneration() != n.GetGeneration() ||
+			!reflect.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) || n.GetDeletionTimestamp() != nil
+	}}
+}
+
+// metadataChanged is true for changes to what apply compares in metadata.
+func metadataChanged(o, n client.Object) bool {
+	return o.GetGeneration() != n.GetGeneration() || !reflect.DeepEqual(o.GetLabels(), n.GetLabels()) ||
+		!reflect.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) || !reflect.DeepEqual(o.GetOwnerReferences(), n.GetOwnerReferences())
+}
+
+// statefulSetChanged passes spec edits (drift) and status changes the cluster
+// status reports; resyncs and unrelated status churn don't enqueue.
+func statefulSetChanged() predicate.Predicate {
+	return predicate.TypedFuncs[client.Object]{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*appsv1.StatefulSet)
+		n, ok2 := e.ObjectNew.(*appsv1.StatefulSet)
+		if !ok1 || !ok2 {
+			return true
+		}
+		os, ns := o.Status, n.Status
+		return metadataChanged(o, n) || os.ObservedGeneration != ns.ObservedGeneration || os.Replicas != ns.Replicas ||
+			os.ReadyReplicas != ns.ReadyReplicas || os.UpdatedReplicas != ns.UpdatedReplicas ||
+			os.CurrentRevision != ns.CurrentRevision || os.UpdateRevision != ns.UpdateRevision
+	}}
+}
+
+func deploymentChanged() predicate.Predicate {
+	return predicate.TypedFuncs[client.Object]{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*appsv1.Deployment)
+		n, ok2 := e.ObjectNew.(*appsv1.Deployment)
+		if !ok1 || !ok2 {
+			return true
+		}
+		os, ns := o.Status, n.Status
+		return metadataChanged(o, n) || os.ObservedGeneration != ns.ObservedGeneration || os.Replicas != ns.Replicas ||
+			os.ReadyReplicas != ns.ReadyReplicas || os.UpdatedReplicas != ns.UpdatedReplicas
+	}}
+}
+
+// ownedObjectChanged passes real edits of Services and ConfigMaps, which have
+// no generation, and drops resyncs.
+func ownedObjectChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		return e.ObjectOld.GetResourceVersion() != e.ObjectNew.GetResourceVersion()
+	}}
+}
+
+// podChanged passes pod creation and deletion, and changes of phase, readiness
+// or container waiting reasons: what the status lists pods by.
+func podChanged() predicate.Predicate {
+	return predicate.TypedFuncs[client.Object]{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*corev1.Pod)
+		n, ok2 := e.ObjectNew.(*corev1.Pod)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return podSummary(o) != podSummary(n)
+	}}
+}
+
+func podSummary(p *corev1.Pod) string {
+	s := string(p.Status.Phase)
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			s += "/ready=" + string(c.Status)
+		}
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Waiting != nil {
+			s += "/" + cs.State.Waiting.Reason
+		}
+	}
+	if p.DeletionTimestamp != nil {
+		s += "/deleting"
+	}
+	return s
+}
+
+func configMapContentChanged() predicate.TypedPredicate[*metav1.PartialObjectMetadata] {
+	return predicate.TypedFuncs[*metav1.PartialObjectMetadata]{UpdateFunc: func(e event.TypedUpdateEvent[*metav1.PartialObjectMetadata]) bool {
+		return e.ObjectOld.GetResourceVersion() != e.ObjectNew.GetResourceVersion()
+	}}
+}
+
+func clusterOfPod(_ context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[resources.ClusterLabel]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+}
+
+func referencedConfigMaps(o client.Object) []string {
+	src, ok := o.(*srv1.StarRocksCluster)
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, info := range []*srv1.ConfigMapInfo{feConfig(src), beConfig(src), cnConfig(src)} {
+		if info != nil && info.ConfigMapName != "" && !slices.Contains(names, info.ConfigMapName) {
+			names = append(names, info.ConfigMapName)
+		}
+	}
+	return names
+}
+
+func (r *StarRocksClusterReconciler) clustersUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []reconcile.Request {
+	if cm.DeletionTimestamp != nil {
+		r.Configs.Forget(types.NamespacedName{Namespace: cm.Namespace, Name: cm.Name})
+	}
+	var list srv1.StarRocksClusterList
+	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err != nil {
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for _, src := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: src.Namespace, Name: src.Name}})
+	}
+	return reqs
 }

@@ -1,0 +1,337 @@
+// Package apply writes desired objects to the API server only when they
+// differ from what is there. It knows nothing of StarRocks.
+//
+// A write is a server-side apply with one field owner. Whether to write is
+// decided locally, from the informer cache, with no request:
+//   - the object is missing: apply (creates it);
+//   - the hash of the desired object, stamped on it at the last write, differs:
+//     apply (the spec changed; apply also drops fields no longer desired);
+//   - every desired field is present in the live object with the same value:
+//     nothing to do. Otherwise someone else changed it (drift): apply.
+package apply
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// HashAnnotation holds the hash of the desired object at its last write.
+const HashAnnotation = "starrocks.com/desired-hash"
+
+// Action says what Apply did.
+type Action string
+
+const (
+	Unchanged Action = "unchanged"
+	Created   Action = "created"
+	Updated   Action = "updated"
+	Deleted   Action = "deleted"
+)
+
+// Result is the outcome for one object.
+type Result struct {
+	Kind, Name string
+	Action     Action
+	// Drift is true when an update corrected a change made by someone else.
+	Drift bool
+	// Pending is true when the cache has not yet seen this Applier's last write
+	// of the object; nothing was sent. Reconcile again shortly to be sure.
+	Pending bool
+}
+
+// Applier applies desired objects. Client reads from the informer cache and
+// writes to the API server (a manager's default client). Create it with New.
+type Applier struct {
+	Client     client.Client
+	FieldOwner string
+	writes     *recentWrites
+}
+
+// New returns an Applier that remembers its recent writes, so that a cache
+// that has not yet seen them does not cause the same write twice.
+func New(c client.Client, fieldOwner string) Applier {
+	return Applier{Client: c, FieldOwner: fieldOwner, writes: newRecentWrites()}
+}
+
+// Apply makes desired exist as given, writing only on a difference.
+func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, error) {
+	gvk, err := a.Client.GroupVersionKindFor(desired)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Kind: gvk.Kind, Name: desired.GetName(), Action: Unchanged}
+	want, hash, err := Desired(desired)
+	if err != nil {
+		return res, err
+	}
+	want.SetGroupVersionKind(gvk)
+
+	key := gvk.Kind + "/" + desired.GetNamespace() + "/" + desired.GetName()
+	live := desired.DeepCopyObject().(client.Object)
+	err = a.Client.Get(ctx, client.ObjectKeyFromObject(desired), live)
+	switch {
+	case apierrors.IsNotFound(err):
+		if a.writes.awaited(key, hash, "") {
+			res.Pending = true
+			return res, nil
+		}
+		res.Action = Created
+	case err != nil:
+		return res, fmt.Errorf("reading %s %s: %w", gvk.Kind, desired.GetName(), err)
+	default:
+		if live.GetAnnotations()[HashAnnotation] == hash {
+			liveMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(live)
+			if err != nil {
+				return res, err
+			}
+			if Covers(liveMap, want.Object) {
+				return res, nil
+			}
+			res.Drift = true
+		}
+		if a.writes.awaited(key, hash, live.GetResourceVersion()) {
+			res.Pending, res.Drift = true, false
+			return res, nil
+		}
+		res.Action = Updated
+	}
+	if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(want), client.FieldOwner(a.FieldOwner), client.ForceOwnership); err != nil {
+		return res, fmt.Errorf("applying %s %s: %w", gvk.Kind, desired.GetName(), err)
+	}
+	a.writes.record(key, hash, want.GetResourceVersion())
+	return res, nil
+}
+
+// ApplyAll applies independent objects in parallel and reports every failure.
+func (a Applier) ApplyAll(ctx context.Context, objs []client.Object) ([]Result, error) {
+	results := make([]Result, len(objs))
+	errs := make([]error, len(objs))
+	var wg sync.WaitGroup
+	for i, o := range objs {
+		wg.Go(func() { results[i], errs[i] = a.Apply(ctx, o) })
+	}
+	wg.Wait()
+	return results, errors.Join(errs...)
+}
+
+// DeleteAll deletes the objects that exist, in parallel; the garbage collector
+// removes what they own. Missing objects cost no request.
+func (a Applier) DeleteAll(ctx context.Context, objs []client.Object) ([]Result, error) {
+	results := make([]Result, len(objs))
+	errs := make([]error, len(objs))
+	var wg sync.WaitGroup
+	for i, o := range objs {
+		wg.Go(func() { results[i], errs[i] = a.delete(ctx, o) })
+	}
+	wg.Wait()
+	return results, errors.Join(errs...)
+}
+
+func (a Applier) delete(ctx context.Context, obj client.Object) (Result, error) {
+	gvk, err := a.Client.GroupVersionKindFor(obj)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Kind: gvk.Kind, Name: obj.GetName(), Action: Unchanged}
+	live := obj.DeepCopyObject().(client.Object)
+	if err := a.Client.Get(ctx, client.ObjectKeyFromObject(obj), live); err != nil {
+		return res, client.IgnoreNotFound(err)
+	}
+	if live.GetDeletionTimestamp() != nil {
+		return res, nil
+	}
+	uid := live.GetUID()
+	err = a.Client.Delete(ctx, live, client.Preconditions{UID: &uid}, client.PropagationPolicy("Background"))
+	if err := client.IgnoreNotFound(err); err != nil {
+		return res, fmt.Errorf("deleting %s %s: %w", gvk.Kind, obj.GetName(), err)
+	}
+	res.Action = Deleted
+	return res, nil
+}
+
+// Desired converts obj to the body of an apply request: no status, no
+// server-owned metadata, no nulls, and HashAnnotation set to a hash of the rest.
+func Desired(obj client.Object) (*unstructured.Unstructured, string, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	delete(m, "status")
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		for _, k := range []string{"creationTimestamp", "resourceVersion", "uid", "generation", "managedFields"} {
+			delete(meta, k)
+		}
+		if anns, ok := meta["annotations"].(map[string]any); ok {
+			delete(anns, HashAnnotation)
+		}
+	}
+	m = pruneNulls(m).(map[string]any)
+	body, err := json.Marshal(m) // map keys marshal sorted: the hash is stable
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(body)
+	hash := hex.EncodeToString(sum[:])[:20]
+	u := &unstructured.Unstructured{Object: m}
+	anns := u.GetAnnotations()
+	if anns == nil {
+		anns = map[string]string{}
+	}
+	anns[HashAnnotation] = hash
+	u.SetAnnotations(anns)
+	return u, hash, nil
+}
+
+// pruneNulls drops nil values and the empty maps they leave behind (a typed
+// object's zero creationTimestamp in a pod template, for example).
+func pruneNulls(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			if e == nil {
+				delete(t, k)
+				continue
+			}
+			t[k] = pruneNulls(e)
+			if sub, ok := t[k].(map[string]any); ok && len(sub) == 0 {
+				delete(t, k)
+			}
+		}
+		return t
+	case []any:
+		for i := range t {
+			t[i] = pruneNulls(t[i])
+		}
+		return t
+	default:
+		return v
+	}
+}
+
+// Covers reports whether live holds every field of want with the same value.
+// Only metadata labels, annotations and owner references and the top-level
+// content (spec, data, ...) are compared; status and server-set metadata are
+// not. Fields the API server adds (defaults) are ignored; a zero value in want
+// matches a missing field, as the server omits zero values.
+func Covers(live, want map[string]any) bool {
+	for k, w := range want {
+		switch k {
+		case "apiVersion", "kind", "status":
+			continue
+		case "metadata":
+			wm, _ := w.(map[string]any)
+			lm, _ := live["metadata"].(map[string]any)
+			for _, mk := range []string{"labels", "annotations", "ownerReferences"} {
+				if !covers(lm[mk], wm[mk]) {
+					return false
+				}
+			}
+		default:
+			if !covers(live[k], w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func covers(live, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		l, ok := live.(map[string]any)
+		if !ok {
+			return live == nil && isZero(w)
+		}
+		for k, wv := range w {
+			lv, present := l[k]
+			if !present {
+				if isZero(wv) {
+					continue
+				}
+				return false
+			}
+			if !covers(lv, wv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		l, ok := live.([]any)
+		if !ok {
+			return live == nil && len(w) == 0
+		}
+		if len(l) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !covers(l[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		if live == nil {
+			return isZero(want)
+		}
+		return scalarEqual(live, want)
+	}
+}
+
+func isZero(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, e := range t {
+			if !isZero(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		return len(t) == 0
+	case string:
+		return t == ""
+	case bool:
+		return !t
+	case int64:
+		return t == 0
+	case float64:
+		return t == 0
+	default:
+		return false
+	}
+}
+
+func scalarEqual(a, b any) bool {
+	af, aNum := number(a)
+	bf, bNum := number(b)
+	if aNum && bNum {
+		return af == bf
+	}
+	return a == b
+}
+
+func number(v any) (float64, bool) {
+	switch t := v.(type) {
+	case int64:
+		return float64(t), true
+	case int:
+		return float64(t), true
+	case int32:
+		return float64(t), true
+	case float64:
+		return t, true
+	}
+	return 0, false
+}

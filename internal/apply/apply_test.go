@@ -1,0 +1,105 @@
+package apply
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestCovers(t *testing.T) {
+	tests := []struct {
+		name       string
+		live, want map[string]any
+		covered    bool
+	}{
+		{"fields the server defaulted are ignored",
+			map[string]any{"spec": map[string]any{"type": "ClusterIP", "clusterIP": "10.96.0.4", "ports": []any{map[string]any{"port": int64(9030), "protocol": "TCP"}}}},
+			map[string]any{"spec": map[string]any{"type": "ClusterIP", "ports": []any{map[string]any{"port": int64(9030)}}}}, true},
+		{"a changed value is drift",
+			map[string]any{"spec": map[string]any{"replicas": int64(5)}},
+			map[string]any{"spec": map[string]any{"replicas": int64(3)}}, false},
+		{"a missing desired field is drift",
+			map[string]any{"spec": map[string]any{}},
+			map[string]any{"spec": map[string]any{"replicas": int64(3)}}, false},
+		{"a zero desired value matches an omitted field",
+			map[string]any{"spec": map[string]any{}},
+			map[string]any{"spec": map[string]any{"publishNotReadyAddresses": false, "selector": map[string]any{}}}, true},
+		{"an extra list element is drift",
+			map[string]any{"spec": map[string]any{"ports": []any{map[string]any{"port": int64(1)}, map[string]any{"port": int64(2)}}}},
+			map[string]any{"spec": map[string]any{"ports": []any{map[string]any{"port": int64(1)}}}}, false},
+		{"numbers compare by value across int and float",
+			map[string]any{"spec": map[string]any{"n": float64(3)}},
+			map[string]any{"spec": map[string]any{"n": int64(3)}}, true},
+		{"status and server metadata are not compared",
+			map[string]any{"metadata": map[string]any{"resourceVersion": "9", "labels": map[string]any{"a": "b", "extra": "x"}}, "status": map[string]any{"x": int64(1)}},
+			map[string]any{"metadata": map[string]any{"name": "n", "labels": map[string]any{"a": "b"}}, "status": map[string]any{"x": int64(2)}}, true},
+		{"a removed label of ours is drift",
+			map[string]any{"metadata": map[string]any{"labels": map[string]any{}}},
+			map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b"}}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Covers(tt.live, tt.want); got != tt.covered {
+				t.Fatalf("Covers = %v, want %v", got, tt.covered)
+			}
+		})
+	}
+}
+
+func TestDesiredHashIsStableAndStripsServerFields(t *testing.T) {
+	svc := func(port int32, labels map[string]string) *corev1.Service {
+		return &corev1.Service{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+			ObjectMeta: metav1.ObjectMeta{Name: "a-fe-service", Namespace: "ns", Labels: labels, ResourceVersion: "42", Annotations: map[string]string{HashAnnotation: "old"}},
+			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "query", Port: port}}},
+		}
+	}
+	u1, h1, err := Desired(svc(9030, map[string]string{"a": "1", "b": "2"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, h2, _ := Desired(svc(9030, map[string]string{"b": "2", "a": "1"}))
+	_, h3, _ := Desired(svc(9031, map[string]string{"a": "1", "b": "2"}))
+	if h1 != h2 {
+		t.Errorf("same object hashed differently: %s vs %s", h1, h2)
+	}
+	if h1 == h3 {
+		t.Errorf("different ports hashed the same")
+	}
+	if u1.GetResourceVersion() != "" || u1.Object["status"] != nil {
+		t.Errorf("apply body keeps server-owned fields: %v", u1.Object)
+	}
+	if _, ok := u1.Object["metadata"].(map[string]any)["creationTimestamp"]; ok {
+		t.Errorf("apply body keeps a null creationTimestamp")
+	}
+	if got := u1.GetAnnotations()[HashAnnotation]; got != h1 {
+		t.Errorf("hash annotation = %q, want %q", got, h1)
+	}
+}
+
+func TestRecentWritesHideAStaleCacheOnly(t *testing.T) {
+	r := newRecentWrites()
+	r.record("Service/ns/a", "h1", "100")
+	tests := []struct {
+		name   string
+		hash   string
+		liveRV string
+		want   bool
+	}{
+		{"cache has not seen our create", "h1", "", true},
+		{"cache shows an older version", "h1", "99", true},
+		{"cache shows a newer version: someone else changed it", "h1", "101", false},
+		{"desired state moved on since our write", "h2", "99", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := r.awaited("Service/ns/a", tt.hash, tt.liveRV); got != tt.want {
+				t.Fatalf("awaited = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if r.awaited("Service/ns/other", "h1", "") {
+		t.Fatal("an object never written is awaited")
+	}
+}

@@ -1,0 +1,257 @@
+package controller_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/testcluster"
+)
+
+// On the API-only control plane (no kubelet, no controllers): what the
+// operator writes, and that it writes nothing it need not.
+func TestOnAPIServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t)})
+	t.Run("a new FE-only cluster costs at most 4 writes and a resync none", func(t *testing.T) { testQuiet(t, c) })
+	t.Run("drift on the FE StatefulSet and Service is corrected", func(t *testing.T) { testDrift(t, c) })
+	t.Run("a missing ConfigMap is reported without blocking other clusters", func(t *testing.T) { testInvalidSpec(t, c) })
+	t.Run("removed BE spec deletes BE objects", func(t *testing.T) { testRemovedComponent(t, c) })
+}
+
+func testQuiet(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "quiet")
+	op := startOperator(t, c, "quiet", operatorOptions{})
+	op.log.waitQuiet(2*time.Second, 20*time.Second) // caches synced, nothing to do
+	start := op.log.mark()
+	src := feOnly("quiet", "q1")
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "FE StatefulSet and status", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "quiet", "q1", src); err != nil {
+			return false, err
+		}
+		return src.Status.Phase != "" && get(ctx, c.Client, "quiet", "q1-fe", &appsv1.StatefulSet{}) == nil, nil
+	})
+	op.log.waitQuiet(7*time.Second, 30*time.Second)
+	reqs := op.log.since(start)
+	var writes, events, conflicts, leases int
+	for _, r := range reqs {
+		switch {
+		case r.code == 409:
+			conflicts++
+		case isEvent(r) && isWrite(r):
+			events++
+		case isLease(r):
+			leases++
+		case isWrite(r):
+			writes++
+		}
+	}
+	t.Logf("requests for one new FE-only cluster:\n%s", summary(reqs))
+	if writes > 4 || events > 1 || conflicts > 0 {
+		t.Errorf("new cluster cost %d writes (want ≤ 4), %d events (want ≤ 1), %d conflicts (want 0)", writes, events, conflicts)
+	}
+	if src.Status.ObservedGeneration != src.Generation || meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReady) == nil {
+		t.Errorf("status lacks observedGeneration or conditions: %+v", src.Status)
+	}
+
+	// A restart and 20 resyncs of an unchanged cluster: no writes, no uncached reads.
+	op.stop()
+	op = startOperator(t, c, "quiet", operatorOptions{syncPeriod: 300 * time.Millisecond})
+	eventually(t, 30*time.Second, "first reconcile after restart", func(context.Context) (bool, error) {
+		return op.log.mark() > 0 && reconciles() > 0, nil
+	})
+	time.Sleep(time.Second)
+	start, before := op.log.mark(), reconciles()
+	eventually(t, 60*time.Second, "20 resync reconciles", func(context.Context) (bool, error) { return reconciles()-before >= 20, nil })
+	reqs = op.log.since(start)
+	t.Logf("requests during %v resync reconciles:\n%s", reconciles()-before, summary(reqs))
+	for _, r := range reqs {
+		if r.verb != "watch" && !isLease(r) {
+			t.Errorf("resync of an unchanged cluster sent %s %s (%s)", r.verb, r.resource, r.path)
+		}
+	}
+	startAll := 0
+	for _, r := range op.log.since(startAll) {
+		if isWrite(r) && !isLease(r) {
+			t.Errorf("restarted operator wrote %s %s (%s) to an unchanged cluster", r.verb, r.resource, r.path)
+		}
+	}
+}
+
+func testDrift(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "drift")
+	startOperator(t, c, "drift", operatorOptions{})
+	src := feOnly("drift", "d1")
+	src.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](3)
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	sts := &appsv1.StatefulSet{}
+	eventually(t, 30*time.Second, "FE StatefulSet", func(ctx context.Context) (bool, error) {
+		return get(ctx, c.Client, "drift", "d1-fe", sts) == nil, nil
+	})
+	mutate(t, c.Client, sts, func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](5) })
+	eventually(t, 10*time.Second, "FE replicas restored to 3", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "drift", "d1-fe", sts); err != nil {
+			return false, err
+		}
+		return *sts.Spec.Replicas == 3, nil
+	})
+
+	svc := &corev1.Service{}
+	if err := get(ctx, c.Client, "drift", "d1-fe-service", svc); err != nil {
+		t.Fatal(err)
+	}
+	oldUID := svc.UID
+	if err := c.Client.Delete(ctx, svc); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "FE Service recreated", func(ctx context.Context) (bool, error) {
+		err := get(ctx, c.Client, "drift", "d1-fe-service", svc)
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil && svc.UID != oldUID, err
+	})
+}
+
+func testInvalidSpec(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "invalid")
+	startOperator(t, c, "invalid", operatorOptions{})
+	bad := feOnly("invalid", "bad")
+	bad.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "missing-fe-conf", ResolveKey: "fe.conf"}
+	good := feOnly("invalid", "good")
+	for _, o := range []client.Object{bad, good} {
+		if err := c.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 30*time.Second, "ReconcileError on the bad cluster", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "invalid", "bad", bad); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(bad.Status.Conditions, srv1.ConditionReconcileError)
+		return cond != nil && cond.Status == metav1.ConditionTrue, nil
+	})
+	cond := meta.FindStatusCondition(bad.Status.Conditions, srv1.ConditionReconcileError)
+	if cond.Reason != "ConfigMapNotFound" || !strings.Contains(cond.Message, `ConfigMap "missing-fe-conf" not found`) {
+		t.Errorf("ReconcileError = %s: %q, want ConfigMapNotFound naming the ConfigMap", cond.Reason, cond.Message)
+	}
+	if bad.Status.Phase != srv1.PhaseFailed {
+		t.Errorf("phase = %q, want failed", bad.Status.Phase)
+	}
+	eventually(t, 30*time.Second, "the good cluster's FE StatefulSet", func(ctx context.Context) (bool, error) {
+		return get(ctx, c.Client, "invalid", "good-fe", &appsv1.StatefulSet{}) == nil, nil
+	})
+	time.Sleep(2 * time.Second) // let any repeated reconcile of the bad cluster happen
+	var evs eventsv1.EventList
+	if err := c.Client.List(ctx, &evs, client.InNamespace("invalid")); err != nil {
+		t.Fatal(err)
+	}
+	warnings := 0
+	for _, e := range evs.Items {
+		if e.Regarding.Name == "bad" && e.Type == corev1.EventTypeWarning {
+			warnings++
+			if !strings.Contains(e.Note, "missing-fe-conf") {
+				t.Errorf("warning event %q does not name the ConfigMap", e.Note)
+			}
+		}
+	}
+	if warnings != 1 {
+		t.Errorf("%d warning events for the bad cluster, want 1", warnings)
+	}
+	if err := get(ctx, c.Client, "invalid", "bad-fe", &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+		t.Errorf("bad cluster got an FE StatefulSet (err %v)", err)
+	}
+
+	// The fix arrives: the ConfigMap watch brings the cluster back.
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "invalid", Name: "missing-fe-conf"}, Data: map[string]string{"fe.conf": "http_port = 8031\n"}}
+	if err := c.Client.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	sts := &appsv1.StatefulSet{}
+	eventually(t, 30*time.Second, "FE StatefulSet once the ConfigMap exists", func(ctx context.Context) (bool, error) {
+		return get(ctx, c.Client, "invalid", "bad-fe", sts) == nil, nil
+	})
+	eventually(t, 30*time.Second, "ReconcileError cleared", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "invalid", "bad", bad); err != nil {
+			return false, err
+		}
+		return meta.IsStatusConditionFalse(bad.Status.Conditions, srv1.ConditionReconcileError), nil
+	})
+	if !hasPort(sts, 8031) {
+		t.Errorf("FE container ports %v lack http_port 8031 from fe.conf", sts.Spec.Template.Spec.Containers[0].Ports)
+	}
+}
+
+func hasPort(sts *appsv1.StatefulSet, port int32) bool {
+	for _, p := range sts.Spec.Template.Spec.Containers[0].Ports {
+		if p.ContainerPort == port {
+			return true
+		}
+	}
+	return false
+}
+
+// On the API-only plane FE never becomes ready, so a BE is created by making
+// the FE StatefulSet's status say so, as kube-controller-manager would.
+func testRemovedComponent(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "removed")
+	startOperator(t, c, "removed", operatorOptions{})
+	src := feOnly("removed", "r1")
+	src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/be-ubuntu:3.3.2"}}}
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	fe := &appsv1.StatefulSet{}
+	eventually(t, 30*time.Second, "FE StatefulSet", func(ctx context.Context) (bool, error) {
+		return get(ctx, c.Client, "removed", "r1-fe", fe) == nil, nil
+	})
+	if err := get(ctx, c.Client, "removed", "r1-be", &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("BE created before FE was ready (err %v)", err)
+	}
+	fe.Status = appsv1.StatefulSetStatus{ObservedGeneration: fe.Generation, Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1, CurrentReplicas: 1}
+	if err := c.Client.Status().Update(ctx, fe); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "BE objects once FE is ready", func(ctx context.Context) (bool, error) {
+		return get(ctx, c.Client, "removed", "r1-be", &appsv1.StatefulSet{}) == nil &&
+			get(ctx, c.Client, "removed", "r1-be-service", &corev1.Service{}) == nil &&
+			get(ctx, c.Client, "removed", "r1-be-search", &corev1.Service{}) == nil, nil
+	})
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec = nil })
+	eventually(t, 30*time.Second, "BE objects deleted", func(ctx context.Context) (bool, error) {
+		for _, o := range []struct {
+			name string
+			obj  client.Object
+		}{{"r1-be", &appsv1.StatefulSet{}}, {"r1-be-service", &corev1.Service{}}, {"r1-be-search", &corev1.Service{}}} {
+			if err := get(ctx, c.Client, "removed", o.name, o.obj); !apierrors.IsNotFound(err) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err := get(ctx, c.Client, "removed", "r1-fe", &appsv1.StatefulSet{}); err != nil {
+		t.Errorf("FE StatefulSet gone with BE: %v", err)
+	}
+}

@@ -1,0 +1,84 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// configSource reads the ConfigMaps that clusters name in configMapInfo. Those
+// belong to users and carry no label of ours, so the operator keeps only their
+// metadata in an informer (cheap, cluster-wide) and fetches a ConfigMap's data
+// once per resourceVersion: a resync of an unchanged cluster reads nothing.
+type configSource struct {
+	metadata client.Reader // cache of ConfigMap metadata
+	live     client.Reader // the API server
+
+	mu   sync.Mutex
+	data map[types.NamespacedName]configEntry
+}
+
+type configEntry struct {
+	resourceVersion string
+	data            map[string]string
+}
+
+// specError is a problem the user must fix in the cluster's spec or ConfigMap;
+// retrying cannot help until they do.
+type specError struct {
+	reason string
+	msg    string
+}
+
+func (e *specError) Error() string { return e.msg }
+
+func newConfigSource(metadata, live client.Reader) *configSource {
+	return &configSource{metadata: metadata, live: live, data: map[types.NamespacedName]configEntry{}}
+}
+
+// Content returns the value of key in the ConfigMap, for the component named in messages.
+func (s *configSource) Content(ctx context.Context, namespace, name, key, field string) (string, error) {
+	nn := types.NamespacedName{Namespace: namespace, Name: name}
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	if err := s.metadata.Get(ctx, nn, meta); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", &specError{reason: "ConfigMapNotFound", msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
+		}
+		return "", err
+	}
+	s.mu.Lock()
+	entry, ok := s.data[nn]
+	s.mu.Unlock()
+	if !ok || entry.resourceVersion != meta.ResourceVersion {
+		var cm corev1.ConfigMap
+		if err := s.live.Get(ctx, nn, &cm); err != nil {
+			if apierrors.IsNotFound(err) {
+				return "", &specError{reason: "ConfigMapNotFound", msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
+			}
+			return "", fmt.Errorf("reading ConfigMap %s: %w", nn, err)
+		}
+		entry = configEntry{resourceVersion: cm.ResourceVersion, data: cm.Data}
+		s.mu.Lock()
+		s.data[nn] = entry
+		s.mu.Unlock()
+	}
+	v, ok := entry.data[key]
+	if !ok {
+		return "", &specError{reason: "ConfigKeyNotFound", msg: fmt.Sprintf("%s.resolveKey: ConfigMap %q has no key %q", field, name, key)}
+	}
+	return v, nil
+}
+
+// Forget drops a ConfigMap's data when it is deleted.
+func (s *configSource) Forget(nn types.NamespacedName) {
+	s.mu.Lock()
+	delete(s.data, nn)
+	s.mu.Unlock()
+}

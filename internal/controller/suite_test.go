@@ -1,0 +1,229 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/options"
+	"github.com/srscale/starrocks-operator/internal/scheme"
+	"github.com/srscale/starrocks-operator/internal/testcluster"
+)
+
+func init() {
+	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
+}
+
+func crdPaths(t testing.TB) []string {
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{filepath.Join(root, "config", "crd", "bases")}
+}
+
+// request is one request the operator sent, as a counting transport saw it.
+type request struct {
+	verb, resource, path string
+	code                 int
+}
+
+// requestLog counts the operator's requests at its client: what the API server receives from it.
+type requestLog struct {
+	mu   sync.Mutex
+	reqs []request
+}
+
+func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		verb, res := metrics.Classify(req.Method, req.URL.Path, req.URL.Query().Get("watch") == "true")
+		resp, err := rt.RoundTrip(req)
+		code := 0
+		if resp != nil {
+			code = resp.StatusCode
+		}
+		l.mu.Lock()
+		l.reqs = append(l.reqs, request{verb: verb, resource: res, path: req.URL.Path, code: code})
+		l.mu.Unlock()
+		return resp, err
+	})
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func (l *requestLog) mark() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.reqs)
+}
+
+func (l *requestLog) since(mark int) []request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]request(nil), l.reqs[mark:]...)
+}
+
+// waitQuiet waits until the operator sent nothing for quiet, at most max.
+func (l *requestLog) waitQuiet(quiet, max time.Duration) {
+	deadline := time.Now().Add(max)
+	last, lastChange := l.mark(), time.Now()
+	for time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		if n := l.mark(); n != last {
+			last, lastChange = n, time.Now()
+		} else if time.Since(lastChange) >= quiet {
+			return
+		}
+	}
+}
+
+func isWrite(r request) bool {
+	switch r.verb {
+	case "create", "update", "patch", "delete":
+		return true
+	}
+	return false
+}
+
+func isEvent(r request) bool  { return r.resource == "events" }
+func isLease(r request) bool  { return r.resource == "leases" }
+func summary(rs []request) string {
+	counts := map[string]int{}
+	for _, r := range rs {
+		counts[fmt.Sprintf("%s %s %d", r.verb, r.resource, r.code)]++
+	}
+	var lines []string
+	for k, n := range counts {
+		lines = append(lines, fmt.Sprintf("%3d × %s", n, k))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// operator is a running manager with the StarRocksCluster controller, limited to one namespace.
+type operator struct {
+	log    *requestLog
+	cancel context.CancelFunc
+	done   chan error
+}
+
+type operatorOptions struct {
+	syncPeriod time.Duration
+	workers    int
+}
+
+func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo operatorOptions) *operator {
+	t.Helper()
+	opts := options.Default()
+	opts.Namespace = namespace
+	opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
+	if oo.syncPeriod > 0 {
+		opts.SyncPeriod = oo.syncPeriod
+	}
+	if oo.workers > 0 {
+		opts.MaxConcurrentReconciles = oo.workers
+	}
+	cfg := rest.CopyConfig(c.Config)
+	opts.ApplyToRESTConfig(cfg)
+	log := &requestLog{}
+	cfg.Wrap(log.wrap)
+	mo := opts.ManagerOptions(scheme.New())
+	controller.ScopeCache(&mo.Cache)
+	mo.Controller.SkipNameValidation = ptr.To(true) // several managers in one test process
+	mgr, err := ctrl.NewManager(cfg, mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := controller.SetupWithManager(mgr, controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	op := &operator{log: log, cancel: cancel, done: make(chan error, 1)}
+	go func() { op.done <- mgr.Start(ctx) }()
+	t.Cleanup(op.stop)
+	return op
+}
+
+func (o *operator) stop() {
+	if o.cancel == nil {
+		return
+	}
+	o.cancel()
+	o.cancel = nil
+	<-o.done
+}
+
+func reconciles() float64 {
+	var n float64
+	for _, outcome := range []string{"unchanged", "changed", "error"} {
+		n += testutil.ToFloat64(metrics.ReconcileOutcomes.WithLabelValues(outcome))
+	}
+	return n
+}
+
+func createNamespace(t *testing.T, c *testcluster.Cluster, name string) {
+	t.Helper()
+	if err := c.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func feOnly(ns, name string) *srv1.StarRocksCluster {
+	return &srv1.StarRocksCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: srv1.StarRocksClusterSpec{
+			StarRocksFeSpec: &srv1.StarRocksFeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/fe-ubuntu:3.3.2"}}},
+		},
+	}
+}
+
+// eventually polls cond every 100 ms until it holds or timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, cond); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func get(ctx context.Context, c client.Client, ns, name string, obj client.Object) error {
+	return c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj)
+}
+
+// mutate re-reads obj and applies change until the update does not conflict
+// with the operator's own writes.
+func mutate[T client.Object](t *testing.T, c client.Client, obj T, change func(T)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		change(obj)
+		return c.Update(context.Background(), obj)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

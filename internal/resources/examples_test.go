@@ -1,0 +1,175 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resources
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/srscale/starrocks-operator/api/v1"
+)
+
+const upstreamExamples = "../../../shared/reference/upstream-examples"
+
+var documentSeparator = regexp.MustCompile(`(?m)^---\s*$`)
+
+// loadExample decodes the StarRocksCluster of a manifest (strictly: every
+// field must exist in our types) and the ConfigMaps beside it.
+func loadExample(t *testing.T, file string) (*v1.StarRocksCluster, map[string]corev1.ConfigMap) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src *v1.StarRocksCluster
+	configMaps := map[string]corev1.ConfigMap{}
+	for _, doc := range documentSeparator.Split(string(data), -1) {
+		var head struct{ Kind string }
+		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		switch head.Kind {
+		case "StarRocksCluster":
+			src = &v1.StarRocksCluster{}
+			if err := yaml.UnmarshalStrict([]byte(doc), src); err != nil {
+				t.Fatalf("%s: decoding the StarRocksCluster: %v", file, err)
+			}
+		case "ConfigMap":
+			var cm corev1.ConfigMap
+			if err := yaml.Unmarshal([]byte(doc), &cm); err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			configMaps[cm.Name] = cm
+		}
+	}
+	if src == nil {
+		t.Fatalf("%s has no StarRocksCluster", file)
+	}
+	if src.Namespace == "" {
+		src.Namespace = "default" // what kubectl apply would use
+	}
+	src.UID = "example-uid"
+	return src, configMaps
+}
+
+// exampleConfigs are the .conf files the manifest's configMapInfo entries name.
+func exampleConfigs(src *v1.StarRocksCluster, cms map[string]corev1.ConfigMap) map[Component]Config {
+	conf := func(info v1.ConfigMapInfo) string {
+		return cms[info.ConfigMapName].Data[info.ResolveKey]
+	}
+	var fe string
+	if s := src.Spec.StarRocksFeSpec; s != nil {
+		fe = conf(s.ConfigMapInfo)
+	}
+	out := map[Component]Config{
+		ComponentFE:      {Content: fe},
+		ComponentFEProxy: {FEContent: fe},
+	}
+	if s := src.Spec.StarRocksBeSpec; s != nil {
+		out[ComponentBE] = Config{Content: conf(s.ConfigMapInfo), FEContent: fe}
+	}
+	if s := src.Spec.StarRocksCnSpec; s != nil {
+		out[ComponentCN] = Config{Content: conf(s.ConfigMapInfo), FEContent: fe}
+	}
+	return out
+}
+
+func TestUpstreamExamplesBuildValidObjects(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(upstreamExamples, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no manifests in %s", upstreamExamples)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
+			src, cms := loadExample(t, file)
+			cfgs := exampleConfigs(src, cms)
+			objs := buildAll(src, cfgs)
+
+			want := 0
+			for _, present := range []bool{src.Spec.StarRocksFeSpec != nil, src.Spec.StarRocksBeSpec != nil,
+				src.Spec.StarRocksCnSpec != nil, src.Spec.StarRocksFeProxySpec != nil} {
+				if present {
+					want += 3
+				}
+			}
+			if src.Spec.StarRocksCnSpec != nil && src.Spec.StarRocksCnSpec.AutoScalingPolicy != nil {
+				want++
+			}
+			if len(objs) != want {
+				t.Errorf("%d objects, want %d: %v", len(objs), want, kindsAndNames(objs))
+			}
+			seen := map[string]bool{}
+			for _, o := range objs {
+				key := o.GetObjectKind().GroupVersionKind().Kind + "/" + o.GetName()
+				if seen[key] {
+					t.Errorf("%s built twice", key)
+				}
+				seen[key] = true
+				for _, e := range validate(o) {
+					t.Errorf("%s: %s", key, e)
+				}
+			}
+			for c, cfg := range cfgs {
+				if cfg.Content == "" || c == ComponentFEProxy {
+					continue
+				}
+				s := sts(t, src, c, cfg)
+				if s.Spec.Template.Annotations[ConfigHashAnnotation] != configHash(cfg.Content) {
+					t.Errorf("%s: configMapInfo content not hashed into the pod template", c)
+				}
+				if got := volumeKind(t, s, configMapMountPath(c)); !strings.HasPrefix(got, "configMap:") {
+					t.Errorf("%s: configMapInfo not mounted: %q", c, got)
+				}
+			}
+		})
+	}
+}
+
+func TestUpstreamExampleDetails(t *testing.T) {
+	t.Run("persistent storage example makes claims, no default emptyDirs", func(t *testing.T) {
+		src, _ := loadExample(t, filepath.Join(upstreamExamples, "deploy_a_starrocks_cluster_with_persistent_storage.yaml"))
+		s := sts(t, src, ComponentBE, Config{})
+		if got := volumeKind(t, s, "/opt/starrocks/be/storage"); got != "claim:<default>:10Gi" {
+			t.Errorf("BE data: %q", got)
+		}
+		if len(s.Spec.Template.Spec.Volumes) != 0 {
+			t.Errorf("unexpected volumes %+v", s.Spec.Template.Spec.Volumes)
+		}
+	})
+	t.Run("CN example mixes hostPath and a claim under an HPA", func(t *testing.T) {
+		src, _ := loadExample(t, filepath.Join(upstreamExamples, "deploy_a_starrocks_cluster_with_cn.yaml"))
+		s := sts(t, src, ComponentCN, Config{})
+		if got := volumeKind(t, s, "/opt/starrocks/cn/storage"); got != "hostPath:/storage" {
+			t.Errorf("CN cache: %q", got)
+		}
+		if got := volumeKind(t, s, "/opt/starrocks/cn/log"); got != "claim:<default>:1Gi" {
+			t.Errorf("CN log: %q", got)
+		}
+		if s.Spec.Replicas != nil {
+			t.Errorf("CN replicas %d under an HPA", *s.Spec.Replicas)
+		}
+	})
+}

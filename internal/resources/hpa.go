@@ -1,0 +1,55 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resources
+
+import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/srscale/starrocks-operator/api/v1"
+)
+
+// cnAutoscaler is the HorizontalPodAutoscaler of the CN StatefulSet (see CN for
+// why it targets the StatefulSet). It is always autoscaling/v2: v2beta2 is no
+// longer served, and v2 expresses everything v1 can, so policy.version is ignored.
+//
+// minReplicas defaults to 1 (the HPA's own default, written out so the object
+// says what it does); 0 is passed through for clusters with HPAScaleToZero. maxReplicas is raised to minReplicas when lower, and to
+// at least 1: the CRD rejects such values, but an HPA the API server refuses
+// would hold back the whole CN apply.
+func cnAutoscaler(src *v1.StarRocksCluster, policy *v1.AutoScalingPolicy) *autoscalingv2.HorizontalPodAutoscaler {
+	minReplicas := ptr.Deref(policy.MinReplicas, 1)
+	maxReplicas := max(policy.MaxReplicas, minReplicas, 1)
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{
+		TypeMeta:   typeMeta("autoscaling/v2", "HorizontalPodAutoscaler"),
+		ObjectMeta: objectMeta(src, ComponentCN, src.CnAutoscalerName()),
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{
+				APIVersion: "apps/v1",
+				Kind:       "StatefulSet",
+				Name:       src.CnStatefulSetName(),
+			},
+			MinReplicas: ptr.To(minReplicas),
+			MaxReplicas: maxReplicas,
+		},
+	}
+	if p := policy.HPAPolicy; p != nil {
+		hpa.Spec.Metrics = p.Metrics
+		hpa.Spec.Behavior = p.Behavior
+	}
+	return hpa
+}

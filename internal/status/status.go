@@ -1,0 +1,260 @@
+// Package status computes a StarRocksCluster's status from what the operator
+// observed. It is pure: the controller reads the cache, this package decides
+// what the status says, and the controller writes it only when it changed.
+package status
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+)
+
+// Component is what was observed of one component (FE, BE, CN or FE proxy).
+type Component struct {
+	// Name is the component's short name for messages: FE, BE, CN, FE proxy.
+	Name string
+	// ServiceName is the component's client Service.
+	ServiceName string
+	// ResourceNames are the workload objects (StatefulSet or Deployment).
+	ResourceNames []string
+	// Waiting explains why the component's workload is not (yet) written; empty when it is.
+	Waiting string
+	// StatefulSet or Deployment as in the cache; nil when it does not exist yet.
+	StatefulSet *appsv1.StatefulSet
+	Deployment  *appsv1.Deployment
+	// Replicas is the number of pods the spec asks for.
+	Replicas int32
+	// Pods of the component, in any order.
+	Pods []corev1.Pod
+}
+
+// Observed is the input of Compute.
+type Observed struct {
+	FE, BE, FEProxy *Component
+	CN              *Component
+	// CN autoscaler details for the CN status.
+	HPAName, Selector string
+	HPAVersion        srv1.AutoScalerVersion
+	// ReconcileError is the reconcile's failure, if any, with a stable CamelCase reason.
+	ReconcileError       error
+	ReconcileErrorReason string
+	// Rollout explains an ordered upgrade or downgrade in progress; empty when none.
+	Rollout string
+}
+
+// Compute returns the status the cluster should have. old supplies condition
+// transition times, which only move when a condition's status changes.
+func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStatus {
+	st := srv1.StarRocksClusterStatus{
+		ObservedGeneration:     src.Generation,
+		Conditions:             slices.Clone(src.Status.Conditions),
+		DisasterRecoveryStatus: src.Status.DisasterRecoveryStatus,
+	}
+	st.StarRocksFeStatus = componentStatus(obs.FE)
+	st.StarRocksBeStatus = componentStatus(obs.BE)
+	st.StarRocksFeProxyStatus = componentStatus(obs.FEProxy)
+	if cs := componentStatus(obs.CN); cs != nil {
+		st.StarRocksCnStatus = &srv1.StarRocksCnStatus{StarRocksComponentStatus: *cs, Selector: obs.Selector}
+		if obs.CN.StatefulSet != nil {
+			st.StarRocksCnStatus.Replicas = obs.CN.StatefulSet.Status.Replicas
+		}
+		if obs.HPAName != "" {
+			st.StarRocksCnStatus.HorizontalScaler = srv1.HorizontalScaler{Name: obs.HPAName, Version: obs.HPAVersion}
+		}
+	}
+
+	all := []*srv1.StarRocksComponentStatus{st.StarRocksFeStatus, st.StarRocksBeStatus, cnBase(st.StarRocksCnStatus), st.StarRocksFeProxyStatus}
+	names := []string{"FE", "BE", "CN", "FE proxy"}
+	var notRunning, failing []string
+	st.Phase = srv1.PhaseRunning
+	for i, cs := range all {
+		if cs == nil {
+			continue
+		}
+		switch cs.Phase {
+		case srv1.PhaseFailed:
+			st.Phase = srv1.PhaseFailed
+			failing = append(failing, fmt.Sprintf("%s: %s", names[i], cs.Reason))
+		case srv1.PhaseReconciling:
+			if st.Phase == srv1.PhaseRunning {
+				st.Phase = srv1.PhaseReconciling
+			}
+			notRunning = append(notRunning, fmt.Sprintf("%s: %s", names[i], cs.Reason))
+		}
+		if len(cs.FailedInstances) > 0 && cs.Phase != srv1.PhaseFailed {
+			failing = append(failing, fmt.Sprintf("%s: failing pods %s", names[i], strings.Join(cs.FailedInstances, ", ")))
+		}
+	}
+	if st.StarRocksFeStatus == nil {
+		st.Phase = srv1.PhaseFailed
+		st.Reason = "spec.starRocksFeSpec is required: StarRocks cannot run without FE"
+	}
+
+	gen := src.Generation
+	set := func(t string, s metav1.ConditionStatus, reason, msg string) {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: gen})
+	}
+	if obs.ReconcileError != nil {
+		st.Phase = srv1.PhaseFailed
+		st.Reason = obs.ReconcileError.Error()
+		set(srv1.ConditionReconcileError, metav1.ConditionTrue, obs.ReconcileErrorReason, obs.ReconcileError.Error())
+	} else {
+		set(srv1.ConditionReconcileError, metav1.ConditionFalse, "Reconciled", "")
+	}
+	switch {
+	case len(failing) > 0:
+		set(srv1.ConditionDegraded, metav1.ConditionTrue, "PodsFailing", strings.Join(failing, "; "))
+	default:
+		set(srv1.ConditionDegraded, metav1.ConditionFalse, "AllPodsHealthy", "")
+	}
+	switch {
+	case obs.Rollout != "":
+		set(srv1.ConditionProgressing, metav1.ConditionTrue, "OrderedRollout", obs.Rollout)
+	case len(notRunning) > 0:
+		set(srv1.ConditionProgressing, metav1.ConditionTrue, "ComponentsNotReady", strings.Join(notRunning, "; "))
+	default:
+		set(srv1.ConditionProgressing, metav1.ConditionFalse, "Stable", "")
+	}
+	switch {
+	case st.Phase == srv1.PhaseRunning:
+		set(srv1.ConditionReady, metav1.ConditionTrue, "AllComponentsRunning", "")
+	case obs.ReconcileError != nil:
+		set(srv1.ConditionReady, metav1.ConditionFalse, "ReconcileError", obs.ReconcileError.Error())
+	case st.Phase == srv1.PhaseFailed:
+		set(srv1.ConditionReady, metav1.ConditionFalse, "ComponentsFailed", strings.Join(append(failing, st.Reason), "; "))
+	default:
+		set(srv1.ConditionReady, metav1.ConditionFalse, "ComponentsNotReady", strings.Join(notRunning, "; "))
+	}
+	if st.Reason == "" && st.Phase != srv1.PhaseRunning {
+		st.Reason = strings.Join(append(failing, notRunning...), "; ")
+	}
+	slices.SortFunc(st.Conditions, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
+	return st
+}
+
+func cnBase(cn *srv1.StarRocksCnStatus) *srv1.StarRocksComponentStatus {
+	if cn == nil {
+		return nil
+	}
+	return &cn.StarRocksComponentStatus
+}
+
+func componentStatus(c *Component) *srv1.StarRocksComponentStatus {
+	if c == nil {
+		return nil
+	}
+	cs := &srv1.StarRocksComponentStatus{ServiceName: c.ServiceName, ResourceNames: slices.Sorted(slices.Values(c.ResourceNames))}
+	cs.RunningInstances, cs.CreatingInstances, cs.FailedInstances = instances(c.Pods)
+	ready, updated, desired, rolled := workload(c)
+	switch {
+	case c.Waiting != "":
+		cs.Phase, cs.Reason = srv1.PhaseReconciling, c.Waiting
+	case len(cs.FailedInstances) > 0 && ready < desired:
+		cs.Phase, cs.Reason = srv1.PhaseFailed, fmt.Sprintf("pods failing: %s", strings.Join(cs.FailedInstances, ", "))
+	case !rolled || ready < desired:
+		// The same words whether the workload is just created or not yet in the
+		// cache, so that a new cluster's status is written once, not twice.
+		cs.Phase, cs.Reason = srv1.PhaseReconciling, fmt.Sprintf("%d of %d pods ready, %d updated", ready, desired, updated)
+	default:
+		cs.Phase = srv1.PhaseRunning
+	}
+	return cs
+}
+
+// workload reads the StatefulSet's or Deployment's status; rolled is true when
+// the controller has seen the latest spec and every pod runs it.
+func workload(c *Component) (ready, updated, desired int32, rolled bool) {
+	desired = c.Replicas
+	switch {
+	case c.StatefulSet != nil:
+		s := c.StatefulSet
+		if s.Spec.Replicas != nil {
+			desired = *s.Spec.Replicas
+		}
+		ready, updated = s.Status.ReadyReplicas, s.Status.UpdatedReplicas
+		rolled = s.Status.ObservedGeneration >= s.Generation && updated == desired && s.Status.Replicas == desired &&
+			(s.Status.UpdateRevision == "" || s.Status.CurrentRevision == s.Status.UpdateRevision)
+	case c.Deployment != nil:
+		d := c.Deployment
+		if d.Spec.Replicas != nil {
+			desired = *d.Spec.Replicas
+		}
+		ready, updated = d.Status.ReadyReplicas, d.Status.UpdatedReplicas
+		rolled = d.Status.ObservedGeneration >= d.Generation && updated == desired && d.Status.Replicas == desired
+	}
+	return ready, updated, desired, rolled
+}
+
+// instances sorts pods into running (Ready), failed (Failed phase or a
+// container stuck crashing or pulling) and creating (the rest); each list is sorted.
+func instances(pods []corev1.Pod) (running, creating, failed []string) {
+	for _, p := range pods {
+		switch {
+		case p.DeletionTimestamp != nil:
+			continue
+		case podFailed(&p):
+			failed = append(failed, p.Name)
+		case podReady(&p):
+			running = append(running, p.Name)
+		default:
+			creating = append(creating, p.Name)
+		}
+	}
+	slices.Sort(running)
+	slices.Sort(creating)
+	slices.Sort(failed)
+	return running, creating, failed
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func podFailed(p *corev1.Pod) bool {
+	if p.Status.Phase == corev1.PodFailed {
+		return true
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil {
+			switch w.Reason {
+			case "CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError", "InvalidImageName":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FEReady reports whether BE, CN and the FE proxy may be created: at least one
+// FE pod is ready, or with waitForFullRollout, FE has fully rolled out.
+func FEReady(src *srv1.StarRocksCluster, fe *appsv1.StatefulSet) bool {
+	if fe == nil {
+		return false
+	}
+	if src.Spec.WaitForFullRollout != nil && *src.Spec.WaitForFullRollout {
+		_, _, _, rolled := workload(&Component{StatefulSet: fe})
+		return rolled && fe.Status.ReadyReplicas == fe.Status.Replicas
+	}
+	return fe.Status.ReadyReplicas > 0
+}
+
+// RolledOut reports whether a StatefulSet runs its latest spec on every pod, all ready.
+func RolledOut(s *appsv1.StatefulSet) bool {
+	if s == nil {
+		return false
+	}
+	ready, _, desired, rolled := workload(&Component{StatefulSet: s})
+	return rolled && ready == desired
+}
