@@ -38,3 +38,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy, CRDs and RBAC from kubebuild
 
 $(CONTROLLER_GEN): tools/go.mod tools/go.sum
 	cd tools && go build -o ../$(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+.PHONY: helm
+helm: ## Regenerate chart files derived from the code (parent values, CRDs, RBAC).
+	go run ./hack/helmgen

@@ -108,8 +108,8 @@ func isWrite(r request) bool {
 	return false
 }
 
-func isEvent(r request) bool  { return r.resource == "events" }
-func isLease(r request) bool  { return r.resource == "leases" }
+func isEvent(r request) bool { return r.resource == "events" }
+func isLease(r request) bool { return r.resource == "leases" }
 func summary(rs []request) string {
 	counts := map[string]int{}
 	for _, r := range rs {
