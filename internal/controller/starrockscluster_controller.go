@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -270,7 +272,7 @@ func ownedByCluster(p *corev1.Pod, src *srv1.StarRocksCluster) bool {
 	return strings.HasPrefix(p.Labels[resources.OwnerLabel], src.Name+"-")
 }
 
-// writeStatus patches the status subresource only when the computed status differs.
+// writeStatus writes the status subresource only when the computed status differs.
 func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, src *srv1.StarRocksCluster, st srv1.StarRocksClusterStatus) (bool, error) {
 	if equality.Semantic.DeepEqual(src.Status, st) {
 		return false, nil
@@ -283,13 +285,22 @@ func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, src *srv1.
 		}
 	}
 	wasReady := meta.IsStatusConditionTrue(src.Status.Conditions, srv1.ConditionReady)
-	patched := src.DeepCopy()
-	patched.Status = st
-	if err := r.Client.Status().Patch(ctx, patched, client.MergeFrom(src)); err != nil {
-		return false, fmt.Errorf("patching status of %s/%s: %w", src.Namespace, src.Name, err)
+	// Server-side apply of the whole status: fields this status no longer has
+	// are removed even when the cached copy we compared with was stale, which a
+	// merge patch computed against that copy would miss.
+	body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
+	if err != nil {
+		return false, err
 	}
-	if rv, err := strconv.ParseUint(patched.ResourceVersion, 10, 64); err == nil {
-		r.written.Store(key, writtenStatus{resourceVersion: rv, status: patched.Status})
+	patched := &unstructured.Unstructured{Object: map[string]any{"status": body}}
+	patched.SetGroupVersionKind(srv1.GroupVersion.WithKind("StarRocksCluster"))
+	patched.SetNamespace(src.Namespace)
+	patched.SetName(src.Name)
+	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(patched), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+		return false, fmt.Errorf("writing status of %s/%s: %w", src.Namespace, src.Name, err)
+	}
+	if rv, err := strconv.ParseUint(patched.GetResourceVersion(), 10, 64); err == nil {
+		r.written.Store(key, writtenStatus{resourceVersion: rv, status: st})
 	}
 	if !wasReady && meta.IsStatusConditionTrue(st.Conditions, srv1.ConditionReady) && !src.CreationTimestamp.IsZero() {
 		metrics.TimeToReady.Observe(time.Since(src.CreationTimestamp.Time).Seconds())

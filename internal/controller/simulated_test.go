@@ -1,0 +1,319 @@
+package controller_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/testcluster"
+)
+
+// On a simulated cluster (controllers, scheduler, kwok nodes) pods really
+// become Ready, so the whole FE -> BE/CN/proxy path runs.
+func TestOnSimulatedCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated cluster")
+	}
+	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
+	t.Run("every upstream example runs and its deletion removes every child", func(t *testing.T) { testUpstreamExamples(t, c) })
+	t.Run("an upgrade rolls BE and CN before FE, a downgrade FE first", func(t *testing.T) { testOrderedRollout(t, c) })
+	t.Run("CN scales from 1 to 3 and back", func(t *testing.T) { testScaleCN(t, c) })
+	t.Run("a change of the referenced ConfigMap rolls the component's pods", func(t *testing.T) { testConfigChangeRolls(t, c) })
+}
+
+func upstreamExamples(t *testing.T) map[string][]*unstructured.Unstructured {
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "..", "shared", "reference", "upstream-examples", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no upstream examples found beside the repository: %v", err)
+	}
+	out := map[string][]*unstructured.Unstructured{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			u := &unstructured.Unstructured{}
+			if err := dec.Decode(&u.Object); err != nil {
+				break
+			}
+			if len(u.Object) > 0 {
+				out[filepath.Base(f)] = append(out[filepath.Base(f)], u)
+			}
+		}
+	}
+	return out
+}
+
+func waitRunning(t *testing.T, c *testcluster.Cluster, ns, name string, timeout time.Duration) *srv1.StarRocksCluster {
+	t.Helper()
+	src := &srv1.StarRocksCluster{}
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, name, src); err != nil {
+			return false, nil
+		}
+		return src.Status.ObservedGeneration == src.Generation && src.Status.Phase == srv1.PhaseRunning && allPodsReady(src), nil
+	})
+	if err != nil {
+		st, _ := json.MarshalIndent(src.Status, "", "  ")
+		t.Fatalf("%s/%s not running with every pod ready after %s; status:\n%s", ns, name, timeout, st)
+	}
+	return src
+}
+
+func allPodsReady(src *srv1.StarRocksCluster) bool {
+	check := func(spec *int32, st *srv1.StarRocksComponentStatus) bool {
+		return st != nil && st.Phase == srv1.PhaseRunning && int32(len(st.RunningInstances)) == ptr.Deref(spec, 1) && len(st.CreatingInstances) == 0
+	}
+	s, st := src.Spec, src.Status
+	if s.StarRocksFeSpec != nil && !check(s.StarRocksFeSpec.Replicas, st.StarRocksFeStatus) {
+		return false
+	}
+	if s.StarRocksBeSpec != nil && !check(s.StarRocksBeSpec.Replicas, st.StarRocksBeStatus) {
+		return false
+	}
+	if s.StarRocksCnSpec != nil && (st.StarRocksCnStatus == nil || !check(s.StarRocksCnSpec.Replicas, &st.StarRocksCnStatus.StarRocksComponentStatus)) {
+		return false
+	}
+	if s.StarRocksFeProxySpec != nil && !check(s.StarRocksFeProxySpec.Replicas, st.StarRocksFeProxyStatus) {
+		return false
+	}
+	return true
+}
+
+func testUpstreamExamples(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	startOperator(t, c, "", operatorOptions{workers: 4})
+	type created struct{ ns, name string }
+	var clusters []created
+	i := 0
+	for file, objs := range upstreamExamples(t) {
+		ns := fmt.Sprintf("example-%d", i)
+		i++
+		for _, o := range objs {
+			if o.GetNamespace() == "" {
+				o.SetNamespace(ns)
+			}
+		}
+		if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: objs[0].GetNamespace()}}); err != nil && !strings.Contains(err.Error(), "already exists") {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			if err := c.Client.Create(ctx, o); err != nil {
+				t.Fatalf("%s: creating %s %s: %v", file, o.GetKind(), o.GetName(), err)
+			}
+			if o.GetKind() == "StarRocksCluster" {
+				clusters = append(clusters, created{o.GetNamespace(), o.GetName()})
+			}
+		}
+	}
+	started := time.Now()
+	for _, cl := range clusters {
+		src := waitRunning(t, c, cl.ns, cl.name, 90*time.Second)
+		t.Logf("%s/%s running after %s: FE %v BE %v", cl.ns, cl.name, time.Since(started).Round(time.Millisecond),
+			src.Status.StarRocksFeStatus.RunningInstances, beRunning(src))
+		if src.Spec.StarRocksCnSpec != nil && src.Spec.StarRocksCnSpec.AutoScalingPolicy != nil {
+			if err := get(ctx, c.Client, cl.ns, src.CnAutoscalerName(), &autoscalingv2.HorizontalPodAutoscaler{}); err != nil {
+				t.Errorf("%s: CN autoscaler: %v", cl.name, err)
+			}
+		}
+	}
+	for _, cl := range clusters {
+		if err := c.Client.Delete(ctx, &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: cl.ns, Name: cl.name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cl := range clusters {
+		eventually(t, 2*time.Minute, "every child of "+cl.name+" deleted", func(ctx context.Context) (bool, error) {
+			left, err := children(ctx, c, cl.ns)
+			return left == 0, err
+		})
+	}
+}
+
+
+func beRunning(src *srv1.StarRocksCluster) []string {
+	if src.Status.StarRocksBeStatus == nil {
+		return nil
+	}
+	return src.Status.StarRocksBeStatus.RunningInstances
+}
+
+// children counts the objects in ns that carry the operator's owner label.
+func children(ctx context.Context, c *testcluster.Cluster, ns string) (int, error) {
+	sel := client.HasLabels{resources.OwnerLabel}
+	n := 0
+	for _, list := range []client.ObjectList{&appsv1.StatefulSetList{}, &appsv1.DeploymentList{}, &corev1.ServiceList{}, &corev1.PodList{}, &corev1.ConfigMapList{}, &autoscalingv2.HorizontalPodAutoscalerList{}} {
+		if err := c.Client.List(ctx, list, client.InNamespace(ns), sel); err != nil {
+			return 0, err
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return 0, err
+		}
+		n += len(items)
+	}
+	return n, nil
+}
+
+func threeComponents(ns, name, tag string) *srv1.StarRocksCluster {
+	src := feOnly(ns, name)
+	src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + tag
+	src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/be-ubuntu:" + tag}}}
+	src.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/cn-ubuntu:" + tag}}}
+	return src
+}
+
+func setImages(src *srv1.StarRocksCluster, tag string) {
+	src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + tag
+	src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + tag
+	src.Spec.StarRocksCnSpec.Image = "starrocks/cn-ubuntu:" + tag
+}
+
+func stsImage(s *appsv1.StatefulSet) string { return s.Spec.Template.Spec.Containers[0].Image }
+
+func rolledOut(s *appsv1.StatefulSet) bool {
+	return s.Status.ObservedGeneration >= s.Generation && s.Status.UpdatedReplicas == *s.Spec.Replicas &&
+		s.Status.ReadyReplicas == *s.Spec.Replicas && s.Status.CurrentRevision == s.Status.UpdateRevision
+}
+
+func testOrderedRollout(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "rollout")
+	startOperator(t, c, "rollout", operatorOptions{})
+	src := threeComponents("rollout", "r", "3.2.0")
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "rollout", "r", 2*time.Minute)
+
+	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: c.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// last: the components that must roll last; first: those that must finish before.
+	check := func(to string, last []string, first []string) {
+		t.Helper()
+		// A watch sees every StatefulSet change in order, however fast kwok rolls pods.
+		w, err := wc.Watch(ctx, &appsv1.StatefulSetList{}, client.InNamespace("rollout"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { setImages(s, to) })
+		latest := map[string]*appsv1.StatefulSet{}
+		done := func() bool {
+			for _, name := range append(append([]string{}, last...), first...) {
+				s := latest[name]
+				if s == nil || !strings.HasSuffix(stsImage(s), ":"+to) || !rolledOut(s) {
+					return false
+				}
+			}
+			return true
+		}
+		checked := false
+		timeout := time.After(2 * time.Minute)
+		for !done() {
+			select {
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					t.Fatal("watch closed")
+				}
+				sts, ok := ev.Object.(*appsv1.StatefulSet)
+				if !ok {
+					continue
+				}
+				latest[sts.Name] = sts
+				if !checked && slices.Contains(last, sts.Name) && strings.HasSuffix(stsImage(sts), ":"+to) {
+					checked = true
+					for _, f := range first {
+						fs := latest[f]
+						if fs == nil || !strings.HasSuffix(stsImage(fs), ":"+to) || !rolledOut(fs) {
+							t.Errorf("%s moved to %s before %s finished rolling out to it", sts.Name, to, f)
+						}
+					}
+				}
+			case <-timeout:
+				t.Fatalf("StatefulSets never all rolled out to %s", to)
+			}
+		}
+		if !checked {
+			t.Fatalf("never saw %v move to %s", last, to)
+		}
+		waitRunning(t, c, "rollout", "r", 2*time.Minute)
+	}
+	check("3.3.0", []string{"r-fe"}, []string{"r-be", "r-cn"})
+	check("3.2.0", []string{"r-be", "r-cn"}, []string{"r-fe"})
+}
+
+func testScaleCN(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "scale")
+	startOperator(t, c, "scale", operatorOptions{})
+	src := threeComponents("scale", "s", "3.3.0")
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale", "s", 2*time.Minute)
+	for _, n := range []int32{3, 1} {
+		mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksCnSpec.Replicas = ptr.To(n) })
+		got := waitRunning(t, c, "scale", "s", 2*time.Minute)
+		if cn := got.Status.StarRocksCnStatus; cn == nil || len(cn.RunningInstances) != int(n) || cn.Replicas != n {
+			t.Errorf("CN status after scaling to %d: %+v", n, cn)
+		}
+	}
+}
+
+func testConfigChangeRolls(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "config")
+	startOperator(t, c, "config", operatorOptions{})
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "config", Name: "fe-conf"}, Data: map[string]string{"fe.conf": "sys_log_level = INFO\n"}}
+	if err := c.Client.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	src := feOnly("config", "cfg")
+	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "fe-conf", ResolveKey: "fe.conf"}
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "config", "cfg", 2*time.Minute)
+	pod := &corev1.Pod{}
+	if err := get(ctx, c.Client, "config", "cfg-fe-0", pod); err != nil {
+		t.Fatal(err)
+	}
+	oldUID := pod.UID
+	mutate(t, c.Client, cm, func(cm *corev1.ConfigMap) { cm.Data["fe.conf"] = "sys_log_level = WARN\n" })
+	eventually(t, 2*time.Minute, "FE pod replaced after the config change", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "config", "cfg-fe-0", pod); err != nil {
+			return false, nil
+		}
+		return pod.UID != oldUID, nil
+	})
+	waitRunning(t, c, "config", "cfg", 2*time.Minute)
+}
