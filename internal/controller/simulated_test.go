@@ -156,7 +156,6 @@ func testUpstreamExamples(t *testing.T, c *testcluster.Cluster) {
 	}
 }
 
-
 func beRunning(src *srv1.StarRocksCluster) []string {
 	if src.Status.StarRocksBeStatus == nil {
 		return nil
