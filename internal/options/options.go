@@ -46,6 +46,9 @@ type Options struct {
 	HealthProbeBindAddress string
 	LeaderElect            bool
 	LeaderElectionID       string
+	// LeaderElectionNamespace holds the Lease; empty means the namespace of the
+	// operator's own Pod (read from its service account), as controller-runtime does.
+	LeaderElectionNamespace string
 	// Namespace restricts the operator to one namespace; empty watches all.
 	Namespace string
 	// DenyList holds namespaces whose clusters the operator leaves alone.
@@ -81,6 +84,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Elect a leader so that only one of several operator replicas reconciles.")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID,
 		"Name of the Lease used for leader election.")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace,
+		"Namespace of the leader election Lease (default: the operator Pod's namespace; required when running outside a Pod with --leader-elect).")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace,
 		"Only reconcile clusters in this namespace (default: all namespaces).")
 	fs.Func("deny-list", "Comma-separated namespaces whose clusters are never reconciled.", func(s string) error {
@@ -175,7 +180,7 @@ func (o Options) ManagerOptions(scheme *runtime.Scheme) ctrl.Options {
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        o.LeaderElectionID,
-		LeaderElectionNamespace: o.Namespace,
+		LeaderElectionNamespace: o.LeaderElectionNamespace,
 		Cache:                   cache.Options{SyncPeriod: &syncPeriod},
 	}
 	if o.Namespace != "" {

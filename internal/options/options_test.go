@@ -237,3 +237,14 @@ func TestRateLimiterCountsRequestsThatWaited(t *testing.T) {
 		t.Fatal("throttled seconds not recorded")
 	}
 }
+
+func TestLeaderElectionLeaseNamespaceIsItsOwnFlag(t *testing.T) {
+	o, err := parse(t, "--leader-elect", "--namespace=team-a", "--leader-election-namespace=starrocks-system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo := o.ManagerOptions(scheme.Scheme)
+	if !mo.LeaderElection || mo.LeaderElectionNamespace != "starrocks-system" {
+		t.Fatalf("LeaderElection %v in %q, want true in starrocks-system (not the watched namespace)", mo.LeaderElection, mo.LeaderElectionNamespace)
+	}
+}

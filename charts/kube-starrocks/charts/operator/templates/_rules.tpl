@@ -1,0 +1,87 @@
+{{- /* Code generated from config/rbac/role.yaml by "make helm"; DO NOT EDIT. */ -}}
+{{- define "operator.rules" -}}
+- apiGroups:
+  - ""
+  resources:
+  - configmaps
+  - services
+  verbs:
+  - create
+  - delete
+  - get
+  - list
+  - patch
+  - update
+  - watch
+- apiGroups:
+  - ""
+  resources:
+  - pods
+  verbs:
+  - get
+  - list
+  - watch
+- apiGroups:
+  - ""
+  - events.k8s.io
+  resources:
+  - events
+  verbs:
+  - create
+  - patch
+- apiGroups:
+  - apps
+  resources:
+  - deployments
+  - statefulsets
+  verbs:
+  - create
+  - delete
+  - get
+  - list
+  - patch
+  - update
+  - watch
+- apiGroups:
+  - autoscaling
+  resources:
+  - horizontalpodautoscalers
+  verbs:
+  - create
+  - delete
+  - get
+  - list
+  - patch
+  - update
+  - watch
+- apiGroups:
+  - coordination.k8s.io
+  resources:
+  - leases
+  verbs:
+  - create
+  - delete
+  - get
+  - list
+  - patch
+  - update
+  - watch
+- apiGroups:
+  - starrocks.com
+  resources:
+  - starrocksclusters
+  - starrockswarehouses
+  verbs:
+  - get
+  - list
+  - watch
+- apiGroups:
+  - starrocks.com
+  resources:
+  - starrocksclusters/status
+  - starrockswarehouses/status
+  verbs:
+  - get
+  - patch
+  - update
+{{- end -}}

@@ -1,0 +1,184 @@
+package helm
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// knobFlags returns the operator arguments that carry the four tuning knobs.
+func knobFlags(args []string) []string {
+	var out []string
+	for _, a := range args {
+		for _, f := range []string{"--max-concurrent-reconciles", "--sync-period", "--kube-api-qps", "--kube-api-burst"} {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// nest puts operator-chart values under "operator:" for the parent chart.
+func nest(valuesYAML string) string {
+	if valuesYAML == "" {
+		return ""
+	}
+	return "operator:\n" + indentLines(valuesYAML, "  ")
+}
+
+func indentLines(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func TestKnobsRenderAsOperatorFlags(t *testing.T) {
+	cases := []struct {
+		name   string
+		values string
+		want   []string
+	}{{
+		name: "defaults render the two always-on flags and leave the rate limit to the operator's 20/30",
+		want: []string{"--max-concurrent-reconciles=1", "--sync-period=2m"},
+	}, {
+		name: "set values render all four flags",
+		values: `starrocksOperator:
+  maxConcurrentReconciles: 50
+  syncPeriod: 30m
+  kubeApiQps: 100
+  kubeApiBurst: 200
+`,
+		want: []string{"--max-concurrent-reconciles=50", "--sync-period=30m", "--kube-api-qps=100", "--kube-api-burst=200"},
+	}, {
+		name: "fractional QPS and compound durations pass through unchanged",
+		values: `starrocksOperator:
+  maxConcurrentReconciles: 8
+  syncPeriod: 1h30m
+  kubeApiQps: 7.5
+  kubeApiBurst: 15
+`,
+		want: []string{"--max-concurrent-reconciles=8", "--sync-period=1h30m", "--kube-api-qps=7.5", "--kube-api-burst=15"},
+	}, {
+		name: "QPS -1 turns client-side limiting off and is rendered",
+		values: `starrocksOperator:
+  kubeApiQps: -1
+`,
+		want: []string{"--max-concurrent-reconciles=1", "--sync-period=2m", "--kube-api-qps=-1"},
+	}, {
+		name: "large worker counts are rendered as integers, not in exponent form",
+		values: `starrocksOperator:
+  maxConcurrentReconciles: 1000000
+  kubeApiBurst: 2000000
+`,
+		want: []string{"--max-concurrent-reconciles=1000000", "--sync-period=2m", "--kube-api-burst=2000000"},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, chart := range []string{operatorChart, parentChart} {
+				values := tc.values
+				if chart == parentChart {
+					values = nest(values)
+				}
+				got := knobFlags(operatorArgs(t, mustRender(t, chart, "starrocks-system", values)))
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("%s: knob flags = %q, want %q", chart, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestSchemaRejectsInvalidKnobs(t *testing.T) {
+	cases := []struct {
+		name   string
+		values string
+		key    string
+	}{
+		{"worker count given as a word", "maxConcurrentReconciles: five", "maxConcurrentReconciles"},
+		{"zero workers", "maxConcurrentReconciles: 0", "maxConcurrentReconciles"},
+		{"fractional workers", "maxConcurrentReconciles: 2.5", "maxConcurrentReconciles"},
+		{"sync period that is not a Go duration", "syncPeriod: soon", "syncPeriod"},
+		{"sync period without a unit", `syncPeriod: "120"`, "syncPeriod"},
+		{"zero sync period", "syncPeriod: 0s", "syncPeriod"},
+		{"negative QPS other than -1", "kubeApiQps: -2", "kubeApiQps"},
+		{"QPS given as a string", `kubeApiQps: "100"`, "kubeApiQps"},
+		{"fractional burst", "kubeApiBurst: 1.5", "kubeApiBurst"},
+		{"negative burst", "kubeApiBurst: -1", "kubeApiBurst"},
+		{"a knob removed with null", "maxConcurrentReconciles: null", "maxConcurrentReconciles"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			values := "starrocksOperator:\n  " + tc.values + "\n"
+			for _, chart := range []string{operatorChart, parentChart} {
+				v := values
+				if chart == parentChart {
+					v = nest(values)
+				}
+				_, err := render(t, chart, "starrocks-system", v)
+				if err == nil {
+					t.Errorf("%s accepted %q", chart, tc.values)
+					continue
+				}
+				t.Logf("%s: %v", chart, err)
+				if msg := err.Error(); !strings.Contains(msg, "schema") || !strings.Contains(msg, tc.key) {
+					t.Errorf("%s: the error does not come from the schema or does not name %s: %v", chart, tc.key, err)
+				}
+			}
+		})
+	}
+}
+
+func TestSchemaAcceptsValidDurations(t *testing.T) {
+	for _, d := range []string{"90s", "2m", "1h30m", "500ms", "1.5h", "0.5s", "0h1m", "100us", "10µs"} {
+		t.Run(d, func(t *testing.T) {
+			objs := mustRender(t, operatorChart, "starrocks-system", "starrocksOperator:\n  syncPeriod: \""+d+"\"\n")
+			if !slices.Contains(operatorArgs(t, objs), "--sync-period="+d) {
+				t.Errorf("--sync-period=%s not rendered: %q", d, operatorArgs(t, objs))
+			}
+		})
+	}
+}
+
+func TestOperatorScopeFollowsWatchNamespace(t *testing.T) {
+	t.Run("cluster-wide by default", func(t *testing.T) {
+		objs := mustRender(t, operatorChart, "starrocks-system", "")
+		only(t, objs, "ClusterRole")
+		only(t, objs, "ClusterRoleBinding")
+		for _, a := range operatorArgs(t, objs) {
+			if strings.HasPrefix(a, "--namespace") {
+				t.Errorf("cluster-wide operator gets %s", a)
+			}
+		}
+	})
+	t.Run("watchNamespace grants a Role there and passes --namespace", func(t *testing.T) {
+		objs := mustRender(t, operatorChart, "starrocks-system", "starrocksOperator:\n  watchNamespace: analytics\n  denyList: [a, b]\n")
+		if n := len(find(objs, "ClusterRole")) + len(find(objs, "ClusterRoleBinding")); n != 0 {
+			t.Errorf("%d cluster-wide RBAC objects rendered for a namespace-scoped operator", n)
+		}
+		var scoped []string
+		for _, kind := range []string{"Role", "RoleBinding"} {
+			for _, o := range find(objs, kind) {
+				scoped = append(scoped, kind+" "+o.GetNamespace()+"/"+o.GetName())
+			}
+		}
+		want := []string{
+			"Role analytics/kube-starrocks-operator",
+			"Role starrocks-system/kube-starrocks-operator-leader-election",
+			"RoleBinding analytics/kube-starrocks-operator",
+			"RoleBinding starrocks-system/kube-starrocks-operator-leader-election",
+		}
+		slices.Sort(scoped)
+		if !slices.Equal(scoped, want) {
+			t.Errorf("namespaced RBAC = %q, want %q", scoped, want)
+		}
+		args := operatorArgs(t, objs)
+		for _, a := range []string{"--namespace=analytics", "--deny-list=a,b", "--leader-elect"} {
+			if !slices.Contains(args, a) {
+				t.Errorf("%s missing from %q", a, args)
+			}
+		}
+	})
+}

@@ -1,0 +1,110 @@
+package helm
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+const configHashAnnotation = "starrocks.com/config-hash"
+
+func TestStarRocksChartWiresConfFilesThroughConfigMaps(t *testing.T) {
+	objs := mustRender(t, starrocksChart, "analytics", `starrocksCluster:
+  name: sr
+  enabledCn: true
+starrocksFESpec:
+  annotations:
+    team: data
+`)
+	cluster := only(t, objs, "StarRocksCluster")
+	if cluster.GetName() != "sr" || cluster.GetNamespace() != "analytics" {
+		t.Errorf("StarRocksCluster is %s/%s, want analytics/sr", cluster.GetNamespace(), cluster.GetName())
+	}
+	configMaps := map[string]*unstructured.Unstructured{}
+	for _, cm := range find(objs, "ConfigMap") {
+		configMaps[cm.GetName()] = cm
+	}
+	for _, c := range []struct{ spec, key, configMap string }{
+		{"starRocksFeSpec", "fe.conf", "sr-fe-cm"},
+		{"starRocksBeSpec", "be.conf", "sr-be-cm"},
+		{"starRocksCnSpec", "cn.conf", "sr-cn-cm"},
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			info, _, _ := unstructured.NestedStringMap(cluster.Object, "spec", c.spec, "configMapInfo")
+			if info["configMapName"] != c.configMap || info["resolveKey"] != c.key {
+				t.Errorf("configMapInfo = %v, want %s/%s", info, c.configMap, c.key)
+			}
+			cm := configMaps[c.configMap]
+			if cm == nil {
+				t.Fatalf("ConfigMap %s not rendered", c.configMap)
+			}
+			if cm.GetNamespace() != "analytics" {
+				t.Errorf("ConfigMap %s is in namespace %q, want the cluster's", c.configMap, cm.GetNamespace())
+			}
+			conf, _, _ := unstructured.NestedString(cm.Object, "data", c.key)
+			if conf == "" {
+				t.Fatalf("ConfigMap %s has no %s", c.configMap, c.key)
+			}
+			sum := sha256.Sum256([]byte(conf))
+			annotations, _, _ := unstructured.NestedStringMap(cluster.Object, "spec", c.spec, "annotations")
+			if got, want := annotations[configHashAnnotation], hex.EncodeToString(sum[:]); got != want {
+				t.Errorf("%s = %q, want the sha256 of the ConfigMap's %s, %q", configHashAnnotation, got, c.key, want)
+			}
+		})
+	}
+	annotations, _, _ := unstructured.NestedStringMap(cluster.Object, "spec", "starRocksFeSpec", "annotations")
+	if annotations["team"] != "data" {
+		t.Errorf("the FE pod annotations from values were lost: %v", annotations)
+	}
+}
+
+func TestStarRocksConfigHashChangesWithTheConfig(t *testing.T) {
+	hash := func(conf string) string {
+		objs := mustRender(t, starrocksChart, "default", "starrocksFESpec:\n  config: "+conf+"\n")
+		h, _, _ := unstructured.NestedString(only(t, objs, "StarRocksCluster").Object, "spec", "starRocksFeSpec", "annotations", configHashAnnotation)
+		return h
+	}
+	if a, b := hash("\"http_port = 8030\\n\""), hash("\"http_port = 8031\\n\""); a == "" || a == b {
+		t.Errorf("config hashes %q and %q: want two different non-empty hashes", a, b)
+	}
+}
+
+func TestStarRocksComponentsFollowTheirSwitches(t *testing.T) {
+	cases := []struct {
+		name       string
+		values     string
+		wantSpecs  []string
+		noSpecs    []string
+		configMaps int
+	}{
+		{"defaults: FE and BE", "", []string{"starRocksFeSpec", "starRocksBeSpec"}, []string{"starRocksCnSpec", "starRocksFeProxySpec"}, 2},
+		{"CN instead of BE, with the FE proxy", "starrocksCluster:\n  enabledBe: false\n  enabledCn: true\nstarrocksFeProxySpec:\n  enabled: true\n",
+			[]string{"starRocksFeSpec", "starRocksCnSpec", "starRocksFeProxySpec"}, []string{"starRocksBeSpec"}, 2},
+		{"an empty config makes no ConfigMap", "starrocksBeSpec:\n  config: \"\"\n", []string{"starRocksFeSpec", "starRocksBeSpec"}, nil, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := mustRender(t, starrocksChart, "default", tc.values)
+			spec, _, _ := unstructured.NestedMap(only(t, objs, "StarRocksCluster").Object, "spec")
+			for _, s := range tc.wantSpecs {
+				if _, ok := spec[s]; !ok {
+					t.Errorf("spec.%s missing", s)
+				}
+			}
+			for _, s := range tc.noSpecs {
+				if _, ok := spec[s]; ok {
+					t.Errorf("spec.%s rendered", s)
+				}
+			}
+			if got := len(find(objs, "ConfigMap")); got != tc.configMaps {
+				t.Errorf("%d ConfigMaps rendered, want %d", got, tc.configMaps)
+			}
+		})
+	}
+	objs := mustRender(t, parentChart, "default", "starrocks:\n  starrocksCluster:\n    enabled: false\n")
+	if n := len(find(objs, "StarRocksCluster")) + len(find(objs, "ConfigMap")); n != 0 {
+		t.Errorf("starrocks.starrocksCluster.enabled=false still renders %d StarRocks objects", n)
+	}
+}
