@@ -16,8 +16,8 @@ build: ## Build the operator binary into bin/.
 	go build -o bin/starrocks-operator ./cmd/starrocks-operator
 
 .PHONY: testbin
-testbin: ## Build the control-plane binaries from Go modules (cached outside the repo).
-	go run ./hack/testbin --simulated=false
+testbin: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from Go modules (cached outside the repo).
+	go run ./hack/testbin
 
 .PHONY: test
 test: verify testbin ## Run unit and integration tests against a real kube-apiserver.
