@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -88,15 +89,25 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 			t.Errorf("%s answered %q, want ok", url, body)
 		}
 	}
-	metrics := waitFor200(t, "http://"+metricsAddr+"/metrics", exited)
-	for _, want := range []string{
+	// The controller's metrics appear once its caches have synced and workers started.
+	wantMetrics := []string{
 		`controller_runtime_max_concurrent_reconciles{controller="starrockscluster"} 7`,
 		"controller_runtime_reconcile_total",
 		"starrocks_operator_client_throttled_requests_total",
-	} {
-		if !strings.Contains(metrics, want) {
-			t.Errorf("/metrics lacks %s", want)
+		"starrocks_operator_api_requests_total",
+	}
+	var metrics string
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		metrics = waitFor200(t, "http://"+metricsAddr+"/metrics", exited)
+		missing := slices.DeleteFunc(slices.Clone(wantMetrics), func(m string) bool { return strings.Contains(metrics, m) })
+		if len(missing) == 0 {
+			break
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics lacks %q after 60s\noperator output:\n%s", missing, logs.String())
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 
 	effective := 0
