@@ -14,6 +14,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -67,8 +68,12 @@ type writtenStatus struct {
 func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	src := &srv1.StarRocksCluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, src); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.written.Delete(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	r.overlayOwnStatus(src)
 	if src.DeletionTimestamp != nil || src.Annotations[IgnoredAnnotation] == "true" {
 		return ctrl.Result{}, nil // deletion is garbage collection's work
 	}
@@ -272,17 +277,24 @@ func ownedByCluster(p *corev1.Pod, src *srv1.StarRocksCluster) bool {
 	return strings.HasPrefix(p.Labels[resources.OwnerLabel], src.Name+"-")
 }
 
+// overlayOwnStatus replaces a cached status that predates this process's last
+// status write with that write: otherwise a reconcile that runs before the
+// cache catches up computes from the old status and writes the same again.
+func (r *StarRocksClusterReconciler) overlayOwnStatus(src *srv1.StarRocksCluster) {
+	w, ok := r.written.Load(client.ObjectKeyFromObject(src))
+	if !ok {
+		return
+	}
+	last := w.(writtenStatus)
+	if rv, err := strconv.ParseUint(src.ResourceVersion, 10, 64); err == nil && rv < last.resourceVersion {
+		src.Status = *last.status.DeepCopy()
+	}
+}
+
 // writeStatus writes the status subresource only when the computed status differs.
 func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, src *srv1.StarRocksCluster, st srv1.StarRocksClusterStatus) (bool, error) {
 	if equality.Semantic.DeepEqual(src.Status, st) {
 		return false, nil
-	}
-	key := client.ObjectKeyFromObject(src)
-	if w, ok := r.written.Load(key); ok {
-		last := w.(writtenStatus)
-		if rv, err := strconv.ParseUint(src.ResourceVersion, 10, 64); err == nil && rv < last.resourceVersion && equality.Semantic.DeepEqual(last.status, st) {
-			return false, nil // the cache has not caught up with our own write
-		}
 	}
 	wasReady := meta.IsStatusConditionTrue(src.Status.Conditions, srv1.ConditionReady)
 	// Server-side apply of the whole status: fields this status no longer has
@@ -300,7 +312,7 @@ func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, src *srv1.
 		return false, fmt.Errorf("writing status of %s/%s: %w", src.Namespace, src.Name, err)
 	}
 	if rv, err := strconv.ParseUint(patched.GetResourceVersion(), 10, 64); err == nil {
-		r.written.Store(key, writtenStatus{resourceVersion: rv, status: st})
+		r.written.Store(client.ObjectKeyFromObject(src), writtenStatus{resourceVersion: rv, status: *st.DeepCopy()})
 	}
 	if !wasReady && meta.IsStatusConditionTrue(st.Conditions, srv1.ConditionReady) && !src.CreationTimestamp.IsZero() {
 		metrics.TimeToReady.Observe(time.Since(src.CreationTimestamp.Time).Seconds())
