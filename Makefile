@@ -42,3 +42,13 @@ $(CONTROLLER_GEN): tools/go.mod tools/go.sum
 .PHONY: helm
 helm: ## Regenerate chart files derived from the code (parent values, CRDs, RBAC).
 	go run ./hack/helmgen
+
+BENCH_PRESET ?= latency,burst,steady,full,scale
+
+.PHONY: bench
+bench: testbin ## Run the benchmark presets (BENCH_PRESET=latency ARGS="--n=20"); writes docs/benchmark/.
+	go run ./cmd/srbench --preset=$(BENCH_PRESET) --out=docs/benchmark $(ARGS)
+
+.PHONY: bench-smoke
+bench-smoke: testbin ## The benchmark harness end to end at N=5 (under 2 minutes; no timing asserted).
+	go test -count=1 -run 'TestHarnessSmoke|TestReadAudit' ./internal/bench/

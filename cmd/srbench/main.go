@@ -1,0 +1,143 @@
+// Command srbench benchmarks the operator under several knob settings: see
+// docs/benchmark.md for what it measures and the latest results.
+//
+//	go run ./cmd/srbench --preset=latency,burst --out=docs/benchmark
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/srscale/starrocks-operator/internal/bench"
+	"github.com/srscale/starrocks-operator/internal/testcluster"
+)
+
+func main() {
+	ctrllog.SetLogger(logr.Discard()) // the benchmark's own watch has nothing to say
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("srbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	presets := fs.String("preset", "latency", "Comma-separated presets to run, in order ("+strings.Join(bench.PresetNames(), ", ")+"), or all.")
+	n := fs.Int("n", 0, "Clusters to create (0: the preset's).")
+	var latency, steady optionalDuration
+	fs.Var(&latency, "latency", "Latency the proxy adds in each direction, e.g. 100ms (default: the preset's).")
+	fs.Var(&steady, "steady-window", "How long to count requests once creation settled (default: the preset's).")
+	timeout := fs.Duration("timeout", 15*time.Minute, "Per setting: how long to wait for every cluster to reach the stage.")
+	quiet := fs.Duration("quiet", 6*time.Second, "Creation has settled when the operator did not reconcile for this long.")
+	out := fs.String("out", "docs/benchmark", "Directory for <preset>.md, .json and .png.")
+	workDir := fs.String("work-dir", "", "Keep audit logs, kubeconfigs and operator logs here (default: a temporary directory).")
+	operatorBin := fs.String("operator-binary", "", "A built operator binary (default: go build ./cmd/starrocks-operator once).")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	var selected []bench.Preset
+	names := strings.Split(*presets, ",")
+	if *presets == "all" {
+		names = bench.PresetNames()
+	}
+	for _, name := range names {
+		p, ok := bench.Presets[strings.TrimSpace(name)]
+		if !ok {
+			fmt.Fprintf(stderr, "srbench: unknown preset %q; known: %s\n", name, strings.Join(bench.PresetNames(), ", "))
+			return 2
+		}
+		if *n > 0 {
+			p.N = *n
+		}
+		if latency.set {
+			p.Latency = latency.d
+		}
+		if steady.set {
+			p.SteadyWindow = steady.d
+		}
+		selected = append(selected, p)
+	}
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		fmt.Fprintf(stderr, "srbench: %v\n", err)
+		return 1
+	}
+	if *workDir == "" {
+		if *workDir, err = os.MkdirTemp("", "srbench-"); err != nil {
+			fmt.Fprintf(stderr, "srbench: %v\n", err)
+			return 1
+		}
+	}
+	fi, _ := os.Stderr.Stat()
+	tty := stderr == os.Stderr && fi != nil && fi.Mode()&os.ModeCharDevice != 0
+	cfg := bench.Config{RepoRoot: root, OperatorBinary: *operatorBin, WorkDir: *workDir, Timeout: *timeout, Quiet: *quiet, Progress: stderr, TTY: tty}
+	if cfg.OperatorBinary == "" {
+		fmt.Fprintf(stderr, "srbench: building the operator into %s\n", *workDir)
+		if cfg.OperatorBinary, err = bench.BuildOperator(ctx, root, *workDir); err != nil {
+			fmt.Fprintf(stderr, "srbench: %v\n", err)
+			return 1
+		}
+	}
+	failed := false
+	for _, p := range selected {
+		cfg.Preset = p
+		rep, err := bench.Run(ctx, cfg)
+		if rep != nil {
+			rep.Command = "srbench " + strings.Join(args, " ")
+			files, werr := rep.WriteFiles(*out)
+			if werr != nil {
+				fmt.Fprintf(stderr, "srbench: writing the report: %v\n", werr)
+				return 1
+			}
+			fmt.Fprintln(stdout, rep.Markdown())
+			fmt.Fprintf(stderr, "srbench: wrote %s\n", strings.Join(files, ", "))
+			for _, r := range rep.Results {
+				failed = failed || r.Error != ""
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "srbench: preset %s: %v\n", p.Name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "srbench: logs of every setting are in %s\n", filepath.Clean(*workDir))
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// optionalDuration is a duration flag that knows whether it was given.
+type optionalDuration struct {
+	d   time.Duration
+	set bool
+}
+
+func (o *optionalDuration) String() string { return o.d.String() }
+
+func (o *optionalDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	if d < 0 {
+		return fmt.Errorf("must not be negative: %s", s)
+	}
+	o.d, o.set = d, true
+	return nil
+}

@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// auditPolicy logs the operator's requests at Metadata level and nothing
+// else: the benchmark's own client, the controllers and kwok would otherwise
+// fill the log (and slow the API server, which writes it in blocking mode).
+func auditPolicy(user string) string {
+	return fmt.Sprintf(`apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+  users: [%q]
+- level: None
+`, user)
+}
+
+// request is one completed API request of the operator, from the audit log.
+type request struct {
+	Verb     string
+	Resource string // "statefulsets", "starrocksclusters/status"
+	Code     int
+	Received time.Time
+}
+
+func (r request) write() bool {
+	switch r.Verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
+type auditEvent struct {
+	Stage string `json:"stage"`
+	Verb  string `json:"verb"`
+	User  struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+}
+
+// readAudit returns user's completed requests in the order they were
+// received. Only stage ResponseComplete counts, so that a watch counts once
+// (when it ends) and no request twice; the leader-election Lease, if any, is
+// left out: it is the price of running two replicas, not of reconciling.
+func readAudit(path, user string) ([]request, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []request
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		var ev auditEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
+		}
+		if ev.User.Username != user || ev.Stage != "ResponseComplete" {
+			continue
+		}
+		r := request{Verb: ev.Verb, Resource: "nonresource", Received: ev.RequestReceivedTimestamp}
+		if ev.ObjectRef != nil {
+			r.Resource = ev.ObjectRef.Resource
+			if ev.ObjectRef.Subresource != "" {
+				r.Resource += "/" + ev.ObjectRef.Subresource
+			}
+		}
+		if r.Resource == "leases" {
+			continue
+		}
+		if ev.ResponseStatus != nil {
+			r.Code = ev.ResponseStatus.Code
+		}
+		out = append(out, r)
+	}
+	return out, sc.Err()
+}
+
+// requestCounts summarises requests received in [from, to).
+type requestCounts struct {
+	Total     int            `json:"total"`
+	Writes    int            `json:"writes"`
+	Conflicts int            `json:"conflicts"`
+	ByVerb    map[string]int `json:"byVerbResource"` // "patch starrocksclusters/status" -> n
+}
+
+func countRequests(reqs []request, from, to time.Time) requestCounts {
+	c := requestCounts{ByVerb: map[string]int{}}
+	for _, r := range reqs {
+		if r.Received.Before(from) || !r.Received.Before(to) {
+			continue
+		}
+		c.Total++
+		if r.write() {
+			c.Writes++
+		}
+		if r.Code == 409 {
+			c.Conflicts++
+		}
+		c.ByVerb[r.Verb+" "+r.Resource]++
+	}
+	return c
+}
+
+// lastWrite is when the last write in [from, to) was received (zero if none).
+func lastWrite(reqs []request, from, to time.Time) time.Time {
+	var last time.Time
+	for _, r := range reqs {
+		if r.write() && !r.Received.Before(from) && r.Received.Before(to) && r.Received.After(last) {
+			last = r.Received
+		}
+	}
+	return last
+}

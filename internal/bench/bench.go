@@ -1,0 +1,523 @@
+// Package bench measures the operator the way the motivating article did:
+// a real kube-apiserver with its audit log on, a latency proxy between the
+// operator and the API server, N clusters created at once, and the operator
+// binary itself under each knob setting. cmd/srbench is its command line.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/testcluster"
+)
+
+const (
+	// OperatorUser is the operator's identity in the audit log.
+	OperatorUser = "starrocks-operator"
+	namespace    = "bench"
+)
+
+// Config is one run of one preset. Zero values take the preset's.
+type Config struct {
+	Preset Preset
+	// RepoRoot holds config/crd/bases and cmd/starrocks-operator.
+	RepoRoot string
+	// OperatorBinary is a built operator; empty builds one into WorkDir.
+	OperatorBinary string
+	// WorkDir keeps audit logs, kubeconfigs and operator logs (default: a temp dir).
+	WorkDir string
+	// Timeout bounds the wait for every cluster to reach the stage, per setting.
+	Timeout time.Duration
+	// Quiet is how long the operator must not reconcile for creation to count as settled.
+	Quiet time.Duration
+	// Progress receives a progress line (clusters done / N, elapsed) and
+	// start-up messages; TTY redraws one line in place.
+	Progress io.Writer
+	TTY      bool
+}
+
+// Result is one setting's measurements.
+type Result struct {
+	Setting Setting `json:"setting"`
+	N       int     `json:"n"`
+	// Completed clusters reached the stage within the timeout.
+	Completed int `json:"completed"`
+	// CompletionSeconds: first create until the last cluster reached the stage.
+	CompletionSeconds float64 `json:"completionSeconds"`
+	// DoneSeconds are each cluster's times to the stage, sorted.
+	DoneSeconds []float64 `json:"doneSeconds"`
+	// LastWriteSeconds: first create until the operator's last write before the steady window.
+	LastWriteSeconds float64 `json:"lastWriteSeconds"`
+	// SettledSeconds: first create until the operator stopped reconciling.
+	SettledSeconds float64 `json:"settledSeconds"`
+	// Creation counts the operator's requests from the first create until settled.
+	Creation requestCounts `json:"creation"`
+	// WritesAfterCompletion: writes from completion to the end of the steady window.
+	WritesAfterCompletion int `json:"writesAfterCompletion"`
+	// Steady counts requests in the window after settling.
+	SteadyWindowSeconds float64       `json:"steadyWindowSeconds"`
+	Steady              requestCounts `json:"steady"`
+	// ThrottledRequests and ThrottledSeconds come from the operator's own
+	// metrics: every request that waited for the client-side rate limiter.
+	ThrottledRequests float64 `json:"throttledRequests"`
+	ThrottledSeconds  float64 `json:"throttledSeconds"`
+	// ThrottleLogLines counts client-go's "client-side throttling" log lines
+	// (client-go logs only waits over 1 s, at most once per 10 s, at default verbosity).
+	ThrottleLogLines int `json:"throttleLogLines"`
+	// CPUSeconds (user+system, /proc) and PeakRSSMiB (VmHWM) of the operator process over the whole setting.
+	CPUSeconds       float64 `json:"cpuSeconds"`
+	CPUSecondsMetric float64 `json:"cpuSecondsMetric"`
+	PeakRSSMiB       float64 `json:"peakRssMiB"`
+	Error            string  `json:"error,omitempty"`
+}
+
+// PerCluster is a creation count divided by N.
+func (r Result) PerCluster(n int) float64 { return float64(n) / float64(max(r.N, 1)) }
+
+// SteadyRate is requests per second in the steady window.
+func (r Result) SteadyRate() float64 {
+	if r.SteadyWindowSeconds == 0 {
+		return 0
+	}
+	return float64(r.Steady.Total) / r.SteadyWindowSeconds
+}
+
+// Run runs every setting of the preset, each against a fresh control plane
+// and a fresh operator, one after another.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 15 * time.Minute
+	}
+	if cfg.Quiet == 0 {
+		cfg.Quiet = 6 * time.Second // longer than the operator's 5 s requeue of a pending write
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if cfg.WorkDir == "" {
+		dir, err := os.MkdirTemp("", "srbench-")
+		if err != nil {
+			return nil, err
+		}
+		cfg.WorkDir = dir
+	}
+	if cfg.OperatorBinary == "" {
+		fmt.Fprintf(cfg.Progress, "srbench: building the operator into %s\n", cfg.WorkDir)
+		bin, err := BuildOperator(ctx, cfg.RepoRoot, cfg.WorkDir)
+		if err != nil {
+			return nil, err
+		}
+		cfg.OperatorBinary = bin
+	}
+	rep := &Report{Preset: cfg.Preset, Started: time.Now()}
+	for i, s := range cfg.Preset.Settings {
+		dir := filepath.Join(cfg.WorkDir, fmt.Sprintf("%s-%d", cfg.Preset.Name, i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		res, err := runSetting(ctx, cfg, s, dir)
+		if err != nil {
+			res.Error = err.Error()
+			fmt.Fprintf(cfg.Progress, "srbench: %s/%s failed: %v\n", cfg.Preset.Name, s.Name, err)
+		}
+		rep.Results = append(rep.Results, res)
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+	}
+	rep.Finished = time.Now()
+	return rep, nil
+}
+
+func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result, error) {
+	p := cfg.Preset
+	res := Result{Setting: s, N: p.N}
+	label := p.Name + "/" + s.Name
+	fmt.Fprintf(cfg.Progress, "srbench: %s: starting a fresh control plane (%s)\n", label, s.Knobs())
+
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy(OperatorUser)), 0o600); err != nil {
+		return res, err
+	}
+	auditLog := filepath.Join(dir, "audit.log")
+	cluster, err := testcluster.Start(ctx, testcluster.Options{
+		CRDDirectoryPaths: []string{filepath.Join(cfg.RepoRoot, "config", "crd", "bases")},
+		AuditPolicyFile:   policy,
+		AuditLogPath:      auditLog,
+		Simulated:         p.Simulated,
+		Nodes:             3,
+	})
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if err := cluster.Stop(); err != nil {
+			fmt.Fprintf(cfg.Progress, "srbench: %s: stopping the control plane: %v\n", label, err)
+		}
+	}()
+
+	upstream, err := url.Parse(cluster.Config.Host)
+	if err != nil {
+		return res, fmt.Errorf("parsing the API server address %q: %w", cluster.Config.Host, err)
+	}
+	proxy, err := startLatencyProxy(upstream.Host, p.Latency)
+	if err != nil {
+		return res, err
+	}
+	defer proxy.Stop()
+	kubeconfig, err := operatorKubeconfig(cluster, filepath.Join(dir, "operator.kubeconfig"), proxy.Addr)
+	if err != nil {
+		return res, err
+	}
+	if err := cluster.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
+		return res, err
+	}
+	watcher, err := startWatcher(ctx, cluster, p)
+	if err != nil {
+		return res, err
+	}
+	defer watcher.stop()
+
+	op, err := startOperator(cfg.OperatorBinary, kubeconfig, filepath.Join(dir, "operator.log"), s)
+	if err != nil {
+		return res, err
+	}
+	defer op.stop()
+	if err := op.waitStarted(ctx, 2*time.Minute); err != nil {
+		return res, err
+	}
+
+	// Creation: as fast as the benchmark's own (unproxied, high-QPS) client can.
+	first := time.Now()
+	if err := createClusters(ctx, cluster.Client, p); err != nil {
+		return res, err
+	}
+	stopProgress := progress(cfg, label, p.N, first, watcher)
+	completed, err := watcher.wait(ctx, p.N, first.Add(cfg.Timeout), op)
+	stopProgress()
+	res.Completed = len(completed)
+	for _, t := range completed {
+		res.DoneSeconds = append(res.DoneSeconds, t.Sub(first).Seconds())
+	}
+	var completion time.Time
+	if len(completed) > 0 {
+		completion = completed[len(completed)-1]
+		res.CompletionSeconds = completion.Sub(first).Seconds()
+	}
+	if err != nil {
+		return res, err
+	}
+
+	settled, err := waitSettled(ctx, op, cfg.Quiet, 3*time.Minute)
+	if err != nil {
+		return res, err
+	}
+	res.SettledSeconds = settled.Sub(first).Seconds()
+	fmt.Fprintf(cfg.Progress, "srbench: %s: all %d at %s in %.2f s, settled after %.1f s; steady window %s\n",
+		label, p.N, p.Stage, res.CompletionSeconds, res.SettledSeconds, p.SteadyWindow)
+	// Creation is counted up to here; the steady window starts Quiet after the last reconcile.
+	steadyFrom := time.Now()
+	select {
+	case <-time.After(p.SteadyWindow):
+	case <-ctx.Done():
+		return res, ctx.Err()
+	}
+	steadyTo := time.Now()
+
+	metrics, err := op.scrape(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.ThrottledRequests = metrics["starrocks_operator_client_throttled_requests_total"]
+	res.ThrottledSeconds = metrics["starrocks_operator_client_throttled_seconds_total"]
+	res.CPUSecondsMetric = metrics["process_cpu_seconds_total"]
+	st, err := op.procStats()
+	if err != nil {
+		return res, err
+	}
+	res.CPUSeconds, res.PeakRSSMiB = st.CPUSeconds, st.PeakRSSMiB
+	op.stop()
+	res.ThrottleLogLines = op.throttleLogLines()
+
+	reqs, err := readAudit(auditLog, OperatorUser)
+	if err != nil {
+		return res, err
+	}
+	res.Creation = countRequests(reqs, first, steadyFrom)
+	if lw := lastWrite(reqs, first, steadyFrom); !lw.IsZero() {
+		res.LastWriteSeconds = lw.Sub(first).Seconds()
+	}
+	res.WritesAfterCompletion = countRequests(reqs, completion, steadyTo).Writes
+	res.SteadyWindowSeconds = steadyTo.Sub(steadyFrom).Seconds()
+	res.Steady = countRequests(reqs, steadyFrom, steadyTo)
+	if res.Creation.Total == 0 {
+		return res, errors.New("the audit log holds no request of the operator: is the audit policy right?")
+	}
+	return res, nil
+}
+
+// operatorKubeconfig gives the operator a user of its own (so that the audit
+// log can tell its requests apart) whose server is the latency proxy; the
+// API server's certificate is valid for 127.0.0.1, so TLS still verifies.
+func operatorKubeconfig(c *testcluster.Cluster, path, proxyAddr string) (string, error) {
+	_, raw, err := c.AddUser(OperatorUser, "system:masters")
+	if err != nil {
+		return "", err
+	}
+	kc, err := clientcmd.Load(raw)
+	if err != nil {
+		return "", err
+	}
+	for _, cl := range kc.Clusters {
+		cl.Server = "https://" + proxyAddr
+	}
+	return path, clientcmd.WriteToFile(*kc, path)
+}
+
+func newCluster(p Preset, i int) *srv1.StarRocksCluster {
+	load := func(image string) srv1.StarRocksComponentSpec {
+		return srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: image, Replicas: ptr.To[int32](1)}}
+	}
+	src := &srv1.StarRocksCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: fmt.Sprintf("sr-%04d", i)},
+		Spec: srv1.StarRocksClusterSpec{
+			StarRocksFeSpec: &srv1.StarRocksFeSpec{StarRocksComponentSpec: load("starrocks/fe-ubuntu:3.3.2")},
+		},
+	}
+	if p.Simulated {
+		src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: load("starrocks/be-ubuntu:3.3.2")}
+		src.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: load("starrocks/cn-ubuntu:3.3.2")}
+	}
+	return src
+}
+
+func createClusters(ctx context.Context, c client.Client, p Preset) error {
+	const parallel = 32
+	var (
+		next int64 = -1
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for range parallel {
+		wg.Go(func() {
+			for i := int(atomic.AddInt64(&next, 1)); i < p.N; i = int(atomic.AddInt64(&next, 1)) {
+				if err := c.Create(ctx, newCluster(p, i)); err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("creating cluster %d: %w", i, err))
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// watcher records when each cluster first reached the stage, from an
+// informer of the benchmark's own (unproxied, unaudited) client.
+type watcher struct {
+	cache  crcache.Cache
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	done   map[string]time.Time
+	change chan struct{}
+}
+
+func startWatcher(ctx context.Context, c *testcluster.Cluster, p Preset) (*watcher, error) {
+	cache, err := crcache.New(c.Config, crcache.Options{Scheme: c.Scheme, DefaultNamespaces: map[string]crcache.Config{namespace: {}}})
+	if err != nil {
+		return nil, err
+	}
+	w := &watcher{cache: cache, done: map[string]time.Time{}, change: make(chan struct{}, 1)}
+	var obj client.Object = &appsv1.StatefulSet{}
+	reached := func(o any) (string, bool) {
+		sts, ok := o.(*appsv1.StatefulSet)
+		if !ok || len(sts.Name) < 4 || sts.Name[len(sts.Name)-3:] != "-fe" {
+			return "", false
+		}
+		return sts.Name[:len(sts.Name)-3], true
+	}
+	if p.Stage == StageReady {
+		obj = &srv1.StarRocksCluster{}
+		reached = func(o any) (string, bool) {
+			src, ok := o.(*srv1.StarRocksCluster)
+			if !ok || !running(src) {
+				return "", false
+			}
+			return src.Name, true
+		}
+	}
+	inf, err := cache.GetInformer(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	record := func(o any) {
+		name, ok := reached(o)
+		if !ok {
+			return
+		}
+		now := time.Now()
+		w.mu.Lock()
+		if _, seen := w.done[name]; !seen {
+			w.done[name] = now
+		}
+		w.mu.Unlock()
+		select {
+		case w.change <- struct{}{}:
+		default:
+		}
+	}
+	handler := toolscache.ResourceEventHandlerFuncs{AddFunc: func(o any) { record(o) }, UpdateFunc: func(_, o any) { record(o) }}
+	if _, err := inf.AddEventHandler(handler); err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	w.cancel = cancel
+	go func() { _ = cache.Start(cctx) }()
+	if !cache.WaitForCacheSync(cctx) {
+		cancel()
+		return nil, errors.New("the benchmark's watch never synced")
+	}
+	return w, nil
+}
+
+func (w *watcher) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.done)
+}
+
+// wait returns the sorted times the clusters reached the stage, once all n
+// did or at the deadline (with an error).
+func (w *watcher) wait(ctx context.Context, n int, deadline time.Time, op *operatorProcess) ([]time.Time, error) {
+	var err error
+	for w.count() < n {
+		if err = op.exited(); err != nil {
+			break
+		}
+		select {
+		case <-w.change:
+		case <-time.After(time.Until(deadline)):
+			err = fmt.Errorf("only %d of %d clusters reached the stage by the deadline", w.count(), n)
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil {
+			break
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	times := make([]time.Time, 0, len(w.done))
+	for _, t := range w.done {
+		times = append(times, t)
+	}
+	slices.SortFunc(times, time.Time.Compare)
+	return times, err
+}
+
+func (w *watcher) stop() { w.cancel() }
+
+// running is the ready stage: phase running, status current, and every
+// component's pods running, none being created.
+func running(src *srv1.StarRocksCluster) bool {
+	st := src.Status
+	if st.Phase != srv1.PhaseRunning || st.ObservedGeneration != src.Generation {
+		return false
+	}
+	ok := func(want *int32, c *srv1.StarRocksComponentStatus) bool {
+		return c != nil && c.Phase == srv1.PhaseRunning && int32(len(c.RunningInstances)) == ptr.Deref(want, 1) && len(c.CreatingInstances) == 0
+	}
+	s := src.Spec
+	if s.StarRocksFeSpec != nil && !ok(s.StarRocksFeSpec.Replicas, st.StarRocksFeStatus) {
+		return false
+	}
+	if s.StarRocksBeSpec != nil && !ok(s.StarRocksBeSpec.Replicas, st.StarRocksBeStatus) {
+		return false
+	}
+	if s.StarRocksCnSpec != nil && (st.StarRocksCnStatus == nil || !ok(s.StarRocksCnSpec.Replicas, &st.StarRocksCnStatus.StarRocksComponentStatus)) {
+		return false
+	}
+	return true
+}
+
+// waitSettled waits until the operator's reconcile count has not moved for
+// quiet, and returns when it last moved.
+func waitSettled(ctx context.Context, op *operatorProcess, quiet, limit time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(limit)
+	last, lastChange := -1.0, time.Now()
+	for {
+		m, err := op.scrape(ctx)
+		if err != nil {
+			return time.Time{}, err
+		}
+		n := m["starrocks_operator_reconciles_total"] + m["controller_runtime_active_workers"]
+		if n != last {
+			last, lastChange = n, time.Now()
+		}
+		switch {
+		case time.Since(lastChange) >= quiet:
+			return lastChange, nil
+		case time.Now().After(deadline):
+			return time.Now(), nil // an operator that never settles still gets its steady window measured
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		}
+	}
+}
+
+func progress(cfg Config, label string, n int, start time.Time, w *watcher) func() {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	line := func() string {
+		return fmt.Sprintf("srbench: %s: %d/%d clusters at %s, %.1f s", label, w.count(), n, cfg.Preset.Stage, time.Since(start).Seconds())
+	}
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		if !cfg.TTY {
+			tick.Reset(5 * time.Second)
+		}
+		for {
+			select {
+			case <-stop:
+				if cfg.TTY {
+					fmt.Fprintf(cfg.Progress, "\r%s\033[K\n", line())
+				}
+				return
+			case <-tick.C:
+				if cfg.TTY {
+					fmt.Fprintf(cfg.Progress, "\r%s\033[K", line())
+				} else {
+					fmt.Fprintln(cfg.Progress, line())
+				}
+			}
+		}
+	}()
+	return func() { close(stop); <-done }
+}

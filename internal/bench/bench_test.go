@@ -1,0 +1,106 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/srscale/starrocks-operator/internal/testcluster"
+)
+
+// The harness end to end at a small size: every cluster completes under every
+// setting, the audit log attributes requests to the operator, and the report
+// is written. No timing is asserted: the machine may be busy.
+func TestHarnessSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the operator and starts two control planes")
+	}
+	ctrllog.SetLogger(logr.Discard())
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Presets["latency"]
+	p.N, p.Latency, p.SteadyWindow = 5, 20*time.Millisecond, 2*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Config{Preset: p, RepoRoot: root, WorkDir: t.TempDir(), Timeout: time.Minute, Quiet: 2 * time.Second, Progress: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != len(p.Settings) {
+		t.Fatalf("%d results for %d settings", len(rep.Results), len(p.Settings))
+	}
+	for _, res := range rep.Results {
+		if res.Error != "" {
+			t.Errorf("%s: %s", res.Setting.Name, res.Error)
+		}
+		if res.Completed != p.N {
+			t.Errorf("%s: %d of %d clusters reached the stage", res.Setting.Name, res.Completed, p.N)
+		}
+		if res.Creation.Total == 0 || res.Creation.Writes == 0 {
+			t.Errorf("%s: the audit log shows no requests (%+v) or writes by the operator", res.Setting.Name, res.Creation)
+		}
+		if res.CPUSeconds <= 0 || res.PeakRSSMiB <= 0 {
+			t.Errorf("%s: no CPU (%v s) or memory (%v MiB) measured", res.Setting.Name, res.CPUSeconds, res.PeakRSSMiB)
+		}
+	}
+	out := t.TempDir()
+	files, err := rep.WriteFiles(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Errorf("report file %s missing or empty: %v", f, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "latency.md"))
+	if !strings.Contains(string(md), "| default |") {
+		t.Errorf("the Markdown report lacks the default setting's row:\n%s", md)
+	}
+}
+
+// Only the operator's completed requests count, leases excluded, and conflicts are found.
+func TestReadAuditCountsTheOperatorsCompletedRequests(t *testing.T) {
+	lines := []string{
+		`{"stage":"ResponseComplete","verb":"patch","user":{"username":"starrocks-operator"},"objectRef":{"resource":"starrocksclusters","subresource":"status"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:01.000000Z"}`,
+		`{"stage":"ResponseComplete","verb":"update","user":{"username":"starrocks-operator"},"objectRef":{"resource":"statefulsets"},"responseStatus":{"code":409},"requestReceivedTimestamp":"2026-01-01T00:00:02.000000Z"}`,
+		`{"stage":"ResponseStarted","verb":"watch","user":{"username":"starrocks-operator"},"objectRef":{"resource":"pods"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:02.000000Z"}`,
+		`{"stage":"ResponseComplete","verb":"update","user":{"username":"starrocks-operator"},"objectRef":{"resource":"leases"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:03.000000Z"}`,
+		`{"stage":"ResponseComplete","verb":"create","user":{"username":"admin"},"objectRef":{"resource":"starrocksclusters"},"responseStatus":{"code":201},"requestReceivedTimestamp":"2026-01-01T00:00:03.000000Z"}`,
+		`{"stage":"ResponseComplete","verb":"get","user":{"username":"starrocks-operator"},"objectRef":{"resource":"statefulsets"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:04.000000Z"}`,
+	}
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := readAudit(path, "starrocks-operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := countRequests(reqs, from, from.Add(time.Minute))
+	if c.Total != 3 || c.Writes != 2 || c.Conflicts != 1 || c.ByVerb["patch starrocksclusters/status"] != 1 {
+		t.Errorf("counts %+v, want 3 requests, 2 writes, 1 conflict, 1 status patch", c)
+	}
+	if c := countRequests(reqs, from.Add(3*time.Second), from.Add(time.Minute)); c.Total != 1 || c.Writes != 0 {
+		t.Errorf("window from 3 s: %+v, want only the get", c)
+	}
+	if lw := lastWrite(reqs, from, from.Add(time.Minute)); !lw.Equal(from.Add(2 * time.Second)) {
+		t.Errorf("last write at %s, want 00:00:02", lw)
+	}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,226 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// BuildOperator builds the operator binary from the repository into dir.
+func BuildOperator(ctx context.Context, repoRoot, dir string) (string, error) {
+	bin := filepath.Join(dir, "starrocks-operator")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/starrocks-operator")
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/starrocks-operator: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// operatorProcess is the real operator binary, run as a subprocess.
+type operatorProcess struct {
+	cmd         *exec.Cmd
+	done        chan error
+	metricsAddr string
+	logPath     string
+
+	mu        sync.Mutex
+	throttled int // client-go "client-side throttling" log lines
+	started   chan struct{}
+	startOnce sync.Once
+}
+
+func startOperator(bin, kubeconfig, logPath string, s Setting) (*operatorProcess, error) {
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	probeAddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{
+		"--kubeconfig=" + kubeconfig,
+		"--metrics-bind-address=" + metricsAddr,
+		"--health-probe-bind-address=" + probeAddr,
+	}, s.Args()...)
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	cmd.Stdout = logFile
+	p := &operatorProcess{cmd: cmd, done: make(chan error, 1), metricsAddr: metricsAddr, logPath: logPath, started: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("starting the operator: %w", err)
+	}
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(logFile, line)
+			switch {
+			case strings.Contains(line, "client-side throttling"):
+				p.mu.Lock()
+				p.throttled++
+				p.mu.Unlock()
+			case strings.Contains(line, "Starting workers") && strings.Contains(line, "starrockscluster"):
+				p.startOnce.Do(func() { close(p.started) })
+			}
+		}
+		_, _ = io.Copy(logFile, stderr)
+	}()
+	go func() {
+		<-scanned
+		p.done <- cmd.Wait()
+		logFile.Close()
+	}()
+	return p, nil
+}
+
+// waitStarted waits until the controller's caches synced and its workers run.
+func (p *operatorProcess) waitStarted(ctx context.Context, timeout time.Duration) error {
+	select {
+	case <-p.started:
+		return nil
+	case err := <-p.done:
+		p.done <- err
+		return fmt.Errorf("operator exited before starting its workers: %v; log in %s", err, p.logPath)
+	case <-time.After(timeout):
+		return fmt.Errorf("operator did not start its workers within %s; log in %s", timeout, p.logPath)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *operatorProcess) exited() error {
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return fmt.Errorf("operator exited: %v; log in %s", err, p.logPath)
+	default:
+		return nil
+	}
+}
+
+func (p *operatorProcess) throttleLogLines() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.throttled
+}
+
+// stop sends SIGTERM and waits; SIGKILL after 20 s.
+func (p *operatorProcess) stop() {
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return
+	default:
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case err := <-p.done:
+		p.done <- err
+	case <-time.After(20 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// procStats are the operator's CPU time and peak resident memory, from /proc.
+type procStats struct {
+	CPUSeconds float64
+	PeakRSSMiB float64
+}
+
+func (p *operatorProcess) procStats() (procStats, error) {
+	pid := p.cmd.Process.Pid
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return procStats{}, err
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 13 {
+		return procStats{}, fmt.Errorf("unexpected /proc/%d/stat: %s", pid, stat)
+	}
+	utime, _ := strconv.ParseFloat(fields[11], 64) // field 14 of stat
+	stime, _ := strconv.ParseFloat(fields[12], 64) // field 15
+	const clockTicks = 100                         // USER_HZ on Linux
+	st := procStats{CPUSeconds: (utime + stime) / clockTicks}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return st, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			st.PeakRSSMiB = kb / 1024
+		}
+	}
+	return st, nil
+}
+
+// scrape reads the operator's /metrics and returns the sum of each named
+// metric over its labels.
+func (p *operatorProcess) scrape(ctx context.Context) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.metricsAddr+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scraping the operator's metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the operator's metrics: %w", err)
+	}
+	out := map[string]float64{}
+	for name, f := range families {
+		for _, m := range f.GetMetric() {
+			switch {
+			case m.Counter != nil:
+				out[name] += m.Counter.GetValue()
+			case m.Gauge != nil:
+				out[name] += m.Gauge.GetValue()
+			}
+		}
+	}
+	return out, nil
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}

@@ -1,0 +1,152 @@
+package bench
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Stage is what a cluster must reach to count as done.
+type Stage string
+
+const (
+	// StageFE: the FE StatefulSet exists, as the article measured on envtest.
+	StageFE Stage = "fe"
+	// StageReady: on the simulated cluster, phase running with every FE, BE and CN pod Ready.
+	StageReady Stage = "ready"
+)
+
+// Setting is one combination of the operator's knobs, passed as its flags.
+type Setting struct {
+	Name       string        `json:"name"`
+	Workers    int           `json:"maxConcurrentReconciles"`
+	SyncPeriod time.Duration `json:"syncPeriod"`
+	// QPS and Burst are the flags as given: 0 means 20/30, QPS -1 no client-side limit.
+	QPS   float64 `json:"kubeApiQps"`
+	Burst int     `json:"kubeApiBurst"`
+	// Article is the motivating article's number for this setting, if it measured one.
+	Article string `json:"article,omitempty"`
+}
+
+// Args are the operator flags of s.
+func (s Setting) Args() []string {
+	return []string{
+		"--max-concurrent-reconciles=" + strconv.Itoa(s.Workers),
+		"--sync-period=" + s.SyncPeriod.String(),
+		"--kube-api-qps=" + strconv.FormatFloat(s.QPS, 'f', -1, 64),
+		"--kube-api-burst=" + strconv.Itoa(s.Burst),
+	}
+}
+
+// Knobs is a short description, as a table cell.
+func (s Setting) Knobs() string {
+	qps := "20/30"
+	switch {
+	case s.QPS < 0:
+		qps = "off"
+	case s.QPS > 0 || s.Burst > 0:
+		qps = fmt.Sprintf("%s/%d", strconv.FormatFloat(s.QPS, 'f', -1, 64), s.Burst)
+	}
+	return fmt.Sprintf("%d workers, sync %s, QPS %s", s.Workers, shortDuration(s.SyncPeriod), qps)
+}
+
+// Preset is one experiment: several settings run one after another, each
+// against a fresh control plane and a fresh operator.
+type Preset struct {
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	N     int    `json:"n"`
+	// Latency is added by the proxy in each direction (round trip: twice this).
+	Latency time.Duration `json:"latencyEachWay"`
+	Stage   Stage         `json:"stage"`
+	// Simulated runs kube-controller-manager, kube-scheduler and kwok, and
+	// creates FE+BE+CN clusters whose pods become Ready.
+	Simulated bool `json:"simulated"`
+	// SteadyWindow is how long requests are counted once creation has settled.
+	SteadyWindow time.Duration `json:"steadyWindow"`
+	// Headline is the metric the chart shows: "completion" or "steady".
+	Headline string    `json:"headline"`
+	Settings []Setting `json:"settings"`
+}
+
+var (
+	defaults = Setting{Name: "default", Workers: 1, SyncPeriod: 2 * time.Minute}
+	tuned    = Setting{Name: "tuned", Workers: 50, SyncPeriod: 30 * time.Minute, QPS: 100, Burst: 200}
+)
+
+func with(s Setting, name, article string) Setting {
+	s.Name, s.Article = name, article
+	return s
+}
+
+// Summary is the preset's title with its size and latency.
+func (p Preset) Summary() string {
+	s := fmt.Sprintf("%d clusters", p.N)
+	if p.Latency > 0 {
+		s += fmt.Sprintf(", +%s each way", p.Latency)
+	}
+	return s + ": " + p.Title
+}
+
+// Presets are the article's experiments, and two it could not run.
+var Presets = map[string]Preset{
+	"latency": {
+		Name: "latency", Title: "creation with API latency", N: 50, Latency: 100 * time.Millisecond,
+		Stage: StageFE, SteadyWindow: 30 * time.Second, Headline: "completion",
+		Settings: []Setting{
+			with(defaults, "default", "41.1 s"),
+			with(Setting{Workers: 50, SyncPeriod: 2 * time.Minute, QPS: 100, Burst: 200}, "50 workers, QPS 100/200", "0.22 s"),
+		},
+	},
+	"burst": {
+		Name: "burst", Title: "creation burst, no added latency", N: 100,
+		Stage: StageFE, SteadyWindow: 30 * time.Second, Headline: "completion",
+		Settings: []Setting{
+			with(defaults, "default", "8.9 s, 0 throttling"),
+			with(Setting{Workers: 50, SyncPeriod: 2 * time.Minute}, "50 workers only", "5.99 s, 1 throttling event"),
+			with(tuned, "all tuned, QPS 100/200", "0.60 s, 0 throttling"),
+			with(Setting{Workers: 50, SyncPeriod: 30 * time.Minute, QPS: -1}, "all tuned, QPS off", ""),
+		},
+	},
+	"steady": {
+		Name: "steady", Title: "steady state of unchanged clusters", N: 100,
+		Stage: StageFE, SteadyWindow: 5 * time.Minute, Headline: "steady",
+		Settings: []Setting{
+			with(defaults, "sync 2m", "345 requests, 1.15 req/s"),
+			with(Setting{Workers: 1, SyncPeriod: 30 * time.Minute}, "sync 30m", "95 requests, 0.32 req/s"),
+		},
+	},
+	"full": {
+		Name: "full", Title: "FE+BE+CN clusters on a simulated cluster, until every pod is Ready", N: 100,
+		Stage: StageReady, Simulated: true, SteadyWindow: 60 * time.Second, Headline: "completion",
+		Settings: []Setting{with(defaults, "default", ""), with(tuned, "tuned", "")},
+	},
+	"scale": {
+		Name: "scale", Title: "FE-only clusters at scale: completion, CPU and memory", N: 1000,
+		Stage: StageFE, SteadyWindow: 60 * time.Second, Headline: "completion",
+		Settings: []Setting{with(defaults, "default", ""), with(tuned, "tuned", "")},
+	},
+}
+
+// PresetNames lists the presets in the order they are meant to be run.
+func PresetNames() []string {
+	order := map[string]int{"latency": 0, "burst": 1, "steady": 2, "full": 3, "scale": 4}
+	names := make([]string, 0, len(Presets))
+	for n := range Presets {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return order[names[i]] < order[names[j]] })
+	return names
+}
+
+func shortDuration(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	default:
+		return d.String()
+	}
+}

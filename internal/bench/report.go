@@ -1,0 +1,184 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// Report is one preset's run.
+type Report struct {
+	Preset   Preset    `json:"preset"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	// Command is how the run was started, for the record.
+	Command string   `json:"command,omitempty"`
+	Results []Result `json:"results"`
+}
+
+// WriteFiles writes <preset>.json, <preset>.md and <preset>.png into dir.
+func (r *Report) WriteFiles(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, r.Preset.Name)
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	files := []string{base + ".json", base + ".md", base + ".png"}
+	if err := os.WriteFile(files[0], append(raw, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(files[1], []byte(r.Markdown()), 0o644); err != nil {
+		return nil, err
+	}
+	return files, r.chart(files[2])
+}
+
+// Markdown is the preset's result tables.
+func (r *Report) Markdown() string {
+	p := r.Preset
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s: %s\n\n", p.Name, p.Summary())
+	latency := "none"
+	if p.Latency > 0 {
+		latency = fmt.Sprintf("%s each way (%s round trip)", p.Latency, 2*p.Latency)
+	}
+	cp := "API only (etcd + kube-apiserver)"
+	if p.Simulated {
+		cp = "simulated cluster (kube-controller-manager, kube-scheduler, kwok)"
+	}
+	fmt.Fprintf(&b, "N = %d, stage `%s`, added latency %s, %s, steady window %s. Run %s, %s.\n\n",
+		p.N, p.Stage, latency, cp, p.SteadyWindow, r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Finished.Sub(r.Started).Round(time.Second))
+
+	b.WriteString("| setting | knobs | done | completion | article | last write | requests / cluster | writes / cluster | 409 | writes after completion | throttled requests (s waited) | throttle log lines | steady req/s | steady writes | CPU s | peak RSS |\n")
+	b.WriteString("|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, res := range r.Results {
+		article := res.Setting.Article
+		if article == "" {
+			article = "–"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d/%d | %s | %s | %.2f s | %.2f | %.2f | %d | %d | %.0f (%.2f) | %d | %.3f (%d in %.0f s) | %d | %.1f | %.0f MiB |\n",
+			res.Setting.Name, res.Setting.Knobs(), res.Completed, res.N, seconds(res.CompletionSeconds), article,
+			res.LastWriteSeconds, res.PerCluster(res.Creation.Total), res.PerCluster(res.Creation.Writes), res.Creation.Conflicts,
+			res.WritesAfterCompletion, res.ThrottledRequests, res.ThrottledSeconds, res.ThrottleLogLines,
+			res.SteadyRate(), res.Steady.Total, res.SteadyWindowSeconds, res.Steady.Writes, res.CPUSeconds, res.PeakRSSMiB)
+	}
+	for _, res := range r.Results {
+		if res.Error != "" {
+			fmt.Fprintf(&b, "\n**%s failed:** %s\n", res.Setting.Name, res.Error)
+		}
+	}
+
+	b.WriteString("\nRequests by the operator per cluster, from the first create until it stopped reconciling, by verb and resource (audit log):\n\n")
+	b.WriteString(r.verbTable(func(res Result) requestCounts { return res.Creation }, true))
+	b.WriteString("\nRequests in the steady window, in total, by verb and resource:\n\n")
+	b.WriteString(r.verbTable(func(res Result) requestCounts { return res.Steady }, false))
+	return b.String()
+}
+
+func (r *Report) verbTable(counts func(Result) requestCounts, perCluster bool) string {
+	keys := map[string]bool{}
+	for _, res := range r.Results {
+		for k := range counts(res).ByVerb {
+			keys[k] = true
+		}
+	}
+	if len(keys) == 0 {
+		return "(none)\n"
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
+	var b strings.Builder
+	b.WriteString("| verb resource |")
+	for _, res := range r.Results {
+		fmt.Fprintf(&b, " %s |", res.Setting.Name)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("--:|", len(r.Results)) + "\n")
+	for _, k := range sorted {
+		fmt.Fprintf(&b, "| %s |", k)
+		for _, res := range r.Results {
+			n := counts(res).ByVerb[k]
+			if perCluster {
+				fmt.Fprintf(&b, " %.2f |", res.PerCluster(n))
+			} else {
+				fmt.Fprintf(&b, " %d |", n)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func seconds(s float64) string {
+	if s < 10 {
+		return fmt.Sprintf("%.2f s", s)
+	}
+	return fmt.Sprintf("%.1f s", s)
+}
+
+// chart draws the preset's headline number per setting as bars.
+func (r *Report) chart(path string) error {
+	p := plot.New()
+	values := make(plotter.Values, len(r.Results))
+	names := make([]string, len(r.Results))
+	for i, res := range r.Results {
+		names[i] = res.Setting.Name
+		if r.Preset.Headline == "steady" {
+			values[i] = res.SteadyRate()
+		} else {
+			values[i] = res.CompletionSeconds
+		}
+	}
+	p.Title.Text = fmt.Sprintf("%s: %s", r.Preset.Name, r.Preset.Summary())
+	if r.Preset.Headline == "steady" {
+		p.Y.Label.Text = "operator requests per second, steady state"
+	} else {
+		p.Y.Label.Text = fmt.Sprintf("seconds until all %d clusters reached stage %q", r.Preset.N, r.Preset.Stage)
+	}
+	bars, err := plotter.NewBarChart(values, vg.Points(40))
+	if err != nil {
+		return err
+	}
+	bars.Color = color.RGBA{R: 0x2b, G: 0x6c, B: 0xb0, A: 0xff}
+	bars.LineStyle.Width = 0
+	p.Add(bars)
+	p.NominalX(names...)
+	labels := make([]string, len(values))
+	xys := make(plotter.XYs, len(values))
+	top := 0.0
+	for i, v := range values {
+		top = max(top, v)
+		xys[i] = plotter.XY{X: float64(i), Y: v}
+		if r.Preset.Headline == "steady" {
+			labels[i] = fmt.Sprintf("%.2f req/s", v)
+		} else {
+			labels[i] = seconds(v)
+		}
+	}
+	p.Y.Min, p.Y.Max = 0, top*1.15+1e-3
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	if err != nil {
+		return err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].XAlign = -0.5 // centre over the bar
+		l.TextStyle[i].YAlign = 0
+	}
+	p.Add(l)
+	width := vg.Length(max(4, 1.6*float64(len(values)))) * vg.Inch
+	return p.Save(width, 4*vg.Inch, path)
+}
