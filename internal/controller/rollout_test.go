@@ -1,0 +1,94 @@
+package controller
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+func stsWith(name, image string, rolled bool) *appsv1.StatefulSet {
+	s := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
+		Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](1), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "c", Image: image}}}}},
+		Status: appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 1, ReadyReplicas: 1, UpdatedReplicas: 1},
+	}
+	if !rolled {
+		s.Status.UpdatedReplicas = 0
+	}
+	return s
+}
+
+func TestPlanRollout(t *testing.T) {
+	desired := func(name, tag string) []client.Object {
+		return []client.Object{stsWith(name, "starrocks/x:"+tag, false)}
+	}
+	tests := []struct {
+		name                 string
+		fe, be, cn           *appsv1.StatefulSet
+		toFE, toBE, toCN     string
+		heldFE, heldBE       bool
+	}{
+		{name: "an upgrade of all three holds FE",
+			fe: stsWith("c-fe", "starrocks/x:3.2.0", true), be: stsWith("c-be", "starrocks/x:3.2.0", true), cn: stsWith("c-cn", "starrocks/x:3.2.0", true),
+			toFE: "3.3.0", toBE: "3.3.0", toCN: "3.3.0", heldFE: true},
+		{name: "FE is released once BE and CN rolled out",
+			fe: stsWith("c-fe", "starrocks/x:3.2.0", true), be: stsWith("c-be", "starrocks/x:3.3.0", true), cn: stsWith("c-cn", "starrocks/x:3.3.0", true),
+			toFE: "3.3.0", toBE: "3.3.0", toCN: "3.3.0"},
+		{name: "FE waits while BE is still rolling",
+			fe: stsWith("c-fe", "starrocks/x:3.2.0", true), be: stsWith("c-be", "starrocks/x:3.3.0", false), cn: stsWith("c-cn", "starrocks/x:3.3.0", true),
+			toFE: "3.3.0", toBE: "3.3.0", toCN: "3.3.0", heldFE: true},
+		{name: "a downgrade holds BE and CN",
+			fe: stsWith("c-fe", "starrocks/x:3.3.0", true), be: stsWith("c-be", "starrocks/x:3.3.0", true), cn: stsWith("c-cn", "starrocks/x:3.3.0", true),
+			toFE: "3.2.0", toBE: "3.2.0", toCN: "3.2.0", heldBE: true},
+		{name: "BE is released once FE rolled out the downgrade",
+			fe: stsWith("c-fe", "starrocks/x:3.2.0", true), be: stsWith("c-be", "starrocks/x:3.3.0", true), cn: stsWith("c-cn", "starrocks/x:3.3.0", true),
+			toFE: "3.2.0", toBE: "3.2.0", toCN: "3.2.0"},
+		{name: "an FE-only upgrade waits for nothing",
+			fe: stsWith("c-fe", "starrocks/x:3.2.0", true), be: stsWith("c-be", "starrocks/x:3.3.0", true), cn: stsWith("c-cn", "starrocks/x:3.3.0", true),
+			toFE: "3.3.0", toBE: "3.3.0", toCN: "3.3.0"},
+		{name: "a new cluster holds nothing",
+			toFE: "3.3.0", toBE: "3.3.0", toCN: "3.3.0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := planRollout(tt.fe, desired("c-fe", tt.toFE), tt.be, desired("c-be", tt.toBE), tt.cn, desired("c-cn", tt.toCN))
+			_, fe := o.held["c-fe"]
+			_, be := o.held["c-be"]
+			if fe != tt.heldFE || be != tt.heldBE {
+				t.Errorf("held FE %v BE %v, want FE %v BE %v (%v)", fe, be, tt.heldFE, tt.heldBE, o.held)
+			}
+			if (o.message != "") != (tt.heldFE || tt.heldBE) {
+				t.Errorf("message %q does not match the holds", o.message)
+			}
+			if fe && len(o.filter(desired("c-fe", tt.toFE))) != 0 {
+				t.Error("a held StatefulSet was not filtered out")
+			}
+		})
+	}
+}
+
+func TestCompareVersions(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"3.3.0", "3.2.9", 1}, {"3.2.0", "3.3.0", -1}, {"3.3", "3.3.0", 0}, {"v3.10.1", "3.9.9", 1},
+		{"3.3.2-ubuntu", "3.3.1", 1}, {"latest", "3.3.0", 0}, {"", "3.3.0", 0},
+	}
+	for _, tt := range tests {
+		if got := compareVersions(tt.a, tt.b); got != tt.want {
+			t.Errorf("compareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+	if got := tag("registry:5000/starrocks/fe:3.3.2@sha256:abc"); got != "3.3.2" {
+		t.Errorf("tag = %q", got)
+	}
+	if got := tag("registry:5000/starrocks/fe"); got != "" {
+		t.Errorf("tag of an untagged image with a registry port = %q", got)
+	}
+}
