@@ -28,10 +28,10 @@ func TestPlanRollout(t *testing.T) {
 		return []client.Object{stsWith(name, "starrocks/x:"+tag, false)}
 	}
 	tests := []struct {
-		name                 string
-		fe, be, cn           *appsv1.StatefulSet
-		toFE, toBE, toCN     string
-		heldFE, heldBE       bool
+		name             string
+		fe, be, cn       *appsv1.StatefulSet
+		toFE, toBE, toCN string
+		heldFE, heldBE   bool
 	}{
 		{name: "an upgrade of all three holds FE",
 			fe: stsWith("c-fe", "starrocks/x:3.2.0", true), be: stsWith("c-be", "starrocks/x:3.2.0", true), cn: stsWith("c-cn", "starrocks/x:3.2.0", true),
