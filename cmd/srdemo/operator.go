@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// operator is the operator binary running as a child process, as users run it.
+type operator struct {
+	cmd        *exec.Cmd
+	logPath    string
+	metricsURL string
+	readyzURL  string
+	// exited is closed when the process ends; err is its exit status then.
+	exited chan struct{}
+	err    error
+}
+
+// buildOperator builds ./cmd/starrocks-operator into dir; Go's build cache makes a rebuild fast.
+func buildOperator(ctx context.Context, root, dir string) (string, error) {
+	bin := filepath.Join(dir, "starrocks-operator")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/starrocks-operator")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the operator (go build ./cmd/starrocks-operator): %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+func startOperator(bin, kubeconfig, logPath string, knobArgs []string) (*operator, error) {
+	metricsAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return nil, err
+	}
+	probeAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{
+		"--kubeconfig=" + kubeconfig,
+		"--metrics-bind-address=" + metricsAddr,
+		"--health-probe-bind-address=" + probeAddr,
+	}, knobArgs...)
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Its own process group: Ctrl-C reaches the demo only, which stops the operator in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("starting the operator: %w", err)
+	}
+	o := &operator{
+		cmd:        cmd,
+		logPath:    logPath,
+		metricsURL: "http://" + metricsAddr + "/metrics",
+		readyzURL:  "http://" + probeAddr + "/readyz",
+		exited:     make(chan struct{}),
+	}
+	go func() {
+		o.err = cmd.Wait()
+		logFile.Close()
+		close(o.exited)
+	}()
+	return o, nil
+}
+
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("finding a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// waitReady waits for /readyz, and fails at once if the operator exits, for
+// example because it rejected a flag.
+func (o *operator) waitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-o.exited:
+			return o.exitError()
+		case <-ctx.Done():
+			return fmt.Errorf("the operator did not answer %s within %s", o.readyzURL, timeout)
+		case <-tick.C:
+			if httpGet(ctx, o.readyzURL) == nil {
+				return nil
+			}
+		}
+	}
+}
+
+// exitError describes the operator's exit for a user; call it after exited is closed.
+func (o *operator) exitError() error {
+	return fmt.Errorf("the operator exited (%v); its log is below", o.err)
+}
+
+// stop sends SIGTERM, as Kubernetes would, and SIGKILL if it does not stop in 20 s.
+func (o *operator) stop() error {
+	select {
+	case <-o.exited:
+		return nil // already reported where it happened
+	default:
+	}
+	_ = syscall.Kill(-o.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-o.exited:
+		if o.err != nil {
+			return fmt.Errorf("the operator exited with %v after SIGTERM", o.err)
+		}
+		return nil
+	case <-time.After(20 * time.Second):
+		_ = syscall.Kill(-o.cmd.Process.Pid, syscall.SIGKILL)
+		<-o.exited
+		return errors.New("the operator did not stop within 20s of SIGTERM; killed it")
+	}
+}
+
+// printLogTail shows the last lines of the operator's log, where its reason to fail is.
+func (o *operator) printLogTail(w io.Writer, n int) {
+	data, err := os.ReadFile(o.logPath)
+	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	fmt.Fprintf(w, "--- last lines of the operator's log (%s) ---\n%s\n---\n", o.logPath, strings.Join(lines, "\n"))
+}
+
+func httpGet(ctx context.Context, url string) error {
+	_, err := fetch(ctx, url)
+	return err
+}
+
+func fetch(ctx context.Context, url string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return body, nil
+}
