@@ -52,3 +52,9 @@ bench: testbin ## Run the benchmark presets (BENCH_PRESET=latency ARGS="--n=20")
 .PHONY: bench-smoke
 bench-smoke: testbin ## The benchmark harness end to end at N=5 (under 2 minutes; no timing asserted).
 	go test -count=1 -run 'TestHarnessSmoke|TestReadAudit' ./internal/bench/
+
+.PHONY: demo
+# Built, then run: `go run` exits 1 whenever it sees Ctrl-C, which is how the demo is meant to stop.
+demo: ## Simulated cluster + operator + sample StarRocks clusters, live (ARGS="--clusters 3 --once"; Ctrl-C stops).
+	go build -o bin/srdemo ./cmd/srdemo
+	bin/srdemo $(ARGS)
