@@ -79,13 +79,29 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	}
 
 	plan, err := r.desiredState(ctx, src)
-	var results []apply.Result
-	if err == nil {
-		results, err = r.sync(ctx, src, plan)
-	}
+	// What status reports is read from the cache before writing: a new object
+	// reads the same before and after its creation, so the status write need
+	// not wait for the object writes, and goes out beside them.
 	obs := r.observe(ctx, src, plan)
 	obs.ReconcileError, obs.ReconcileErrorReason = err, errorReason(err)
-	statusChanged, statusErr := r.writeStatus(ctx, src, status.Compute(src, obs))
+	var results []apply.Result
+	var statusChanged bool
+	var statusErr error
+	if err != nil {
+		statusChanged, statusErr = r.writeStatus(ctx, src, status.Compute(src, obs))
+	} else {
+		var wg sync.WaitGroup
+		wg.Go(func() { statusChanged, statusErr = r.writeStatus(ctx, src, status.Compute(src, obs)) })
+		results, err = r.sync(ctx, src, plan)
+		wg.Wait()
+		if err != nil && statusErr == nil { // the status written beside the writes did not know they would fail
+			obs.ReconcileError, obs.ReconcileErrorReason = err, errorReason(err)
+			r.overlayOwnStatus(src)
+			var changed bool
+			changed, statusErr = r.writeStatus(ctx, src, status.Compute(src, obs))
+			statusChanged = statusChanged || changed
+		}
+	}
 	r.recordEvents(src, results, err)
 
 	wrote := statusChanged || slices.ContainsFunc(results, func(r apply.Result) bool { return r.Action != apply.Unchanged && !r.Pending })
