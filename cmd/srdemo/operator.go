@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -135,17 +135,27 @@ func (o *operator) stop() error {
 	}
 }
 
-// printLogTail shows the last lines of the operator's log, where its reason to fail is.
-func (o *operator) printLogTail(w io.Writer, n int) {
+// printLog shows why the operator failed: the end of its log if it exited,
+// otherwise its last errors. The log goes away with the demo's files.
+func (o *operator) printLog(w io.Writer) {
 	data, err := os.ReadFile(o.logPath)
-	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+	if err != nil {
 		return
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	text, _, _ := strings.Cut(string(data), "Usage of ") // a flag error is followed by every flag's help
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	what := "last lines"
+	select {
+	case <-o.exited:
+	default:
+		what = "last errors"
+		lines = slices.DeleteFunc(lines, func(l string) bool { return !strings.Contains(l, `"level":"error"`) })
 	}
-	fmt.Fprintf(w, "--- last lines of the operator's log (%s) ---\n%s\n---\n", o.logPath, strings.Join(lines, "\n"))
+	if len(lines) == 0 || lines[0] == "" {
+		return
+	}
+	lines = lines[max(0, len(lines)-15):]
+	fmt.Fprintf(w, "--- %s of the operator's log ---\n%s\n---\n", what, strings.Join(lines, "\n"))
 }
 
 func httpGet(ctx context.Context, url string) error {

@@ -196,8 +196,7 @@ func waitRunning(ctx context.Context, c client.Client, clusters []applied, timeo
 		index[a.name] = i
 	}
 	start := clusters[0].at
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
+	deadline := start.Add(timeout)
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	for {
@@ -222,9 +221,13 @@ func waitRunning(ctx context.Context, c client.Client, clusters []applied, timeo
 		for _, s := range states {
 			done = done && s.running
 		}
-		d.update(states, now, done)
+		timedOut := time.Now().After(deadline)
+		d.update(states, now, done || timedOut)
 		if done {
 			return states, nil
+		}
+		if timedOut {
+			return states, fmt.Errorf("not every cluster was running within --timeout=%s", timeout)
 		}
 		select {
 		case <-ctx.Done():
@@ -232,9 +235,6 @@ func waitRunning(ctx context.Context, c client.Client, clusters []applied, timeo
 		case <-operatorExited:
 			d.update(states, now, true)
 			return states, errors.New("the operator exited while the clusters were reconciling")
-		case <-deadline.C:
-			d.update(states, now, true)
-			return states, fmt.Errorf("not every cluster was running within --timeout=%s", timeout)
 		case <-tick.C:
 		}
 	}
