@@ -50,6 +50,8 @@ const (
 )
 
 func main() {
+	// A closed stdout (make demo | head) must not kill the demo before it stops its children.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
@@ -58,6 +60,9 @@ func main() {
 	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// errReported stands for a flag error the flag package has printed already, with the usage.
+var errReported = errors.New("bad flags")
 
 type config struct {
 	clusters int
@@ -83,14 +88,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		fs.Var(f.Value, name, "Operator knob, passed through: "+f.Usage)
 	}
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: go run ./cmd/srdemo [flags]\n\n"+
+		fmt.Fprintf(stderr, "Usage: make demo ARGS=\"[flags]\"   or   go run ./cmd/srdemo [flags]\n\n"+
 			"Starts a simulated Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager,\n"+
 			"kube-scheduler, kwok) on loopback ports, runs the operator against it, creates sample\n"+
 			"StarRocks clusters and shows them being reconciled. Ctrl-C stops everything.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return cfg, err
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, err
+		}
+		return cfg, errReported
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -130,7 +138,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "srdemo:", err)
+		if err != errReported {
+			fmt.Fprintln(stderr, "srdemo:", err)
+		}
 		return exitUsage
 	}
 	// The demo's own clients log nothing worth a newcomer's attention.

@@ -157,6 +157,33 @@ func TestClusterStateCountsReadyPodsPerComponent(t *testing.T) {
 	}
 }
 
+func TestATerminalSeesOneTableRedrawnInPlace(t *testing.T) {
+	var out bytes.Buffer
+	d := &redrawDisplay{w: &out}
+	states := make([]clusterState, maxRows+5)
+	for i, name := range clusterNames(len(states)) {
+		src, err := sampleCluster(namespace, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		states[i] = stateOf(src)
+	}
+	d.update(states, time.Second, false)
+	d.update(states, 1100*time.Millisecond, false) // within 500 ms: not drawn
+	d.update(states, 2*time.Second, true)
+	text := out.String()
+	lines := 1 + maxRows + 1 // header, rows, "... and 5 more"
+	if got := strings.Count(text, "\n"); got != 2*lines {
+		t.Errorf("%d lines written, want the table (%d lines) twice:\n%s", got, lines, text)
+	}
+	if strings.Count(text, "\x1b[") != 2*lines+1 || !strings.Contains(text, "\x1b["+strconv.Itoa(lines)+"A") {
+		t.Errorf("the second drawing does not move up %d lines and clear each:\n%q", lines, text)
+	}
+	if !strings.Contains(text, "... and 5 more") || strings.Contains(text, "demo-21 ") {
+		t.Errorf("more than %d rows drawn:\n%s", maxRows, text)
+	}
+}
+
 // The README's command, end to end, as CI runs it: a simulated cluster, the
 // operator as a process, two clusters, the summary, exit 0, nothing left behind.
 func TestOnceRunsTwoClustersToRunningAndCleansUp(t *testing.T) {
