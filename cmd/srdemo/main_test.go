@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/testcluster"
 )
 
 func TestBadFlagsFailBeforeStartingAnythingAndNameTheFlag(t *testing.T) {
@@ -295,8 +296,15 @@ func TestRunsUntilInterruptedAndRefusesASecondDemo(t *testing.T) {
 	assertEmpty(t, tmp)
 }
 
+// buildDemo builds the demo and, on a fresh machine, the control-plane
+// binaries, so that the 2-minute budget covers the demo alone.
 func buildDemo(t *testing.T) string {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	if _, err := testcluster.EnsureBinaries(ctx, true, testLog{t}); err != nil {
+		t.Fatal(err)
+	}
 	bin := filepath.Join(t.TempDir(), "srdemo")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -314,6 +322,13 @@ func assertEmpty(t *testing.T, dir string) {
 	for _, e := range entries {
 		t.Errorf("left behind in TMPDIR: %s", e.Name())
 	}
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 type syncBuffer struct {
