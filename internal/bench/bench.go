@@ -76,6 +76,8 @@ type Result struct {
 	// Steady counts requests in the window after settling.
 	SteadyWindowSeconds float64       `json:"steadyWindowSeconds"`
 	Steady              requestCounts `json:"steady"`
+	// SteadyReconciles ran in the steady window (resyncs): they should cost no request.
+	SteadyReconciles float64 `json:"steadyReconciles"`
 	// ThrottledRequests and ThrottledSeconds come from the operator's own
 	// metrics: every request that waited for the client-side rate limiter.
 	ThrottledRequests float64 `json:"throttledRequests"`
@@ -227,7 +229,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 		return res, err
 	}
 
-	settled, err := waitSettled(ctx, op, cfg.Quiet, 3*time.Minute)
+	settled, settledReconciles, err := waitSettled(ctx, op, cfg.Quiet, 3*time.Minute)
 	if err != nil {
 		return res, err
 	}
@@ -250,6 +252,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	res.ThrottledRequests = metrics["starrocks_operator_client_throttled_requests_total"]
 	res.ThrottledSeconds = metrics["starrocks_operator_client_throttled_seconds_total"]
 	res.CPUSecondsMetric = metrics["process_cpu_seconds_total"]
+	res.SteadyReconciles = metrics["starrocks_operator_reconciles_total"] - settledReconciles
 	st, err := op.procStats()
 	if err != nil {
 		return res, err
@@ -463,29 +466,29 @@ func running(src *srv1.StarRocksCluster) bool {
 }
 
 // waitSettled waits until the operator's reconcile count has not moved for
-// quiet, and returns when it last moved.
-func waitSettled(ctx context.Context, op *operatorProcess, quiet, limit time.Duration) (time.Time, error) {
+// quiet, and returns when it last moved and the count.
+func waitSettled(ctx context.Context, op *operatorProcess, quiet, limit time.Duration) (time.Time, float64, error) {
 	deadline := time.Now().Add(limit)
-	last, lastChange := -1.0, time.Now()
+	last, reconciles, lastChange := -1.0, 0.0, time.Now()
 	for {
 		m, err := op.scrape(ctx)
 		if err != nil {
-			return time.Time{}, err
+			return time.Time{}, 0, err
 		}
-		n := m["starrocks_operator_reconciles_total"] + m["controller_runtime_active_workers"]
-		if n != last {
+		reconciles = m["starrocks_operator_reconciles_total"]
+		if n := reconciles + m["controller_runtime_active_workers"]; n != last {
 			last, lastChange = n, time.Now()
 		}
 		switch {
 		case time.Since(lastChange) >= quiet:
-			return lastChange, nil
+			return lastChange, reconciles, nil
 		case time.Now().After(deadline):
-			return time.Now(), nil // an operator that never settles still gets its steady window measured
+			return time.Now(), reconciles, nil // an operator that never settles still gets its steady window measured
 		}
 		select {
 		case <-time.After(250 * time.Millisecond):
 		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
+			return time.Time{}, 0, ctx.Err()
 		}
 	}
 }
