@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -39,6 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var latency, steady optionalDuration
 	fs.Var(&latency, "latency", "Latency the proxy adds in each direction, e.g. 100ms (default: the preset's).")
 	fs.Var(&steady, "steady-window", "How long to count requests once creation settled (default: the preset's).")
+	only := fs.String("settings", "", "Comma-separated setting names of the preset to run (default: all of them).")
 	timeout := fs.Duration("timeout", 15*time.Minute, "Per setting: how long to wait for every cluster to reach the stage.")
 	quiet := fs.Duration("quiet", 6*time.Second, "Creation has settled when the operator did not reconcile for this long.")
 	out := fs.String("out", "docs/benchmark", "Directory for <preset>.md, .json and .png.")
@@ -69,6 +71,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if steady.set {
 			p.SteadyWindow = steady.d
+		}
+		if *only != "" {
+			var keep []bench.Setting
+			for _, s := range p.Settings {
+				if slices.Contains(strings.Split(*only, ","), s.Name) {
+					keep = append(keep, s)
+				}
+			}
+			if len(keep) == 0 {
+				fmt.Fprintf(stderr, "srbench: preset %s has no setting among %q\n", p.Name, *only)
+				return 2
+			}
+			p.Settings = keep
 		}
 		selected = append(selected, p)
 	}
