@@ -93,7 +93,7 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 	wantMetrics := []string{
 		`controller_runtime_max_concurrent_reconciles{controller="starrockscluster"} 7`,
 		"controller_runtime_reconcile_total",
-		"starrocks_operator_client_throttled_requests_total",
+		"rest_client_rate_limiter_duration_seconds_bucket",
 		"starrocks_operator_api_requests_total",
 	}
 	var metrics string

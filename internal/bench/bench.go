@@ -249,8 +249,9 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	if err != nil {
 		return res, err
 	}
-	res.ThrottledRequests = metrics["starrocks_operator_client_throttled_requests_total"]
-	res.ThrottledSeconds = metrics["starrocks_operator_client_throttled_seconds_total"]
+	// A throttled request waited 5 ms or more for the client-side rate limiter.
+	res.ThrottledRequests = metrics["rest_client_rate_limiter_duration_seconds_over_5ms"]
+	res.ThrottledSeconds = metrics["rest_client_rate_limiter_duration_seconds_sum"]
 	res.CPUSecondsMetric = metrics["process_cpu_seconds_total"]
 	res.SteadyReconciles = metrics["starrocks_operator_reconciles_total"] - settledReconciles
 	st, err := op.procStats()

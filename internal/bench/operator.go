@@ -210,6 +210,16 @@ func (p *operatorProcess) scrape(ctx context.Context) (map[string]float64, error
 				out[name] += m.Counter.GetValue()
 			case m.Gauge != nil:
 				out[name] += m.Gauge.GetValue()
+			case m.Histogram != nil:
+				// <name>_count, <name>_sum, and <name>_over_5ms: observations above the 5 ms bucket.
+				h := m.Histogram
+				out[name+"_count"] += float64(h.GetSampleCount())
+				out[name+"_sum"] += h.GetSampleSum()
+				for _, b := range h.GetBucket() {
+					if b.GetUpperBound() == 0.005 {
+						out[name+"_over_5ms"] += float64(h.GetSampleCount() - b.GetCumulativeCount())
+					}
+				}
 			}
 		}
 	}

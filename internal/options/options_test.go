@@ -4,15 +4,17 @@ import (
 	"context"
 	"flag"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr/funcr"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 func parse(t *testing.T, args ...string) (Options, error) {
@@ -36,7 +38,6 @@ func TestKnobsLandInTheirFields(t *testing.T) {
 		syncPeriod  time.Duration
 		qps         float32
 		burst       int
-		limiterNil  bool
 		namespace   string
 		denyList    []string
 		leaderElect bool
@@ -46,7 +47,7 @@ func TestKnobsLandInTheirFields(t *testing.T) {
 		{name: "tuned values override every knob", args: []string{"--max-concurrent-reconciles=50", "--sync-period=30m", "--kube-api-qps=100", "--kube-api-burst=200"}, workers: 50, syncPeriod: 30 * time.Minute, qps: 100, burst: 200},
 		{name: "QPS alone keeps the default burst", args: []string{"--kube-api-qps=25"}, workers: 1, syncPeriod: 2 * time.Minute, qps: 25, burst: 30},
 		{name: "fractional QPS is kept", args: []string{"--kube-api-qps=2.5", "--kube-api-burst=5"}, workers: 1, syncPeriod: 2 * time.Minute, qps: 2.5, burst: 5},
-		{name: "QPS -1 turns client-side limiting off", args: []string{"--kube-api-qps=-1"}, workers: 1, syncPeriod: 2 * time.Minute, qps: -1, burst: 0, limiterNil: true},
+		{name: "QPS -1 turns client-side limiting off", args: []string{"--kube-api-qps=-1"}, workers: 1, syncPeriod: 2 * time.Minute, qps: -1, burst: 0},
 		{name: "namespace, deny list and leader election pass through", args: []string{"--namespace=team-a", "--deny-list=kube-system, b ,a", "--leader-elect"}, workers: 1, syncPeriod: 2 * time.Minute, qps: 20, burst: 30, namespace: "team-a", denyList: []string{"a", "b", "kube-system"}, leaderElect: true},
 	}
 	for _, tt := range tests {
@@ -82,19 +83,15 @@ func TestKnobsLandInTheirFields(t *testing.T) {
 			if cfg.QPS != tt.qps || cfg.Burst != tt.burst {
 				t.Errorf("rest.Config QPS/Burst = %v/%d, want %v/%d", cfg.QPS, cfg.Burst, tt.qps, tt.burst)
 			}
-			if (cfg.RateLimiter == nil) != tt.limiterNil {
-				t.Fatalf("rest.Config.RateLimiter = %v, want nil: %v", cfg.RateLimiter, tt.limiterNil)
-			}
-			if cfg.RateLimiter != nil && cfg.RateLimiter.QPS() != tt.qps {
-				t.Errorf("rate limiter QPS = %v, want %v", cfg.RateLimiter.QPS(), tt.qps)
+			if cfg.RateLimiter != nil {
+				t.Fatalf("rest.Config.RateLimiter = %v, want nil: each group-version builds its own from QPS and Burst", cfg.RateLimiter)
 			}
 		})
 	}
 }
 
-// One budget for the whole process: without a shared RateLimiter, client-go
-// would give each group-version's REST client a bucket of its own.
-func TestOneRateLimiterIsSharedByAllGroupVersions(t *testing.T) {
+// As in client-go and the upstream: each group-version's client has a bucket of the configured size.
+func TestEachGroupVersionGetsTheConfiguredLimit(t *testing.T) {
 	o, err := parse(t, "--kube-api-qps=50", "--kube-api-burst=60")
 	if err != nil {
 		t.Fatal(err)
@@ -111,12 +108,13 @@ func TestOneRateLimiterIsSharedByAllGroupVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if l := rc.GetRateLimiter(); l == nil || l.QPS() != 50 {
+			t.Fatalf("%s client limiter %v, want QPS 50", gv, l)
+		}
 		limiters = append(limiters, rc.GetRateLimiter())
 	}
-	for i := 1; i < len(limiters); i++ {
-		if limiters[i] != limiters[0] {
-			t.Fatalf("REST client %d has its own rate limiter; want one shared limiter", i)
-		}
+	if limiters[0] == limiters[1] {
+		t.Fatal("group-versions share one bucket; want one each, as the upstream had")
 	}
 }
 
@@ -221,20 +219,57 @@ func TestLogStatesEffectiveKnobs(t *testing.T) {
 	}
 }
 
-func TestRateLimiterCountsRequestsThatWaited(t *testing.T) {
-	l := NewCountingRateLimiter(5, 2)
-	before := testutil.ToFloat64(throttledRequests)
-	for range 5 {
-		if err := l.Wait(context.Background()); err != nil {
+// Throttling is visible: every wait for the limiter lands in client-go's
+// rate limiter histogram, served on /metrics.
+func TestThrottledRequestsAreObserved(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Success"}`))
+	}))
+	defer srv.Close()
+	o, err := parse(t, "--kube-api-qps=5", "--kube-api-burst=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &rest.Config{Host: srv.URL, APIPath: "/api"}
+	cfg.GroupVersion = &schema.GroupVersion{Version: "v1"}
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	o.ApplyToRESTConfig(cfg)
+	rc, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := func() (count uint64, slow uint64) {
+		families, err := crmetrics.Registry.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range families {
+			if f.GetName() != "rest_client_rate_limiter_duration_seconds" {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				h := m.GetHistogram()
+				count += h.GetSampleCount()
+				for _, b := range h.GetBucket() {
+					if b.GetUpperBound() == 0.005 {
+						slow += h.GetSampleCount() - b.GetCumulativeCount()
+					}
+				}
+			}
+		}
+		return count, slow
+	}
+	count0, slow0 := waited()
+	for range 3 {
+		if err := rc.Get().AbsPath("/api/v1/namespaces").Do(context.Background()).Error(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// A burst of 2 lets two requests through at once; the other three waited for tokens.
-	if got := testutil.ToFloat64(throttledRequests) - before; got != 3 {
-		t.Fatalf("throttled requests = %v, want 3", got)
-	}
-	if testutil.ToFloat64(throttledSeconds) <= 0 {
-		t.Fatal("throttled seconds not recorded")
+	count1, slow1 := waited()
+	// A burst of 1 lets the first request through; the other two waited about 200 ms each.
+	if count1-count0 != 3 || slow1-slow0 != 2 {
+		t.Fatalf("observed %d waits, %d of them 5 ms or longer; want 3 and 2", count1-count0, slow1-slow0)
 	}
 }
 
