@@ -103,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg := bench.Config{RepoRoot: root, OperatorBinary: *operatorBin, WorkDir: *workDir, Timeout: *timeout, Quiet: *quiet, Progress: stderr, TTY: tty}
 	if cfg.OperatorBinary == "" {
 		fmt.Fprintf(stderr, "srbench: building the operator into %s\n", *workDir)
-		if cfg.OperatorBinary, err = bench.BuildOperator(ctx, root, *workDir); err != nil {
+		if cfg.OperatorBinary, err = testcluster.BuildOperator(ctx, root, *workDir); err != nil {
 			fmt.Fprintf(stderr, "srbench: %v\n", err)
 			return 1
 		}

@@ -244,7 +244,7 @@ func (d *demo) startControlPlaneAndBuildOperator(ctx context.Context, root strin
 	}
 	buildDone := make(chan built, 1)
 	go func() {
-		bin, err := buildOperator(ctx, root, d.workDir)
+		bin, err := testcluster.BuildOperator(ctx, root, d.workDir)
 		buildDone <- built{bin, err}
 	}()
 	d.step("control plane: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok (built from Go modules on first use, then cached)")

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -25,17 +24,6 @@ type operator struct {
 	// exited is closed when the process ends; err is its exit status then.
 	exited chan struct{}
 	err    error
-}
-
-// buildOperator builds ./cmd/starrocks-operator into dir; Go's build cache makes a rebuild fast.
-func buildOperator(ctx context.Context, root, dir string) (string, error) {
-	bin := filepath.Join(dir, "starrocks-operator")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/starrocks-operator")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the operator (go build ./cmd/starrocks-operator): %w\n%s", err, out)
-	}
-	return bin, nil
 }
 
 func startOperator(bin, kubeconfig, logPath string, knobArgs []string) (*operator, error) {

@@ -61,9 +61,9 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "starrocks-operator")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testcluster.BuildOperator(context.Background(), root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
 	cmd := exec.Command(bin, "--kubeconfig="+kubeconfig,

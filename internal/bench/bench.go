@@ -124,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if cfg.OperatorBinary == "" {
 		fmt.Fprintf(cfg.Progress, "srbench: building the operator into %s\n", cfg.WorkDir)
-		bin, err := BuildOperator(ctx, cfg.RepoRoot, cfg.WorkDir)
+		bin, err := testcluster.BuildOperator(ctx, cfg.RepoRoot, cfg.WorkDir)
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,17 +19,6 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
-
-// BuildOperator builds the operator binary from the repository into dir.
-func BuildOperator(ctx context.Context, repoRoot, dir string) (string, error) {
-	bin := filepath.Join(dir, "starrocks-operator")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/starrocks-operator")
-	cmd.Dir = repoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/starrocks-operator: %v\n%s", err, out)
-	}
-	return bin, nil
-}
 
 // operatorProcess is the real operator binary, run as a subprocess.
 type operatorProcess struct {

@@ -141,11 +141,9 @@ func TestOperatorRunsWithTheChartsRBAC(t *testing.T) {
 // buildOperator builds ./cmd/starrocks-operator into a temporary directory.
 func buildOperator(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "starrocks-operator")
-	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/starrocks-operator")
-	cmd.Dir = repoRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the operator: %v\n%s", err, out)
+	bin, err := testcluster.BuildOperator(t.Context(), repoRoot(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
