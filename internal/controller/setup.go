@@ -7,6 +7,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -48,6 +49,9 @@ const IgnoredAnnotation = "starrocks.com/ignored"
 const FieldOwner = "starrocks-operator"
 
 const configMapIndex = "spec.configMapInfo.configMapName"
+
+// reconcileTimeout bounds one reconcile, every API call in it included.
+const reconcileTimeout = time.Minute
 
 // ScopeCache limits the manager's informers for the kinds the operator owns
 // to objects carrying the upstream's owner label, so that a big cluster's other
@@ -110,6 +114,10 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		Recorder: mgr.GetEventRecorder("starrocks-operator"),
 		Applier:  apply.New(mgr.GetClient(), FieldOwner),
 		Configs:  newConfigSource(configMetadata, mgr.GetAPIReader()),
+	}
+	if cfg.Controller.ReconciliationTimeout == 0 {
+		// No worker waits forever on a slow API server: the reconcile fails and is retried.
+		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
 	cmMeta := &metav1.PartialObjectMetadata{}
 	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))

@@ -102,7 +102,7 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 			statusChanged = statusChanged || changed
 		}
 	}
-	r.recordEvents(src, results, err)
+	r.recordEvents(ctx, src, results, err)
 
 	wrote := statusChanged || slices.ContainsFunc(results, func(r apply.Result) bool { return r.Action != apply.Unchanged && !r.Pending })
 	switch {
@@ -338,7 +338,7 @@ func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, src *srv1.
 
 // recordEvents emits one event per kind of real action, never one per reconcile,
 // and a warning only when the reconcile error is new.
-func (r *StarRocksClusterReconciler) recordEvents(src *srv1.StarRocksCluster, results []apply.Result, err error) {
+func (r *StarRocksClusterReconciler) recordEvents(ctx context.Context, src *srv1.StarRocksCluster, results []apply.Result, err error) {
 	byAction := map[string][]string{}
 	for _, res := range results {
 		if res.Action == apply.Unchanged || res.Pending {
@@ -363,7 +363,7 @@ func (r *StarRocksClusterReconciler) recordEvents(src *srv1.StarRocksCluster, re
 	if old == nil || old.Status != metav1.ConditionTrue || old.Message != err.Error() {
 		r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, errorReason(err), "Reconcile", "%s", err.Error())
 	}
-	logf.FromContext(context.Background()).V(1).Info("reconcile failed", "cluster", src.Name, "error", err.Error())
+	logf.FromContext(ctx).V(1).Info("reconcile failed", "error", err.Error())
 }
 
 func errorReason(err error) string {
