@@ -216,26 +216,20 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 		waitFE = "waiting for FE to become ready"
 	}
 	pods := r.pods(ctx, src)
-	component := func(name string, c resources.Component, present bool, stsName, svcName string, replicas *int32) *status.Component {
-		if !present {
-			return nil
-		}
-		sc := &status.Component{Name: name, ServiceName: svcName, ResourceNames: []string{stsName}, Pods: pods[c], Replicas: ptrOr(replicas, 1)}
-		sc.StatefulSet = r.liveStatefulSet(ctx, src, stsName)
-		return sc
+	component := func(name string, c resources.Component, sts *appsv1.StatefulSet, stsName, svcName string, replicas *int32) *status.Component {
+		return &status.Component{Name: name, ServiceName: svcName, ResourceNames: []string{stsName}, Pods: pods[c], Replicas: ptrOr(replicas, 1), StatefulSet: sts}
 	}
 	spec := src.Spec
 	if spec.StarRocksFeSpec != nil {
-		obs.FE = component("FE", resources.ComponentFE, true, src.FeStatefulSetName(), src.FeServiceName(), spec.StarRocksFeSpec.Replicas)
-		obs.FE.StatefulSet = fe
+		obs.FE = component("FE", resources.ComponentFE, fe, src.FeStatefulSetName(), src.FeServiceName(), spec.StarRocksFeSpec.Replicas)
 		obs.FE.Waiting = p.waitingFor(src.FeStatefulSetName())
 	}
 	if spec.StarRocksBeSpec != nil {
-		obs.BE = component("BE", resources.ComponentBE, true, src.BeStatefulSetName(), src.BeServiceName(), spec.StarRocksBeSpec.Replicas)
+		obs.BE = component("BE", resources.ComponentBE, r.liveStatefulSet(ctx, src, src.BeStatefulSetName()), src.BeStatefulSetName(), src.BeServiceName(), spec.StarRocksBeSpec.Replicas)
 		obs.BE.Waiting = firstNonEmpty(waitFE, p.waitingFor(src.BeStatefulSetName()))
 	}
 	if spec.StarRocksCnSpec != nil {
-		obs.CN = component("CN", resources.ComponentCN, true, src.CnStatefulSetName(), src.CnServiceName(), spec.StarRocksCnSpec.Replicas)
+		obs.CN = component("CN", resources.ComponentCN, r.liveStatefulSet(ctx, src, src.CnStatefulSetName()), src.CnStatefulSetName(), src.CnServiceName(), spec.StarRocksCnSpec.Replicas)
 		obs.CN.Waiting = firstNonEmpty(waitFE, p.waitingFor(src.CnStatefulSetName()))
 		obs.Selector = labelsString(resources.SelectorLabels(src, resources.ComponentCN))
 		if asp := spec.StarRocksCnSpec.AutoScalingPolicy; asp != nil {
@@ -278,7 +272,7 @@ func (r *StarRocksClusterReconciler) pods(ctx context.Context, src *srv1.StarRoc
 	}
 	out := map[resources.Component][]corev1.Pod{}
 	for _, p := range list.Items {
-		if !metav1.IsControlledBy(&p, src) && !ownedByCluster(&p, src) {
+		if !ownedByCluster(&p, src) {
 			continue
 		}
 		c := resources.Component(p.Labels[resources.ComponentLabel])
