@@ -23,6 +23,10 @@ testbin: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler 
 test: verify testbin ## Run unit and integration tests against a real kube-apiserver.
 	go test $(GO_TEST_FLAGS) ./...
 
+.PHONY: test-standalone
+test-standalone: ## Unit tests on a clone of HEAD with no upstream reference beside it: they must pass, reference tests must skip.
+	hack/standalone-test.sh
+
 .PHONY: verify
 verify: generate ## gofmt, go vet; in CI also fail if generated files are stale.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi

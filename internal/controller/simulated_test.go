@@ -26,6 +26,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/testcluster"
+	"github.com/srscale/starrocks-operator/internal/upstreamref"
 )
 
 // On a simulated cluster (controllers, scheduler, kwok nodes) pods really
@@ -35,20 +36,27 @@ func TestOnSimulatedCluster(t *testing.T) {
 		t.Skip("starts a simulated cluster")
 	}
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
-	t.Run("every upstream example runs and its deletion removes every child", func(t *testing.T) { testUpstreamExamples(t, c) })
+	t.Run("every sample runs and its deletion removes every child", func(t *testing.T) {
+		root, err := testcluster.RepoRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		testManifestsRun(t, c, "sample", filepath.Join(root, "config", "samples"))
+	})
+	t.Run("every upstream example runs and its deletion removes every child", func(t *testing.T) {
+		testManifestsRun(t, c, "example", upstreamref.Path(t, "upstream-examples"))
+	})
 	t.Run("an upgrade rolls BE and CN before FE, a downgrade FE first", func(t *testing.T) { testOrderedRollout(t, c) })
 	t.Run("CN scales from 1 to 3 and back", func(t *testing.T) { testScaleCN(t, c) })
 	t.Run("a change of the referenced ConfigMap rolls the component's pods", func(t *testing.T) { testConfigChangeRolls(t, c) })
 }
 
-func upstreamExamples(t *testing.T) map[string][]*unstructured.Unstructured {
-	root, err := testcluster.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(root, "..", "shared", "reference", "upstream-examples", "*.yaml"))
+// manifests reads every object of the YAML files in dir, by file name.
+func manifests(t *testing.T, dir string) map[string][]*unstructured.Unstructured {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	files = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == "kustomization.yaml" })
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no upstream examples found beside the repository: %v", err)
+		t.Fatalf("no manifests in %s: %v", dir, err)
 	}
 	out := map[string][]*unstructured.Unstructured{}
 	for _, f := range files {
@@ -106,14 +114,17 @@ func allPodsReady(src *srv1.StarRocksCluster) bool {
 	return true
 }
 
-func testUpstreamExamples(t *testing.T, c *testcluster.Cluster) {
+// testManifestsRun creates every manifest in dir, each in a namespace of its
+// own, waits for every cluster to run, then deletes them.
+func testManifestsRun(t *testing.T, c *testcluster.Cluster, prefix, dir string) {
 	ctx := context.Background()
+	objsByFile := manifests(t, dir)
 	startOperator(t, c, "", operatorOptions{workers: 4})
 	type created struct{ ns, name string }
 	var clusters []created
 	i := 0
-	for file, objs := range upstreamExamples(t) {
-		ns := fmt.Sprintf("example-%d", i)
+	for file, objs := range objsByFile {
+		ns := fmt.Sprintf("%s-%d", prefix, i)
 		i++
 		for _, o := range objs {
 			if o.GetNamespace() == "" {

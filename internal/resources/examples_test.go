@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,9 +28,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/upstreamref"
 )
 
-const upstreamExamples = "../../../shared/reference/upstream-examples"
+// samples are our own example manifests, the ones users copy.
+const samples = "../../config/samples"
 
 var documentSeparator = regexp.MustCompile(`(?m)^---\s*$`)
 
@@ -94,13 +97,24 @@ func exampleConfigs(src *v1.StarRocksCluster, cms map[string]corev1.ConfigMap) m
 	return out
 }
 
+func TestSamplesBuildValidObjects(t *testing.T) {
+	testManifestsBuildValidObjects(t, samples)
+}
+
+// The upstream operator's examples must work unchanged with our builders: the
+// same manifests, the same objects.
 func TestUpstreamExamplesBuildValidObjects(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(upstreamExamples, "*.yaml"))
+	testManifestsBuildValidObjects(t, upstreamref.Path(t, "upstream-examples"))
+}
+
+func testManifestsBuildValidObjects(t *testing.T, dir string) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	files = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == "kustomization.yaml" })
 	if len(files) == 0 {
-		t.Fatalf("no manifests in %s", upstreamExamples)
+		t.Fatalf("no manifests in %s", dir)
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
@@ -148,11 +162,11 @@ func TestUpstreamExamplesBuildValidObjects(t *testing.T) {
 	}
 }
 
-func TestUpstreamExampleDetails(t *testing.T) {
+func TestSampleDetails(t *testing.T) {
 	t.Run("persistent storage example makes claims, no default emptyDirs", func(t *testing.T) {
-		src, _ := loadExample(t, filepath.Join(upstreamExamples, "deploy_a_starrocks_cluster_with_persistent_storage.yaml"))
+		src, _ := loadExample(t, filepath.Join(samples, "starrocks_v1_starrockscluster_persistent_storage.yaml"))
 		s := sts(t, src, ComponentBE, Config{})
-		if got := volumeKind(t, s, "/opt/starrocks/be/storage"); got != "claim:<default>:10Gi" {
+		if got := volumeKind(t, s, "/opt/starrocks/be/storage"); got != "claim:<default>:200Gi" {
 			t.Errorf("BE data: %q", got)
 		}
 		if len(s.Spec.Template.Spec.Volumes) != 0 {
@@ -160,12 +174,12 @@ func TestUpstreamExampleDetails(t *testing.T) {
 		}
 	})
 	t.Run("CN example mixes hostPath and a claim under an HPA", func(t *testing.T) {
-		src, _ := loadExample(t, filepath.Join(upstreamExamples, "deploy_a_starrocks_cluster_with_cn.yaml"))
+		src, _ := loadExample(t, filepath.Join(samples, "starrocks_v1_starrockscluster_cn_autoscaling.yaml"))
 		s := sts(t, src, ComponentCN, Config{})
-		if got := volumeKind(t, s, "/opt/starrocks/cn/storage"); got != "hostPath:/storage" {
+		if got := volumeKind(t, s, "/opt/starrocks/cn/storage"); got != "hostPath:/mnt/starrocks/cn-cache" {
 			t.Errorf("CN cache: %q", got)
 		}
-		if got := volumeKind(t, s, "/opt/starrocks/cn/log"); got != "claim:<default>:1Gi" {
+		if got := volumeKind(t, s, "/opt/starrocks/cn/log"); got != "claim:<default>:2Gi" {
 			t.Errorf("CN log: %q", got)
 		}
 		if s.Spec.Replicas != nil {

@@ -37,7 +37,8 @@ import (
 )
 
 // TestAPIServer installs our CRDs on a real kube-apiserver and checks the
-// contract there: upstream examples apply unchanged and nothing is pruned,
+// contract there: our samples and the upstream examples apply unchanged and
+// nothing is pruned,
 // boundary values are accepted, and invalid manifests are rejected with a
 // message that names the field.
 func TestAPIServer(t *testing.T) {
@@ -48,13 +49,26 @@ func TestAPIServer(t *testing.T) {
 	c := cl.Client
 	ctx := t.Context()
 
-	// One upstream example names this namespace.
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "starrocks"}}); err != nil {
-		t.Fatalf("creating namespace starrocks: %v", err)
+	// One upstream example names namespace starrocks; the samples go to their own.
+	for _, ns := range []string{"starrocks", "samples"} {
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatalf("creating namespace %s: %v", ns, err)
+		}
 	}
 
+	t.Run("samples", func(t *testing.T) {
+		for _, file := range yamlFiles(t, samplesDir) {
+			for _, m := range readManifests(t, file) {
+				t.Run(fmt.Sprintf("%s: %s %s is accepted unchanged and nothing is pruned", filepath.Base(file), m.obj.GetKind(), m.obj.GetName()), func(t *testing.T) {
+					m.obj.SetNamespace("samples")
+					createAndCompare(ctx, t, c, m.obj)
+				})
+			}
+		}
+	})
+
 	t.Run("upstream examples", func(t *testing.T) {
-		for _, file := range yamlFiles(t, upstreamExamplesDir) {
+		for _, file := range yamlFiles(t, upstreamExamplesDir(t)) {
 			for _, m := range readManifests(t, file) {
 				t.Run(fmt.Sprintf("%s: %s %s is accepted unchanged and nothing is pruned", filepath.Base(file), m.obj.GetKind(), m.obj.GetName()), func(t *testing.T) {
 					createAndCompare(ctx, t, c, m.obj)
@@ -74,10 +88,10 @@ func TestAPIServer(t *testing.T) {
 	})
 
 	t.Run("CN replicas default to 1 and the scale subresource reads them", func(t *testing.T) {
-		// The CN example sets autoScalingPolicy but no replicas.
+		// The CN autoscaling sample sets autoScalingPolicy but no replicas.
 		var src srv1.StarRocksCluster
-		if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "a-starrocks-with-cn"}, &src); err != nil {
-			t.Fatalf("reading the CN example back: %v", err)
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "samples", Name: "cn-autoscaling"}, &src); err != nil {
+			t.Fatalf("reading the CN sample back: %v", err)
 		}
 		if r := src.Spec.StarRocksCnSpec.Replicas; r == nil || *r != 1 {
 			t.Errorf("spec.starRocksCnSpec.replicas = %v, want the upstream default 1", r)

@@ -21,22 +21,29 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/srscale/starrocks-operator/internal/upstreamref"
 )
 
-// Paths are relative to this directory; the shared reference folder sits beside the repository checkout.
+// Paths are relative to this directory.
 const (
-	upstreamCRDDir      = "../../../shared/reference/upstream-crds"
-	upstreamExamplesDir = "../../../shared/reference/upstream-examples"
-	ourCRDDir           = "../../config/crd/bases"
-	invalidDir          = "testdata/invalid"
-	validDir            = "testdata/valid"
+	ourCRDDir  = "../../config/crd/bases"
+	samplesDir = "../../config/samples"
+	invalidDir = "testdata/invalid"
+	validDir   = "testdata/valid"
 )
+
+// The upstream operator's CRDs and examples come from the reference directory
+// (see internal/upstreamref): without it, the tests that compare skip.
+func upstreamCRDDir(t *testing.T) string      { return upstreamref.Path(t, "upstream-crds") }
+func upstreamExamplesDir(t *testing.T) string { return upstreamref.Path(t, "upstream-examples") }
 
 // crdFiles are the CRDs of the contract; upstream and ours use the same file names.
 var crdFiles = []string{
@@ -75,6 +82,8 @@ func yamlFiles(t *testing.T, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A kustomization lists manifests; it is not one.
+	files = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == "kustomization.yaml" })
 	if len(files) == 0 {
 		t.Fatalf("no YAML files in %s", dir)
 	}

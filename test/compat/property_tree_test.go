@@ -161,8 +161,9 @@ func preserves(s *apiextensionsv1.JSONSchemaProps) bool {
 }
 
 func TestPropertyTreeCoversUpstream(t *testing.T) {
+	upstreamDir := upstreamCRDDir(t)
 	for _, file := range crdFiles {
-		upstream := version(t, loadCRD(t, filepath.Join(upstreamCRDDir, file))).Schema.OpenAPIV3Schema
+		upstream := version(t, loadCRD(t, filepath.Join(upstreamDir, file))).Schema.OpenAPIV3Schema
 		ours := version(t, loadCRD(t, filepath.Join(ourCRDDir, file))).Schema.OpenAPIV3Schema
 		for _, top := range []string{"spec", "status"} {
 			t.Run(file+"/every upstream "+top+" path exists in ours with the same type", func(t *testing.T) {
@@ -193,9 +194,10 @@ func TestPropertyTreeCoversUpstream(t *testing.T) {
 }
 
 func TestPropertyTreeResourceShapeMatchesUpstream(t *testing.T) {
+	upstreamDir := upstreamCRDDir(t)
 	for _, file := range crdFiles {
 		t.Run(file+" has upstream's names, scope, printer columns and subresources", func(t *testing.T) {
-			up := loadCRD(t, filepath.Join(upstreamCRDDir, file))
+			up := loadCRD(t, filepath.Join(upstreamDir, file))
 			our := loadCRD(t, filepath.Join(ourCRDDir, file))
 			if up.Name != our.Name || up.Spec.Group != our.Spec.Group {
 				t.Errorf("name %s group %s, upstream %s group %s", our.Name, our.Spec.Group, up.Name, up.Spec.Group)
@@ -223,16 +225,26 @@ func TestPropertyTreeResourceShapeMatchesUpstream(t *testing.T) {
 	}
 }
 
-// TestPropertyTreeCoversUpstreamExamples checks offline that every field an
-// upstream example sets is in our schema, so the API server would not prune it.
-// The API server test checks the same against a real kube-apiserver.
+// TestPropertyTreeCoversSamples checks offline that every field our samples
+// set is in our schema, so the API server would not prune it. The API server
+// test checks the same against a real kube-apiserver.
+func TestPropertyTreeCoversSamples(t *testing.T) {
+	testSchemaCoversManifests(t, samplesDir)
+}
+
+// TestPropertyTreeCoversUpstreamExamples does the same for the upstream
+// operator's examples, which users apply unchanged.
 func TestPropertyTreeCoversUpstreamExamples(t *testing.T) {
+	testSchemaCoversManifests(t, upstreamExamplesDir(t))
+}
+
+func testSchemaCoversManifests(t *testing.T, dir string) {
 	schemas := map[string]map[string]schemaNode{}
 	for _, file := range crdFiles {
 		crd := loadCRD(t, filepath.Join(ourCRDDir, file))
 		schemas[crd.Spec.Names.Kind] = flatten(version(t, crd).Schema.OpenAPIV3Schema, "")
 	}
-	for _, file := range yamlFiles(t, upstreamExamplesDir) {
+	for _, file := range yamlFiles(t, dir) {
 		for i, m := range readManifests(t, file) {
 			doc := m.obj.Object
 			tree, ok := schemas[fmt.Sprint(doc["kind"])]
