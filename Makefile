@@ -17,11 +17,12 @@ build: ## Build the operator binary into bin/.
 
 .PHONY: testbin
 testbin: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from Go modules (cached outside the repo).
-	go run ./hack/testbin
+	cd test && go run ./cmd/testbin
 
 .PHONY: test
-test: verify testbin ## Run unit and integration tests against a real kube-apiserver.
+test: verify testbin ## Run unit and integration tests against a real kube-apiserver (both modules).
 	go test $(GO_TEST_FLAGS) ./...
+	cd test && go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: test-standalone
 test-standalone: ## Unit tests on a clone of HEAD with no upstream reference beside it: they must pass, reference tests must skip.
@@ -31,6 +32,7 @@ test-standalone: ## Unit tests on a clone of HEAD with no upstream reference bes
 verify: generate ## gofmt, go vet; in CI also fail if generated files are stale.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi
 	go vet ./...
+	cd test && go vet ./...
 	@if [ -n "$${CI:-}" ] && git rev-parse --git-dir >/dev/null 2>&1 && [ -n "$$(git status --porcelain -- api config)" ]; then \
 		echo "generated files are stale; run 'make generate' and commit:"; git status --porcelain -- api config; exit 1; fi
 
@@ -51,14 +53,14 @@ BENCH_PRESET ?= latency,burst,steady,full,scale
 
 .PHONY: bench
 bench: testbin ## Run the benchmark presets (BENCH_PRESET=latency ARGS="--n=20"); writes docs/benchmark/.
-	go run ./cmd/srbench --preset=$(BENCH_PRESET) --out=docs/benchmark $(ARGS)
+	cd test && go run ./cmd/srbench --preset=$(BENCH_PRESET) --out=$(CURDIR)/docs/benchmark $(ARGS)
 
 .PHONY: bench-smoke
 bench-smoke: testbin ## The benchmark harness end to end at N=5 (under 2 minutes; no timing asserted).
-	go test -count=1 -run 'TestHarnessSmoke|TestReadAudit' ./internal/bench/
+	cd test && go test -count=1 -run 'TestHarnessSmoke|TestReadAudit' ./bench/
 
 .PHONY: demo
 # Built, then run: `go run` exits 1 whenever it sees Ctrl-C, which is how the demo is meant to stop.
 demo: ## Simulated cluster + operator + sample StarRocks clusters, live (ARGS="--clusters 3 --once"; Ctrl-C stops).
-	go build -o bin/srdemo ./cmd/srdemo
+	cd test && go build -o ../bin/srdemo ./cmd/srdemo
 	bin/srdemo $(ARGS)

@@ -11,9 +11,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git clone --quiet --no-local "$root" "$tmp/repo"
 cd "$tmp/repo"
-echo "standalone: go test -short ./... in a clone of $(git rev-parse --short HEAD) at $tmp/repo (no ../shared)"
+echo "standalone: go test -short ./... (both modules) in a clone of $(git rev-parse --short HEAD) at $tmp/repo (no ../shared)"
 status=0
-env -u CI -u STARROCKS_UPSTREAM_REFERENCE go test -short -count=1 -v ./... >"$tmp/test.log" 2>&1 || status=$?
+{ env -u CI -u STARROCKS_UPSTREAM_REFERENCE go test -short -count=1 -v ./... &&
+	(cd test && env -u CI -u STARROCKS_UPSTREAM_REFERENCE go test -short -count=1 -v ./...); } >"$tmp/test.log" 2>&1 || status=$?
 if [ "$status" -ne 0 ]; then
 	grep -E '^(--- FAIL|FAIL|ok|panic)|_test.go:[0-9]+:' "$tmp/test.log" | head -100
 	echo "standalone: FAIL: the unit tests fail on a clone without the upstream reference"

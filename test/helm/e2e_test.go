@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/testcluster"
+	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
 // rbacKinds are the objects of the operator chart that grant the operator its

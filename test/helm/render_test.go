@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/srscale/starrocks-operator/internal/testcluster"
+	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
 // The charts, relative to the repository root.

@@ -11,7 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/srscale/starrocks-operator/internal/testcluster"
+	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
 // The harness end to end at a small size: every cluster completes under every

@@ -19,7 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/testcluster"
+	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
 func TestBadFlagsFailBeforeStartingAnythingAndNameTheFlag(t *testing.T) {

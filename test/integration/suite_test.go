@@ -1,4 +1,4 @@
-package controller_test
+package integration_test
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/options"
 	"github.com/srscale/starrocks-operator/internal/scheme"
-	"github.com/srscale/starrocks-operator/internal/testcluster"
+	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
 func init() {

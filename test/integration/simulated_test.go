@@ -1,4 +1,4 @@
-package controller_test
+package integration_test
 
 import (
 	"bytes"
@@ -25,8 +25,8 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"github.com/srscale/starrocks-operator/internal/testcluster"
 	"github.com/srscale/starrocks-operator/internal/upstreamref"
+	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
 // On a simulated cluster (controllers, scheduler, kwok nodes) pods really

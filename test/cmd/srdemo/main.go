@@ -3,7 +3,7 @@
 // operator against it, creates sample StarRocks clusters and shows them being
 // reconciled until every one is running.
 //
-//	go run ./cmd/srdemo [--clusters N] [--once] [--timeout 5m] [operator knobs]
+//	cd test && go run ./cmd/srdemo [--clusters N] [--once] [--timeout 5m] [operator knobs]
 package main
 
 import (
@@ -25,7 +25,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/options"
-	"github.com/srscale/starrocks-operator/internal/testcluster"
+	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
 // Exit codes: 0 when every cluster ran (and, without --once, after Ctrl-C),
@@ -88,7 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		fs.Var(f.Value, name, "Operator knob, passed through: "+f.Usage)
 	}
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: make demo ARGS=\"[flags]\"   or   go run ./cmd/srdemo [flags]\n\n"+
+		fmt.Fprintf(stderr, "Usage: make demo ARGS=\"[flags]\"   or   (cd test && go run ./cmd/srdemo [flags])\n\n"+
 			"Starts a simulated Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager,\n"+
 			"kube-scheduler, kwok) on loopback ports, runs the operator against it, creates sample\n"+
 			"StarRocks clusters and shows them being reconciled. Ctrl-C stops everything.\n\nFlags:\n")

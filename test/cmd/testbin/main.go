@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/srscale/starrocks-operator/internal/testcluster"
+	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
 func main() {

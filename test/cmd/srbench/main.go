@@ -1,7 +1,7 @@
 // Command srbench benchmarks the operator under several knob settings: see
 // docs/benchmark.md for what it measures and the latest results.
 //
-//	go run ./cmd/srbench --preset=latency,burst --out=docs/benchmark
+//	cd test && go run ./cmd/srbench --preset=latency,burst --out=../docs/benchmark
 package main
 
 import (
@@ -21,8 +21,8 @@ import (
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/srscale/starrocks-operator/internal/bench"
-	"github.com/srscale/starrocks-operator/internal/testcluster"
+	"github.com/srscale/starrocks-operator/test/bench"
+	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
 func main() {
