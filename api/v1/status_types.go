@@ -55,6 +55,44 @@ const (
 	ConditionReconcileError = "ReconcileError"
 )
 
+// Condition reasons: stable CamelCase words that alerts and scripts may match;
+// the message beside each says more.
+const (
+	// ReasonAllComponentsRunning (Ready=True): every requested component runs.
+	ReasonAllComponentsRunning = "AllComponentsRunning"
+	// ReasonComponentsNotReady (Ready=False, Progressing=True): a component is
+	// being created, scaled or rolled out.
+	ReasonComponentsNotReady = "ComponentsNotReady"
+	// ReasonComponentsFailed (Ready=False): a component failed.
+	ReasonComponentsFailed = "ComponentsFailed"
+	// ReasonReconcileFailed (Ready=False): the operator could not bring the
+	// objects to the spec; ReconcileError says why.
+	ReasonReconcileFailed = "ReconcileError"
+	// ReasonOrderedRollout (Progressing=True): an image change rolls in order,
+	// BE and CN before FE on an upgrade, FE first on a downgrade.
+	ReasonOrderedRollout = "OrderedRollout"
+	// ReasonStable (Progressing=False): nothing is changing.
+	ReasonStable = "Stable"
+	// ReasonPodsFailing (Degraded=True): pods crash, or cannot pull or start.
+	ReasonPodsFailing = "PodsFailing"
+	// ReasonAllPodsHealthy (Degraded=False).
+	ReasonAllPodsHealthy = "AllPodsHealthy"
+	// ReasonReconciled (ReconcileError=False): the last reconcile succeeded.
+	ReasonReconciled = "Reconciled"
+	// ReasonApplyFailed (ReconcileError=True): the API server refused or
+	// failed a write; the operator retries with back-off.
+	ReasonApplyFailed = "ApplyFailed"
+	// ReasonFeSpecMissing (ReconcileError=True): spec.starRocksFeSpec is
+	// missing; nothing is changed until it is back.
+	ReasonFeSpecMissing = "FeSpecMissing"
+	// ReasonConfigMapNotFound (ReconcileError=True): a configMapInfo names a
+	// ConfigMap that does not exist.
+	ReasonConfigMapNotFound = "ConfigMapNotFound"
+	// ReasonConfigKeyNotFound (ReconcileError=True): a configMapInfo's
+	// resolveKey is not a key of its ConfigMap.
+	ReasonConfigKeyNotFound = "ConfigKeyNotFound"
+)
+
 // StarRocksClusterStatus is the observed state of a StarRocksCluster.
 type StarRocksClusterStatus struct {
 	// ObservedGeneration is the metadata.generation the status was computed from.

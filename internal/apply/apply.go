@@ -34,16 +34,18 @@ type Action string
 const (
 	Unchanged Action = "unchanged"
 	Created   Action = "created"
-	Updated   Action = "updated"
-	Deleted   Action = "deleted"
+	// Updated: the desired state changed and was written.
+	Updated Action = "updated"
+	// Restored: the desired state did not change, but someone else changed
+	// the object (drift), and it was written back.
+	Restored Action = "restored"
+	Deleted  Action = "deleted"
 )
 
 // Result is the outcome for one object.
 type Result struct {
 	Kind, Name string
 	Action     Action
-	// Drift is true when an update corrected a change made by someone else.
-	Drift bool
 	// Pending is true when the cache has not yet seen this Applier's last write
 	// of the object; nothing was sent. Reconcile again shortly to be sure.
 	Pending bool
@@ -54,13 +56,13 @@ type Result struct {
 type Applier struct {
 	Client     client.Client
 	FieldOwner string
-	writes     *recentWrites
+	writes     *Recent[string] // desired-state hash of our recent writes
 }
 
 // New returns an Applier that remembers its recent writes, so that a cache
 // that has not yet seen them does not cause the same write twice.
 func New(c client.Client, fieldOwner string) Applier {
-	return Applier{Client: c, FieldOwner: fieldOwner, writes: newRecentWrites()}
+	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[string]()}
 }
 
 // Apply makes desired exist as given, writing only on a difference.
@@ -81,7 +83,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 	err = a.Client.Get(ctx, client.ObjectKeyFromObject(desired), live)
 	switch {
 	case apierrors.IsNotFound(err):
-		if a.writes.awaited(key, hash, "") {
+		if a.awaited(key, hash, "") {
 			res.Pending = true
 			return res, nil
 		}
@@ -89,27 +91,35 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 	case err != nil:
 		return res, fmt.Errorf("reading %s %s: %w", gvk.Kind, desired.GetName(), err)
 	default:
+		res.Action = Updated
 		if live.GetAnnotations()[HashAnnotation] == hash {
 			liveMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(live)
 			if err != nil {
 				return res, err
 			}
 			if Covers(liveMap, want.Object) {
+				res.Action = Unchanged
 				return res, nil
 			}
-			res.Drift = true
+			res.Action = Restored
 		}
-		if a.writes.awaited(key, hash, live.GetResourceVersion()) {
-			res.Pending, res.Drift = true, false
+		if a.awaited(key, hash, live.GetResourceVersion()) {
+			res.Action, res.Pending = Unchanged, true
 			return res, nil
 		}
-		res.Action = Updated
 	}
 	if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(want), client.FieldOwner(a.FieldOwner), client.ForceOwnership); err != nil {
 		return res, fmt.Errorf("applying %s %s: %w", gvk.Kind, desired.GetName(), err)
 	}
-	a.writes.record(key, hash, want.GetResourceVersion())
+	a.writes.Record(key, want.GetResourceVersion(), hash)
 	return res, nil
+}
+
+// awaited reports whether the cache's copy (cachedRV, "" for none) predates
+// our own recent write of the same desired state: writing again would repeat it.
+func (a Applier) awaited(key, hash, cachedRV string) bool {
+	last, ok := a.writes.Ahead(key, cachedRV)
+	return ok && last == hash
 }
 
 // ApplyAll applies independent objects in parallel and reports every failure.

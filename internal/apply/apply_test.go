@@ -2,6 +2,7 @@ package apply
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,8 +80,8 @@ func TestDesiredHashIsStableAndStripsServerFields(t *testing.T) {
 }
 
 func TestRecentWritesHideAStaleCacheOnly(t *testing.T) {
-	r := newRecentWrites()
-	r.record("Service/ns/a", "h1", "100")
+	a := Applier{writes: NewRecent[string]()}
+	a.writes.Record("Service/ns/a", "100", "h1")
 	tests := []struct {
 		name   string
 		hash   string
@@ -94,12 +95,28 @@ func TestRecentWritesHideAStaleCacheOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := r.awaited("Service/ns/a", tt.hash, tt.liveRV); got != tt.want {
+			if got := a.awaited("Service/ns/a", tt.hash, tt.liveRV); got != tt.want {
 				t.Fatalf("awaited = %v, want %v", got, tt.want)
 			}
 		})
 	}
-	if r.awaited("Service/ns/other", "h1", "") {
+	if a.awaited("Service/ns/other", "h1", "") {
 		t.Fatal("an object never written is awaited")
+	}
+}
+
+func TestRecentForgetsAfterItsWindow(t *testing.T) {
+	r := NewRecent[string]()
+	r.Record("k", "100", "v")
+	if v, ok := r.Ahead("k", "99"); !ok || v != "v" {
+		t.Fatalf("Ahead = %q, %v right after the write", v, ok)
+	}
+	r.m["k"] = recentWrite[string]{value: "v", rv: 100, at: time.Now().Add(-RecentWindow - time.Second)}
+	if _, ok := r.Ahead("k", "99"); ok {
+		t.Fatal("a write older than the window still hides the cache")
+	}
+	r.Record("other", "not-a-number", "v")
+	if _, ok := r.Ahead("other", ""); ok {
+		t.Fatal("a write without a numeric resourceVersion is remembered")
 	}
 }

@@ -6,62 +6,71 @@ import (
 	"time"
 )
 
-// recentWindow bounds how long a write is trusted over a cache that has not
-// shown it yet; past it, the cache is believed again (someone may have deleted
-// the object right after we wrote it).
-const recentWindow = 10 * time.Second
+// RecentWindow bounds how long a write of ours is trusted over a cache that
+// has not shown it yet; past it, the cache is believed again (someone may
+// have deleted or changed the object right after we wrote it).
+const RecentWindow = 10 * time.Second
 
-// recentWrites remembers this process's last write of each object. Informers
-// deliver our own writes a little later than the response: a reconcile that
-// runs in between would otherwise see the old object and write again.
-type recentWrites struct {
+// Recent remembers this process's last write of each object (or of its
+// status) for RecentWindow. Informers deliver our own writes a little later
+// than the response: a reconcile that runs in between would otherwise act on
+// the old copy and write the same again. It is the one "own write not yet in
+// the cache" mechanism of the operator, for objects and for status alike.
+type Recent[T any] struct {
 	mu sync.Mutex
-	m  map[string]write
+	m  map[string]recentWrite[T]
 }
 
-type write struct {
-	hash string
-	rv   uint64
-	at   time.Time
+type recentWrite[T any] struct {
+	value T
+	rv    uint64
+	at    time.Time
 }
 
-func newRecentWrites() *recentWrites { return &recentWrites{m: map[string]write{}} }
+// NewRecent returns an empty memory.
+func NewRecent[T any]() *Recent[T] { return &Recent[T]{m: map[string]recentWrite[T]{}} }
 
-func (r *recentWrites) record(key, hash, rv string) {
+// Record remembers that we wrote value to key, which the server stamped with
+// resourceVersion. Versions that are not numbers are not remembered.
+func (r *Recent[T]) Record(key, resourceVersion string, value T) {
 	if r == nil {
 		return
 	}
-	v, err := strconv.ParseUint(rv, 10, 64)
+	v, err := strconv.ParseUint(resourceVersion, 10, 64)
 	if err != nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := time.Now()
-	r.m[key] = write{hash: hash, rv: v, at: now}
+	r.m[key] = recentWrite[T]{value: value, rv: v, at: now}
 	for k, w := range r.m { // keep the map small: old entries are worthless
-		if now.Sub(w.at) > recentWindow {
+		if now.Sub(w.at) > RecentWindow {
 			delete(r.m, k)
 		}
 	}
 }
 
-// awaited reports whether the cache's view (liveRV, "" for not found) predates
-// our own recent write of the same desired state, so writing again would
-// repeat it. Resource versions are compared as numbers, as etcd issues them.
-func (r *recentWrites) awaited(key, hash, liveRV string) bool {
+// Ahead returns our last write of key when the cache's copy predates it:
+// cachedRV is the cache's resourceVersion, "" when the cache has no copy.
+// Resource versions are compared as numbers, as etcd issues them.
+func (r *Recent[T]) Ahead(key, cachedRV string) (T, bool) {
+	var zero T
 	if r == nil {
-		return false
+		return zero, false
 	}
 	r.mu.Lock()
 	w, ok := r.m[key]
 	r.mu.Unlock()
-	if !ok || w.hash != hash || time.Since(w.at) > recentWindow {
-		return false
+	if !ok || time.Since(w.at) > RecentWindow {
+		return zero, false
 	}
-	if liveRV == "" {
-		return true
+	if cachedRV == "" {
+		return w.value, true
 	}
-	v, err := strconv.ParseUint(liveRV, 10, 64)
-	return err == nil && v < w.rv
+	v, err := strconv.ParseUint(cachedRV, 10, 64)
+	if err != nil || v >= w.rv {
+		return zero, false
+	}
+	return w.value, true
 }

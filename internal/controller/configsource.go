@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // configSource reads the ConfigMaps that clusters name in configMapInfo. Those
@@ -49,7 +51,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	if err := s.metadata.Get(ctx, nn, meta); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", &specError{reason: "ConfigMapNotFound", msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
+			return "", &specError{reason: srv1.ReasonConfigMapNotFound, msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
 		}
 		return "", err
 	}
@@ -60,7 +62,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 		var cm corev1.ConfigMap
 		if err := s.live.Get(ctx, nn, &cm); err != nil {
 			if apierrors.IsNotFound(err) {
-				return "", &specError{reason: "ConfigMapNotFound", msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
+				return "", &specError{reason: srv1.ReasonConfigMapNotFound, msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
 			}
 			return "", fmt.Errorf("reading ConfigMap %s: %w", nn, err)
 		}
@@ -71,7 +73,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 	}
 	v, ok := entry.data[key]
 	if !ok {
-		return "", &specError{reason: "ConfigKeyNotFound", msg: fmt.Sprintf("%s.resolveKey: ConfigMap %q has no key %q", field, name, key)}
+		return "", &specError{reason: srv1.ReasonConfigKeyNotFound, msg: fmt.Sprintf("%s.resolveKey: ConfigMap %q has no key %q", field, name, key)}
 	}
 	return v, nil
 }

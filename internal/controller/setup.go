@@ -28,7 +28,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -109,12 +108,8 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		return err
 	}
 
-	r := &StarRocksClusterReconciler{
-		Client:   mgr.GetClient(),
-		Recorder: mgr.GetEventRecorder("starrocks-operator"),
-		Applier:  apply.New(mgr.GetClient(), FieldOwner),
-		Configs:  newConfigSource(configMetadata, mgr.GetAPIReader()),
-	}
+	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"),
+		newConfigSource(configMetadata, mgr.GetAPIReader()), cfg.DenyList)
 	if cfg.Controller.ReconciliationTimeout == 0 {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
@@ -250,9 +245,12 @@ func referencedConfigMaps(o client.Object) []string {
 		return nil
 	}
 	var names []string
-	for _, info := range []*srv1.ConfigMapInfo{feConfig(src), beConfig(src), cnConfig(src)} {
-		if info != nil && info.ConfigMapName != "" && !slices.Contains(names, info.ConfigMapName) {
-			names = append(names, info.ConfigMapName)
+	for _, c := range resources.Components {
+		if c == resources.ComponentFEProxy {
+			continue // the proxy reads no .conf of its own
+		}
+		if spec := resources.LoadSpec(src, c); spec != nil && spec.ConfigMapInfo.ConfigMapName != "" && !slices.Contains(names, spec.ConfigMapInfo.ConfigMapName) {
+			names = append(names, spec.ConfigMapInfo.ConfigMapName)
 		}
 	}
 	return names

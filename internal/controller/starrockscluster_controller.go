@@ -4,22 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -28,6 +28,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/rollout"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
@@ -41,14 +42,23 @@ type StarRocksClusterReconciler struct {
 	Recorder events.EventRecorder
 	Applier  apply.Applier
 	Configs  *configSource
-	// written remembers the last status this process wrote per cluster: a
-	// reconcile that runs before the cache shows it must not write it again.
-	written sync.Map // types.NamespacedName -> writtenStatus
+	// DenyList holds namespaces whose clusters are left alone.
+	DenyList []string
+	// statuses remembers the status this process last wrote per cluster, so
+	// that a reconcile that runs before the cache shows it computes from it.
+	statuses *apply.Recent[srv1.StarRocksClusterStatus]
 }
 
-type writtenStatus struct {
-	resourceVersion uint64
-	status          srv1.StarRocksClusterStatus
+// NewStarRocksClusterReconciler wires a reconciler to its client, events and config source.
+func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorder, configs *configSource, denyList []string) *StarRocksClusterReconciler {
+	return &StarRocksClusterReconciler{
+		Client:   c,
+		Recorder: recorder,
+		Applier:  apply.New(c, FieldOwner),
+		Configs:  configs,
+		DenyList: denyList,
+		statuses: apply.NewRecent[srv1.StarRocksClusterStatus](),
+	}
 }
 
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrocksclusters,verbs=get;list;watch
@@ -66,200 +76,150 @@ type writtenStatus struct {
 
 // Reconcile brings one cluster's objects to its spec, then reports in status.
 func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	src := &srv1.StarRocksCluster{}
-	if err := r.Client.Get(ctx, req.NamespacedName, src); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.written.Delete(req.NamespacedName)
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	r.overlayOwnStatus(src)
-	if src.DeletionTimestamp != nil || src.Annotations[IgnoredAnnotation] == "true" {
-		return ctrl.Result{}, nil // deletion is garbage collection's work
-	}
-
-	plan, err := r.desiredState(ctx, src)
-	// What status reports is read from the cache before writing: a new object
-	// reads the same before and after its creation, so the status write need
-	// not wait for the object writes, and goes out beside them.
-	obs := r.observe(ctx, src, plan)
-	obs.ReconcileError, obs.ReconcileErrorReason = err, errorReason(err)
-	var results []apply.Result
-	var statusChanged bool
-	var statusErr error
-	if err != nil {
-		statusChanged, statusErr = r.writeStatus(ctx, src, status.Compute(src, obs))
-	} else {
-		var wg sync.WaitGroup
-		wg.Go(func() { statusChanged, statusErr = r.writeStatus(ctx, src, status.Compute(src, obs)) })
-		results, err = r.sync(ctx, src, plan)
-		wg.Wait()
-		if err != nil && statusErr == nil { // the status written beside the writes did not know they would fail
-			obs.ReconcileError, obs.ReconcileErrorReason = err, errorReason(err)
-			r.overlayOwnStatus(src)
-			var changed bool
-			changed, statusErr = r.writeStatus(ctx, src, status.Compute(src, obs))
-			statusChanged = statusChanged || changed
-		}
-	}
-	r.recordEvents(ctx, src, results, err)
-
-	wrote := statusChanged || slices.ContainsFunc(results, func(r apply.Result) bool { return r.Action != apply.Unchanged && !r.Pending })
-	switch {
-	case err != nil || statusErr != nil:
-		metrics.ReconcileOutcomes.WithLabelValues("error").Inc()
-	case wrote:
-		metrics.ReconcileOutcomes.WithLabelValues("changed").Inc()
-	default:
-		metrics.ReconcileOutcomes.WithLabelValues("unchanged").Inc()
-	}
-	var cfgErr *specError
-	if errors.As(err, &cfgErr) {
-		return ctrl.Result{}, statusErr // the user must fix it; the ConfigMap watch brings us back
-	}
-	if err := errors.Join(err, statusErr); err != nil {
+	src, err := r.get(ctx, req.NamespacedName)
+	if src == nil || err != nil {
 		return ctrl.Result{}, err
 	}
-	if slices.ContainsFunc(results, func(r apply.Result) bool { return r.Pending }) {
-		return ctrl.Result{RequeueAfter: pendingRequeue}, nil
+	if r.skip(src) {
+		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{}, nil
+	want, specErr := r.desiredState(ctx, src)
+	obs := r.observe(ctx, src, want)
+	out := r.syncAndReport(ctx, src, want, obs, specErr)
+	return r.recordOutcome(ctx, src, out)
 }
 
-// plan is the desired state of every component the spec asks for.
-type plan struct {
-	fe, be, cn, feProxy []client.Object
-	// order holds back workloads during an ordered upgrade or downgrade.
-	order rolloutOrder
+// get reads the cluster from the cache, with the status this process last
+// wrote in place of an older cached one: computed from the stale copy, the
+// status would differ from what we wrote, and be written again. A cluster
+// that is gone is nil, without error.
+func (r *StarRocksClusterReconciler) get(ctx context.Context, key types.NamespacedName) (*srv1.StarRocksCluster, error) {
+	src := &srv1.StarRocksCluster{}
+	if err := r.Client.Get(ctx, key, src); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	if st, ok := r.statuses.Ahead(key.String(), src.ResourceVersion); ok {
+		src.Status = *st.DeepCopy()
+	}
+	return src, nil
 }
 
-// desiredState resolves the referenced configuration and builds every component's objects.
-func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1.StarRocksCluster) (*plan, error) {
+// skip is true for clusters the operator must leave alone: being deleted
+// (garbage collection removes the children), marked ignored, or in a denied
+// namespace. The watches filter these too; checking here also covers
+// reconciles queued by owned objects, pods and ConfigMaps.
+func (r *StarRocksClusterReconciler) skip(src *srv1.StarRocksCluster) bool {
+	return src.DeletionTimestamp != nil || src.Annotations[IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, src.Namespace)
+}
+
+// desired is what the spec asks for: every component's objects, and which
+// StatefulSets must keep their live spec while an image change rolls in order.
+type desired struct {
+	objects resources.ClusterObjects
+	rollout rollout.Plan
+}
+
+// desiredState resolves the referenced .conf files and builds every
+// component's objects. A nil result comes with a *specError.
+func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1.StarRocksCluster) (*desired, error) {
 	if src.Spec.StarRocksFeSpec == nil {
 		// Without FE the builders build nothing; deleting BE and CN (and their data) for it would be wrong.
-		return nil, &specError{reason: "FeSpecMissing", msg: "spec.starRocksFeSpec is required: StarRocks cannot run without FE; nothing was changed"}
+		return nil, &specError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required: StarRocks cannot run without FE; nothing was changed"}
 	}
-	feCfg, err := r.config(ctx, src, feConfig(src), "spec.starRocksFeSpec.configMapInfo")
-	if err != nil {
-		return nil, err
-	}
-	beCfg, err := r.config(ctx, src, beConfig(src), "spec.starRocksBeSpec.configMapInfo")
-	if err != nil {
-		return nil, err
-	}
-	cnCfg, err := r.config(ctx, src, cnConfig(src), "spec.starRocksCnSpec.configMapInfo")
-	if err != nil {
-		return nil, err
-	}
-	// BE, CN and the proxy reach FE through its Service and need FE's ports.
-	beCfg.FEContent, cnCfg.FEContent = feCfg.Content, feCfg.Content
-	p := &plan{
-		fe:      resources.FE(src, feCfg),
-		be:      resources.BE(src, beCfg),
-		cn:      resources.CN(src, cnCfg),
-		feProxy: resources.FEProxy(src, resources.Config{FEContent: feCfg.Content}),
-	}
-	p.order = planRollout(r.liveStatefulSet(ctx, src, src.FeStatefulSetName()), p.fe,
-		r.liveStatefulSet(ctx, src, src.BeStatefulSetName()), p.be,
-		r.liveStatefulSet(ctx, src, src.CnStatefulSetName()), p.cn)
-	return p, nil
-}
-
-func (r *StarRocksClusterReconciler) config(ctx context.Context, src *srv1.StarRocksCluster, info *srv1.ConfigMapInfo, field string) (resources.Config, error) {
-	if info == nil || info.ConfigMapName == "" {
-		return resources.Config{}, nil
-	}
-	content, err := r.Configs.Content(ctx, src.Namespace, info.ConfigMapName, info.ResolveKey, field)
-	return resources.Config{Content: content}, err
-}
-
-// sync writes FE first; BE, CN and the FE proxy once FE is ready. Removed
-// components are deleted whatever FE's state.
-func (r *StarRocksClusterReconciler) sync(ctx context.Context, src *srv1.StarRocksCluster, p *plan) ([]apply.Result, error) {
-	results, err := r.Applier.ApplyAll(ctx, p.order.filter(p.fe))
-	if err != nil {
-		return results, err
-	}
-	var toApply, toDelete []client.Object
-	feReady := status.FEReady(src, r.liveStatefulSet(ctx, src, src.FeStatefulSetName()))
+	var cfg resources.Configs
 	for _, c := range []struct {
-		objs    []client.Object
-		removed []client.Object
-	}{
-		{p.be, beObjects(src)},
-		{p.cn, cnObjects(src)},
-		{p.feProxy, feProxyObjects(src)},
-	} {
-		switch {
-		case c.objs == nil:
-			toDelete = append(toDelete, c.removed...)
-		case feReady:
-			toApply = append(toApply, p.order.filter(c.objs)...)
+		component resources.Component
+		content   *string
+	}{{resources.ComponentFE, &cfg.FE}, {resources.ComponentBE, &cfg.BE}, {resources.ComponentCN, &cfg.CN}} {
+		var err error
+		if *c.content, err = r.config(ctx, src, c.component); err != nil {
+			return nil, err
 		}
 	}
-	if src.Spec.StarRocksCnSpec != nil && src.Spec.StarRocksCnSpec.AutoScalingPolicy == nil {
-		toDelete = append(toDelete, &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: childMeta(src, src.CnAutoscalerName())})
+	d := &desired{objects: resources.Build(src, cfg)}
+	workload := func(c resources.Component) rollout.Workload {
+		return rollout.Workload{Name: c.Title(), Live: r.liveStatefulSet(ctx, src, c), Desired: d.objects.StatefulSet(c)}
 	}
-	// BE, CN and the proxy don't depend on each other: one parallel round.
-	applied, applyErr := r.Applier.ApplyAll(ctx, toApply)
-	deleted, deleteErr := r.Applier.DeleteAll(ctx, toDelete)
-	return slices.Concat(results, applied, deleted), errors.Join(applyErr, deleteErr)
+	d.rollout = rollout.Order(workload(resources.ComponentFE), workload(resources.ComponentBE), workload(resources.ComponentCN))
+	return d, nil
 }
 
-// observe reads, from the cache, what status reports of each component.
-func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.StarRocksCluster, p *plan) status.Observed {
-	var obs status.Observed
-	fe := r.liveStatefulSet(ctx, src, src.FeStatefulSetName())
-	feReady := status.FEReady(src, fe)
-	waitFE := ""
-	if !feReady {
-		waitFE = "waiting for FE to become ready"
+// config returns the .conf file that the component's configMapInfo names; empty when none.
+func (r *StarRocksClusterReconciler) config(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) (string, error) {
+	spec := resources.LoadSpec(src, c)
+	if spec == nil || spec.ConfigMapInfo.ConfigMapName == "" {
+		return "", nil
 	}
+	info := spec.ConfigMapInfo
+	return r.Configs.Content(ctx, src.Namespace, info.ConfigMapName, info.ResolveKey, configField(c))
+}
+
+// configField is the spec path of a component's configMapInfo, for messages.
+func configField(c resources.Component) string {
+	return map[resources.Component]string{
+		resources.ComponentFE: "spec.starRocksFeSpec.configMapInfo",
+		resources.ComponentBE: "spec.starRocksBeSpec.configMapInfo",
+		resources.ComponentCN: "spec.starRocksCnSpec.configMapInfo",
+	}[c]
+}
+
+// observe reads, from the cache, what status reports of each component. It
+// runs before the writes: a new object reads the same before and after its
+// creation, so the status write need not wait for them.
+func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.StarRocksCluster, want *desired) status.Observed {
+	named := resources.Named(src)
 	pods := r.pods(ctx, src)
-	component := func(name string, c resources.Component, sts *appsv1.StatefulSet, stsName, svcName string, replicas *int32) *status.Component {
-		return &status.Component{Name: name, ServiceName: svcName, ResourceNames: []string{stsName}, Pods: pods[c], Replicas: ptrOr(replicas, 1), StatefulSet: sts}
-	}
-	spec := src.Spec
-	if spec.StarRocksFeSpec != nil {
-		obs.FE = component("FE", resources.ComponentFE, fe, src.FeStatefulSetName(), src.FeServiceName(), spec.StarRocksFeSpec.Replicas)
-		obs.FE.Waiting = p.waitingFor(src.FeStatefulSetName())
-	}
-	if spec.StarRocksBeSpec != nil {
-		obs.BE = component("BE", resources.ComponentBE, r.liveStatefulSet(ctx, src, src.BeStatefulSetName()), src.BeStatefulSetName(), src.BeServiceName(), spec.StarRocksBeSpec.Replicas)
-		obs.BE.Waiting = firstNonEmpty(waitFE, p.waitingFor(src.BeStatefulSetName()))
-	}
-	if spec.StarRocksCnSpec != nil {
-		obs.CN = component("CN", resources.ComponentCN, r.liveStatefulSet(ctx, src, src.CnStatefulSetName()), src.CnStatefulSetName(), src.CnServiceName(), spec.StarRocksCnSpec.Replicas)
-		obs.CN.Waiting = firstNonEmpty(waitFE, p.waitingFor(src.CnStatefulSetName()))
-		obs.Selector = labelsString(resources.SelectorLabels(src, resources.ComponentCN))
-		if asp := spec.StarRocksCnSpec.AutoScalingPolicy; asp != nil {
-			obs.HPAName, obs.HPAVersion = src.CnAutoscalerName(), srv1.AutoScalerV2
+	feReady := status.FEReady(src, r.liveStatefulSet(ctx, src, resources.ComponentFE))
+	obs := status.Observed{}
+	for _, c := range resources.Components {
+		spec := resources.LoadSpec(src, c)
+		if spec == nil {
+			continue
+		}
+		comp := &status.Component{Name: c.Title(), ServiceName: named.Service(c).Name, Pods: pods[c], Replicas: ptr.Deref(spec.Replicas, 1)}
+		if c != resources.ComponentFE && !feReady {
+			comp.Waiting = "waiting for FE to become ready"
+		}
+		if sts := named.StatefulSet(c); sts != nil {
+			comp.ResourceNames = []string{sts.Name}
+			comp.StatefulSet = r.liveStatefulSet(ctx, src, c)
+			if want != nil && comp.Waiting == "" {
+				comp.Waiting = want.rollout.Waiting(want.objects.StatefulSet(c))
+			}
+		}
+		switch c {
+		case resources.ComponentFE:
+			obs.FE = comp
+		case resources.ComponentBE:
+			obs.BE = comp
+		case resources.ComponentCN:
+			obs.CN = comp
+			obs.Selector = labelsString(resources.SelectorLabels(src, c))
+			if src.Spec.StarRocksCnSpec.AutoScalingPolicy != nil {
+				obs.HPAName, obs.HPAVersion = src.CnAutoscalerName(), srv1.AutoScalerV2
+			}
+		case resources.ComponentFEProxy:
+			obs.FEProxy = comp
+			comp.ResourceNames = []string{named.FEProxy.Deployment.Name}
+			d := &appsv1.Deployment{}
+			if err := r.Client.Get(ctx, client.ObjectKeyFromObject(named.FEProxy.Deployment), d); err == nil {
+				comp.Deployment = d
+			}
 		}
 	}
-	if spec.StarRocksFeProxySpec != nil {
-		obs.FEProxy = &status.Component{Name: "FE proxy", ServiceName: src.FeProxyServiceName(), ResourceNames: []string{src.FeProxyDeploymentName()},
-			Pods: pods[resources.ComponentFEProxy], Replicas: ptrOr(spec.StarRocksFeProxySpec.Replicas, 1), Waiting: waitFE}
-		d := &appsv1.Deployment{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: src.FeProxyDeploymentName()}, d); err == nil {
-			obs.FEProxy.Deployment = d
-		}
-	}
-	if p != nil {
-		obs.Rollout = p.order.message
+	if want != nil {
+		obs.Rollout = want.rollout.Message
 	}
 	return obs
 }
 
-func (p *plan) waitingFor(workload string) string {
-	if p == nil {
-		return ""
+func (r *StarRocksClusterReconciler) liveStatefulSet(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) *appsv1.StatefulSet {
+	name := resources.Named(src).StatefulSet(c)
+	if name == nil {
+		return nil
 	}
-	return p.order.held[workload]
-}
-
-func (r *StarRocksClusterReconciler) liveStatefulSet(ctx context.Context, src *srv1.StarRocksCluster, name string) *appsv1.StatefulSet {
 	sts := &appsv1.StatefulSet{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: name}, sts); err != nil {
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(name), sts); err != nil {
 		return nil
 	}
 	return sts
@@ -287,18 +247,94 @@ func ownedByCluster(p *corev1.Pod, src *srv1.StarRocksCluster) bool {
 	return strings.HasPrefix(p.Labels[resources.OwnerLabel], src.Name+"-")
 }
 
-// overlayOwnStatus replaces a cached status that predates this process's last
-// status write with that write: otherwise a reconcile that runs before the
-// cache catches up computes from the old status and writes the same again.
-func (r *StarRocksClusterReconciler) overlayOwnStatus(src *srv1.StarRocksCluster) {
-	w, ok := r.written.Load(client.ObjectKeyFromObject(src))
-	if !ok {
-		return
+// outcome is what one reconcile did, for events, metrics and the result.
+type outcome struct {
+	results []apply.Result
+	// err is the spec or sync error; statusErr the status write's.
+	err, statusErr error
+	statusWritten  bool
+}
+
+// syncAndReport writes the objects and the status. A spec error writes
+// nothing but the status that reports it.
+func (r *StarRocksClusterReconciler) syncAndReport(ctx context.Context, src *srv1.StarRocksCluster, want *desired, obs status.Observed, specErr error) outcome {
+	if specErr != nil {
+		obs.ReconcileError, obs.ReconcileErrorReason = specErr, errorReason(specErr)
+		written, err := r.writeStatus(ctx, src, status.Compute(src, obs))
+		return outcome{err: specErr, statusErr: err, statusWritten: written}
 	}
-	last := w.(writtenStatus)
-	if rv, err := strconv.ParseUint(src.ResourceVersion, 10, 64); err == nil && rv < last.resourceVersion {
-		src.Status = *last.status.DeepCopy()
+	var out outcome
+	out.statusWritten, out.statusErr = r.reportBeside(ctx, src, obs, func() error {
+		out.results, out.err = r.sync(ctx, src, want)
+		return out.err
+	})
+	return out
+}
+
+// reportBeside writes the status computed from obs while write runs: status
+// is read from the cache before the writes, so it need not wait for them.
+// When write fails, the status is written again with the error, which the
+// first write could not know.
+func (r *StarRocksClusterReconciler) reportBeside(ctx context.Context, src *srv1.StarRocksCluster, obs status.Observed, write func() error) (bool, error) {
+	var written bool
+	var statusErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { written, statusErr = r.writeStatus(ctx, src, status.Compute(src, obs)) })
+	err := write()
+	wg.Wait()
+	if err == nil || statusErr != nil {
+		return written, statusErr
 	}
+	obs.ReconcileError, obs.ReconcileErrorReason = err, errorReason(err)
+	if st, ok := r.statuses.Ahead(client.ObjectKeyFromObject(src).String(), src.ResourceVersion); ok {
+		src.Status = *st.DeepCopy() // compute from what we just wrote
+	}
+	again, statusErr := r.writeStatus(ctx, src, status.Compute(src, obs))
+	return written || again, statusErr
+}
+
+// sync writes FE first; BE, CN and the FE proxy once FE is ready. Objects of
+// removed components, or removed from one (the CN autoscaler), are deleted
+// whatever FE's state.
+func (r *StarRocksClusterReconciler) sync(ctx context.Context, src *srv1.StarRocksCluster, want *desired) ([]apply.Result, error) {
+	results, err := r.Applier.ApplyAll(ctx, want.applicable(resources.ComponentFE))
+	if err != nil {
+		return results, err
+	}
+	feReady := status.FEReady(src, r.liveStatefulSet(ctx, src, resources.ComponentFE))
+	named := resources.Named(src)
+	var toApply, toDelete []client.Object
+	for _, c := range resources.Components {
+		if c != resources.ComponentFE && feReady {
+			toApply = append(toApply, want.applicable(c)...)
+		}
+		toDelete = append(toDelete, unwanted(named.Of(c), want.objects.Of(c))...)
+	}
+	// BE, CN and the proxy don't depend on each other: one parallel round.
+	applied, applyErr := r.Applier.ApplyAll(ctx, toApply)
+	deleted, deleteErr := r.Applier.DeleteAll(ctx, toDelete)
+	return slices.Concat(results, applied, deleted), errors.Join(applyErr, deleteErr)
+}
+
+// applicable is what to apply of a component now: all of it, less a
+// StatefulSet that keeps its live spec during an ordered rollout.
+func (d *desired) applicable(c resources.Component) []client.Object {
+	held := d.objects.StatefulSet(c)
+	if !d.rollout.Holds(held) {
+		return d.objects.Of(c)
+	}
+	return slices.DeleteFunc(d.objects.Of(c), func(o client.Object) bool { return o == client.Object(held) })
+}
+
+// unwanted are the objects of all that a component can have that are not wanted.
+func unwanted(all, wanted []client.Object) []client.Object {
+	return slices.DeleteFunc(all, func(o client.Object) bool {
+		return slices.ContainsFunc(wanted, func(w client.Object) bool { return w.GetName() == o.GetName() && sameKind(w, o) })
+	})
+}
+
+func sameKind(a, b client.Object) bool {
+	return reflect.TypeOf(a) == reflect.TypeOf(b)
 }
 
 // writeStatus writes the status subresource only when the computed status differs.
@@ -321,84 +357,85 @@ func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, src *srv1.
 	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(patched), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
 		return false, fmt.Errorf("writing status of %s/%s: %w", src.Namespace, src.Name, err)
 	}
-	if rv, err := strconv.ParseUint(patched.GetResourceVersion(), 10, 64); err == nil {
-		r.written.Store(client.ObjectKeyFromObject(src), writtenStatus{resourceVersion: rv, status: *st.DeepCopy()})
-	}
+	r.statuses.Record(client.ObjectKeyFromObject(src).String(), patched.GetResourceVersion(), *st.DeepCopy())
 	if !wasReady && meta.IsStatusConditionTrue(st.Conditions, srv1.ConditionReady) && !src.CreationTimestamp.IsZero() {
 		metrics.TimeToReady.Observe(time.Since(src.CreationTimestamp.Time).Seconds())
 	}
 	return true, nil
 }
 
-// recordEvents emits one event per kind of real action, never one per reconcile,
-// and a warning only when the reconcile error is new.
-func (r *StarRocksClusterReconciler) recordEvents(ctx context.Context, src *srv1.StarRocksCluster, results []apply.Result, err error) {
-	byAction := map[string][]string{}
-	for _, res := range results {
-		if res.Action == apply.Unchanged || res.Pending {
-			continue
-		}
-		metrics.ObjectWrites.WithLabelValues(res.Kind, string(res.Action)).Inc()
-		reason := string(res.Action)
-		if res.Drift {
-			reason = "driftCorrected"
-		}
-		byAction[reason] = append(byAction[reason], res.Kind+" "+res.Name)
-	}
-	for _, reason := range slices.Sorted(mapsKeys(byAction)) {
-		objs := byAction[reason]
-		slices.Sort(objs)
-		r.Recorder.Eventf(src, nil, corev1.EventTypeNormal, eventReason(reason), eventAction(reason), "%s %s", eventVerb(reason), strings.Join(objs, ", "))
-	}
-	if err == nil {
-		return
-	}
-	old := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
-	if old == nil || old.Status != metav1.ConditionTrue || old.Message != err.Error() {
-		r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, errorReason(err), "Reconcile", "%s", err.Error())
-	}
-	logf.FromContext(ctx).V(1).Info("reconcile failed", "error", err.Error())
+// actionReport says how each kind of write is counted and told in an Event.
+type actionReport struct {
+	reason, action, verb string
 }
 
+// actionReports is keyed by what apply did; actions missing here (unchanged)
+// are neither counted nor told.
+var actionReports = map[apply.Action]actionReport{
+	apply.Created:  {reason: "Created", action: "Create", verb: "created"},
+	apply.Updated:  {reason: "Updated", action: "Update", verb: "updated"},
+	apply.Restored: {reason: "DriftCorrected", action: "Update", verb: "restored (changed by someone else)"},
+	apply.Deleted:  {reason: "Deleted", action: "Delete", verb: "deleted"},
+}
+
+// recordOutcome emits one Event per kind of write, never one per reconcile,
+// and a warning only when the reconcile error is new; counts the writes and
+// the reconcile; and decides when to come back.
+func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv1.StarRocksCluster, out outcome) (ctrl.Result, error) {
+	byAction := map[apply.Action][]string{}
+	wrote, pending := out.statusWritten, false
+	for _, res := range out.results {
+		pending = pending || res.Pending
+		if _, told := actionReports[res.Action]; !told || res.Pending {
+			continue
+		}
+		wrote = true
+		metrics.ObjectWrites.WithLabelValues(res.Kind, string(res.Action)).Inc()
+		byAction[res.Action] = append(byAction[res.Action], res.Kind+" "+res.Name)
+	}
+	for _, action := range slices.Sorted(mapKeys(byAction)) {
+		rep, objs := actionReports[action], byAction[action]
+		slices.Sort(objs)
+		r.Recorder.Eventf(src, nil, corev1.EventTypeNormal, rep.reason, rep.action, "%s %s", rep.verb, strings.Join(objs, ", "))
+	}
+	if out.err != nil {
+		old := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
+		if old == nil || old.Status != metav1.ConditionTrue || old.Message != out.err.Error() {
+			r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, errorReason(out.err), "Reconcile", "%s", out.err.Error())
+		}
+		logf.FromContext(ctx).V(1).Info("reconcile failed", "error", out.err.Error())
+	}
+
+	switch {
+	case out.err != nil || out.statusErr != nil:
+		metrics.ReconcileOutcomes.WithLabelValues("error").Inc()
+	case wrote:
+		metrics.ReconcileOutcomes.WithLabelValues("changed").Inc()
+	default:
+		metrics.ReconcileOutcomes.WithLabelValues("unchanged").Inc()
+	}
+	var specErr *specError
+	if errors.As(out.err, &specErr) {
+		return ctrl.Result{}, out.statusErr // the user must fix it; the cluster and ConfigMap watches bring us back
+	}
+	if err := errors.Join(out.err, out.statusErr); err != nil {
+		return ctrl.Result{}, err
+	}
+	if pending {
+		return ctrl.Result{RequeueAfter: pendingRequeue}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// errorReason is the condition reason of a reconcile error.
 func errorReason(err error) string {
-	var cfgErr *specError
+	var specErr *specError
 	switch {
 	case err == nil:
 		return ""
-	case errors.As(err, &cfgErr):
-		return cfgErr.reason
+	case errors.As(err, &specErr):
+		return specErr.reason
 	default:
-		return "ApplyFailed"
+		return srv1.ReasonApplyFailed
 	}
-}
-
-func eventReason(action string) string {
-	switch action {
-	case "driftCorrected":
-		return "DriftCorrected"
-	case string(apply.Created):
-		return "Created"
-	case string(apply.Deleted):
-		return "Deleted"
-	default:
-		return "Updated"
-	}
-}
-
-func eventAction(action string) string {
-	switch action {
-	case string(apply.Created):
-		return "Create"
-	case string(apply.Deleted):
-		return "Delete"
-	default:
-		return "Update"
-	}
-}
-
-func eventVerb(action string) string {
-	if action == "driftCorrected" {
-		return "restored (changed by someone else)"
-	}
-	return action
 }

@@ -25,7 +25,7 @@ var (
 	// ObjectWrites counts object writes by kind and action.
 	ObjectWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "starrocks_operator_object_writes_total",
-		Help: "Objects the operator created, updated (incl. drift corrections) or deleted, by kind.",
+		Help: "Objects the operator wrote, by kind and action: created, updated (the spec changed), restored (someone else changed it; drift corrected) or deleted.",
 	}, []string{"kind", "action"})
 	// TimeToReady observes, once per cluster, the time from creation until every component ran.
 	TimeToReady = prometheus.NewHistogram(prometheus.HistogramOpts{

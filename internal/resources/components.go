@@ -17,23 +17,201 @@ limitations under the License.
 package resources
 
 import (
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
+// Components lists every component in the order the operator writes them:
+// FE first, since BE, CN and the FE proxy join the cluster through it.
+var Components = []Component{ComponentFE, ComponentBE, ComponentCN, ComponentFEProxy}
+
+// StatefulSetObjects are the objects of FE, BE or CN: a StatefulSet, its
+// client Service and its headless search Service, and for CN under an
+// autoscaling policy a HorizontalPodAutoscaler.
+type StatefulSetObjects struct {
+	StatefulSet   *appsv1.StatefulSet
+	Service       *corev1.Service
+	SearchService *corev1.Service
+	// Autoscaler is set for CN with autoScalingPolicy only.
+	Autoscaler *autoscalingv2.HorizontalPodAutoscaler
+}
+
+// Objects returns the set's objects, workload first; none for a nil set.
+func (o *StatefulSetObjects) Objects() []client.Object {
+	if o == nil {
+		return nil
+	}
+	var objs []client.Object
+	objs = appendIf(objs, o.StatefulSet != nil, o.StatefulSet)
+	objs = appendIf(objs, o.Service != nil, o.Service)
+	objs = appendIf(objs, o.SearchService != nil, o.SearchService)
+	return appendIf(objs, o.Autoscaler != nil, o.Autoscaler)
+}
+
+// FEProxyObjects are the objects of the FE proxy: nginx.conf, the nginx
+// Deployment and its Service.
+type FEProxyObjects struct {
+	ConfigMap  *corev1.ConfigMap
+	Deployment *appsv1.Deployment
+	Service    *corev1.Service
+}
+
+// Objects returns the set's objects; none for a nil set.
+func (o *FEProxyObjects) Objects() []client.Object {
+	if o == nil {
+		return nil
+	}
+	var objs []client.Object
+	objs = appendIf(objs, o.ConfigMap != nil, o.ConfigMap)
+	objs = appendIf(objs, o.Deployment != nil, o.Deployment)
+	return appendIf(objs, o.Service != nil, o.Service)
+}
+
+// ClusterObjects holds every component's objects. A nil field is a component
+// the cluster does not have.
+type ClusterObjects struct {
+	FE, BE, CN *StatefulSetObjects
+	FEProxy    *FEProxyObjects
+}
+
+// Configs are the .conf files of FE, BE and CN (empty when a component has no
+// configMapInfo).
+type Configs struct {
+	FE, BE, CN string
+}
+
+// Build returns the desired objects of every component the spec asks for.
+// BE, CN and the FE proxy reach FE through its Service, so they read FE's
+// ports from its .conf.
+func Build(src *v1.StarRocksCluster, cfg Configs) ClusterObjects {
+	return ClusterObjects{
+		FE:      FE(src, Config{Content: cfg.FE}),
+		BE:      BE(src, Config{Content: cfg.BE, FEContent: cfg.FE}),
+		CN:      CN(src, Config{Content: cfg.CN, FEContent: cfg.FE}),
+		FEProxy: FEProxy(src, Config{FEContent: cfg.FE}),
+	}
+}
+
+// Named returns every object each component can have, with names only: what
+// to look for when a component, or part of one, is no longer wanted.
+func Named(src *v1.StarRocksCluster) ClusterObjects {
+	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: src.Namespace, Name: name} }
+	workload := func(sts, svc, search string) *StatefulSetObjects {
+		return &StatefulSetObjects{
+			StatefulSet:   &appsv1.StatefulSet{ObjectMeta: meta(sts)},
+			Service:       &corev1.Service{ObjectMeta: meta(svc)},
+			SearchService: &corev1.Service{ObjectMeta: meta(search)},
+		}
+	}
+	cn := workload(src.CnStatefulSetName(), src.CnServiceName(), src.CnSearchServiceName())
+	cn.Autoscaler = &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: meta(src.CnAutoscalerName())}
+	return ClusterObjects{
+		FE: workload(src.FeStatefulSetName(), src.FeServiceName(), src.FeSearchServiceName()),
+		BE: workload(src.BeStatefulSetName(), src.BeServiceName(), src.BeSearchServiceName()),
+		CN: cn,
+		FEProxy: &FEProxyObjects{
+			ConfigMap:  &corev1.ConfigMap{ObjectMeta: meta(src.FeProxyConfigMapName())},
+			Deployment: &appsv1.Deployment{ObjectMeta: meta(src.FeProxyDeploymentName())},
+			Service:    &corev1.Service{ObjectMeta: meta(src.FeProxyServiceName())},
+		},
+	}
+}
+
+// Of returns the objects of one component; none when the cluster lacks it.
+func (c ClusterObjects) Of(component Component) []client.Object {
+	if component == ComponentFEProxy {
+		return c.FEProxy.Objects()
+	}
+	return c.statefulSetObjects(component).Objects()
+}
+
+// StatefulSet returns the StatefulSet of FE, BE or CN; nil when there is none.
+func (c ClusterObjects) StatefulSet(component Component) *appsv1.StatefulSet {
+	if set := c.statefulSetObjects(component); set != nil {
+		return set.StatefulSet
+	}
+	return nil
+}
+
+// Service returns the client Service of a component; nil when there is none.
+func (c ClusterObjects) Service(component Component) *corev1.Service {
+	if component == ComponentFEProxy {
+		if c.FEProxy == nil {
+			return nil
+		}
+		return c.FEProxy.Service
+	}
+	if set := c.statefulSetObjects(component); set != nil {
+		return set.Service
+	}
+	return nil
+}
+
+func (c ClusterObjects) statefulSetObjects(component Component) *StatefulSetObjects {
+	switch component {
+	case ComponentFE:
+		return c.FE
+	case ComponentBE:
+		return c.BE
+	case ComponentCN:
+		return c.CN
+	}
+	return nil
+}
+
+// LoadSpec returns the spec fields every component has (replicas, image,
+// configMapInfo, ...); nil when the cluster does not have the component.
+func LoadSpec(src *v1.StarRocksCluster, c Component) *v1.StarRocksLoadSpec {
+	s := src.Spec
+	switch {
+	case c == ComponentFE && s.StarRocksFeSpec != nil:
+		return &s.StarRocksFeSpec.StarRocksLoadSpec
+	case c == ComponentBE && s.StarRocksBeSpec != nil:
+		return &s.StarRocksBeSpec.StarRocksLoadSpec
+	case c == ComponentCN && s.StarRocksCnSpec != nil:
+		return &s.StarRocksCnSpec.StarRocksLoadSpec
+	case c == ComponentFEProxy && s.StarRocksFeProxySpec != nil:
+		return &s.StarRocksFeProxySpec.StarRocksLoadSpec
+	}
+	return nil
+}
+
+// Title is the component's name in messages: FE, BE, CN, FE proxy.
+func (c Component) Title() string {
+	if c == ComponentFEProxy {
+		return "FE proxy"
+	}
+	return strings.ToUpper(string(c))
+}
+
+// appendIf appends o when present: a nil pointer would become a non-nil
+// client.Object, so presence is tested on the typed field.
+func appendIf(objs []client.Object, present bool, o client.Object) []client.Object {
+	if !present {
+		return objs
+	}
+	return append(objs, o)
+}
+
 // FE builds the frontends: StatefulSet <n>-fe, Service <n>-fe-service and
 // headless Service <n>-fe-search (query port). cfg.Content is fe.conf. It
 // returns nil when the cluster has no FE spec.
-func FE(src *v1.StarRocksCluster, cfg Config) []client.Object {
+func FE(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 	if src == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
 	}
 	src = src.DeepCopy() // the objects must not share memory with the caller's cluster
 	spec := src.Spec.StarRocksFeSpec
 	ports := effectivePorts(ComponentFE, cfg.Content)
-	return []client.Object{
-		statefulSet(src, statefulSetInput{
+	return &StatefulSetObjects{
+		StatefulSet: statefulSet(src, statefulSetInput{
 			c:           ComponentFE,
 			name:        src.FeStatefulSetName(),
 			searchName:  src.FeSearchServiceName(),
@@ -44,8 +222,8 @@ func FE(src *v1.StarRocksCluster, cfg Config) []client.Object {
 			feQueryPort: feServicePort(src, cfg.Content, fePortQuery),
 			content:     cfg.Content,
 		}),
-		clientService(src, ComponentFE, src.FeServiceName(), ports, spec.Service),
-		searchService(src, ComponentFE, src.FeSearchServiceName(), namedPort{fePortQuery, portNamed(ports, fePortQuery)}),
+		Service:       clientService(src, ComponentFE, src.FeServiceName(), ports, spec.Service),
+		SearchService: searchService(src, ComponentFE, src.FeSearchServiceName(), namedPort{fePortQuery, portNamed(ports, fePortQuery)}),
 	}
 }
 
@@ -53,15 +231,15 @@ func FE(src *v1.StarRocksCluster, cfg Config) []client.Object {
 // headless Service <n>-be-search (heartbeat port). cfg.Content is be.conf and
 // cfg.FEContent fe.conf. It returns nil when the cluster has no BE spec, or no
 // FE spec: backends can only join a cluster through its FE.
-func BE(src *v1.StarRocksCluster, cfg Config) []client.Object {
+func BE(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 	if src == nil || src.Spec.StarRocksBeSpec == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
 	}
 	src = src.DeepCopy()
 	spec := src.Spec.StarRocksBeSpec
 	ports := effectivePorts(ComponentBE, cfg.Content)
-	return []client.Object{
-		statefulSet(src, statefulSetInput{
+	return &StatefulSetObjects{
+		StatefulSet: statefulSet(src, statefulSetInput{
 			c:           ComponentBE,
 			name:        src.BeStatefulSetName(),
 			searchName:  src.BeSearchServiceName(),
@@ -72,8 +250,8 @@ func BE(src *v1.StarRocksCluster, cfg Config) []client.Object {
 			feQueryPort: feServicePort(src, cfg.FEContent, fePortQuery),
 			content:     cfg.Content,
 		}),
-		clientService(src, ComponentBE, src.BeServiceName(), ports, spec.Service),
-		searchService(src, ComponentBE, src.BeSearchServiceName(), namedPort{portHeartbeat, portNamed(ports, portHeartbeat)}),
+		Service:       clientService(src, ComponentBE, src.BeServiceName(), ports, spec.Service),
+		SearchService: searchService(src, ComponentBE, src.BeSearchServiceName(), namedPort{portHeartbeat, portNamed(ports, portHeartbeat)}),
 	}
 }
 
@@ -89,15 +267,15 @@ func BE(src *v1.StarRocksCluster, cfg Config) []client.Object {
 // apply, not sending the field does exactly that). Upstream's HPA targets the
 // cluster's scale subresource instead; targeting the StatefulSet keeps the
 // HPA's writes off the StarRocksCluster, so they don't trigger reconciles.
-func CN(src *v1.StarRocksCluster, cfg Config) []client.Object {
+func CN(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 	if src == nil || src.Spec.StarRocksCnSpec == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
 	}
 	src = src.DeepCopy()
 	spec := src.Spec.StarRocksCnSpec
 	ports := effectivePorts(ComponentCN, cfg.Content)
-	objs := []client.Object{
-		statefulSet(src, statefulSetInput{
+	objs := &StatefulSetObjects{
+		StatefulSet: statefulSet(src, statefulSetInput{
 			c:            ComponentCN,
 			name:         src.CnStatefulSetName(),
 			searchName:   src.CnSearchServiceName(),
@@ -109,11 +287,11 @@ func CN(src *v1.StarRocksCluster, cfg Config) []client.Object {
 			content:      cfg.Content,
 			omitReplicas: spec.AutoScalingPolicy != nil,
 		}),
-		clientService(src, ComponentCN, src.CnServiceName(), ports, spec.Service),
-		searchService(src, ComponentCN, src.CnSearchServiceName(), namedPort{portHeartbeat, portNamed(ports, portHeartbeat)}),
+		Service:       clientService(src, ComponentCN, src.CnServiceName(), ports, spec.Service),
+		SearchService: searchService(src, ComponentCN, src.CnSearchServiceName(), namedPort{portHeartbeat, portNamed(ports, portHeartbeat)}),
 	}
 	if spec.AutoScalingPolicy != nil {
-		objs = append(objs, cnAutoscaler(src, spec.AutoScalingPolicy))
+		objs.Autoscaler = cnAutoscaler(src, spec.AutoScalingPolicy)
 	}
 	return objs
 }

@@ -70,6 +70,33 @@ func TestEachComponentBuildsItsObjects(t *testing.T) {
 	}
 }
 
+// What Named lists is what the controller deletes when a component goes: it
+// must name every object a builder can make, and nothing else.
+func TestNamedListsEveryObjectEachComponentCanHave(t *testing.T) {
+	src := with(func(src *v1.StarRocksCluster) {
+		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &v1.AutoScalingPolicy{MaxReplicas: 3}
+	})
+	built, named := Build(src, Configs{}), Named(src)
+	for _, c := range Components {
+		var want, got []string
+		for _, o := range built.Of(c) {
+			want = append(want, o.GetName())
+		}
+		for _, o := range named.Of(c) {
+			if o.GetNamespace() != src.Namespace {
+				t.Errorf("%s: %s in namespace %q", c, o.GetName(), o.GetNamespace())
+			}
+			got = append(got, o.GetName())
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Named lists %v, the builder makes %v", c, got, want)
+		}
+		if s := built.StatefulSet(c); (s != nil) != (c != ComponentFEProxy) {
+			t.Errorf("%s: StatefulSet() = %v", c, s)
+		}
+	}
+}
+
 func TestObjectsCarryTypeMetaNamespaceLabelsAndOwner(t *testing.T) {
 	src := with(func(src *v1.StarRocksCluster) {
 		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &v1.AutoScalingPolicy{MaxReplicas: 3}

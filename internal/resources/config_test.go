@@ -63,7 +63,7 @@ LOG_DIR = ${STARROCKS_HOME}/log
 
 func TestConfPortsReachContainersServicesAndProbes(t *testing.T) {
 	t.Run("fe.conf http_port overrides the default and the probe", func(t *testing.T) {
-		objs := FE(newCluster(), Config{Content: "http_port = 8031\nquery_port = 9031"})
+		objs := FE(newCluster(), Config{Content: "http_port = 8031\nquery_port = 9031"}).Objects()
 		s := find[*appsv1.StatefulSet](t, objs, "sr-fe")
 		c := mainOf(s)
 		if c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 8031 {

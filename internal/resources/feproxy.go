@@ -23,7 +23,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/srscale/starrocks-operator/api/v1"
 )
@@ -45,7 +44,7 @@ const (
 // the FE Service serves HTTP on; without it that is the FE default (8030, or
 // the FE spec.service override). The proxy's own configMapInfo and
 // storageVolumes are ignored: nginx.conf is generated, and nginx stores nothing.
-func FEProxy(src *v1.StarRocksCluster, cfg ...Config) []client.Object {
+func FEProxy(src *v1.StarRocksCluster, cfg ...Config) *FEProxyObjects {
 	if src == nil || src.Spec.StarRocksFeProxySpec == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
 	}
@@ -63,10 +62,10 @@ func FEProxy(src *v1.StarRocksCluster, cfg ...Config) []client.Object {
 		Data:       map[string]string{nginxConfKey: conf},
 	}
 	ports := []namedPort{{feProxyPortName, feProxyPort}}
-	return []client.Object{
-		cm,
-		feProxyDeployment(src, spec, conf),
-		clientService(src, ComponentFEProxy, src.FeProxyServiceName(), ports, spec.Service),
+	return &FEProxyObjects{
+		ConfigMap:  cm,
+		Deployment: feProxyDeployment(src, spec, conf),
+		Service:    clientService(src, ComponentFEProxy, src.FeProxyServiceName(), ports, spec.Service),
 	}
 }
 

@@ -32,11 +32,11 @@ import (
 func TestFEProxy(t *testing.T) {
 	conf := func(t *testing.T, src *v1.StarRocksCluster, cfg ...Config) string {
 		t.Helper()
-		return find[*corev1.ConfigMap](t, FEProxy(src, cfg...), "sr-fe-proxy").Data["nginx.conf"]
+		return find[*corev1.ConfigMap](t, FEProxy(src, cfg...).Objects(), "sr-fe-proxy").Data["nginx.conf"]
 	}
 	deployment := func(t *testing.T, src *v1.StarRocksCluster, cfg ...Config) *appsv1.Deployment {
 		t.Helper()
-		return find[*appsv1.Deployment](t, FEProxy(src, cfg...), "sr-fe-proxy")
+		return find[*appsv1.Deployment](t, FEProxy(src, cfg...).Objects(), "sr-fe-proxy")
 	}
 
 	t.Run("nginx.conf proxies 8080 to the FE Service through the default resolver", func(t *testing.T) {

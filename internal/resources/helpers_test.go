@@ -57,10 +57,10 @@ func with(mutate func(*v1.StarRocksCluster)) *v1.StarRocksCluster {
 // buildAll builds every component of src with the given configurations.
 func buildAll(src *v1.StarRocksCluster, cfgs map[Component]Config) []client.Object {
 	var objs []client.Object
-	objs = append(objs, FE(src, cfgs[ComponentFE])...)
-	objs = append(objs, BE(src, cfgs[ComponentBE])...)
-	objs = append(objs, CN(src, cfgs[ComponentCN])...)
-	objs = append(objs, FEProxy(src, cfgs[ComponentFEProxy])...)
+	objs = append(objs, FE(src, cfgs[ComponentFE]).Objects()...)
+	objs = append(objs, BE(src, cfgs[ComponentBE]).Objects()...)
+	objs = append(objs, CN(src, cfgs[ComponentCN]).Objects()...)
+	objs = append(objs, FEProxy(src, cfgs[ComponentFEProxy]).Objects()...)
 	return objs
 }
 
@@ -68,13 +68,13 @@ func buildAll(src *v1.StarRocksCluster, cfgs map[Component]Config) []client.Obje
 func build(src *v1.StarRocksCluster, c Component, cfg Config) []client.Object {
 	switch c {
 	case ComponentFE:
-		return FE(src, cfg)
+		return FE(src, cfg).Objects()
 	case ComponentBE:
-		return BE(src, cfg)
+		return BE(src, cfg).Objects()
 	case ComponentCN:
-		return CN(src, cfg)
+		return CN(src, cfg).Objects()
 	case ComponentFEProxy:
-		return FEProxy(src, cfg)
+		return FEProxy(src, cfg).Objects()
 	}
 	panic("unknown component " + c)
 }

@@ -57,7 +57,7 @@ func TestCNAutoscaler(t *testing.T) {
 			src := newCluster()
 			src.Spec.StarRocksCnSpec.AutoScalingPolicy = tt.policy
 			src.Spec.StarRocksCnSpec.Replicas = tt.replicas
-			objs := CN(src, Config{})
+			objs := CN(src, Config{}).Objects()
 			s := find[*appsv1.StatefulSet](t, objs, "sr-cn")
 			if !reflect.DeepEqual(s.Spec.Replicas, tt.wantStsReplicas) {
 				t.Errorf("StatefulSet replicas %v, want %v", ptr.Deref(s.Spec.Replicas, -1), ptr.Deref(tt.wantStsReplicas, -1))

@@ -78,7 +78,7 @@ func TestPodAndServiceLabelsNeverOverrideOurs(t *testing.T) {
 		s.Spec.StarRocksBeSpec.PodLabels = map[string]string{OwnerLabel: "hijack", ComponentLabel: "x", ManagedByLabel: "me", "team": "db"}
 		s.Spec.StarRocksBeSpec.Service = &v1.StarRocksService{Labels: map[string]string{OwnerLabel: "hijack", ClusterLabel: "other", "team": "db"}}
 	})
-	objs := BE(src, Config{})
+	objs := BE(src, Config{}).Objects()
 	s := find[*appsv1.StatefulSet](t, objs, "sr-be")
 	svc := find[*corev1.Service](t, objs, "sr-be-service")
 	for _, l := range []map[string]string{s.Spec.Template.Labels, svc.Labels} {

@@ -233,7 +233,7 @@ func TestFEServicePortOverrideReachesOtherComponents(t *testing.T) {
 	if v, _ := envValue(mainOf(sts(t, src, ComponentFE, Config{})), "FE_QUERY_PORT"); v != "19030" {
 		t.Errorf("FE FE_QUERY_PORT %q", v)
 	}
-	cm := find[*corev1.ConfigMap](t, FEProxy(src), src.FeProxyConfigMapName())
+	cm := find[*corev1.ConfigMap](t, FEProxy(src).Objects(), src.FeProxyConfigMapName())
 	if !strings.Contains(cm.Data["nginx.conf"], "sr-fe-service.ns.svc.cluster.local:18030;") {
 		t.Errorf("nginx.conf does not use the FE Service's http port:\n%s", cm.Data["nginx.conf"])
 	}

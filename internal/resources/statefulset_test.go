@@ -267,7 +267,7 @@ func TestProbes(t *testing.T) {
 
 				var c corev1.Container
 				if comp == ComponentFEProxy {
-					c = find[*appsv1.Deployment](t, FEProxy(src), "sr-fe-proxy").Spec.Template.Spec.Containers[0]
+					c = find[*appsv1.Deployment](t, FEProxy(src).Objects(), "sr-fe-proxy").Spec.Template.Spec.Containers[0]
 				} else {
 					c = mainOf(sts(t, src, comp, Config{}))
 				}

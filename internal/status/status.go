@@ -106,31 +106,31 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 		st.Reason = obs.ReconcileError.Error()
 		set(srv1.ConditionReconcileError, metav1.ConditionTrue, obs.ReconcileErrorReason, obs.ReconcileError.Error())
 	} else {
-		set(srv1.ConditionReconcileError, metav1.ConditionFalse, "Reconciled", "")
+		set(srv1.ConditionReconcileError, metav1.ConditionFalse, srv1.ReasonReconciled, "")
 	}
 	switch {
 	case len(failing) > 0:
-		set(srv1.ConditionDegraded, metav1.ConditionTrue, "PodsFailing", strings.Join(failing, "; "))
+		set(srv1.ConditionDegraded, metav1.ConditionTrue, srv1.ReasonPodsFailing, strings.Join(failing, "; "))
 	default:
-		set(srv1.ConditionDegraded, metav1.ConditionFalse, "AllPodsHealthy", "")
+		set(srv1.ConditionDegraded, metav1.ConditionFalse, srv1.ReasonAllPodsHealthy, "")
 	}
 	switch {
 	case obs.Rollout != "":
-		set(srv1.ConditionProgressing, metav1.ConditionTrue, "OrderedRollout", obs.Rollout)
+		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonOrderedRollout, obs.Rollout)
 	case len(notRunning) > 0:
-		set(srv1.ConditionProgressing, metav1.ConditionTrue, "ComponentsNotReady", strings.Join(notRunning, "; "))
+		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonComponentsNotReady, strings.Join(notRunning, "; "))
 	default:
-		set(srv1.ConditionProgressing, metav1.ConditionFalse, "Stable", "")
+		set(srv1.ConditionProgressing, metav1.ConditionFalse, srv1.ReasonStable, "")
 	}
 	switch {
 	case st.Phase == srv1.PhaseRunning:
-		set(srv1.ConditionReady, metav1.ConditionTrue, "AllComponentsRunning", "")
+		set(srv1.ConditionReady, metav1.ConditionTrue, srv1.ReasonAllComponentsRunning, "")
 	case obs.ReconcileError != nil:
-		set(srv1.ConditionReady, metav1.ConditionFalse, "ReconcileError", obs.ReconcileError.Error())
+		set(srv1.ConditionReady, metav1.ConditionFalse, srv1.ReasonReconcileFailed, obs.ReconcileError.Error())
 	case st.Phase == srv1.PhaseFailed:
-		set(srv1.ConditionReady, metav1.ConditionFalse, "ComponentsFailed", strings.Join(append(failing, st.Reason), "; "))
+		set(srv1.ConditionReady, metav1.ConditionFalse, srv1.ReasonComponentsFailed, strings.Join(append(failing, st.Reason), "; "))
 	default:
-		set(srv1.ConditionReady, metav1.ConditionFalse, "ComponentsNotReady", strings.Join(notRunning, "; "))
+		set(srv1.ConditionReady, metav1.ConditionFalse, srv1.ReasonComponentsNotReady, strings.Join(notRunning, "; "))
 	}
 	if st.Reason == "" && st.Phase != srv1.PhaseRunning {
 		st.Reason = strings.Join(append(failing, notRunning...), "; ")

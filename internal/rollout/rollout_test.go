@@ -1,4 +1,4 @@
-package controller
+package rollout
 
 import (
 	"testing"
@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 func stsWith(name, image string, rolled bool) *appsv1.StatefulSet {
@@ -23,9 +22,9 @@ func stsWith(name, image string, rolled bool) *appsv1.StatefulSet {
 	return s
 }
 
-func TestPlanRollout(t *testing.T) {
-	desired := func(name, tag string) []client.Object {
-		return []client.Object{stsWith(name, "starrocks/x:"+tag, false)}
+func TestOrder(t *testing.T) {
+	desired := func(name, tag string) *appsv1.StatefulSet {
+		return stsWith(name, "starrocks/x:"+tag, false)
 	}
 	tests := []struct {
 		name             string
@@ -56,17 +55,16 @@ func TestPlanRollout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := planRollout(tt.fe, desired("c-fe", tt.toFE), tt.be, desired("c-be", tt.toBE), tt.cn, desired("c-cn", tt.toCN))
-			_, fe := o.held["c-fe"]
-			_, be := o.held["c-be"]
-			if fe != tt.heldFE || be != tt.heldBE {
-				t.Errorf("held FE %v BE %v, want FE %v BE %v (%v)", fe, be, tt.heldFE, tt.heldBE, o.held)
+			fe, be, cn := desired("c-fe", tt.toFE), desired("c-be", tt.toBE), desired("c-cn", tt.toCN)
+			p := Order(Workload{"FE", tt.fe, fe}, Workload{"BE", tt.be, be}, Workload{"CN", tt.cn, cn})
+			if p.Holds(fe) != tt.heldFE || p.Holds(be) != tt.heldBE {
+				t.Errorf("held FE %v BE %v, want FE %v BE %v (%v)", p.Holds(fe), p.Holds(be), tt.heldFE, tt.heldBE, p.Held)
 			}
-			if (o.message != "") != (tt.heldFE || tt.heldBE) {
-				t.Errorf("message %q does not match the holds", o.message)
+			if (p.Message != "") != (tt.heldFE || tt.heldBE) {
+				t.Errorf("message %q does not match the holds", p.Message)
 			}
-			if fe && len(o.filter(desired("c-fe", tt.toFE))) != 0 {
-				t.Error("a held StatefulSet was not filtered out")
+			if p.Holds(fe) && p.Waiting(fe) == "" {
+				t.Error("a held StatefulSet says nothing of why it waits")
 			}
 		})
 	}

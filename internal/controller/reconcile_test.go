@@ -1,0 +1,160 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/scheme"
+)
+
+// These tests drive Reconcile's orchestration with controller-runtime's fake
+// client (no API server): what it returns and how often it writes status. The
+// API server tests in test/integration cover the same code end to end.
+
+// fakeAPI records the status writes Reconcile sends and fails what a test asks.
+type fakeAPI struct {
+	mu       sync.Mutex
+	statuses []srv1.StarRocksClusterStatus
+	// failApply fails the apply of objects of this kind.
+	failApply string
+	// hideStatefulSets makes reads of StatefulSets miss, as a cache that has
+	// not yet seen a write does.
+	hideStatefulSets bool
+}
+
+func (f *fakeAPI) statusWrites() []srv1.StarRocksClusterStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]srv1.StarRocksClusterStatus(nil), f.statuses...)
+}
+
+func newReconciler(t *testing.T, api *fakeAPI, objs ...client.Object) *StarRocksClusterReconciler {
+	t.Helper()
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
+		WithStatusSubresource(&srv1.StarRocksCluster{}).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if _, ok := obj.(*appsv1.StatefulSet); ok && api.hideStatefulSets {
+					return apierrors.NewNotFound(appsv1.Resource("statefulsets"), key.Name)
+				}
+				return c.Get(ctx, key, obj, opts...)
+			},
+			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+				if body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err == nil && body["kind"] == api.failApply {
+					return errors.New("admission webhook said no")
+				}
+				return c.Apply(ctx, obj, opts...)
+			},
+			SubResourceApply: func(ctx context.Context, c client.Client, sub string, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+				body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+				if err != nil {
+					return err
+				}
+				var st srv1.StarRocksClusterStatus
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(body["status"].(map[string]any), &st); err != nil {
+					return err
+				}
+				api.mu.Lock()
+				api.statuses = append(api.statuses, st)
+				api.mu.Unlock()
+				return nil
+			},
+		}).Build()
+	return NewStarRocksClusterReconciler(c, events.NewFakeRecorder(100), newConfigSource(c, c), nil)
+}
+
+func feCluster() *srv1.StarRocksCluster {
+	return &srv1.StarRocksCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sr", Generation: 1},
+		Spec: srv1.StarRocksClusterSpec{
+			StarRocksFeSpec: &srv1.StarRocksFeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/fe-ubuntu:3.3.2"}}},
+		},
+	}
+}
+
+func reconcileOnce(t *testing.T, r *StarRocksClusterReconciler) (ctrl.Result, error) {
+	t.Helper()
+	return r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "sr"}})
+}
+
+func reconcileErrorReason(st srv1.StarRocksClusterStatus) string {
+	for _, c := range st.Conditions {
+		if c.Type == srv1.ConditionReconcileError && c.Status == metav1.ConditionTrue {
+			return c.Reason
+		}
+	}
+	return ""
+}
+
+func TestASpecErrorIsReportedAndNotRequeued(t *testing.T) {
+	src := feCluster()
+	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "missing", ResolveKey: "fe.conf"}
+	api := &fakeAPI{}
+	r := newReconciler(t, api, src)
+	res, err := reconcileOnce(t, r)
+	if err != nil || res != (ctrl.Result{}) {
+		t.Fatalf("Reconcile = %+v, %v; want no requeue and no error: only the user can fix it", res, err)
+	}
+	st := api.statusWrites()
+	if len(st) != 1 || reconcileErrorReason(st[0]) != srv1.ReasonConfigMapNotFound {
+		t.Fatalf("status writes %+v; want one with ReconcileError reason %s", st, srv1.ReasonConfigMapNotFound)
+	}
+	var list appsv1.StatefulSetList
+	if err := r.Client.List(t.Context(), &list); err != nil || len(list.Items) != 0 {
+		t.Fatalf("StatefulSets %v (%v); a spec error must write no object", list.Items, err)
+	}
+}
+
+func TestAFailedSyncWritesASecondStatusWithTheError(t *testing.T) {
+	api := &fakeAPI{failApply: "StatefulSet"}
+	r := newReconciler(t, api, feCluster())
+	if _, err := reconcileOnce(t, r); err == nil {
+		t.Fatal("Reconcile succeeded although the StatefulSet apply failed; want the error, for back-off")
+	}
+	st := api.statusWrites()
+	if len(st) != 2 {
+		t.Fatalf("%d status writes, want 2: one beside the writes, one with their error", len(st))
+	}
+	if reconcileErrorReason(st[0]) != "" || reconcileErrorReason(st[1]) != srv1.ReasonApplyFailed {
+		t.Errorf("ReconcileError reasons %q then %q; want none, then %s", reconcileErrorReason(st[0]), reconcileErrorReason(st[1]), srv1.ReasonApplyFailed)
+	}
+}
+
+func TestAWriteTheCacheHasNotShownYetRequeuesAfterFiveSeconds(t *testing.T) {
+	api := &fakeAPI{}
+	r := newReconciler(t, api, feCluster())
+	if res, err := reconcileOnce(t, r); err != nil || res.RequeueAfter != 0 {
+		t.Fatalf("first Reconcile = %+v, %v", res, err)
+	}
+	api.hideStatefulSets = true // the cache lags behind the StatefulSet we just wrote
+	res, err := reconcileOnce(t, r)
+	if err != nil || res.RequeueAfter != pendingRequeue {
+		t.Fatalf("Reconcile = %+v, %v; want a requeue after %s and no second write", res, err, pendingRequeue)
+	}
+}
+
+func TestADeniedNamespaceIsLeftAlone(t *testing.T) {
+	api := &fakeAPI{}
+	r := newReconciler(t, api, feCluster())
+	r.DenyList = []string{"ns"}
+	if res, err := reconcileOnce(t, r); err != nil || res != (ctrl.Result{}) {
+		t.Fatalf("Reconcile = %+v, %v", res, err)
+	}
+	var list appsv1.StatefulSetList
+	if err := r.Client.List(t.Context(), &list); err != nil || len(list.Items) != 0 || len(api.statusWrites()) != 0 {
+		t.Fatalf("a cluster in a denied namespace got %d StatefulSets and %d status writes", len(list.Items), len(api.statusWrites()))
+	}
+}
