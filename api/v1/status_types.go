@@ -71,6 +71,10 @@ const (
 	// ReasonOrderedRollout (Progressing=True): an image change rolls in order,
 	// BE and CN before FE on an upgrade, FE first on a downgrade.
 	ReasonOrderedRollout = "OrderedRollout"
+	// ReasonRemovalHeld (Progressing=True): BE or CN was removed from the
+	// spec, but keeps running with its data until the cluster is annotated
+	// starrocks.com/delete-removed-components=true.
+	ReasonRemovalHeld = "RemovalHeld"
 	// ReasonStable (Progressing=False): nothing is changing.
 	ReasonStable = "Stable"
 	// ReasonPodsFailing (Degraded=True): pods crash, or cannot pull or start.

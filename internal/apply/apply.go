@@ -40,6 +40,8 @@ const (
 	// the object (drift), and it was written back.
 	Restored Action = "restored"
 	Deleted  Action = "deleted"
+	// Failed: the write was sent and failed; the error says why.
+	Failed Action = "failed"
 )
 
 // Result is the outcome for one object.
@@ -109,6 +111,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 		}
 	}
 	if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(want), client.FieldOwner(a.FieldOwner), client.ForceOwnership); err != nil {
+		res.Action = Failed
 		return res, fmt.Errorf("applying %s %s: %w", gvk.Kind, desired.GetName(), err)
 	}
 	a.writes.Record(key, want.GetResourceVersion(), hash)
@@ -163,10 +166,22 @@ func (a Applier) delete(ctx context.Context, obj client.Object) (Result, error) 
 	uid := live.GetUID()
 	err = a.Client.Delete(ctx, live, client.Preconditions{UID: &uid}, client.PropagationPolicy("Background"))
 	if err := client.IgnoreNotFound(err); err != nil {
+		res.Action = Failed
 		return res, fmt.Errorf("deleting %s %s: %w", gvk.Kind, obj.GetName(), err)
 	}
 	res.Action = Deleted
 	return res, nil
+}
+
+// Written reports whether live carries desired as this operator last wrote
+// it: live exists and its hash annotation is desired's hash. It reads no
+// field but the annotation, so it is cheap enough for every reconcile.
+func Written(live, desired client.Object) bool {
+	if live == nil || desired == nil {
+		return false
+	}
+	_, hash, err := Desired(desired)
+	return err == nil && live.GetAnnotations()[HashAnnotation] == hash
 }
 
 // Desired converts obj to the body of an apply request: no status, no

@@ -70,7 +70,13 @@ func newReconciler(t *testing.T, api *fakeAPI, objs ...client.Object) *StarRocks
 				api.mu.Lock()
 				api.statuses = append(api.statuses, st)
 				api.mu.Unlock()
-				return nil
+				// Store it, as the API server would, for the next reconcile to read.
+				src := &srv1.StarRocksCluster{}
+				if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "sr"}, src); err != nil {
+					return err
+				}
+				src.Status = st
+				return c.Status().Update(ctx, src)
 			},
 		}).Build()
 	return NewStarRocksClusterReconciler(c, events.NewFakeRecorder(100), newConfigSource(c, c), nil)
@@ -130,6 +136,43 @@ func TestAFailedSyncWritesASecondStatusWithTheError(t *testing.T) {
 	}
 	if reconcileErrorReason(st[0]) != "" || reconcileErrorReason(st[1]) != srv1.ReasonApplyFailed {
 		t.Errorf("ReconcileError reasons %q then %q; want none, then %s", reconcileErrorReason(st[0]), reconcileErrorReason(st[1]), srv1.ReasonApplyFailed)
+	}
+}
+
+// A persistent error (a full service CIDR, a quota, a webhook) must cost only
+// the failing request per retry: no status write and no Event while the error
+// stays the same.
+func TestARepeatedErrorCostsNoStatusWrite(t *testing.T) {
+	api := &fakeAPI{failApply: "StatefulSet"}
+	r := newReconciler(t, api, feCluster())
+	recorder := r.Recorder.(*events.FakeRecorder)
+	if _, err := reconcileOnce(t, r); err == nil {
+		t.Fatal("want the apply error")
+	}
+	first := len(api.statusWrites())
+	drain(recorder)
+	for range 3 {
+		if _, err := reconcileOnce(t, r); err == nil {
+			t.Fatal("want the apply error")
+		}
+	}
+	if n := len(api.statusWrites()) - first; n != 0 {
+		t.Errorf("%d status writes in 3 retries of the same error, want 0", n)
+	}
+	if got := drain(recorder); len(got) != 0 {
+		t.Errorf("events in 3 retries of the same error: %q, want none", got)
+	}
+}
+
+func drain(r *events.FakeRecorder) []string {
+	var out []string
+	for {
+		select {
+		case e := <-r.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,6 +44,12 @@ type Config struct {
 
 // IgnoredAnnotation on a StarRocksCluster makes the operator leave it alone.
 const IgnoredAnnotation = "starrocks.com/ignored"
+
+// DeleteRemovedComponentsAnnotation set to "true" on a StarRocksCluster lets
+// the operator delete BE or CN when their spec is removed: their pods hold
+// data (BE) or caches (CN), and a removed spec block may be a mistake. Without
+// it the component keeps running and the status says what waits.
+const DeleteRemovedComponentsAnnotation = "starrocks.com/delete-removed-components"
 
 // FieldOwner is the operator's server-side apply field manager.
 const FieldOwner = "starrocks-operator"
@@ -72,6 +79,18 @@ func ScopeCache(opts *cache.Options) {
 	opts.DefaultTransform = cache.TransformStripManagedFields()
 }
 
+// slimMetadata keeps of a user's ConfigMap's metadata what the operator
+// uses (names and resourceVersion): annotations, such as a kubectl
+// last-applied copy of the whole ConfigMap, would otherwise fill memory in a
+// cluster-wide cache.
+func slimMetadata(obj any) (any, error) {
+	if o, ok := obj.(client.Object); ok {
+		o.SetManagedFields(nil)
+		o.SetAnnotations(nil)
+	}
+	return obj, nil
+}
+
 // slimPod keeps what status reads: names, labels, phase, conditions and container states.
 func slimPod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
@@ -93,7 +112,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	// User ConfigMaps named by configMapInfo carry no label of ours: watch the
 	// metadata of all ConfigMaps in a cache of its own (the manager's ConfigMap
 	// cache is scoped to our label), and fetch data only when it changes.
-	metaOpts := cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient(), DefaultTransform: cache.TransformStripManagedFields()}
+	metaOpts := cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient(), DefaultTransform: slimMetadata}
 	if cfg.Namespace != "" {
 		metaOpts.DefaultNamespaces = map[string]cache.Config{cfg.Namespace: {}}
 	}
@@ -104,29 +123,48 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	if err := mgr.Add(configMetadata); err != nil {
 		return err
 	}
+	cmMeta := &metav1.PartialObjectMetadata{}
+	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	configs := newConfigSource(configMetadata, mgr.GetAPIReader())
+	informer, err := configMetadata.GetInformer(context.Background(), cmMeta)
+	if err != nil {
+		return err
+	}
+	// A deleted ConfigMap's content is worthless: drop it (deletes rarely carry a deletionTimestamp).
+	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if o, ok := obj.(client.Object); ok {
+			configs.Forget(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})
+		}
+	}}); err != nil {
+		return err
+	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksCluster{}, configMapIndex, referencedConfigMaps); err != nil {
 		return err
 	}
 
-	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"),
-		newConfigSource(configMetadata, mgr.GetAPIReader()), cfg.DenyList)
+	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, cfg.DenyList)
 	if cfg.Controller.ReconciliationTimeout == 0 {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
-	cmMeta := &metav1.PartialObjectMetadata{}
-	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	// Children live in their cluster's namespace: a denied namespace's
+	// objects never reach the queue, whatever watch sees them.
+	allowed := notDenied(cfg.DenyList)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("starrockscluster").
 		For(&srv1.StarRocksCluster{}, builder.WithPredicates(managed(cfg.DenyList), specOrResync())).
-		Owns(&appsv1.StatefulSet{}, builder.WithPredicates(statefulSetChanged())).
-		Owns(&appsv1.Deployment{}, builder.WithPredicates(deploymentChanged())).
-		Owns(&corev1.Service{}, builder.WithPredicates(ownedObjectChanged())).
-		Owns(&corev1.ConfigMap{}, builder.WithPredicates(ownedObjectChanged())).
-		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(clusterOfPod), builder.WithPredicates(podChanged())).
+		Owns(&appsv1.StatefulSet{}, builder.WithPredicates(allowed, statefulSetChanged())).
+		Owns(&appsv1.Deployment{}, builder.WithPredicates(allowed, deploymentChanged())).
+		Owns(&corev1.Service{}, builder.WithPredicates(allowed, ownedObjectChanged())).
+		Owns(&corev1.ConfigMap{}, builder.WithPredicates(allowed, ownedObjectChanged())).
+		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, builder.WithPredicates(allowed, predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(clusterOfPod), builder.WithPredicates(allowed, podChanged())).
 		WatchesRawSource(source.Kind(configMetadata, cmMeta,
 			handler.TypedEnqueueRequestsFromMapFunc(r.clustersUsingConfigMap),
+			predicate.NewTypedPredicateFuncs(func(o *metav1.PartialObjectMetadata) bool { return !slices.Contains(cfg.DenyList, o.Namespace) }),
 			configMapContentChanged())).
 		WithOptions(cfg.Controller).
 		Complete(r)
@@ -138,6 +176,11 @@ func managed(denyList []string) predicate.Predicate {
 	return predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return !slices.Contains(denyList, o.GetNamespace()) && o.GetAnnotations()[IgnoredAnnotation] != "true"
 	})
+}
+
+// notDenied drops objects in denied namespaces.
+func notDenied(denyList []string) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(o client.Object) bool { return !slices.Contains(denyList, o.GetNamespace()) })
 }
 
 // specOrResync passes spec changes, annotation changes (the ignored marker) and
@@ -257,9 +300,6 @@ func referencedConfigMaps(o client.Object) []string {
 }
 
 func (r *StarRocksClusterReconciler) clustersUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []reconcile.Request {
-	if cm.DeletionTimestamp != nil {
-		r.Configs.Forget(types.NamespacedName{Namespace: cm.Namespace, Name: cm.Name})
-	}
 	var list srv1.StarRocksClusterList
 	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err != nil {
 		return nil

@@ -183,8 +183,11 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 		if sts := named.StatefulSet(c); sts != nil {
 			comp.ResourceNames = []string{sts.Name}
 			comp.StatefulSet = r.liveStatefulSet(ctx, src, c)
-			if want != nil && comp.Waiting == "" {
-				comp.Waiting = want.rollout.Waiting(want.objects.StatefulSet(c))
+			if want != nil {
+				if comp.Waiting == "" {
+					comp.Waiting = want.rollout.Waiting(want.objects.StatefulSet(c))
+				}
+				comp.Outdated = comp.StatefulSet == nil || !apply.Written(comp.StatefulSet, want.objects.StatefulSet(c))
 			}
 		}
 		switch c {
@@ -205,11 +208,15 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 			if err := r.Client.Get(ctx, client.ObjectKeyFromObject(named.FEProxy.Deployment), d); err == nil {
 				comp.Deployment = d
 			}
+			if want != nil && want.objects.FEProxy != nil {
+				comp.Outdated = comp.Deployment == nil || !apply.Written(comp.Deployment, want.objects.FEProxy.Deployment)
+			}
 		}
 	}
 	if want != nil {
 		obs.Rollout = want.rollout.Message
 	}
+	obs.RemovalHeld = r.heldRemovals(ctx, src)
 	return obs
 }
 
@@ -275,7 +282,19 @@ func (r *StarRocksClusterReconciler) syncAndReport(ctx context.Context, src *srv
 // is read from the cache before the writes, so it need not wait for them.
 // When write fails, the status is written again with the error, which the
 // first write could not know.
+//
+// A cluster whose last reconcile failed is different: its writes will most
+// likely fail again, and a status computed before them would clear the
+// error only to set it again, two status writes (and an Event) per retry,
+// for as long as the error lasts. Its status waits for the writes instead,
+// and costs nothing while the error stays the same.
 func (r *StarRocksClusterReconciler) reportBeside(ctx context.Context, src *srv1.StarRocksCluster, obs status.Observed, write func() error) (bool, error) {
+	if meta.IsStatusConditionTrue(src.Status.Conditions, srv1.ConditionReconcileError) {
+		if err := write(); err != nil {
+			obs.ReconcileError, obs.ReconcileErrorReason = err, errorReason(err)
+		}
+		return r.writeStatus(ctx, src, status.Compute(src, obs))
+	}
 	var written bool
 	var statusErr error
 	var wg sync.WaitGroup
@@ -306,14 +325,75 @@ func (r *StarRocksClusterReconciler) sync(ctx context.Context, src *srv1.StarRoc
 	var toApply, toDelete []client.Object
 	for _, c := range resources.Components {
 		if c != resources.ComponentFE && feReady {
+			if err := r.handOverReplicas(ctx, src, want, c); err != nil {
+				return results, err
+			}
 			toApply = append(toApply, want.applicable(c)...)
 		}
-		toDelete = append(toDelete, unwanted(named.Of(c), want.objects.Of(c))...)
+		if !removalHeld(src, c) {
+			toDelete = append(toDelete, unwanted(named.Of(c), want.objects.Of(c))...)
+		}
 	}
 	// BE, CN and the proxy don't depend on each other: one parallel round.
 	applied, applyErr := r.Applier.ApplyAll(ctx, toApply)
 	deleted, deleteErr := r.Applier.DeleteAll(ctx, toDelete)
 	return slices.Concat(results, applied, deleted), errors.Join(applyErr, deleteErr)
+}
+
+// replicasManager owns a StatefulSet's replicas while the operator hands them
+// over to an autoscaler.
+const replicasManager = FieldOwner + "-replicas-handover"
+
+// handOverReplicas keeps the live replica count of a StatefulSet that an
+// autoscaler now scales. The desired StatefulSet leaves replicas out, and
+// server-side apply resets a field its only owner drops to the default (1):
+// enabling autoscaling would scale CN down to one pod. As the server-side
+// apply documentation describes, a second manager first applies the live
+// value, becoming a co-owner, so that dropping the field keeps it; the
+// autoscaler's updates take it over from there. It costs one write, only
+// when the StatefulSet is about to be written.
+func (r *StarRocksClusterReconciler) handOverReplicas(ctx context.Context, src *srv1.StarRocksCluster, want *desired, c resources.Component) error {
+	desiredSTS := want.objects.StatefulSet(c)
+	if desiredSTS == nil || desiredSTS.Spec.Replicas != nil || want.rollout.Holds(desiredSTS) {
+		return nil
+	}
+	live := r.liveStatefulSet(ctx, src, c)
+	if live == nil || live.Spec.Replicas == nil || apply.Written(live, desiredSTS) {
+		return nil
+	}
+	replicas := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "StatefulSet",
+		"metadata": map[string]any{"namespace": live.Namespace, "name": live.Name},
+		"spec":     map[string]any{"replicas": int64(*live.Spec.Replicas)},
+	}}
+	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(replicas), client.FieldOwner(replicasManager)); err != nil {
+		return fmt.Errorf("handing the replicas of StatefulSet %s over to its autoscaler: %w", live.Name, err)
+	}
+	return nil
+}
+
+// holdsData are the components whose pods keep data (BE) or caches (CN).
+var holdsData = []resources.Component{resources.ComponentBE, resources.ComponentCN}
+
+// removalHeld is true for a component that holds data, whose spec is gone,
+// and whose deletion the user has not agreed to.
+func removalHeld(src *srv1.StarRocksCluster, c resources.Component) bool {
+	return slices.Contains(holdsData, c) && resources.LoadSpec(src, c) == nil && src.Annotations[DeleteRemovedComponentsAnnotation] != "true"
+}
+
+// heldRemovals says which removed components wait for consent, and how to give it.
+func (r *StarRocksClusterReconciler) heldRemovals(ctx context.Context, src *srv1.StarRocksCluster) string {
+	var held []string
+	for _, c := range holdsData {
+		if removalHeld(src, c) && r.liveStatefulSet(ctx, src, c) != nil {
+			held = append(held, c.Title())
+		}
+	}
+	if len(held) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s removed from the spec but kept with their data; annotate the cluster %s=true to delete them",
+		strings.Join(held, " and "), DeleteRemovedComponentsAnnotation)
 }
 
 // applicable is what to apply of a component now: all of it, less a
@@ -396,12 +476,12 @@ func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv
 	for _, action := range slices.Sorted(mapKeys(byAction)) {
 		rep, objs := actionReports[action], byAction[action]
 		slices.Sort(objs)
-		r.Recorder.Eventf(src, nil, corev1.EventTypeNormal, rep.reason, rep.action, "%s %s", rep.verb, strings.Join(objs, ", "))
+		r.Recorder.Eventf(src, nil, corev1.EventTypeNormal, rep.reason, rep.action, "%s", status.Truncate(rep.verb+" "+strings.Join(objs, ", "), status.MaxEventNote))
 	}
 	if out.err != nil {
 		old := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
 		if old == nil || old.Status != metav1.ConditionTrue || old.Message != out.err.Error() {
-			r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, errorReason(out.err), "Reconcile", "%s", out.err.Error())
+			r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, errorReason(out.err), "Reconcile", "%s", status.Truncate(out.err.Error(), status.MaxEventNote))
 		}
 		logf.FromContext(ctx).V(1).Info("reconcile failed", "error", out.err.Error())
 	}

@@ -180,7 +180,10 @@ func (o Options) ManagerOptions(scheme *runtime.Scheme) ctrl.Options {
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        o.LeaderElectionID,
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
-		Cache:                   cache.Options{SyncPeriod: &syncPeriod},
+		// A stopping leader gives up its Lease at once: a new replica (a
+		// rolling update) takes over in seconds, not after the lease expires.
+		LeaderElectionReleaseOnCancel: true,
+		Cache:                         cache.Options{SyncPeriod: &syncPeriod},
 	}
 	if o.Namespace != "" {
 		mo.Cache.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}

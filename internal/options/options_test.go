@@ -279,6 +279,9 @@ func TestLeaderElectionLeaseNamespaceIsItsOwnFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	mo := o.ManagerOptions(scheme.Scheme)
+	if !mo.LeaderElectionReleaseOnCancel {
+		t.Error("a stopping leader keeps its Lease until it expires; want it released on shutdown")
+	}
 	if !mo.LeaderElection || mo.LeaderElectionNamespace != "starrocks-system" {
 		t.Fatalf("LeaderElection %v in %q, want true in starrocks-system (not the watched namespace)", mo.LeaderElection, mo.LeaderElectionNamespace)
 	}

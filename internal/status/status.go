@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +32,10 @@ type Component struct {
 	Deployment  *appsv1.Deployment
 	// Replicas is the number of pods the spec asks for.
 	Replicas int32
+	// Outdated is true when the workload in the cache does not carry the
+	// desired spec yet: a write is about to happen, and nothing the workload
+	// reports can count as running that spec.
+	Outdated bool
 	// Pods of the component, in any order.
 	Pods []corev1.Pod
 }
@@ -47,6 +52,29 @@ type Observed struct {
 	ReconcileErrorReason string
 	// Rollout explains an ordered upgrade or downgrade in progress; empty when none.
 	Rollout string
+	// RemovalHeld explains components removed from the spec that are kept
+	// until the user agrees to delete their data; empty when none.
+	RemovalHeld string
+}
+
+// API limits on messages: the API server rejects a longer condition message
+// (and with it the whole status), and a longer Event note (and the Event).
+const (
+	MaxConditionMessage = 32768
+	MaxEventNote        = 1024
+)
+
+// Truncate cuts s to at most n bytes, on a rune boundary, marking the cut.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = "... (truncated)"
+	cut := n - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
 }
 
 // Compute returns the status the cluster should have. old supplies condition
@@ -99,11 +127,11 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 
 	gen := src.Generation
 	set := func(t string, s metav1.ConditionStatus, reason, msg string) {
-		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: gen})
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: Truncate(msg, MaxConditionMessage), ObservedGeneration: gen})
 	}
 	if obs.ReconcileError != nil {
 		st.Phase = srv1.PhaseFailed
-		st.Reason = obs.ReconcileError.Error()
+		st.Reason = Truncate(obs.ReconcileError.Error(), MaxConditionMessage)
 		set(srv1.ConditionReconcileError, metav1.ConditionTrue, obs.ReconcileErrorReason, obs.ReconcileError.Error())
 	} else {
 		set(srv1.ConditionReconcileError, metav1.ConditionFalse, srv1.ReasonReconciled, "")
@@ -117,6 +145,8 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 	switch {
 	case obs.Rollout != "":
 		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonOrderedRollout, obs.Rollout)
+	case obs.RemovalHeld != "":
+		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonRemovalHeld, obs.RemovalHeld)
 	case len(notRunning) > 0:
 		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonComponentsNotReady, strings.Join(notRunning, "; "))
 	default:
@@ -153,6 +183,7 @@ func componentStatus(c *Component) *srv1.StarRocksComponentStatus {
 	cs := &srv1.StarRocksComponentStatus{ServiceName: c.ServiceName, ResourceNames: slices.Sorted(slices.Values(c.ResourceNames))}
 	cs.RunningInstances, cs.CreatingInstances, cs.FailedInstances = instances(c.Pods)
 	ready, updated, desired, rolled := workload(c)
+	rolled = rolled && !c.Outdated
 	switch {
 	case c.Waiting != "":
 		cs.Phase, cs.Reason = srv1.PhaseReconciling, c.Waiting

@@ -3,8 +3,10 @@ package status
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -124,6 +126,19 @@ func TestCompute(t *testing.T) {
 	}
 }
 
+func TestAWorkloadNotYetCarryingTheSpecIsNeverReady(t *testing.T) {
+	ready := []corev1.Pod{pod("c-fe-0", true, ""), pod("c-fe-1", true, ""), pod("c-fe-2", true, "")}
+	comp := fe(sts(3, 3, 3), ready...)
+	if st := Compute(cluster(), Observed{FE: comp}); st.Phase != srv1.PhaseRunning {
+		t.Fatalf("a rolled-out FE with the desired spec: phase %s, want running", st.Phase)
+	}
+	comp.Outdated = true
+	st := Compute(cluster(), Observed{FE: comp})
+	if st.Phase != srv1.PhaseReconciling || cond(st, srv1.ConditionReady).Status != metav1.ConditionFalse {
+		t.Fatalf("FE about to be rewritten: phase %s, Ready %s; want reconciling, False", st.Phase, cond(st, srv1.ConditionReady).Status)
+	}
+}
+
 func TestInstanceListsAreSortedSoIdenticalClustersWriteIdenticalStatus(t *testing.T) {
 	st := Compute(cluster(), Observed{FE: fe(sts(3, 2, 3), pod("c-fe-2", true, ""), pod("c-fe-0", true, ""), pod("c-fe-1", false, ""))})
 	if got := st.StarRocksFeStatus.RunningInstances; !slices.Equal(got, []string{"c-fe-0", "c-fe-2"}) {
@@ -172,5 +187,21 @@ func TestFEReadiness(t *testing.T) {
 	}
 	if !FEReady(src, sts(3, 3, 3)) {
 		t.Error("waitForFullRollout: fully rolled FE not ready")
+	}
+}
+
+func TestLongErrorsFitTheAPILimits(t *testing.T) {
+	long := errors.New(strings.Repeat("ä", 40000)) // 2 bytes a rune: cuts must not split one
+	st := Compute(cluster(), Observed{FE: fe(nil), ReconcileError: long, ReconcileErrorReason: srv1.ReasonApplyFailed})
+	for _, c := range st.Conditions {
+		if len(c.Message) > MaxConditionMessage || !utf8.ValidString(c.Message) {
+			t.Errorf("%s message: %d bytes, valid UTF-8 %v; want at most %d", c.Type, len(c.Message), utf8.ValidString(c.Message), MaxConditionMessage)
+		}
+	}
+	if got := Truncate(long.Error(), MaxEventNote); len(got) > MaxEventNote || !strings.HasSuffix(got, "(truncated)") || !utf8.ValidString(got) {
+		t.Errorf("event note of %d bytes: %q...", len(got), got[:20])
+	}
+	if got := Truncate("short", MaxEventNote); got != "short" {
+		t.Errorf("a short message changed: %q", got)
 	}
 }

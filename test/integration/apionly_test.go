@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -29,7 +30,7 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("a new FE-only cluster costs at most 4 writes and a resync none", func(t *testing.T) { testQuiet(t, c) })
 	t.Run("drift on the FE StatefulSet and Service is corrected", func(t *testing.T) { testDrift(t, c) })
 	t.Run("a missing ConfigMap is reported without blocking other clusters", func(t *testing.T) { testInvalidSpec(t, c) })
-	t.Run("removed BE spec deletes BE objects", func(t *testing.T) { testRemovedComponent(t, c) })
+	t.Run("removed BE spec deletes BE objects only with consent", func(t *testing.T) { testRemovedComponent(t, c) })
 }
 
 func testQuiet(t *testing.T, c *testcluster.Cluster) {
@@ -240,6 +241,26 @@ func testRemovedComponent(t *testing.T, c *testcluster.Cluster) {
 			get(ctx, c.Client, "removed", "r1-be-search", &corev1.Service{}) == nil, nil
 	})
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec = nil })
+	// BE holds data: without consent it stays, and the status says so.
+	eventually(t, 30*time.Second, "the held removal reported", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "removed", "r1", src); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionProgressing)
+		return src.Status.ObservedGeneration == src.Generation && cond != nil && cond.Reason == srv1.ReasonRemovalHeld, nil
+	})
+	for _, name := range []string{"r1-be", "r1-be-service", "r1-be-search"} {
+		var obj client.Object = &corev1.Service{}
+		if name == "r1-be" {
+			obj = &appsv1.StatefulSet{}
+		}
+		if err := get(ctx, c.Client, "removed", name, obj); err != nil || obj.GetDeletionTimestamp() != nil {
+			t.Fatalf("%s deleted without consent (err %v)", name, err)
+		}
+	}
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Annotations = map[string]string{controller.DeleteRemovedComponentsAnnotation: "true"}
+	})
 	eventually(t, 30*time.Second, "BE objects deleted", func(ctx context.Context) (bool, error) {
 		for _, o := range []struct {
 			name string

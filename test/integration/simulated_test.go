@@ -49,6 +49,8 @@ func TestOnSimulatedCluster(t *testing.T) {
 	t.Run("an upgrade rolls BE and CN before FE, a downgrade FE first", func(t *testing.T) { testOrderedRollout(t, c) })
 	t.Run("CN scales from 1 to 3 and back", func(t *testing.T) { testScaleCN(t, c) })
 	t.Run("a change of the referenced ConfigMap rolls the component's pods", func(t *testing.T) { testConfigChangeRolls(t, c) })
+	t.Run("enabling CN autoscaling keeps the CN replicas", func(t *testing.T) { testAutoscalingKeepsReplicas(t, c) })
+	t.Run("Ready is never claimed for a spec the workloads do not carry yet", func(t *testing.T) { testReadyOnlyWhenApplied(t, c) })
 }
 
 // manifests reads every object of the YAML files in dir, by file name.
@@ -326,4 +328,88 @@ func testConfigChangeRolls(t *testing.T, c *testcluster.Cluster) {
 		return pod.UID != oldUID, nil
 	})
 	waitRunning(t, c, "config", "cfg", 2*time.Minute)
+}
+
+func testAutoscalingKeepsReplicas(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "autoscale")
+	startOperator(t, c, "autoscale", operatorOptions{})
+	src := threeComponents("autoscale", "as", "3.3.0")
+	src.Spec.StarRocksCnSpec.Replicas = ptr.To[int32](3)
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "autoscale", "as", 2*time.Minute)
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksCnSpec.AutoScalingPolicy = &srv1.AutoScalingPolicy{MinReplicas: ptr.To[int32](1), MaxReplicas: 10}
+	})
+	sts := &appsv1.StatefulSet{}
+	eventually(t, time.Minute, "CN StatefulSet rewritten for the autoscaler", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "autoscale", "as-cn", sts); err != nil {
+			return false, err
+		}
+		return get(ctx, c.Client, "autoscale", "as-cn-autoscaler", &autoscalingv2.HorizontalPodAutoscaler{}) == nil, nil
+	})
+	waitRunning(t, c, "autoscale", "as", 2*time.Minute)
+	for range 20 { // the reset, when it happens, comes with the operator's apply
+		if err := get(ctx, c.Client, "autoscale", "as-cn", sts); err != nil {
+			t.Fatal(err)
+		}
+		if *sts.Spec.Replicas != 3 {
+			t.Fatalf("CN replicas %d after enabling autoscaling, want the 3 it ran", *sts.Spec.Replicas)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// kstatus, Flux and Argo CD read Ready with the current observedGeneration as
+// "the change is done": it must not appear while the StatefulSet lacks it.
+func testReadyOnlyWhenApplied(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "ready")
+	startOperator(t, c, "ready", operatorOptions{})
+	src := feOnly("ready", "rd")
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "ready", "rd", 2*time.Minute)
+	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: c.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wc.Watch(ctx, &srv1.StarRocksClusterList{}, client.InNamespace("ready"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksFeSpec.FeEnvVars = append(s.Spec.StarRocksFeSpec.FeEnvVars, corev1.EnvVar{Name: "CHANGED", Value: "yes"})
+	})
+	gen := src.Generation
+	timeout := time.After(2 * time.Minute)
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatal("watch closed")
+			}
+			got, ok := ev.Object.(*srv1.StarRocksCluster)
+			if !ok || got.Status.ObservedGeneration < gen || !meta.IsStatusConditionTrue(got.Status.Conditions, srv1.ConditionReady) {
+				continue
+			}
+			sts := &appsv1.StatefulSet{}
+			if err := get(ctx, c.Client, "ready", "rd-fe", sts); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(sts.Spec.Template.Spec.Containers[0].Env, func(e corev1.EnvVar) bool { return e.Name == "CHANGED" }) {
+				t.Fatalf("Ready=True at generation %d while the FE StatefulSet lacks the change", gen)
+			}
+			if !rolledOut(sts) {
+				t.Fatalf("Ready=True at generation %d while the FE StatefulSet still rolls out: %+v", gen, sts.Status)
+			}
+			return
+		case <-timeout:
+			t.Fatal("never Ready at the new generation")
+		}
+	}
 }
