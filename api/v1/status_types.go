@@ -79,6 +79,10 @@ const (
 	ReasonStable = "Stable"
 	// ReasonPodsFailing (Degraded=True): pods crash, or cannot pull or start.
 	ReasonPodsFailing = "PodsFailing"
+	// ReasonDriftNotRestored (Degraded=True): someone else changed an object
+	// in a way apply cannot undo (an env var added with kubectl set env, an
+	// image an admission webhook rewrites); the message names the objects.
+	ReasonDriftNotRestored = "DriftNotRestored"
 	// ReasonAllPodsHealthy (Degraded=False).
 	ReasonAllPodsHealthy = "AllPodsHealthy"
 	// ReasonReconciled (ReconcileError=False): the last reconcile succeeded.

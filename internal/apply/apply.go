@@ -48,6 +48,11 @@ const (
 type Result struct {
 	Kind, Name string
 	Action     Action
+	// Unrestorable is true when someone else changed the object in a way
+	// apply cannot undo (an entry added to a list another manager owns, or a
+	// value an admission webhook rewrites): the last restore changed nothing,
+	// and it is not tried again until the object or the desired state changes.
+	Unrestorable bool
 	// Pending is true when the cache has not yet seen this Applier's last write
 	// of the object; nothing was sent. Reconcile again shortly to be sure.
 	Pending bool
@@ -59,12 +64,13 @@ type Applier struct {
 	Client     client.Client
 	FieldOwner string
 	writes     *Recent[string] // desired-state hash of our recent writes
+	noops      *noopRestores
 }
 
 // New returns an Applier that remembers its recent writes, so that a cache
 // that has not yet seen them does not cause the same write twice.
 func New(c client.Client, fieldOwner string) Applier {
-	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[string]()}
+	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[string](), noops: &noopRestores{m: map[string]noop{}}}
 }
 
 // Apply makes desired exist as given, writing only on a difference.
@@ -103,6 +109,10 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 				res.Action = Unchanged
 				return res, nil
 			}
+			if a.noops.same(key, hash, live.GetResourceVersion()) {
+				res.Action, res.Unrestorable = Unchanged, true
+				return res, nil
+			}
 			res.Action = Restored
 		}
 		if a.awaited(key, hash, live.GetResourceVersion()) {
@@ -114,8 +124,70 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 		res.Action = Failed
 		return res, fmt.Errorf("applying %s %s: %w", gvk.Kind, desired.GetName(), err)
 	}
+	if res.Action == Restored && want.GetResourceVersion() == live.GetResourceVersion() {
+		// The server changed nothing: this drift is beyond apply's reach.
+		a.noops.record(key, hash, live.GetResourceVersion())
+		res.Action, res.Unrestorable = Unchanged, true
+		return res, nil
+	}
+	a.noops.forget(key)
 	a.writes.Record(key, want.GetResourceVersion(), hash)
 	return res, nil
+}
+
+// Unrestorable reports whether the last restore of live, for desired, changed
+// nothing, and neither has changed since.
+func (a Applier) Unrestorable(live, desired client.Object) bool {
+	if a.noops == nil || live == nil || desired == nil {
+		return false
+	}
+	_, hash, err := Desired(desired)
+	if err != nil {
+		return false
+	}
+	gvk, err := a.Client.GroupVersionKindFor(desired)
+	if err != nil {
+		return false
+	}
+	return a.noops.same(gvk.Kind+"/"+desired.GetNamespace()+"/"+desired.GetName(), hash, live.GetResourceVersion())
+}
+
+// noopRestores remembers, per object, a restore that the server answered
+// without a change: the desired hash and the resourceVersion it left alone.
+// An entry lives until the object or the desired state moves on.
+type noopRestores struct {
+	mu sync.Mutex
+	m  map[string]noop
+}
+
+type noop struct{ hash, rv string }
+
+func (n *noopRestores) record(key, hash, rv string) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.m[key] = noop{hash, rv}
+}
+
+func (n *noopRestores) same(key, hash, rv string) bool {
+	if n == nil {
+		return false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	v, ok := n.m[key]
+	return ok && v.hash == hash && v.rv == rv
+}
+
+func (n *noopRestores) forget(key string) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.m, key)
 }
 
 // awaited reports whether the cache's copy (cachedRV, "" for none) predates

@@ -138,7 +138,8 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 	}
 	d := &desired{objects: resources.Build(src, cfg)}
 	workload := func(c resources.Component) rollout.Workload {
-		return rollout.Workload{Name: c.Title(), Live: r.liveStatefulSet(ctx, src, c), Desired: d.objects.StatefulSet(c)}
+		live, want := r.liveStatefulSet(ctx, src, c), d.objects.StatefulSet(c)
+		return rollout.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && apply.Written(live, want)}
 	}
 	d.rollout = rollout.Order(workload(resources.ComponentFE), workload(resources.ComponentBE), workload(resources.ComponentCN))
 	return d, nil
@@ -188,6 +189,9 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 					comp.Waiting = want.rollout.Waiting(want.objects.StatefulSet(c))
 				}
 				comp.Outdated = comp.StatefulSet == nil || !apply.Written(comp.StatefulSet, want.objects.StatefulSet(c))
+				if comp.StatefulSet != nil && r.Applier.Unrestorable(comp.StatefulSet, want.objects.StatefulSet(c)) {
+					obs.Unrestorable = append(obs.Unrestorable, "StatefulSet "+comp.StatefulSet.Name)
+				}
 			}
 		}
 		switch c {
@@ -210,6 +214,9 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 			}
 			if want != nil && want.objects.FEProxy != nil {
 				comp.Outdated = comp.Deployment == nil || !apply.Written(comp.Deployment, want.objects.FEProxy.Deployment)
+				if comp.Deployment != nil && r.Applier.Unrestorable(comp.Deployment, want.objects.FEProxy.Deployment) {
+					obs.Unrestorable = append(obs.Unrestorable, "Deployment "+comp.Deployment.Name)
+				}
 			}
 		}
 	}
@@ -257,6 +264,8 @@ func ownedByCluster(p *corev1.Pod, src *srv1.StarRocksCluster) bool {
 // outcome is what one reconcile did, for events, metrics and the result.
 type outcome struct {
 	results []apply.Result
+	// unrestorableReported are the unrestorable workloads the status knew of.
+	unrestorableReported []string
 	// err is the spec or sync error; statusErr the status write's.
 	err, statusErr error
 	statusWritten  bool
@@ -270,7 +279,7 @@ func (r *StarRocksClusterReconciler) syncAndReport(ctx context.Context, src *srv
 		written, err := r.writeStatus(ctx, src, status.Compute(src, obs))
 		return outcome{err: specErr, statusErr: err, statusWritten: written}
 	}
-	var out outcome
+	out := outcome{unrestorableReported: obs.Unrestorable}
 	out.statusWritten, out.statusErr = r.reportBeside(ctx, src, obs, func() error {
 		out.results, out.err = r.sync(ctx, src, want)
 		return out.err
@@ -463,9 +472,12 @@ var actionReports = map[apply.Action]actionReport{
 // the reconcile; and decides when to come back.
 func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv1.StarRocksCluster, out outcome) (ctrl.Result, error) {
 	byAction := map[apply.Action][]string{}
-	wrote, pending := out.statusWritten, false
+	wrote, pending, unreported := out.statusWritten, false, false
 	for _, res := range out.results {
 		pending = pending || res.Pending
+		if res.Unrestorable && (res.Kind == "StatefulSet" || res.Kind == "Deployment") {
+			unreported = unreported || !slices.Contains(out.unrestorableReported, res.Kind+" "+res.Name)
+		}
 		if _, told := actionReports[res.Action]; !told || res.Pending {
 			continue
 		}
@@ -501,7 +513,9 @@ func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv
 	if err := errors.Join(out.err, out.statusErr); err != nil {
 		return ctrl.Result{}, err
 	}
-	if pending {
+	// A drift found beyond apply's reach in this reconcile is not in the
+	// status computed before it: look again soon, to report it.
+	if pending || unreported {
 		return ctrl.Result{RequeueAfter: pendingRequeue}, nil
 	}
 	return ctrl.Result{}, nil

@@ -18,6 +18,10 @@ import (
 type Workload struct {
 	Name          string // FE, BE or CN, for messages
 	Live, Desired *appsv1.StatefulSet
+	// Applied is true when Live carries Desired as the operator last wrote it.
+	// Its image then counts as the desired one even when it reads otherwise
+	// (an admission webhook that rewrites registries): no change is pending.
+	Applied bool
 }
 
 // Plan holds back StatefulSets whose image change must wait: on an upgrade BE
@@ -89,7 +93,7 @@ func classify(w Workload) change {
 		return c
 	}
 	from, to := image(w.Live), image(w.Desired)
-	c.changing = from != to
+	c.changing = from != to && !w.Applied
 	c.direction = compareVersions(tag(to), tag(from))
 	return c
 }

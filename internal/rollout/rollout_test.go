@@ -56,7 +56,7 @@ func TestOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fe, be, cn := desired("c-fe", tt.toFE), desired("c-be", tt.toBE), desired("c-cn", tt.toCN)
-			p := Order(Workload{"FE", tt.fe, fe}, Workload{"BE", tt.be, be}, Workload{"CN", tt.cn, cn})
+			p := Order(Workload{"FE", tt.fe, fe, false}, Workload{"BE", tt.be, be, false}, Workload{"CN", tt.cn, cn, false})
 			if p.Holds(fe) != tt.heldFE || p.Holds(be) != tt.heldBE {
 				t.Errorf("held FE %v BE %v, want FE %v BE %v (%v)", p.Holds(fe), p.Holds(be), tt.heldFE, tt.heldBE, p.Held)
 			}
@@ -67,6 +67,20 @@ func TestOrder(t *testing.T) {
 				t.Error("a held StatefulSet says nothing of why it waits")
 			}
 		})
+	}
+}
+
+// An admission webhook that rewrites images (a registry mirror) must not hold
+// FE forever: what the operator applied is the desired image, whatever it reads.
+func TestARewrittenImageIsNotAChange(t *testing.T) {
+	liveBE := stsWith("c-be", "mirror.example/starrocks/x:3.3.0", true)
+	desiredBE := stsWith("c-be", "starrocks/x:3.3.0", false)
+	fe := Workload{"FE", stsWith("c-fe", "mirror.example/starrocks/x:3.2.0", true), stsWith("c-fe", "starrocks/x:3.3.0", false), false}
+	if p := Order(fe, Workload{"BE", liveBE, desiredBE, true}, Workload{Name: "CN"}); p.Holds(fe.Desired) {
+		t.Fatalf("FE held behind a BE that runs what was applied: %v", p.Held)
+	}
+	if p := Order(fe, Workload{"BE", liveBE, desiredBE, false}, Workload{Name: "CN"}); !p.Holds(fe.Desired) {
+		t.Fatal("FE not held behind a BE whose image change is not applied yet")
 	}
 }
 

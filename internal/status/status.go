@@ -52,6 +52,9 @@ type Observed struct {
 	ReconcileErrorReason string
 	// Rollout explains an ordered upgrade or downgrade in progress; empty when none.
 	Rollout string
+	// Unrestorable lists objects ("StatefulSet sr-fe") that someone else
+	// changed in a way apply cannot undo.
+	Unrestorable []string
 	// RemovalHeld explains components removed from the spec that are kept
 	// until the user agrees to delete their data; empty when none.
 	RemovalHeld string
@@ -139,6 +142,10 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 	switch {
 	case len(failing) > 0:
 		set(srv1.ConditionDegraded, metav1.ConditionTrue, srv1.ReasonPodsFailing, strings.Join(failing, "; "))
+	case len(obs.Unrestorable) > 0:
+		set(srv1.ConditionDegraded, metav1.ConditionTrue, srv1.ReasonDriftNotRestored,
+			"changed by someone else in a way the operator cannot undo (an added list entry, or a value rewritten on admission): "+
+				strings.Join(obs.Unrestorable, ", ")+"; undo the change, or delete the object to have it recreated")
 	default:
 		set(srv1.ConditionDegraded, metav1.ConditionFalse, srv1.ReasonAllPodsHealthy, "")
 	}

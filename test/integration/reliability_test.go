@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
@@ -27,6 +28,7 @@ func TestReliabilityOnAPIServer(t *testing.T) {
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t)})
 	t.Run("a denied namespace is never written, not even on owned-object events", func(t *testing.T) { testDeniedNamespace(t, c) })
 	t.Run("a persistent API error costs only the back-off retries of the failing request", func(t *testing.T) { testPersistentError(t, c) })
+	t.Run("drift apply cannot undo is tried once, then reported", func(t *testing.T) { testUnrestorableDrift(t, c) })
 }
 
 func testDeniedNamespace(t *testing.T, c *testcluster.Cluster) {
@@ -133,4 +135,43 @@ func testPersistentError(t *testing.T, c *testcluster.Cluster) {
 	if max := clusters * 14 * 2; serviceApplies > max {
 		t.Errorf("%d Service applies, want at most %d (the back-off's retries)", serviceApplies, max)
 	}
+}
+
+// kubectl set env adds an entry to a list the operator's apply does not own
+// alone: apply cannot remove it. Re-applying on every resync would send the
+// same no-op patch, and an Event claiming a restore, forever.
+func testUnrestorableDrift(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "setenv")
+	op := startOperator(t, c, "setenv", operatorOptions{syncPeriod: 500 * time.Millisecond})
+	src := feOnly("setenv", "se")
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	sts := &appsv1.StatefulSet{}
+	eventually(t, 30*time.Second, "FE StatefulSet", func(ctx context.Context) (bool, error) {
+		return get(ctx, c.Client, "setenv", "se-fe", sts) == nil, nil
+	})
+	op.log.waitQuiet(time.Second, 10*time.Second)
+	sts.Spec.Template.Spec.Containers[0].Env = append(sts.Spec.Template.Spec.Containers[0].Env, corev1.EnvVar{Name: "EXTRA", Value: "1"})
+	if err := c.Client.Update(ctx, sts, client.FieldOwner("kubectl-set")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the unrestorable drift reported", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "setenv", "se", src); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionDegraded)
+		return cond != nil && cond.Reason == srv1.ReasonDriftNotRestored && strings.Contains(cond.Message, "StatefulSet se-fe"), nil
+	})
+	start := op.log.mark()
+	time.Sleep(5 * time.Second) // ten resyncs
+	var patches int
+	for _, r := range op.log.since(start) {
+		if isWrite(r) && !isLease(r) {
+			patches++
+			t.Errorf("wrote %s %s (%s) while nothing changed", r.verb, r.resource, r.path)
+		}
+	}
+	t.Logf("%d writes in 5 s of resyncs after an unrestorable drift", patches)
 }
