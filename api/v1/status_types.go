@@ -93,6 +93,9 @@ const (
 	// ReasonFeSpecMissing (ReconcileError=True): spec.starRocksFeSpec is
 	// missing; nothing is changed until it is back.
 	ReasonFeSpecMissing = "FeSpecMissing"
+	// ReasonNameTooLong (ReconcileError=True): the cluster's name makes a
+	// child object's name longer than Kubernetes allows.
+	ReasonNameTooLong = "NameTooLong"
 	// ReasonConfigMapNotFound (ReconcileError=True): a configMapInfo names a
 	// ConfigMap that does not exist.
 	ReasonConfigMapNotFound = "ConfigMapNotFound"

@@ -3,11 +3,13 @@ package controller
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -72,7 +74,7 @@ func newReconciler(t *testing.T, api *fakeAPI, objs ...client.Object) *StarRocks
 				api.mu.Unlock()
 				// Store it, as the API server would, for the next reconcile to read.
 				src := &srv1.StarRocksCluster{}
-				if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "sr"}, src); err != nil {
+				if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: body["metadata"].(map[string]any)["name"].(string)}, src); err != nil {
 					return err
 				}
 				src.Status = st
@@ -121,6 +123,24 @@ func TestASpecErrorIsReportedAndNotRequeued(t *testing.T) {
 	var list appsv1.StatefulSetList
 	if err := r.Client.List(t.Context(), &list); err != nil || len(list.Items) != 0 {
 		t.Fatalf("StatefulSets %v (%v); a spec error must write no object", list.Items, err)
+	}
+}
+
+func TestANameTooLongForItsChildrenIsASpecError(t *testing.T) {
+	src := feCluster()
+	src.Name = strings.Repeat("n", 50) // <name>-fe is 53 characters: its revision label would exceed 63
+	api := &fakeAPI{}
+	r := newReconciler(t, api, src)
+	res, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(src)})
+	if err != nil || res != (ctrl.Result{}) {
+		t.Fatalf("Reconcile = %+v, %v", res, err)
+	}
+	st := api.statusWrites()
+	if len(st) != 1 || reconcileErrorReason(st[0]) != srv1.ReasonNameTooLong {
+		t.Fatalf("status writes %+v; want one with reason %s", st, srv1.ReasonNameTooLong)
+	}
+	if msg := meta.FindStatusCondition(st[0].Conditions, srv1.ConditionReconcileError).Message; !strings.Contains(msg, "metadata.name") {
+		t.Errorf("message %q does not name the field", msg)
 	}
 }
 

@@ -126,6 +126,9 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 		// Without FE the builders build nothing; deleting BE and CN (and their data) for it would be wrong.
 		return nil, &specError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required: StarRocks cannot run without FE; nothing was changed"}
 	}
+	if err := checkNames(src); err != nil {
+		return nil, err
+	}
 	var cfg resources.Configs
 	for _, c := range []struct {
 		component resources.Component
@@ -143,6 +146,39 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 	}
 	d.rollout = rollout.Order(workload(resources.ComponentFE), workload(resources.ComponentBE), workload(resources.ComponentCN))
 	return d, nil
+}
+
+// Kubernetes limits on the names of a cluster's objects: a Service name is a
+// DNS label, and a StatefulSet's name goes with a 10-character revision hash
+// into a label value, which is a DNS label too.
+const (
+	maxServiceName     = 63
+	maxStatefulSetName = 63 - 11
+)
+
+// checkNames rejects a cluster whose name makes a child's name too long for
+// Kubernetes: the writes would fail forever with a message about the child.
+func checkNames(src *srv1.StarRocksCluster) error {
+	named := resources.Named(src)
+	for _, c := range resources.Components {
+		for _, o := range named.Of(c) {
+			limit := 0
+			switch o.(type) {
+			case *corev1.Service:
+				limit = maxServiceName
+			case *appsv1.StatefulSet:
+				limit = maxStatefulSetName
+			default:
+				continue
+			}
+			if len(o.GetName()) > limit {
+				return &specError{reason: srv1.ReasonNameTooLong, msg: fmt.Sprintf(
+					"metadata.name: %q is too long: its %s would be named %q, %d characters, and Kubernetes allows %d; nothing was changed",
+					src.Name, reflect.TypeOf(o).Elem().Name(), o.GetName(), len(o.GetName()), limit)}
+			}
+		}
+	}
+	return nil
 }
 
 // config returns the .conf file that the component's configMapInfo names; empty when none.

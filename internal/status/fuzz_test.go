@@ -1,0 +1,62 @@
+package status
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+)
+
+// FuzzCompute: whatever the cache shows, Compute returns one status, the same
+// for the same input, with sorted conditions that the API server accepts.
+func FuzzCompute(f *testing.F) {
+	f.Add(int32(3), int32(3), int32(3), int64(1), int64(1), "", "", false, 3, "")
+	f.Add(int32(3), int32(1), int32(0), int64(2), int64(1), "CrashLoopBackOff", "waiting for FE", true, 1, "boom")
+	f.Add(int32(-1), int32(99), int32(-5), int64(0), int64(7), "ImagePullBackOff", "", true, 0, strings.Repeat("x", 40000))
+	f.Fuzz(func(t *testing.T, replicas, ready, updated int32, generation, observed int64, waitingReason, waiting string, outdated bool, pods int, errText string) {
+		if pods < 0 || pods > 50 {
+			t.Skip()
+		}
+		sts := &appsv1.StatefulSet{
+			ObjectMeta: metav1.ObjectMeta{Name: "c-fe", Generation: generation},
+			Spec:       appsv1.StatefulSetSpec{Replicas: ptr.To(replicas)},
+			Status:     appsv1.StatefulSetStatus{ObservedGeneration: observed, Replicas: replicas, ReadyReplicas: ready, UpdatedReplicas: updated},
+		}
+		var list []corev1.Pod
+		for i := range pods {
+			list = append(list, pod("c-fe-"+string(rune('a'+i%26)), i%2 == 0, waitingReason))
+		}
+		obs := Observed{FE: &Component{Name: "FE", StatefulSet: sts, Replicas: replicas, Pods: list, Waiting: waiting, Outdated: outdated},
+			BE: &Component{Name: "BE", Waiting: waiting}}
+		if errText != "" {
+			obs.ReconcileError, obs.ReconcileErrorReason = errors.New(errText), srv1.ReasonApplyFailed
+		}
+		src := cluster()
+		st, again := Compute(src, obs), Compute(src, obs)
+		for i := range st.Conditions { // new conditions are stamped with the time of the call
+			st.Conditions[i].LastTransitionTime, again.Conditions[i].LastTransitionTime = metav1.Time{}, metav1.Time{}
+		}
+		if !equality.Semantic.DeepEqual(st, again) {
+			t.Fatal("two computations of the same input differ")
+		}
+		if !slices.IsSortedFunc(st.Conditions, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) }) {
+			t.Fatal("conditions not sorted")
+		}
+		for _, c := range st.Conditions {
+			if c.Reason == "" || len(c.Message) > MaxConditionMessage || c.ObservedGeneration != src.Generation {
+				t.Fatalf("condition the API server would reject or that lies: %+v", c)
+			}
+		}
+		if st.Phase == srv1.PhaseRunning && (outdated || waiting != "" || obs.ReconcileError != nil) {
+			t.Fatalf("running although outdated=%v waiting=%q error=%v", outdated, waiting, obs.ReconcileError)
+		}
+	})
+}
