@@ -93,6 +93,14 @@ const (
 	// ReasonFeSpecMissing (ReconcileError=True): spec.starRocksFeSpec is
 	// missing; nothing is changed until it is back.
 	ReasonFeSpecMissing = "FeSpecMissing"
+	// ReasonImmutableFieldChanged (ReconcileError=True): the spec changes a
+	// StatefulSet field Kubernetes cannot change in place (claims added or
+	// removed, a smaller size, another storage class, podManagementPolicy);
+	// that StatefulSet keeps its current spec, the others are written.
+	ReasonImmutableFieldChanged = "ImmutableFieldChanged"
+	// ReasonStorageNotExpandable (ReconcileError=True): a storageSize grew but
+	// the StorageClass does not allow volume expansion.
+	ReasonStorageNotExpandable = "StorageNotExpandable"
 	// ReasonNameTooLong (ReconcileError=True): the cluster's name makes a
 	// child object's name longer than Kubernetes allows.
 	ReasonNameTooLong = "NameTooLong"

@@ -146,6 +146,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	}
 
 	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, cfg.DenyList)
+	r.APIReader = mgr.GetAPIReader()
 	if cfg.Controller.ReconciliationTimeout == 0 {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout

@@ -44,6 +44,8 @@ type StarRocksClusterReconciler struct {
 	Configs  *configSource
 	// DenyList holds namespaces whose clusters are left alone.
 	DenyList []string
+	// APIReader reads what the operator does not cache (StorageClasses), rarely.
+	APIReader client.Reader
 	// statuses remembers the status this process last wrote per cluster, so
 	// that a reconcile that runs before the cache shows it computes from it.
 	statuses *apply.Recent[srv1.StarRocksClusterStatus]
@@ -117,6 +119,11 @@ func (r *StarRocksClusterReconciler) skip(src *srv1.StarRocksCluster) bool {
 type desired struct {
 	objects resources.ClusterObjects
 	rollout rollout.Plan
+	// held are StatefulSets that keep their live spec because the desired one
+	// changes what Kubernetes cannot change in place; grow are those whose
+	// claims grow (see checkImmutable).
+	held map[resources.Component]string
+	grow map[resources.Component][]claimGrowth
 }
 
 // desiredState resolves the referenced .conf files and builds every
@@ -139,7 +146,15 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 			return nil, err
 		}
 	}
-	d := &desired{objects: resources.Build(src, cfg)}
+	d := &desired{objects: resources.Build(src, cfg), held: map[resources.Component]string{}, grow: map[resources.Component][]claimGrowth{}}
+	for _, c := range resources.Components {
+		check := checkImmutable(r.liveStatefulSet(ctx, src, c), d.objects.StatefulSet(c), specField(c))
+		if check.held != "" {
+			d.held[c] = check.held
+		} else if len(check.grow) > 0 {
+			d.grow[c] = check.grow
+		}
+	}
 	workload := func(c resources.Component) rollout.Workload {
 		live, want := r.liveStatefulSet(ctx, src, c), d.objects.StatefulSet(c)
 		return rollout.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && apply.Written(live, want)}
@@ -191,13 +206,33 @@ func (r *StarRocksClusterReconciler) config(ctx context.Context, src *srv1.StarR
 	return r.Configs.Content(ctx, src.Namespace, info.ConfigMapName, info.ResolveKey, configField(c))
 }
 
+// specField is the spec path of a component, for messages.
+func specField(c resources.Component) string {
+	return map[resources.Component]string{
+		resources.ComponentFE:      "spec.starRocksFeSpec",
+		resources.ComponentBE:      "spec.starRocksBeSpec",
+		resources.ComponentCN:      "spec.starRocksCnSpec",
+		resources.ComponentFEProxy: "spec.starRocksFeProxySpec",
+	}[c]
+}
+
 // configField is the spec path of a component's configMapInfo, for messages.
 func configField(c resources.Component) string {
-	return map[resources.Component]string{
-		resources.ComponentFE: "spec.starRocksFeSpec.configMapInfo",
-		resources.ComponentBE: "spec.starRocksBeSpec.configMapInfo",
-		resources.ComponentCN: "spec.starRocksCnSpec.configMapInfo",
-	}[c]
+	return specField(c) + ".configMapInfo"
+}
+
+// heldError says which StatefulSets keep their live spec, and why; nil when none.
+func (d *desired) heldError() error {
+	if d == nil || len(d.held) == 0 {
+		return nil
+	}
+	var msgs []string
+	for _, c := range resources.Components {
+		if m, ok := d.held[c]; ok {
+			msgs = append(msgs, m)
+		}
+	}
+	return &specError{reason: srv1.ReasonImmutableFieldChanged, msg: strings.Join(msgs, "; ")}
 }
 
 // observe reads, from the cache, what status reports of each component. It
@@ -304,7 +339,10 @@ type outcome struct {
 	unrestorableReported []string
 	// err is the spec or sync error; statusErr the status write's.
 	err, statusErr error
-	statusWritten  bool
+	// specErr is a spec problem that held back part of the writes but not
+	// the rest (an immutable field): reported, not retried.
+	specErr       error
+	statusWritten bool
 }
 
 // syncAndReport writes the objects and the status. A spec error writes
@@ -315,9 +353,16 @@ func (r *StarRocksClusterReconciler) syncAndReport(ctx context.Context, src *srv
 		written, err := r.writeStatus(ctx, src, status.Compute(src, obs))
 		return outcome{err: specErr, statusErr: err, statusWritten: written}
 	}
-	out := outcome{unrestorableReported: obs.Unrestorable}
+	out := outcome{unrestorableReported: obs.Unrestorable, specErr: want.heldError()}
+	if out.specErr != nil {
+		// Reported beside the writes; the other components are still written.
+		obs.ReconcileError, obs.ReconcileErrorReason = out.specErr, errorReason(out.specErr)
+	}
 	out.statusWritten, out.statusErr = r.reportBeside(ctx, src, obs, func() error {
 		out.results, out.err = r.sync(ctx, src, want)
+		if out.err != nil && out.specErr != nil {
+			return errors.Join(out.specErr, out.err)
+		}
 		return out.err
 	})
 	return out
@@ -359,19 +404,28 @@ func (r *StarRocksClusterReconciler) reportBeside(ctx context.Context, src *srv1
 
 // sync writes FE first; BE, CN and the FE proxy once FE is ready. Objects of
 // removed components, or removed from one (the CN autoscaler), are deleted
-// whatever FE's state.
+// whatever FE's state. A failed write of one component does not hold back
+// the others: BE, CN and the proxy depend on FE being ready, not on FE's
+// last write having succeeded.
 func (r *StarRocksClusterReconciler) sync(ctx context.Context, src *srv1.StarRocksCluster, want *desired) ([]apply.Result, error) {
-	results, err := r.Applier.ApplyAll(ctx, want.applicable(resources.ComponentFE))
-	if err != nil {
-		return results, err
+	var growErrs []error
+	for _, c := range resources.Components {
+		if grow, ok := want.grow[c]; ok && (c == resources.ComponentFE || status.FEReady(src, r.liveStatefulSet(ctx, src, resources.ComponentFE))) {
+			if err := r.expandClaims(ctx, r.liveStatefulSet(ctx, src, c), grow); err != nil {
+				growErrs = append(growErrs, err)
+			}
+		}
 	}
+	results, feErr := r.Applier.ApplyAll(ctx, want.applicable(resources.ComponentFE))
 	feReady := status.FEReady(src, r.liveStatefulSet(ctx, src, resources.ComponentFE))
 	named := resources.Named(src)
 	var toApply, toDelete []client.Object
+	var handOverErrs []error
 	for _, c := range resources.Components {
 		if c != resources.ComponentFE && feReady {
 			if err := r.handOverReplicas(ctx, src, want, c); err != nil {
-				return results, err
+				handOverErrs = append(handOverErrs, err)
+				continue
 			}
 			toApply = append(toApply, want.applicable(c)...)
 		}
@@ -382,7 +436,8 @@ func (r *StarRocksClusterReconciler) sync(ctx context.Context, src *srv1.StarRoc
 	// BE, CN and the proxy don't depend on each other: one parallel round.
 	applied, applyErr := r.Applier.ApplyAll(ctx, toApply)
 	deleted, deleteErr := r.Applier.DeleteAll(ctx, toDelete)
-	return slices.Concat(results, applied, deleted), errors.Join(applyErr, deleteErr)
+	errs := append([]error{feErr, applyErr, deleteErr}, handOverErrs...)
+	return slices.Concat(results, applied, deleted), errors.Join(append(errs, growErrs...)...)
 }
 
 // replicasManager owns a StatefulSet's replicas while the operator hands them
@@ -444,11 +499,13 @@ func (r *StarRocksClusterReconciler) heldRemovals(ctx context.Context, src *srv1
 // applicable is what to apply of a component now: all of it, less a
 // StatefulSet that keeps its live spec during an ordered rollout.
 func (d *desired) applicable(c resources.Component) []client.Object {
-	held := d.objects.StatefulSet(c)
-	if !d.rollout.Holds(held) {
+	sts := d.objects.StatefulSet(c)
+	_, immutable := d.held[c]
+	_, growing := d.grow[c]
+	if !d.rollout.Holds(sts) && !immutable && !growing {
 		return d.objects.Of(c)
 	}
-	return slices.DeleteFunc(d.objects.Of(c), func(o client.Object) bool { return o == client.Object(held) })
+	return slices.DeleteFunc(d.objects.Of(c), func(o client.Object) bool { return o == client.Object(sts) })
 }
 
 // unwanted are the objects of all that a component can have that are not wanted.
@@ -526,16 +583,16 @@ func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv
 		slices.Sort(objs)
 		r.Recorder.Eventf(src, nil, corev1.EventTypeNormal, rep.reason, rep.action, "%s", status.Truncate(rep.verb+" "+strings.Join(objs, ", "), status.MaxEventNote))
 	}
-	if out.err != nil {
+	if told := errors.Join(out.specErr, out.err); told != nil {
 		old := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
-		if old == nil || old.Status != metav1.ConditionTrue || old.Message != out.err.Error() {
-			r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, errorReason(out.err), "Reconcile", "%s", status.Truncate(out.err.Error(), status.MaxEventNote))
+		if old == nil || old.Status != metav1.ConditionTrue || old.Message != status.Truncate(told.Error(), status.MaxConditionMessage) {
+			r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, errorReason(told), "Reconcile", "%s", status.Truncate(told.Error(), status.MaxEventNote))
 		}
-		logf.FromContext(ctx).V(1).Info("reconcile failed", "error", out.err.Error())
+		logf.FromContext(ctx).V(1).Info("reconcile failed", "error", told.Error())
 	}
 
 	switch {
-	case out.err != nil || out.statusErr != nil:
+	case out.err != nil || out.specErr != nil || out.statusErr != nil:
 		metrics.ReconcileOutcomes.WithLabelValues("error").Inc()
 	case wrote:
 		metrics.ReconcileOutcomes.WithLabelValues("changed").Inc()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -51,6 +53,8 @@ func TestOnSimulatedCluster(t *testing.T) {
 	t.Run("a change of the referenced ConfigMap rolls the component's pods", func(t *testing.T) { testConfigChangeRolls(t, c) })
 	t.Run("enabling CN autoscaling keeps the CN replicas", func(t *testing.T) { testAutoscalingKeepsReplicas(t, c) })
 	t.Run("Ready is never claimed for a spec the workloads do not carry yet", func(t *testing.T) { testReadyOnlyWhenApplied(t, c) })
+	t.Run("a larger storageSize grows the claims without replacing a pod", func(t *testing.T) { testClaimsGrow(t, c) })
+	t.Run("an immutable change holds BE only, and says which field", func(t *testing.T) { testImmutableChangeHeld(t, c) })
 }
 
 // manifests reads every object of the YAML files in dir, by file name.
@@ -411,5 +415,107 @@ func testReadyOnlyWhenApplied(t *testing.T, c *testcluster.Cluster) {
 		case <-timeout:
 			t.Fatal("never Ready at the new generation")
 		}
+	}
+}
+
+func beWithStorage(ns, name, class, size string) *srv1.StarRocksCluster {
+	src := feOnly(ns, name)
+	src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{
+		Image: "starrocks/be-ubuntu:3.3.2", Replicas: ptr.To[int32](2),
+		StorageVolumes: []srv1.StorageVolume{{Name: "be-data", StorageClassName: ptr.To(class), StorageSize: size, MountPath: "/opt/starrocks/be/storage"}},
+	}}}
+	return src
+}
+
+func podUIDs(t *testing.T, c *testcluster.Cluster, ns, prefix string) map[string]string {
+	t.Helper()
+	var pods corev1.PodList
+	if err := c.Client.List(context.Background(), &pods, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range pods.Items {
+		if strings.HasPrefix(p.Name, prefix) {
+			out[p.Name] = string(p.UID)
+		}
+	}
+	return out
+}
+
+func testClaimsGrow(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "grow")
+	class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "expandable"}, Provisioner: "example.com/none", AllowVolumeExpansion: ptr.To(true)}
+	if err := c.Client.Create(ctx, class); err != nil {
+		t.Fatal(err)
+	}
+	startOperator(t, c, "grow", operatorOptions{})
+	src := beWithStorage("grow", "gr", "expandable", "10Gi")
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "grow", "gr", 2*time.Minute)
+	before := podUIDs(t, c, "grow", "gr-")
+	oldSTS := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "grow", "gr-be", oldSTS); err != nil {
+		t.Fatal(err)
+	}
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.StorageVolumes[0].StorageSize = "20Gi" })
+	eventually(t, 2*time.Minute, "claims grown and the BE StatefulSet recreated with 20Gi", func(ctx context.Context) (bool, error) {
+		for i := range 2 {
+			pvc := &corev1.PersistentVolumeClaim{}
+			if err := get(ctx, c.Client, "grow", fmt.Sprintf("be-data-gr-be-%d", i), pvc); err != nil {
+				return false, nil
+			}
+			if q := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; q.String() != "20Gi" {
+				return false, nil
+			}
+		}
+		sts := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, "grow", "gr-be", sts); err != nil || sts.UID == oldSTS.UID {
+			return false, nil
+		}
+		q := sts.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage]
+		return q.String() == "20Gi", nil
+	})
+	waitRunning(t, c, "grow", "gr", 2*time.Minute)
+	if after := podUIDs(t, c, "grow", "gr-"); !maps.Equal(before, after) {
+		t.Errorf("pods replaced by the expansion:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+func testImmutableChangeHeld(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	createNamespace(t, c, "immutable")
+	startOperator(t, c, "immutable", operatorOptions{})
+	src := beWithStorage("immutable", "im", "standard", "10Gi")
+	src.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/cn-ubuntu:3.3.2"}}}
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "immutable", "im", 2*time.Minute)
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksBeSpec.StorageVolumes = append(s.Spec.StarRocksBeSpec.StorageVolumes,
+			srv1.StorageVolume{Name: "be-log", StorageSize: "1Gi", MountPath: "/opt/starrocks/be/log"})
+		s.Spec.StarRocksCnSpec.Replicas = ptr.To[int32](2)
+	})
+	eventually(t, time.Minute, "the held change reported, and CN scaled all the same", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "immutable", "im", src); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
+		cn := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, "immutable", "im-cn", cn); err != nil {
+			return false, err
+		}
+		return cond != nil && cond.Reason == srv1.ReasonImmutableFieldChanged && strings.Contains(cond.Message, "spec.starRocksBeSpec.storageVolumes") &&
+			*cn.Spec.Replicas == 2, nil
+	})
+	be := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "immutable", "im-be", be); err != nil {
+		t.Fatal(err)
+	}
+	if len(be.Spec.VolumeClaimTemplates) != 1 {
+		t.Errorf("BE claim templates changed: %d", len(be.Spec.VolumeClaimTemplates))
 	}
 }
