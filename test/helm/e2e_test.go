@@ -127,7 +127,7 @@ func TestOperatorRunsWithTheChartsRBAC(t *testing.T) {
 			}
 			// It reconciled as the elected leader, holding the Lease in its own namespace.
 			var lease coordinationv1.Lease
-			if err := cl.Client.Get(ctx, client.ObjectKey{Namespace: tc.operatorNS, Name: "kube-starrocks-operator"}, &lease); err != nil {
+			if err := cl.Client.Get(ctx, client.ObjectKey{Namespace: tc.operatorNS, Name: "c6c79638.starrocks.com"}, &lease); err != nil {
 				t.Errorf("leader election Lease in %s: %v", tc.operatorNS, err)
 			}
 			op.stop()

@@ -166,9 +166,9 @@ func TestOperatorScopeFollowsWatchNamespace(t *testing.T) {
 		}
 		want := []string{
 			"Role analytics/kube-starrocks-operator",
-			"Role starrocks-system/kube-starrocks-operator-leader-election",
+			"Role starrocks-system/cn-leader-election-role",
 			"RoleBinding analytics/kube-starrocks-operator",
-			"RoleBinding starrocks-system/kube-starrocks-operator-leader-election",
+			"RoleBinding starrocks-system/cn-leader-election-rolebinding",
 		}
 		slices.Sort(scoped)
 		if !slices.Equal(scoped, want) {

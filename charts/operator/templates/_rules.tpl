@@ -78,6 +78,13 @@
 - apiGroups:
   - starrocks.com
   resources:
+  - starrocksclusters/finalizers
+  - starrockswarehouses/finalizers
+  verbs:
+  - update
+- apiGroups:
+  - starrocks.com
+  resources:
   - starrocksclusters/status
   - starrockswarehouses/status
   verbs:
