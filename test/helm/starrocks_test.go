@@ -2,6 +2,7 @@ package helm
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -112,4 +113,41 @@ func TestStarRocksComponentsFollowTheirSwitches(t *testing.T) {
 	if n := len(find(objs, "StarRocksCluster")) + len(find(objs, "ConfigMap")); n != 0 {
 		t.Errorf("starrocks.starrocksCluster.enabled=false still renders %d StarRocks objects", n)
 	}
+}
+
+// A typo in a values file must fail the render and name the key, at any depth
+// and through the parent chart, instead of being silently dropped.
+func TestStarRocksSchemaRejectsUnknownKeysNamingThem(t *testing.T) {
+	cases := []struct {
+		chart, values, key string
+	}{
+		{starrocksChart, "starrocksCluster:\n  enabledCN: true\n", "enabledCN"},
+		{starrocksChart, "starrocksFESpec:\n  replica: 3\n", "replica"},
+		{starrocksChart, "starrocksBeSpec:\n  storageSpec:\n    storageSzie: 1Ti\n", "storageSzie"},
+		{starrocksChart, "initPasword:\n  enabled: true\n", "initPasword"},
+		{parentChart, "starrocks:\n  starrocksCnSpec:\n    tolerationz: []\n", "tolerationz"},
+		{warehouseChart, "spec:\n  starRocksClusterName: a\n  replica: 2\n", "replica"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.chart+" "+tc.key, func(t *testing.T) {
+			_, err := render(t, tc.chart, "default", tc.values)
+			if err == nil {
+				t.Fatalf("values with the unknown key %q rendered", tc.key)
+			}
+			if !strings.Contains(err.Error(), "'"+tc.key+"'") {
+				t.Errorf("the error does not name %q: %v", tc.key, err)
+			}
+		})
+	}
+	// Keys that have no default but are upstream's, and free-form maps, pass.
+	mustRender(t, starrocksChart, "default", `starrocksFESpec:
+  feEnvVars: {A: "1"}
+  resources:
+    limits: {cpu: unlimited, ephemeral-storage: 10Gi}
+  annotations: {any/key: v}
+  configyaml: {any_key: 1}
+starrocksCnSpec:
+  cnEnvVars: [{name: A, value: "1"}]
+global: {}
+`)
 }

@@ -136,7 +136,7 @@ A component's spec in the StarRocksCluster (FE, BE or CN) as YAML. Takes a dict:
 {{- if not (kindIs "invalid" $v.replicas) }}{{ $_ := set $out "replicas" $v.replicas }}{{ end -}}
 {{- $_ := set $out "imagePullPolicy" $v.imagePullPolicy -}}
 {{- with $v.maxUnavailablePods }}{{ $_ := set $out "updateStrategy" (dict "rollingUpdate" (dict "maxUnavailable" .)) }}{{ end -}}
-{{- with include "starrocks.resources" ($v.resources | default dict) }}{{ $out = merge $out (fromYaml .) }}{{ end -}}
+{{- with include "starrocks.resources" ($v.resources | default $v.resource | default dict) }}{{ $out = merge $out (fromYaml .) }}{{ end -}}
 {{- $conf := include "starrocks.confText" $v -}}
 {{- $s := $v.service | default dict -}}
 {{- if $s.type -}}
