@@ -30,6 +30,15 @@
   - create
   - patch
 - apiGroups:
+  - apiextensions.k8s.io
+  resourceNames:
+  - starrocksclusters.starrocks.com
+  - starrockswarehouses.starrocks.com
+  resources:
+  - customresourcedefinitions
+  verbs:
+  - get
+- apiGroups:
   - apps
   resources:
   - deployments
