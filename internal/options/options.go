@@ -57,8 +57,8 @@ type Options struct {
 	// VolumeNameWithHash and DNSDomainSuffix are the upstream operator's flags
 	// that the upstream chart passes (--volume-name-with-hash=true,
 	// --dns-domain-suffix=...). They are accepted and validated here so that
-	// the operator starts with the upstream chart's arguments; the pod
-	// templates and the FE proxy read them.
+	// the operator starts with the upstream chart's arguments. Accepted and
+	// validated only: the pod templates and the FE proxy do not read them yet.
 	VolumeNameWithHash bool
 	DNSDomainSuffix    string
 }
@@ -70,8 +70,10 @@ func Default() Options {
 		SyncPeriod:              2 * time.Minute,
 		MetricsBindAddress:      ":8080",
 		HealthProbeBindAddress:  ":8081",
-		LeaderElectionID:        "starrocks-operator.starrocks.com",
-		VolumeNameWithHash:      true,
+		// The upstream operator's Lease: during a switch from it, the two never
+		// reconcile at the same time.
+		LeaderElectionID:   "c6c79638.starrocks.com",
+		VolumeNameWithHash: true,
 	}
 }
 
