@@ -142,7 +142,7 @@ A component's spec in the StarRocksCluster (FE, BE or CN) as YAML. Takes a dict:
 {{- if $s.type -}}
 {{- $svc := dict "type" $s.type -}}
 {{- if eq $s.type "LoadBalancer" -}}
-{{- with $s.loadbalancerIP | default $s.loadBalancerIP }}{{ $_ := set $svc "loadBalancerIP" . }}{{ end -}}
+{{- with $s.loadbalancerIP }}{{ $_ := set $svc "loadBalancerIP" . }}{{ end -}}
 {{- with $s.loadBalancerSourceRanges }}{{ $_ := set $svc "loadBalancerSourceRanges" . }}{{ end -}}
 {{- end -}}
 {{- with $s.ports }}{{ $_ := set $svc "ports" . }}{{ end -}}
