@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/internal/crdcheck"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/options"
 	"github.com/srscale/starrocks-operator/internal/scheme"
@@ -76,6 +77,11 @@ func run(args []string, stderr io.Writer) int {
 		Namespace:  opts.Namespace,
 	}); err != nil {
 		log.Error(err, "setting up the StarRocksCluster controller")
+		return 1
+	}
+	// Helm never upgrades CRDs: say at start when the installed ones are older.
+	if err := mgr.Add(crdcheck.Runnable{Reader: mgr.GetAPIReader(), Log: ctrl.Log.WithName("crdcheck")}); err != nil {
+		log.Error(err, "adding the CRD check")
 		return 1
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -53,6 +54,13 @@ type Options struct {
 	Namespace string
 	// DenyList holds namespaces whose clusters the operator leaves alone.
 	DenyList []string
+	// VolumeNameWithHash and DNSDomainSuffix are the upstream operator's flags
+	// that the upstream chart passes (--volume-name-with-hash=true,
+	// --dns-domain-suffix=...). They are accepted and validated here so that
+	// the operator starts with the upstream chart's arguments. Accepted and
+	// validated only: the pod templates and the FE proxy do not read them yet.
+	VolumeNameWithHash bool
+	DNSDomainSuffix    string
 }
 
 // Default returns the options that reproduce the upstream operator's hard-coded behaviour.
@@ -62,7 +70,10 @@ func Default() Options {
 		SyncPeriod:              2 * time.Minute,
 		MetricsBindAddress:      ":8080",
 		HealthProbeBindAddress:  ":8081",
-		LeaderElectionID:        "starrocks-operator.starrocks.com",
+		// The upstream operator's Lease: during a switch from it, the two never
+		// reconcile at the same time.
+		LeaderElectionID:   "c6c79638.starrocks.com",
+		VolumeNameWithHash: true,
 	}
 }
 
@@ -88,6 +99,10 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Namespace of the leader election Lease (default: the operator Pod's namespace; required when running outside a Pod with --leader-elect).")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace,
 		"Only reconcile clusters in this namespace (default: all namespaces).")
+	fs.BoolVar(&o.VolumeNameWithHash, "volume-name-with-hash", o.VolumeNameWithHash,
+		"Name pod volumes with a hash of their mount path, as the upstream operator does (keep what the StatefulSets were created with).")
+	fs.StringVar(&o.DNSDomainSuffix, "dns-domain-suffix", o.DNSDomainSuffix,
+		"Cluster DNS domain when it is not cluster.local, e.g. corp.local.")
 	fs.Func("deny-list", "Comma-separated namespaces whose clusters are never reconciled.", func(s string) error {
 		o.DenyList = splitList(s)
 		return nil
@@ -128,6 +143,11 @@ func (o Options) Validate() (warnings []string, err error) {
 	}
 	if o.LeaderElect && o.LeaderElectionID == "" {
 		errs = append(errs, errors.New("--leader-election-id must not be empty when --leader-elect is set"))
+	}
+	if o.DNSDomainSuffix != "" {
+		if msgs := validation.IsDNS1123Subdomain(o.DNSDomainSuffix); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("--dns-domain-suffix must be a DNS domain such as cluster.local, got %q: %s", o.DNSDomainSuffix, strings.Join(msgs, "; ")))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -214,5 +234,7 @@ func (o Options) Log(log logr.Logger) {
 		"leaderElect", o.LeaderElect,
 		"metricsBindAddress", o.MetricsBindAddress,
 		"healthProbeBindAddress", o.HealthProbeBindAddress,
+		"volumeNameWithHash", o.VolumeNameWithHash,
+		"dnsDomainSuffix", o.DNSDomainSuffix,
 	)
 }

@@ -286,3 +286,22 @@ func TestLeaderElectionLeaseNamespaceIsItsOwnFlag(t *testing.T) {
 		t.Fatalf("LeaderElection %v in %q, want true in starrocks-system (not the watched namespace)", mo.LeaderElection, mo.LeaderElectionNamespace)
 	}
 }
+
+// The upstream chart passes these two flags; the operator exits on unknown
+// flags, so they must parse, and a malformed domain is rejected naming the flag.
+func TestUpstreamChartFlagsAreAccepted(t *testing.T) {
+	o, err := parse(t, "--volume-name-with-hash=false", "--dns-domain-suffix=corp.local")
+	if err != nil {
+		t.Fatalf("upstream flags rejected: %v", err)
+	}
+	if o.VolumeNameWithHash || o.DNSDomainSuffix != "corp.local" {
+		t.Errorf("VolumeNameWithHash=%v DNSDomainSuffix=%q, want false and corp.local", o.VolumeNameWithHash, o.DNSDomainSuffix)
+	}
+	if d := Default(); !d.VolumeNameWithHash || d.DNSDomainSuffix != "" {
+		t.Errorf("defaults: VolumeNameWithHash=%v DNSDomainSuffix=%q, want true and empty", d.VolumeNameWithHash, d.DNSDomainSuffix)
+	}
+	_, err = parse(t, "--dns-domain-suffix=Not_A_Domain")
+	if err == nil || !strings.Contains(err.Error(), "--dns-domain-suffix") {
+		t.Errorf("malformed domain: err = %v, want one naming --dns-domain-suffix", err)
+	}
+}

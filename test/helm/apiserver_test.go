@@ -125,4 +125,35 @@ starrocks:
 			}
 		})
 	}
+
+	// Every upstream values file, through our charts: "unlimited" limits,
+	// map-form env vars and probe seconds given as strings must all reach the
+	// API server in a form it accepts.
+	t.Run("upstream values files", func(t *testing.T) {
+		for _, c := range loadUpstreamCases(t) {
+			t.Run(c.name, func(t *testing.T) {
+				chart := parentChart
+				if c.name == "warehouse" {
+					chart = warehouseChart
+				}
+				objs, err := renderWith(t, chart, renderOptions{release: c.release, namespace: "starrocks", apiVersions: c.apiVersions}, c.values)
+				if err != nil {
+					t.Fatalf("rendering: %v", err)
+				}
+				for _, obj := range objs {
+					if obj.GetAPIVersion() == "monitoring.coreos.com/v1" {
+						continue // the Prometheus operator's CRDs are not installed here
+					}
+					if obj.GetNamespace() == "" {
+						if namespaced, _ := cl.Client.IsObjectNamespaced(obj); namespaced {
+							obj.SetNamespace("starrocks")
+						}
+					}
+					if err := cl.Client.Create(ctx, obj, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+						t.Errorf("the API server rejects %s %s/%s: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+					}
+				}
+			})
+		}
+	})
 }

@@ -14,9 +14,11 @@ func TestChartsLintWithoutErrors(t *testing.T) {
 	}{
 		{operatorChart, nil},
 		{operatorChart, map[string]any{"starrocksOperator": map[string]any{"watchNamespace": "starrocks", "serviceMonitor": map[string]any{"enabled": true}}}},
+		{starrocksChart, map[string]any{"initPassword": map[string]any{"enabled": true, "password": "x"}, "metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}, "datadog": map[string]any{"log": map[string]any{"enabled": true}, "metrics": map[string]any{"enabled": true}}}},
 		{starrocksChart, nil},
 		{starrocksChart, map[string]any{"starrocksCluster": map[string]any{"enabledCn": true}, "starrocksFeProxySpec": map[string]any{"enabled": true}}},
 		{parentChart, nil},
+		{warehouseChart, map[string]any{"spec": map[string]any{"starRocksClusterName": "kube-starrocks"}}},
 	}
 	for _, tc := range cases {
 		name := tc.chart

@@ -22,6 +22,7 @@ const (
 	operatorChart  = "charts/operator"
 	starrocksChart = "charts/starrocks"
 	parentChart    = "charts/kube-starrocks"
+	warehouseChart = "charts/warehouse"
 )
 
 const releaseName = "kube-starrocks"
@@ -47,6 +48,20 @@ func chartPath(t testing.TB, chart string) string {
 // valuesYAML is a values file's text.
 func render(t testing.TB, chart, namespace, valuesYAML string) ([]*unstructured.Unstructured, error) {
 	t.Helper()
+	return renderWith(t, chart, renderOptions{release: releaseName, namespace: namespace}, valuesYAML)
+}
+
+// renderOptions are what `helm template` takes besides the values.
+type renderOptions struct {
+	release, namespace string
+	// apiVersions are extra API versions the cluster is assumed to serve
+	// (helm template --api-versions), e.g. monitoring.coreos.com/v1.
+	apiVersions []string
+}
+
+// renderWith is render with a release name and extra API versions.
+func renderWith(t testing.TB, chart string, o renderOptions, valuesYAML string) ([]*unstructured.Unstructured, error) {
+	t.Helper()
 	chrt, err := loader.Load(chartPath(t, chart))
 	if err != nil {
 		t.Fatalf("loading %s: %v", chart, err)
@@ -59,15 +74,23 @@ func render(t testing.TB, chart, namespace, valuesYAML string) ([]*unstructured.
 	inst.ClientOnly = true
 	inst.DryRun = true
 	inst.Replace = true
-	inst.ReleaseName = releaseName
-	inst.Namespace = namespace
+	inst.ReleaseName = o.release
+	inst.Namespace = o.namespace
 	inst.KubeVersion = kubeVersion
+	inst.APIVersions = chartutil.VersionSet(o.apiVersions)
 	rel, err := inst.Run(chrt, vals)
 	if err != nil {
 		return nil, err
 	}
+	return parseManifests(t, rel.Manifest), nil
+}
+
+// parseManifests splits a multi-document manifest in Helm's install order and
+// parses each non-empty document.
+func parseManifests(t testing.TB, manifest string) []*unstructured.Unstructured {
+	t.Helper()
 	var objs []*unstructured.Unstructured
-	manifests := releaseutil.SplitManifests(rel.Manifest)
+	manifests := releaseutil.SplitManifests(manifest)
 	keys := make([]string, 0, len(manifests))
 	for k := range manifests {
 		keys = append(keys, k)
@@ -83,7 +106,7 @@ func render(t testing.TB, chart, namespace, valuesYAML string) ([]*unstructured.
 		}
 		objs = append(objs, &unstructured.Unstructured{Object: m})
 	}
-	return objs, nil
+	return objs
 }
 
 // mustRender is render for values that must be accepted.

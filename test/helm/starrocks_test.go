@@ -1,14 +1,21 @@
 package helm
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"regexp"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-const configHashAnnotation = "starrocks.com/config-hash"
+// configHashAnnotation is the pod annotation that restarts a component's pods
+// when its .conf changes; the name and the value (8 hex digits) are upstream's,
+// so that an upgrade from the upstream chart restarts nothing.
+func configHashAnnotation(component string) string {
+	return "app.starrocks.io/" + component + "-config-hash"
+}
+
+var shortHash = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
 func TestStarRocksChartWiresConfFilesThroughConfigMaps(t *testing.T) {
 	objs := mustRender(t, starrocksChart, "analytics", `starrocksCluster:
@@ -26,10 +33,10 @@ starrocksFESpec:
 	for _, cm := range find(objs, "ConfigMap") {
 		configMaps[cm.GetName()] = cm
 	}
-	for _, c := range []struct{ spec, key, configMap string }{
-		{"starRocksFeSpec", "fe.conf", "sr-fe-cm"},
-		{"starRocksBeSpec", "be.conf", "sr-be-cm"},
-		{"starRocksCnSpec", "cn.conf", "sr-cn-cm"},
+	for _, c := range []struct{ component, spec, key, configMap string }{
+		{"fe", "starRocksFeSpec", "fe.conf", "sr-fe-cm"},
+		{"be", "starRocksBeSpec", "be.conf", "sr-be-cm"},
+		{"cn", "starRocksCnSpec", "cn.conf", "sr-cn-cm"},
 	} {
 		t.Run(c.spec, func(t *testing.T) {
 			info, _, _ := unstructured.NestedStringMap(cluster.Object, "spec", c.spec, "configMapInfo")
@@ -47,10 +54,9 @@ starrocksFESpec:
 			if conf == "" {
 				t.Fatalf("ConfigMap %s has no %s", c.configMap, c.key)
 			}
-			sum := sha256.Sum256([]byte(conf))
 			annotations, _, _ := unstructured.NestedStringMap(cluster.Object, "spec", c.spec, "annotations")
-			if got, want := annotations[configHashAnnotation], hex.EncodeToString(sum[:]); got != want {
-				t.Errorf("%s = %q, want the sha256 of the ConfigMap's %s, %q", configHashAnnotation, got, c.key, want)
+			if got := annotations[configHashAnnotation(c.component)]; !shortHash.MatchString(got) {
+				t.Errorf("%s = %q, want 8 hex digits", configHashAnnotation(c.component), got)
 			}
 		})
 	}
@@ -63,7 +69,7 @@ starrocksFESpec:
 func TestStarRocksConfigHashChangesWithTheConfig(t *testing.T) {
 	hash := func(conf string) string {
 		objs := mustRender(t, starrocksChart, "default", "starrocksFESpec:\n  config: "+conf+"\n")
-		h, _, _ := unstructured.NestedString(only(t, objs, "StarRocksCluster").Object, "spec", "starRocksFeSpec", "annotations", configHashAnnotation)
+		h, _, _ := unstructured.NestedString(only(t, objs, "StarRocksCluster").Object, "spec", "starRocksFeSpec", "annotations", configHashAnnotation("fe"))
 		return h
 	}
 	if a, b := hash("\"http_port = 8030\\n\""), hash("\"http_port = 8031\\n\""); a == "" || a == b {
@@ -82,7 +88,7 @@ func TestStarRocksComponentsFollowTheirSwitches(t *testing.T) {
 		{"defaults: FE and BE", "", []string{"starRocksFeSpec", "starRocksBeSpec"}, []string{"starRocksCnSpec", "starRocksFeProxySpec"}, 2},
 		{"CN instead of BE, with the FE proxy", "starrocksCluster:\n  enabledBe: false\n  enabledCn: true\nstarrocksFeProxySpec:\n  enabled: true\n",
 			[]string{"starRocksFeSpec", "starRocksCnSpec", "starRocksFeProxySpec"}, []string{"starRocksBeSpec"}, 2},
-		{"an empty config makes no ConfigMap", "starrocksBeSpec:\n  config: \"\"\n", []string{"starRocksFeSpec", "starRocksBeSpec"}, nil, 1},
+		{"an empty config still has its ConfigMap, as upstream", "starrocksBeSpec:\n  config: \"\"\n", []string{"starRocksFeSpec", "starRocksBeSpec"}, nil, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,4 +113,41 @@ func TestStarRocksComponentsFollowTheirSwitches(t *testing.T) {
 	if n := len(find(objs, "StarRocksCluster")) + len(find(objs, "ConfigMap")); n != 0 {
 		t.Errorf("starrocks.starrocksCluster.enabled=false still renders %d StarRocks objects", n)
 	}
+}
+
+// A typo in a values file must fail the render and name the key, at any depth
+// and through the parent chart, instead of being silently dropped.
+func TestStarRocksSchemaRejectsUnknownKeysNamingThem(t *testing.T) {
+	cases := []struct {
+		chart, values, key string
+	}{
+		{starrocksChart, "starrocksCluster:\n  enabledCN: true\n", "enabledCN"},
+		{starrocksChart, "starrocksFESpec:\n  replica: 3\n", "replica"},
+		{starrocksChart, "starrocksBeSpec:\n  storageSpec:\n    storageSzie: 1Ti\n", "storageSzie"},
+		{starrocksChart, "initPasword:\n  enabled: true\n", "initPasword"},
+		{parentChart, "starrocks:\n  starrocksCnSpec:\n    tolerationz: []\n", "tolerationz"},
+		{warehouseChart, "spec:\n  starRocksClusterName: a\n  replica: 2\n", "replica"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.chart+" "+tc.key, func(t *testing.T) {
+			_, err := render(t, tc.chart, "default", tc.values)
+			if err == nil {
+				t.Fatalf("values with the unknown key %q rendered", tc.key)
+			}
+			if !strings.Contains(err.Error(), "'"+tc.key+"'") {
+				t.Errorf("the error does not name %q: %v", tc.key, err)
+			}
+		})
+	}
+	// Keys that have no default but are upstream's, and free-form maps, pass.
+	mustRender(t, starrocksChart, "default", `starrocksFESpec:
+  feEnvVars: {A: "1"}
+  resources:
+    limits: {cpu: unlimited, ephemeral-storage: 10Gi}
+  annotations: {any/key: v}
+  configyaml: {any_key: 1}
+starrocksCnSpec:
+  cnEnvVars: [{name: A, value: "1"}]
+global: {}
+`)
 }

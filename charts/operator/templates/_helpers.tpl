@@ -1,13 +1,11 @@
-{{/* The short name of the chart's objects: the chart name unless overridden. */}}
+{{/* The prefix of the operator's objects (upstream: "kube-starrocks"). */}}
 {{- define "operator.name" -}}
-{{- .Values.nameOverride | default .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- .Values.nameOverride | default "kube-starrocks" | trunc 54 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* The name of the chart's objects: <release>-<name>, without repeating the name. */}}
+{{/* The name of the Deployment, the ClusterRole and its binding: <name>-operator, as upstream. */}}
 {{- define "operator.fullname" -}}
-{{- $name := include "operator.name" . -}}
-{{- $full := ternary .Release.Name (printf "%s-%s" .Release.Name $name) (contains $name .Release.Name) -}}
-{{- .Values.fullnameOverride | default $full | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-operator" (include "operator.name" .) -}}
 {{- end -}}
 
 {{/* The namespace of the operator and of its namespaced objects. */}}
@@ -16,22 +14,21 @@
 {{- end -}}
 
 {{- define "operator.serviceAccountName" -}}
-{{- $sa := .Values.starrocksOperator.serviceAccount -}}
-{{- if $sa.create -}}
-{{- $sa.name | default (include "operator.fullname" .) -}}
-{{- else -}}
-{{- $sa.name | default "default" -}}
-{{- end -}}
+{{- .Values.global.rbac.serviceAccount.name | default "starrocks" -}}
 {{- end -}}
 
-{{/* Labels that select the operator pods; they never change after install. */}}
+{{/*
+Labels that select the operator pods: upstream's "app" label. A Deployment's
+selector is immutable, so it must stay what the upstream chart installed.
+*/}}
 {{- define "operator.selectorLabels" -}}
-app.kubernetes.io/name: {{ include "operator.name" . }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+app: {{ include "operator.fullname" . }}
 {{- end -}}
 
 {{- define "operator.labels" -}}
 {{ include "operator.selectorLabels" . }}
+app.kubernetes.io/name: operator
+app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: operator
 app.kubernetes.io/part-of: kube-starrocks
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
@@ -72,11 +69,15 @@ limit flags only when set (0 means the operator's default of 20/30).
 - --metrics-bind-address=:{{ int64 $op.metricsPort }}
 - --health-probe-bind-address=:{{ int64 $op.healthProbePort }}
 - --leader-elect
-- --leader-election-id={{ include "operator.fullname" . }}
-- --leader-election-namespace={{ .Release.Namespace }}
+- --leader-election-id={{ $op.leaderElectionID | default "c6c79638.starrocks.com" }}
+- --leader-election-namespace={{ include "operator.namespace" . }}
 {{- with $op.watchNamespace }}
 - --namespace={{ . }}
 {{- end }}
+{{- with $op.dnsDomainSuffix }}
+- --dns-domain-suffix={{ . }}
+{{- end }}
+- --volume-name-with-hash={{ ternary "true" "false" (ne $op.volumeNameWithHash false) }}
 {{- with include "operator.denyList" . }}
 - --deny-list={{ . }}
 {{- end }}

@@ -1,98 +1,259 @@
-{{/* Name of the StarRocksCluster. */}}
+{{/*
+The names below are the upstream chart's: a helm upgrade from an upstream
+release must find the same StarRocksCluster and ConfigMaps, or Helm deletes them
+and the operator starts an empty cluster on new volumes.
+*/}}
+
+{{/* Name of the StarRocksCluster: starrocksCluster.name, else nameOverride (upstream default "kube-starrocks"). */}}
 {{- define "starrocks.clusterName" -}}
-{{- .Values.starrocksCluster.name | default .Values.nameOverride | default .Release.Name -}}
+{{- .Values.starrocksCluster.name | default .Values.nameOverride | default "kube-starrocks" -}}
 {{- end -}}
 
-{{/* Namespace of the StarRocksCluster and of its ConfigMaps. */}}
+{{/* Namespace of the StarRocksCluster and of the objects around it. */}}
 {{- define "starrocks.namespace" -}}
 {{- .Values.starrocksCluster.namespace | default .Release.Namespace -}}
 {{- end -}}
 
-{{/* Name of a component's .conf ConfigMap; takes (list root component). */}}
-{{- define "starrocks.configMapName" -}}
-{{- printf "%s-%s-cm" (include "starrocks.clusterName" (index . 0)) (index . 1) -}}
-{{- end -}}
-
-{{/*
-A .conf file as stored in its ConfigMap: without leading or trailing blank lines,
-ending with one newline. The config hash is computed over exactly this text.
-*/}}
-{{- define "starrocks.conf" -}}
-{{- printf "%s\n" (trimAll "\n" .) -}}
-{{- end -}}
-
+{{/* Labels of the StarRocksCluster, as upstream. */}}
 {{- define "starrocks.labels" -}}
-app.kubernetes.io/name: starrocks
+cluster: {{ include "starrocks.clusterName" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/part-of: kube-starrocks
 app.kubernetes.io/managed-by: {{ .Release.Service }}
-helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/* Name of the Secret holding the root password set by initPassword. */}}
+{{- define "starrocks.initPasswordSecret" -}}
+{{- .Values.initPassword.passwordSecret | default (printf "%s-credential" (include "starrocks.clusterName" .)) -}}
 {{- end -}}
 
 {{/*
-A component's spec in the StarRocksCluster, as YAML, from its values. Takes a dict:
-  values        the component's values (starrocksFESpec, ...)
-  keys          values copied unchanged when set (their names are the CRD's)
-  defaultTag    image tag when image.tag is empty
-  storage       mount paths for storageSpec: dataSuffix, dataPath, logPath (none for the FE proxy)
-  confKey       key of the .conf file in the ConfigMap (none for the FE proxy)
-  configMapName the ConfigMap holding the .conf file
-Numbers are copied even when 0 (a probe's 0 disables it); other empty values are left out.
+A component's .conf text: configyaml ("key = value" lines, sorted by key) when
+it is set, else config; without surrounding blank lines, ending with one newline.
+Takes the component's values.
+*/}}
+{{- define "starrocks.confText" -}}
+{{- if .configyaml -}}
+{{- range $k := keys .configyaml | sortAlpha -}}
+{{ $k }} = {{ index $.configyaml $k | toString }}
+{{ end -}}
+{{- else -}}
+{{- printf "%s\n" (trimAll "\n" (.config | default "")) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The hash that restarts the pods when their .conf changes: the first 8 hex digits
+of the sha256 of the JSON of configyaml (when set) or config. The upstream chart
+writes the same value, so an upgrade does not restart the pods.
+*/}}
+{{- define "starrocks.confHash" -}}
+{{- if .configyaml -}}
+{{- toJson .configyaml | sha256sum | trunc 8 -}}
+{{- else -}}
+{{- toJson .config | sha256sum | trunc 8 -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The value of key in a .conf text ("key = value"), or "" when it is not set. Takes (list text key). */}}
+{{- define "starrocks.confValue" -}}
+{{- $line := regexFind (printf "(?m)^\\s*%s\\s*=\\s*\\S+" (index . 1)) (index . 0) -}}
+{{- if $line }}{{ regexReplaceAll "^[^=]*=\\s*" $line "" | trim }}{{ end -}}
+{{- end -}}
+
+{{/*
+Probe seconds as an integer: upstream values files give them as numbers or as
+strings such as "0" (which disables the probe); the CRD wants integers. Unset
+(null or "") leaves the operator's default.
+*/}}
+{{- define "starrocks.seconds" -}}
+{{- int . -}}
+{{- end -}}
+
+{{/*
+requests and limits from a component's resources, leaving out any limit set to
+"unlimited" (the upstream chart's way to remove one limit).
+*/}}
+{{- define "starrocks.resources" -}}
+{{- $out := dict -}}
+{{- range $k := list "requests" "limits" -}}
+{{- $in := index $ $k | default dict -}}
+{{- $kept := dict -}}
+{{- range $name, $q := $in -}}
+{{- if ne (toString $q) "unlimited" }}{{ $_ := set $kept $name $q }}{{ end -}}
+{{- end -}}
+{{- if $kept }}{{ $_ := set $out $k $kept }}{{ end -}}
+{{- end -}}
+{{- if $out }}{{ toYaml $out }}{{ end -}}
+{{- end -}}
+
+{{/*
+A container's environment from its values: a list as in a Pod spec, or a map of
+name to a string value or to the rest of an EnvVar (e.g. valueFrom), sorted by name.
+*/}}
+{{- define "starrocks.envList" -}}
+{{- $out := list -}}
+{{- if kindIs "map" . -}}
+{{- range $name := keys . | sortAlpha -}}
+{{- $v := index $ $name -}}
+{{- if kindIs "map" $v -}}
+{{- $out = append $out (merge (dict "name" $name) $v) -}}
+{{- else -}}
+{{- $out = append $out (dict "name" $name "value" (toString $v)) -}}
+{{- end -}}
+{{- end -}}
+{{- else if . -}}
+{{- $out = . -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{/*
+A component's spec in the StarRocksCluster (FE, BE or CN) as YAML. Takes a dict:
+  root       the chart's root context
+  kind       fe, be or cn
+  v          the component's values (starrocksFESpec, ...)
+  envKey     feEnvVars, beEnvVars or cnEnvVars
+  dataSuffix -meta (FE) or -data (BE, CN)
+  dataPath   default mount path of the data volume
+  spill      whether storageSpec has spill volumes (BE, CN)
+  httpKey    the .conf key of the HTTP port Prometheus scrapes, and its default
 */}}
 {{- define "starrocks.componentSpec" -}}
-{{- $v := .values -}}
+{{- $root := .root -}}
+{{- $v := .v -}}
+{{- $kind := .kind -}}
+{{- $cv := $root.Values.starrocksCluster.componentValues | default dict -}}
+{{- $name := include "starrocks.clusterName" $root -}}
 {{- $out := dict -}}
 {{- $image := $v.image | default dict -}}
-{{- if $image.repository -}}
-{{- $_ := set $out "image" (printf "%s:%s" $image.repository (toString ($image.tag | default .defaultTag))) -}}
+{{- $cvImage := $cv.image | default dict -}}
+{{- $_ := set $out "image" (printf "%s:%s" $image.repository (toString ($image.tag | default $cvImage.tag | default $root.Chart.AppVersion))) -}}
+{{- $script := ($v.entrypoint | default dict).script -}}
+{{- if $v.entrypoint -}}
+{{- $_ := set $out "command" (list "bash" "-c") -}}
+{{- $_ := set $out "args" (list "/etc/starrocks/entrypoint.sh") -}}
 {{- end -}}
-{{- range $key := .keys -}}
-{{- $x := index $v $key -}}
-{{- if or $x (kindIs "float64" $x) (kindIs "int64" $x) (kindIs "int" $x) -}}
-{{- $_ := set $out $key $x -}}
-{{- end -}}
-{{- end -}}
-{{- $res := $v.resources | default dict -}}
-{{- with $res.requests }}{{ $_ := set $out "requests" . }}{{ end -}}
-{{- with $res.limits }}{{ $_ := set $out "limits" . }}{{ end -}}
+{{- if not (kindIs "invalid" $v.replicas) }}{{ $_ := set $out "replicas" $v.replicas }}{{ end -}}
+{{- $_ := set $out "imagePullPolicy" $v.imagePullPolicy -}}
+{{- with $v.maxUnavailablePods }}{{ $_ := set $out "updateStrategy" (dict "rollingUpdate" (dict "maxUnavailable" .)) }}{{ end -}}
+{{- with include "starrocks.resources" ($v.resources | default $v.resource | default dict) }}{{ $out = merge $out (fromYaml .) }}{{ end -}}
+{{- $conf := include "starrocks.confText" $v -}}
 {{- $s := $v.service | default dict -}}
-{{- $svc := dict -}}
-{{- range $k := list "type" "annotations" "labels" "ports" "loadBalancerSourceRanges" -}}
-{{- with index $s $k }}{{ $_ := set $svc $k . }}{{ end -}}
+{{- if $s.type -}}
+{{- $svc := dict "type" $s.type -}}
+{{- if eq $s.type "LoadBalancer" -}}
+{{- with $s.loadbalancerIP }}{{ $_ := set $svc "loadBalancerIP" . }}{{ end -}}
+{{- with $s.loadBalancerSourceRanges }}{{ $_ := set $svc "loadBalancerSourceRanges" . }}{{ end -}}
 {{- end -}}
-{{- with $s.loadBalancerIP | default $s.loadbalancerIP }}{{ $_ := set $svc "loadBalancerIP" . }}{{ end -}}
-{{- if $svc }}{{ $_ := set $out "service" $svc }}{{ end -}}
+{{- with $s.ports }}{{ $_ := set $svc "ports" . }}{{ end -}}
+{{- $svcAnnotations := dict -}}
+{{- if $root.Values.datadog.metrics.enabled -}}
+{{- $port := include "starrocks.confValue" (list $conf (index .httpKey 0)) | default (index .httpKey 1) -}}
+{{- $svcAnnotations = dict "prometheus.io/path" "/metrics" "prometheus.io/port" (toString $port) "prometheus.io/scrape" "true" -}}
+{{- end -}}
+{{- with $s.annotations }}{{ $svcAnnotations = merge (deepCopy .) $svcAnnotations }}{{ end -}}
+{{- if $svcAnnotations }}{{ $_ := set $svc "annotations" $svcAnnotations }}{{ end -}}
+{{- with $s.labels }}{{ $_ := set $svc "labels" . }}{{ end -}}
+{{- $_ := set $out "service" $svc -}}
+{{- end -}}
+{{- $annotations := dict (printf "app.starrocks.io/%s-config-hash" $kind) (include "starrocks.confHash" $v) -}}
+{{- if $root.Values.datadog.log.enabled -}}
+{{- $logConfig := merge (fromJson ($root.Values.datadog.log.logConfig | default "{}")) (dict "service" "starrocks" "source" $kind) -}}
+{{- $_ := set $annotations (printf "ad.datadoghq.com/%s.logs" $kind) (toJson (list $logConfig)) -}}
+{{- end -}}
+{{- if $v.entrypoint -}}
+{{- $_ := set $annotations (printf "app.starrocks.io/%s-entrypoint-hash" $kind) (toJson $script | sha256sum | trunc 8) -}}
+{{- end -}}
+{{- with $v.annotations }}{{ $annotations = merge (deepCopy .) $annotations }}{{ end -}}
+{{- $_ := set $out "annotations" $annotations -}}
+{{- /* Shared scheduling keys: the component's own value replaces componentValues'. */ -}}
+{{- range $k := list "imagePullSecrets" "serviceAccount" "nodeSelector" "hostAliases" "schedulerName" "affinity" "tolerations" "topologySpreadConstraints" -}}
+{{- with index $v $k | default (index $cv $k) }}{{ $_ := set $out $k . }}{{ end -}}
+{{- end -}}
+{{- $podLabels := $v.podLabels | default $cv.podLabels | default dict | deepCopy -}}
+{{- if index ($root.Values.datadog.profiling | default dict) $kind -}}
+{{- $_ := set $podLabels "admission.datadoghq.com/config.mode" $root.Values.datadog.profiling.configMode -}}
+{{- $_ := set $podLabels "admission.datadoghq.com/enabled" "true" -}}
+{{- end -}}
+{{- if $podLabels }}{{ $_ := set $out "podLabels" $podLabels }}{{ end -}}
+{{- $_ := set $out "runAsNonRoot" (or $v.runAsNonRoot $cv.runAsNonRoot | default false) -}}
+{{- range $k := list "readOnlyRootFilesystem" "capabilities" "sysctls" "lifecycle" "initContainers" "shareProcessNamespace" "persistentVolumeClaimRetentionPolicy" -}}
+{{- with index $v $k }}{{ $_ := set $out $k . }}{{ end -}}
+{{- end -}}
+{{- /* Environment: TZ, Datadog's, the root password, profiling, then the user's. */ -}}
+{{- $userEnv := index $v .envKey -}}
+{{- $env := list (dict "name" "TZ" "value" (toString $root.Values.timeZone)) -}}
+{{- if $root.Values.datadog.log.enabled }}{{ $env = append $env (dict "name" "LOG_CONSOLE" "value" "1") }}{{ end -}}
+{{- if and $root.Values.initPassword.enabled (not (contains "MYSQL_PWD" (toJson $userEnv))) -}}
+{{- $env = append $env (dict "name" "MYSQL_PWD" "valueFrom" (dict "secretKeyRef" (dict "name" (include "starrocks.initPasswordSecret" $root) "key" "password"))) -}}
+{{- end -}}
+{{- if index ($root.Values.datadog.profiling | default dict) $kind -}}
+{{- $env = append $env (dict "name" "ENABLE_DATADOG_PROFILE" "value" "true") -}}
+{{- $env = append $env (dict "name" "DD_PROFILING_ENABLED" "value" "true") -}}
+{{- $env = append $env (dict "name" "DD_SERVICE" "value" (printf "starrocks-%s" $kind)) -}}
+{{- $env = append $env (dict "name" "DD_ENV" "value" (toString $root.Values.datadog.profiling.env)) -}}
+{{- $env = append $env (dict "name" "DD_VERSION" "value" (toString ($image.tag | default $cvImage.tag | default $root.Chart.AppVersion))) -}}
+{{- end -}}
+{{- $env = concat $env (fromYamlArray (include "starrocks.envList" $userEnv)) -}}
+{{- $_ := set $out .envKey $env -}}
+{{- $_ := set $out "terminationGracePeriodSeconds" $v.terminationGracePeriodSeconds -}}
+{{- range $k := list "startupProbeFailureSeconds" "livenessProbeFailureSeconds" "readinessProbeFailureSeconds" -}}
+{{- $x := index $v $k -}}
+{{- if and (not (kindIs "invalid" $x)) (ne (toString $x) "") }}{{ $_ := set $out $k (int $x) }}{{ end -}}
+{{- end -}}
+{{- $_ := set $out "minReadySeconds" ($v.minReadySeconds | default 0) -}}
+{{- $_ := set $out "podManagementPolicy" $v.podManagementPolicy -}}
+{{- if and $v.sidecarsMap $v.sidecars -}}
+{{- fail (printf "starrocks%sSpec: set sidecarsMap or sidecars, not both" (ternary "FE" (title $kind) (eq $kind "fe"))) -}}
+{{- end -}}
+{{- if $v.sidecarsMap -}}
+{{- $sidecars := list -}}
+{{- range $n := keys $v.sidecarsMap | sortAlpha }}{{ $sidecars = append $sidecars (merge (dict "name" $n) (index $v.sidecarsMap $n)) }}{{ end -}}
+{{- $_ := set $out "sidecars" $sidecars -}}
+{{- else if $v.sidecars -}}
+{{- $_ := set $out "sidecars" $v.sidecars -}}
+{{- end -}}
+{{- with $v.secrets -}}
+{{- $mounts := list -}}
+{{- range . }}{{ $mounts = append $mounts (dict "name" .name "mountPath" .mountPath "subPath" .subPath) }}{{ end -}}
+{{- $_ := set $out "secrets" $mounts -}}
+{{- end -}}
+{{- $cms := list -}}
+{{- range $v.configMaps }}{{ $cms = append $cms (dict "name" .name "mountPath" .mountPath "subPath" .subPath) }}{{ end -}}
+{{- if $v.entrypoint -}}
+{{- $cms = append $cms (dict "name" (printf "%s-%s-entrypoint-script" $name $kind) "mountPath" "/etc/starrocks/entrypoint.sh" "subPath" "entrypoint.sh") -}}
+{{- end -}}
+{{- if $cms }}{{ $_ := set $out "configMaps" $cms }}{{ end -}}
+{{- $_ := set $out "configMapInfo" (dict "configMapName" (printf "%s-%s-cm" $name $kind) "resolveKey" (printf "%s.conf" $kind)) -}}
+{{- /* Volumes: storageSpec's claims, then emptyDirs and hostPaths. */ -}}
 {{- $vols := list -}}
 {{- $st := $v.storageSpec | default dict -}}
-{{- $paths := .storage -}}
-{{- if and $paths $st.name -}}
-{{- $data := dict "name" (printf "%s%s" $st.name $paths.dataSuffix) "mountPath" ($st.storageMountPath | default $paths.dataPath) -}}
-{{- with $st.storageClassName }}{{ $_ := set $data "storageClassName" . }}{{ end -}}
-{{- with $st.storageSize }}{{ $_ := set $data "storageSize" (toString .) }}{{ end -}}
-{{- $vols = append $vols $data -}}
-{{- if $st.logStorageSize -}}
-{{- $log := dict "name" (printf "%s-log" $st.name) "mountPath" ($st.logMountPath | default $paths.logPath) "storageSize" (toString $st.logStorageSize) -}}
-{{- with $st.logStorageClassName | default $st.storageClassName }}{{ $_ := set $log "storageClassName" . }}{{ end -}}
-{{- $vols = append $vols $log -}}
+{{- if $st.name -}}
+{{- $dataPath := $st.storageMountPath | default .dataPath -}}
+{{- $count := int ($st.storageCount | default 1) -}}
+{{- if gt $count 1 -}}
+{{- range $i := until $count -}}
+{{- $vols = append $vols (dict "name" (printf "%s%d-data" $st.name $i) "storageClassName" $st.storageClassName "storageSize" (toString $st.storageSize) "mountPath" (printf "%s%d" $dataPath $i)) -}}
+{{- end -}}
+{{- else -}}
+{{- $vols = append $vols (dict "name" (printf "%s%s" $st.name .dataSuffix) "storageClassName" $st.storageClassName "storageSize" (toString $st.storageSize) "mountPath" $dataPath) -}}
+{{- end -}}
+{{- $vols = append $vols (dict "name" (printf "%s-log" $st.name) "storageClassName" ($st.logStorageClassName | default $st.storageClassName) "storageSize" (toString $st.logStorageSize) "mountPath" ($st.logMountPath | default (printf "/opt/starrocks/%s/log" $kind))) -}}
+{{- if .spill -}}
+{{- $vols = append $vols (dict "name" (printf "%s-spill" $st.name) "storageClassName" ($st.spillStorageClassName | default $st.storageClassName) "storageSize" (toString $st.spillStorageSize) "mountPath" ($st.spillMountPath | default (printf "/opt/starrocks/%s/spill" $kind))) -}}
 {{- end -}}
 {{- end -}}
 {{- range $v.emptyDirs -}}
-{{- $vols = append $vols (dict "name" .name "mountPath" .mountPath "storageClassName" "emptyDir") -}}
+{{- $d := dict "name" .name "mountPath" .mountPath "storageClassName" "emptyDir" -}}
+{{- if .readOnly }}{{ $_ := set $d "readOnly" .readOnly }}{{ end -}}
+{{- $vols = append $vols $d -}}
 {{- end -}}
 {{- range $v.hostPaths -}}
-{{- $vols = append $vols (dict "name" .name "mountPath" .mountPath "storageClassName" "hostPath" "hostPath" .hostPath) -}}
-{{- end -}}
-{{- range $v.storageVolumes -}}
-{{- $vols = append $vols . -}}
+{{- $d := dict "name" .name "mountPath" .mountPath "storageClassName" "hostPath" "hostPath" .hostPath -}}
+{{- if .readOnly }}{{ $_ := set $d "readOnly" .readOnly }}{{ end -}}
+{{- $vols = append $vols $d -}}
 {{- end -}}
 {{- if $vols }}{{ $_ := set $out "storageVolumes" $vols }}{{ end -}}
-{{- $annotations := dict -}}
-{{- with $v.annotations }}{{ $annotations = deepCopy . }}{{ end -}}
-{{- if and .confKey (trim ($v.config | default "")) -}}
-{{- /* A changed .conf changes the pod template, so that the pods restart and read it. */ -}}
-{{- $_ := set $annotations "starrocks.com/config-hash" (sha256sum (include "starrocks.conf" $v.config)) -}}
-{{- $_ := set $out "configMapInfo" (dict "configMapName" .configMapName "resolveKey" .confKey) -}}
-{{- end -}}
-{{- if $annotations }}{{ $_ := set $out "annotations" $annotations }}{{ end -}}
+{{- with $v.autoScalingPolicy }}{{ $_ := set $out "autoScalingPolicy" . }}{{ end -}}
 {{- toYaml $out -}}
 {{- end -}}

@@ -1,6 +1,7 @@
 // Package chartgen derives the Helm charts' generated files from the code: the
-// operator chart's CRDs and RBAC rules, the parent chart's values and its
-// vendored copies of the subcharts. It computes the whole desired state first
+// operator chart's CRDs and RBAC rules, the strict values schemas of the
+// starrocks and warehouse charts (from their values.yaml), the parent chart's
+// values and its vendored copies of the subcharts. It computes the whole desired state first
 // (Build), so that the same plan can be written (Write) or compared with the
 // tree on disk (Stale).
 package chartgen
@@ -77,6 +78,13 @@ func Build(root string) (*Plan, error) {
 		return nil, err
 	}
 	p.Files[RulesTemplate] = rules
+	schemas, err := schemaFiles(root)
+	if err != nil {
+		return nil, err
+	}
+	for name, data := range schemas {
+		p.Files[name] = data
+	}
 
 	var values [][]byte
 	for _, sc := range subcharts {

@@ -38,6 +38,15 @@
   - create
   - patch
 - apiGroups:
+  - apiextensions.k8s.io
+  resourceNames:
+  - starrocksclusters.starrocks.com
+  - starrockswarehouses.starrocks.com
+  resources:
+  - customresourcedefinitions
+  verbs:
+  - get
+- apiGroups:
   - apps
   resources:
   - deployments
@@ -83,6 +92,13 @@
   - get
   - list
   - watch
+- apiGroups:
+  - starrocks.com
+  resources:
+  - starrocksclusters/finalizers
+  - starrockswarehouses/finalizers
+  verbs:
+  - update
 - apiGroups:
   - starrocks.com
   resources:
