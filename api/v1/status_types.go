@@ -91,6 +91,11 @@ const (
 	// ReasonConfigKeyNotFound (ReconcileError=True): a configMapInfo's
 	// resolveKey is not a key of its ConfigMap.
 	ReasonConfigKeyNotFound = "ConfigKeyNotFound"
+	// ReasonInvalidStorageVolume (ReconcileError=True): a storageVolumes entry
+	// cannot be made (storageClassName hostPath without hostPath, or no
+	// storageSize for a claim); nothing is changed until it is fixed, rather
+	// than silently giving the data an emptyDir.
+	ReasonInvalidStorageVolume = "InvalidStorageVolume"
 )
 
 // StarRocksClusterStatus is the observed state of a StarRocksCluster.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -39,6 +40,8 @@ type Config struct {
 	DenyList []string
 	// Namespace, when set, is the only namespace watched.
 	Namespace string
+	// Build holds the builders' operator-wide settings.
+	Build resources.Options
 }
 
 // IgnoredAnnotation on a StarRocksCluster makes the operator leave it alone.
@@ -110,6 +113,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 
 	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"),
 		newConfigSource(configMetadata, mgr.GetAPIReader()), cfg.DenyList)
+	r.BuildOptions = cfg.Build
 	if cfg.Controller.ReconciliationTimeout == 0 {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
@@ -231,9 +235,13 @@ func configMapContentChanged() predicate.TypedPredicate[*metav1.PartialObjectMet
 	}}
 }
 
+// clusterOfPod maps a pod to its cluster through the owner label
+// (<cluster>-<component>): pod templates carry the upstream's labels only, so
+// that adopting an upstream cluster changes no template.
 func clusterOfPod(_ context.Context, o client.Object) []reconcile.Request {
-	name := o.GetLabels()[resources.ClusterLabel]
-	if name == "" {
+	l := o.GetLabels()
+	name, ok := strings.CutSuffix(l[resources.OwnerLabel], "-"+l[resources.ComponentLabel])
+	if !ok || name == "" {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}

@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
@@ -44,6 +46,8 @@ type StarRocksClusterReconciler struct {
 	Configs  *configSource
 	// DenyList holds namespaces whose clusters are left alone.
 	DenyList []string
+	// BuildOptions are the operator-wide settings of the builders.
+	BuildOptions resources.Options
 	// statuses remembers the status this process last wrote per cluster, so
 	// that a reconcile that runs before the cache shows it computes from it.
 	statuses *apply.Recent[srv1.StarRocksClusterStatus]
@@ -126,7 +130,10 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 		// Without FE the builders build nothing; deleting BE and CN (and their data) for it would be wrong.
 		return nil, &specError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required: StarRocks cannot run without FE; nothing was changed"}
 	}
-	var cfg resources.Configs
+	if errs := resources.StorageErrors(src); len(errs) > 0 {
+		return nil, &specError{reason: srv1.ReasonInvalidStorageVolume, msg: strings.Join(errs, "; ") + "; nothing was changed"}
+	}
+	cfg := resources.Configs{Options: r.BuildOptions, Live: r.liveConfigStates(ctx, src)}
 	for _, c := range []struct {
 		component resources.Component
 		content   *string
@@ -142,6 +149,27 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 	}
 	d.rollout = rollout.Order(workload(resources.ComponentFE), workload(resources.ComponentBE), workload(resources.ComponentCN))
 	return d, nil
+}
+
+// liveConfigStates reads, per workload, what it records of its configuration
+// (see resources.ConfigState).
+func (r *StarRocksClusterReconciler) liveConfigStates(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component]resources.ConfigState {
+	out := map[resources.Component]resources.ConfigState{}
+	state := func(obj metav1.Object, tmpl metav1.Object) resources.ConfigState {
+		return resources.ConfigState{Template: tmpl.GetAnnotations()[resources.ConfigHashAnnotation], Recorded: obj.GetAnnotations()[resources.ConfigHashAnnotation]}
+	}
+	for _, c := range []resources.Component{resources.ComponentFE, resources.ComponentBE, resources.ComponentCN} {
+		if sts := r.liveStatefulSet(ctx, src, c); sts != nil {
+			out[c] = state(sts, &sts.Spec.Template)
+		}
+	}
+	if src.Spec.StarRocksFeProxySpec != nil {
+		d := &appsv1.Deployment{}
+		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(resources.Named(src).FEProxy.Deployment), d); err == nil {
+			out[resources.ComponentFEProxy] = state(d, &d.Spec.Template)
+		}
+	}
+	return out
 }
 
 // config returns the .conf file that the component's configMapInfo names; empty when none.
@@ -226,8 +254,16 @@ func (r *StarRocksClusterReconciler) liveStatefulSet(ctx context.Context, src *s
 }
 
 func (r *StarRocksClusterReconciler) pods(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component][]corev1.Pod {
+	owners := make([]string, 0, len(resources.Components))
+	for _, c := range resources.Components {
+		owners = append(owners, resources.SelectorLabels(src, c)[resources.OwnerLabel])
+	}
+	sel, err := labels.NewRequirement(resources.OwnerLabel, selection.In, owners)
+	if err != nil {
+		return nil
+	}
 	var list corev1.PodList
-	if err := r.Client.List(ctx, &list, client.InNamespace(src.Namespace), client.MatchingLabels{resources.ClusterLabel: src.Name}); err != nil {
+	if err := r.Client.List(ctx, &list, client.InNamespace(src.Namespace), client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*sel)}); err != nil {
 		return nil
 	}
 	out := map[resources.Component][]corev1.Pod{}
