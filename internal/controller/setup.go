@@ -50,6 +50,12 @@ const IgnoredAnnotation = "starrocks.com/ignored"
 // FieldOwner is the operator's server-side apply field manager.
 const FieldOwner = "starrocks-operator"
 
+// UpstreamFieldManager is the field manager of the upstream operator
+// (named after its binary): the fields it wrote are handed to FieldOwner when
+// we first write an object it made, so that taking a cluster over removes
+// what we do not want instead of keeping it beside ours.
+const UpstreamFieldManager = "sroperator"
+
 const configMapIndex = "spec.configMapInfo.configMapName"
 
 // reconcileTimeout bounds one reconcile, every API call in it included.
@@ -114,6 +120,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"),
 		newConfigSource(configMetadata, mgr.GetAPIReader()), cfg.DenyList)
 	r.BuildOptions = cfg.Build
+	r.Applier.Reader = mgr.GetAPIReader() // adoption needs managedFields, which the cache drops
 	if cfg.Controller.ReconciliationTimeout == 0 {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout

@@ -58,7 +58,7 @@ func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorde
 	return &StarRocksClusterReconciler{
 		Client:   c,
 		Recorder: recorder,
-		Applier:  apply.New(c, FieldOwner),
+		Applier:  adoptingApplier(c),
 		Configs:  configs,
 		DenyList: denyList,
 		statuses: apply.NewRecent[srv1.StarRocksClusterStatus](),
@@ -114,6 +114,12 @@ func (r *StarRocksClusterReconciler) get(ctx context.Context, key types.Namespac
 // reconciles queued by owned objects, pods and ConfigMaps.
 func (r *StarRocksClusterReconciler) skip(src *srv1.StarRocksCluster) bool {
 	return src.DeletionTimestamp != nil || src.Annotations[IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, src.Namespace)
+}
+
+func adoptingApplier(c client.Client) apply.Applier {
+	a := apply.New(c, FieldOwner)
+	a.AdoptFrom = []string{UpstreamFieldManager}
+	return a
 }
 
 // desired is what the spec asks for: every component's objects, and which

@@ -30,6 +30,7 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("drift on the FE StatefulSet and Service is corrected", func(t *testing.T) { testDrift(t, c) })
 	t.Run("a missing ConfigMap is reported without blocking other clusters", func(t *testing.T) { testInvalidSpec(t, c) })
 	t.Run("removed BE spec deletes BE objects", func(t *testing.T) { testRemovedComponent(t, c) })
+	t.Run("fields another manager wrote with Update are taken over and removed", func(t *testing.T) { testAdoption(t, c) })
 }
 
 func testQuiet(t *testing.T, c *testcluster.Cluster) {
