@@ -127,6 +127,11 @@ func adoptingApplier(c client.Client) apply.Applier {
 type desired struct {
 	objects resources.ClusterObjects
 	rollout rollout.Plan
+	// held components keep their live objects: their .conf cannot be read
+	// while their workload runs (see configUnavailable).
+	held map[resources.Component]bool
+	// configWarning says why, for the ConfigUnavailable condition; nil when nothing is held.
+	configWarning *specError
 }
 
 // desiredState resolves the referenced .conf files and builds every
@@ -140,16 +145,34 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 		return nil, &specError{reason: srv1.ReasonInvalidStorageVolume, msg: strings.Join(errs, "; ") + "; nothing was changed"}
 	}
 	cfg := resources.Configs{Options: r.BuildOptions, Live: r.liveConfigStates(ctx, src)}
+	// The upstream reads a missing .conf as empty and carries on. For a running
+	// component we keep its live objects instead, and warn; a new one fails.
+	var held map[resources.Component]bool
+	var warning *specError
 	for _, c := range []struct {
 		component resources.Component
 		content   *string
 	}{{resources.ComponentFE, &cfg.FE}, {resources.ComponentBE, &cfg.BE}, {resources.ComponentCN, &cfg.CN}} {
 		var err error
 		if *c.content, err = r.config(ctx, src, c.component); err != nil {
-			return nil, err
+			var specErr *specError
+			if !errors.As(err, &specErr) || r.liveStatefulSet(ctx, src, c.component) == nil {
+				return nil, err // a new component: nothing to keep, say what is wrong
+			}
+			if held == nil {
+				held, warning = map[resources.Component]bool{}, specErr
+			}
+			held[c.component] = true
 		}
 	}
-	d := &desired{objects: resources.Build(src, cfg)}
+	d := &desired{objects: resources.Build(src, cfg), held: held, configWarning: warning}
+	if held[resources.ComponentFE] {
+		// BE, CN and the proxy read FE's ports from fe.conf: keep them all as they run.
+		for _, c := range resources.Components {
+			d.held[c] = true
+		}
+	}
+	resources.KeepFEQuorum(d.objects.StatefulSet(resources.ComponentFE), r.liveStatefulSet(ctx, src, resources.ComponentFE))
 	workload := func(c resources.Component) rollout.Workload {
 		return rollout.Workload{Name: c.Title(), Live: r.liveStatefulSet(ctx, src, c), Desired: d.objects.StatefulSet(c)}
 	}
@@ -229,8 +252,12 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 		case resources.ComponentCN:
 			obs.CN = comp
 			obs.Selector = labelsString(resources.SelectorLabels(src, c))
-			if src.Spec.StarRocksCnSpec.AutoScalingPolicy != nil {
-				obs.HPAName, obs.HPAVersion = src.CnAutoscalerName(), srv1.AutoScalerV2
+			if p := src.Spec.StarRocksCnSpec.AutoScalingPolicy; p != nil {
+				// The version asked for is reported; the HPA is written as v2, which every version maps onto.
+				obs.HPAName, obs.HPAVersion = src.CnAutoscalerName(), p.Version
+				if obs.HPAVersion == "" {
+					obs.HPAVersion = srv1.AutoScalerV2
+				}
 			}
 		case resources.ComponentFEProxy:
 			obs.FEProxy = comp
@@ -243,6 +270,9 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 	}
 	if want != nil {
 		obs.Rollout = want.rollout.Message
+		if w := want.configWarning; w != nil {
+			obs.ConfigWarning, obs.ConfigWarningReason = w, w.reason
+		}
 	}
 	return obs
 }
@@ -292,6 +322,8 @@ func ownedByCluster(p *corev1.Pod, src *srv1.StarRocksCluster) bool {
 // outcome is what one reconcile did, for events, metrics and the result.
 type outcome struct {
 	results []apply.Result
+	// configWarning is a running component's unreadable .conf (see desired.held).
+	configWarning *specError
 	// err is the spec or sync error; statusErr the status write's.
 	err, statusErr error
 	statusWritten  bool
@@ -305,7 +337,7 @@ func (r *StarRocksClusterReconciler) syncAndReport(ctx context.Context, src *srv
 		written, err := r.writeStatus(ctx, src, status.Compute(src, obs))
 		return outcome{err: specErr, statusErr: err, statusWritten: written}
 	}
-	var out outcome
+	out := outcome{configWarning: want.configWarning}
 	out.statusWritten, out.statusErr = r.reportBeside(ctx, src, obs, func() error {
 		out.results, out.err = r.sync(ctx, src, want)
 		return out.err
@@ -361,6 +393,9 @@ func (r *StarRocksClusterReconciler) sync(ctx context.Context, src *srv1.StarRoc
 // applicable is what to apply of a component now: all of it, less a
 // StatefulSet that keeps its live spec during an ordered rollout.
 func (d *desired) applicable(c resources.Component) []client.Object {
+	if d.held[c] {
+		return nil
+	}
 	held := d.objects.StatefulSet(c)
 	if !d.rollout.Holds(held) {
 		return d.objects.Of(c)
@@ -443,9 +478,16 @@ func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv
 	if out.err != nil {
 		old := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
 		if old == nil || old.Status != metav1.ConditionTrue || old.Message != out.err.Error() {
-			r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, errorReason(out.err), "Reconcile", "%s", out.err.Error())
+			r.warn(src, errorReason(out.err), out.err)
 		}
 		logf.FromContext(ctx).V(1).Info("reconcile failed", "error", out.err.Error())
+	}
+
+	if w := out.configWarning; w != nil {
+		old := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionConfigUnavailable)
+		if old == nil || old.Status != metav1.ConditionTrue || !strings.HasPrefix(old.Message, w.Error()) {
+			r.warn(src, w.reason, w)
+		}
 	}
 
 	switch {
@@ -467,6 +509,52 @@ func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv
 		return ctrl.Result{RequeueAfter: pendingRequeue}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// warn emits a Warning Event with our reason and, beside it, one with the
+// upstream operator's reason for the component that failed (SyncFeFailed, ...),
+// so that alerts written for the upstream keep firing.
+func (r *StarRocksClusterReconciler) warn(src *srv1.StarRocksCluster, reason string, err error) {
+	r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, reason, "Reconcile", "%s", err.Error())
+	if up := upstreamReason(src, err); up != "" {
+		r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, up, "Reconcile", "%s", err.Error())
+	}
+}
+
+// upstreamReasons are the upstream operator's Event reasons per component.
+var upstreamReasons = map[resources.Component]string{
+	resources.ComponentFE:      "SyncFeFailed",
+	resources.ComponentBE:      "SyncBeFailed",
+	resources.ComponentCN:      "SyncCnFailed",
+	resources.ComponentFEProxy: "SyncFeProxyFailed",
+}
+
+// upstreamReason is the upstream's Event reason for err: the component named
+// by the spec field a spec error is about, or owning the object a write
+// failed on; "" when err names none.
+func upstreamReason(src *srv1.StarRocksCluster, err error) string {
+	msg := err.Error()
+	var specErr *specError
+	if errors.As(err, &specErr) && specErr.reason == srv1.ReasonFeSpecMissing {
+		return upstreamReasons[resources.ComponentFE]
+	}
+	for field, c := range map[string]resources.Component{
+		"spec.starRocksFeSpec.": resources.ComponentFE, "spec.starRocksBeSpec.": resources.ComponentBE,
+		"spec.starRocksCnSpec.": resources.ComponentCN, "spec.starRocksFeProxySpec.": resources.ComponentFEProxy,
+	} {
+		if strings.HasPrefix(msg, field) {
+			return upstreamReasons[c]
+		}
+	}
+	named := resources.Named(src)
+	for _, c := range resources.Components {
+		for _, o := range named.Of(c) {
+			if strings.Contains(msg, " "+o.GetName()+": ") {
+				return upstreamReasons[c]
+			}
+		}
+	}
+	return ""
 }
 
 // errorReason is the condition reason of a reconcile error.

@@ -235,3 +235,19 @@ func imageMajorVersion(image string) (int, bool) {
 	}
 	return major, true
 }
+
+// KeepFEQuorum keeps an FE StatefulSet that runs more than one replica from
+// being scaled down to one, as the upstream does: the followers hold the
+// metadata's quorum, and a lone FE left from several cannot elect itself
+// leader. want is changed in place to the live replicas; it reports whether
+// it was.
+func KeepFEQuorum(want, live *appsv1.StatefulSet) bool {
+	if want == nil || live == nil || want.Spec.Replicas == nil || live.Spec.Replicas == nil {
+		return false
+	}
+	if *want.Spec.Replicas == 1 && *live.Spec.Replicas > 1 {
+		want.Spec.Replicas = ptr.To(*live.Spec.Replicas)
+		return true
+	}
+	return false
+}

@@ -439,3 +439,29 @@ func TestSecurityContexts(t *testing.T) {
 		})
 	}
 }
+
+func TestFEIsNotScaledDownToOne(t *testing.T) {
+	tests := []struct {
+		name       string
+		want, live int32
+		result     int32
+	}{
+		{"3 to 1 keeps 3", 1, 3, 3},
+		{"3 to 2 is allowed", 2, 3, 2},
+		{"1 stays 1", 1, 1, 1},
+		{"1 to 3 is allowed", 3, 1, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(tt.want)}}
+			live := &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(tt.live)}}
+			changed := KeepFEQuorum(want, live)
+			if *want.Spec.Replicas != tt.result || changed != (tt.result != tt.want) {
+				t.Errorf("replicas %d (changed %v), want %d", *want.Spec.Replicas, changed, tt.result)
+			}
+		})
+	}
+	if KeepFEQuorum(&appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(int32(1))}}, nil) {
+		t.Error("a new FE changed")
+	}
+}
