@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -400,4 +401,90 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// documentedDifferences are the only ways our objects may differ from the
+// upstream's, beside the templates and Service specs compared above (README,
+// "Taking over from the upstream operator"). Each matches one diff line.
+var documentedDifferences = []struct{ pattern, why string }{
+	{`^\.metadata\.labels\.`, "our labels on the objects (not the pods): the caches select on them"},
+	{`^\.metadata\.annotations(\.app\.starrocks\.components/hash|\.starrocks\.kubernetes\.operator/last-applied-configuration)?: upstream `, "the upstream's own bookkeeping, which it alone reads"},
+	{`^\.metadata\.annotations\.starrocks\.com/config-hash: upstream \(none\)`, "the .conf hash recorded on the workload, not its template"},
+	{`^\.metadata\.annotations\.deployment\.kubernetes\.io/revision: `, "written by kube-controller-manager"},
+	{`^\.spec\.(revisionHistoryLimit|progressDeadlineSeconds|updateStrategy\.rollingUpdate\.maxUnavailable): upstream [0-9]+, ours \(none\)$`, "an API server default"},
+	{`^\.spec\.strategy: upstream rollingUpdate:;   maxSurge: 25%;   maxUnavailable: 25%; type: RollingUpdate, ours \(none\)$`, "an API server default"},
+	{`^\.spec\.persistentVolumeClaimRetentionPolicy: upstream whenDeleted: Retain; whenScaled: Retain, ours \(none\)$`, "an API server default"},
+	{`^\.spec\.volumeClaimTemplates\[[0-9]+\]\.(apiVersion|kind|status|spec\.volumeMode): upstream [^,]+, ours \(none\)$`, "API server defaults of a claim template"},
+	{`^\.spec\.behavior\.(scaleUp|scaleDown)\.(policies|selectPolicy|stabilizationWindowSeconds): upstream [^,]+, ours \(none\)$`, "HPA defaults of the API server"},
+	{`^\.data\.nginx\.conf: `, "our nginx.conf (test/feproxy); a ConfigMap's content restarts no pod"},
+}
+
+// Every other object the upstream writes for an example matches ours, but for
+// the documented differences; the user's own ConfigMaps are not ours to write.
+func TestUpstreamRenderedObjectsDifferOnlyAsDocumented(t *testing.T) {
+	root := upstreamref.Path(t, "upstream-rendered")
+	inputs, _ := filepath.Glob(filepath.Join(root, "*", "input.cr.yaml"))
+	if len(inputs) == 0 {
+		t.Fatalf("no examples under %s", root)
+	}
+	allowed := make([]*regexp.Regexp, len(documentedDifferences))
+	for i, d := range documentedDifferences {
+		allowed[i] = regexp.MustCompile(d.pattern)
+	}
+	for _, in := range inputs {
+		dir := filepath.Dir(in)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			src, cms := loadExample(t, in)
+			userCMs := map[string]bool{}
+			if extra := filepath.Join(dir, "input.extra.yaml"); fileExists(extra) {
+				for name, cm := range loadConfigMaps(t, extra) {
+					cms[name], userCMs[name] = cm, true
+				}
+			}
+			src.Namespace = "bench"
+			cfgs := exampleConfigs(src, cms)
+			ours := map[string]client.Object{}
+			for _, o := range Build(src, Configs{FE: cfgs[ComponentFE].Content, BE: cfgs[ComponentBE].Content, CN: cfgs[ComponentCN].Content}).objects() {
+				ours[o.GetObjectKind().GroupVersionKind().Kind+"/"+o.GetName()] = o
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "*.*.yaml"))
+			for _, f := range files {
+				kind, name, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".yaml"), ".")
+				if kind == "input" || (kind == "ConfigMap" && userCMs[name]) {
+					continue
+				}
+				key := kind + "/" + name
+				o, ok := ours[key]
+				if !ok {
+					t.Errorf("%s: the upstream makes it, we do not", key)
+					continue
+				}
+				delete(ours, key)
+				up, mine := readYAMLMap(t, f), toMap(t, o)
+				for _, m := range []map[string]any{up, mine} {
+					delete(m, "status")
+					md, _ := m["metadata"].(map[string]any)
+					delete(md, "ownerReferences") // the UID is the API server's
+					if tm, ok := dig(m, "spec", "template").(map[string]any); ok && len(tm) > 0 {
+						defaultPodTemplate(tm)
+					}
+				}
+				if kind == "Service" {
+					defaultServiceSpec(mine["spec"].(map[string]any), up["spec"].(map[string]any))
+				}
+				for _, d := range diff("", prune(up), prune(mine)) {
+					ok := false
+					for _, re := range allowed {
+						ok = ok || re.MatchString(d)
+					}
+					if !ok {
+						t.Errorf("%s: undocumented difference %s", key, d)
+					}
+				}
+			}
+			for key := range ours {
+				t.Errorf("%s: we make it, the upstream does not", key)
+			}
+		})
+	}
 }
