@@ -264,8 +264,8 @@ func referencedConfigMaps(o client.Object) []string {
 		if c == resources.ComponentFEProxy {
 			continue // the proxy reads no .conf of its own
 		}
-		if spec := resources.LoadSpec(src, c); spec != nil && spec.ConfigMapInfo.ConfigMapName != "" && !slices.Contains(names, spec.ConfigMapInfo.ConfigMapName) {
-			names = append(names, spec.ConfigMapInfo.ConfigMapName)
+		if from, ok := resources.ConfSourceOf(c, resources.ComponentSpec(src, c)); ok && !slices.Contains(names, from.ConfigMap) {
+			names = append(names, from.ConfigMap)
 		}
 	}
 	return names

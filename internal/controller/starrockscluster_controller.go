@@ -203,12 +203,16 @@ func (r *StarRocksClusterReconciler) liveConfigStates(ctx context.Context, src *
 
 // config returns the .conf file that the component's configMapInfo names; empty when none.
 func (r *StarRocksClusterReconciler) config(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) (string, error) {
-	spec := resources.LoadSpec(src, c)
-	if spec == nil || spec.ConfigMapInfo.ConfigMapName == "" {
+	from, ok := resources.ConfSourceOf(c, resources.ComponentSpec(src, c))
+	if !ok {
 		return "", nil
 	}
-	info := spec.ConfigMapInfo
-	return r.Configs.Content(ctx, src.Namespace, info.ConfigMapName, info.ResolveKey, configField(c))
+	content, err := r.Configs.Content(ctx, src.Namespace, from.ConfigMap, from.Key, configField(c))
+	var specErr *specError
+	if from.Fallback && errors.As(err, &specErr) {
+		return "", nil // a .conf the user mounts through configMaps[]: without it, the defaults
+	}
+	return content, err
 }
 
 // configField is the spec path of a component's configMapInfo, for messages.

@@ -295,3 +295,18 @@ func CN(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 	}
 	return objs
 }
+
+// ComponentSpec returns the spec of FE, BE or CN (storage, configMaps,
+// command, ...); nil for the FE proxy or a component the cluster lacks.
+func ComponentSpec(src *v1.StarRocksCluster, c Component) *v1.StarRocksComponentSpec {
+	s := src.Spec
+	switch {
+	case c == ComponentFE && s.StarRocksFeSpec != nil:
+		return &s.StarRocksFeSpec.StarRocksComponentSpec
+	case c == ComponentBE && s.StarRocksBeSpec != nil:
+		return &s.StarRocksBeSpec.StarRocksComponentSpec
+	case c == ComponentCN && s.StarRocksCnSpec != nil:
+		return &s.StarRocksCnSpec.StarRocksComponentSpec
+	}
+	return nil
+}

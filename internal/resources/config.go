@@ -17,8 +17,11 @@ limitations under the License.
 package resources
 
 import (
+	"path"
 	"strconv"
 	"strings"
+
+	v1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // Config is what a builder needs beyond the spec.
@@ -259,4 +262,35 @@ func propertyLine(line string) (key, value string, ok bool) {
 // configHash is the value of ConfigHashAnnotation for a .conf content.
 func configHash(content string) string {
 	return shortHash(content)
+}
+
+// ConfSource is where a component's .conf comes from: the ConfigMap and key
+// of its configMapInfo or, without one, of a configMaps[] entry that mounts
+// <component>.conf where StarRocks reads it (/opt/starrocks/<c>/conf), as the
+// upstream falls back to. Fallback is true for the latter: a ConfigMap the
+// user mounts themselves may be absent without that being our error.
+type ConfSource struct {
+	ConfigMap, Key string
+	Fallback       bool
+}
+
+// ConfSourceOf returns the component's .conf source; ok is false when it has none.
+func ConfSourceOf(c Component, spec *v1.StarRocksComponentSpec) (src ConfSource, ok bool) {
+	if spec == nil {
+		return ConfSource{}, false
+	}
+	if info := spec.ConfigMapInfo; info.ConfigMapName != "" {
+		return ConfSource{ConfigMap: info.ConfigMapName, Key: info.ResolveKey}, true
+	}
+	dir, file := starRocksRoot+"/"+string(c)+"/conf", string(c)+".conf"
+	for _, r := range spec.ConfigMaps {
+		switch {
+		case r.Name == "":
+		case r.SubPath != "" && path.Clean(r.MountPath) == dir+"/"+file:
+			return ConfSource{ConfigMap: r.Name, Key: r.SubPath, Fallback: true}, true
+		case r.SubPath == "" && path.Clean(r.MountPath) == dir:
+			return ConfSource{ConfigMap: r.Name, Key: file, Fallback: true}, true
+		}
+	}
+	return ConfSource{}, false
 }

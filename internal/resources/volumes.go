@@ -220,9 +220,9 @@ func StorageErrors(src *v1.StarRocksCluster) []string {
 		field string
 		spec  *v1.StarRocksComponentSpec
 	}{
-		{"spec.starRocksFeSpec", feComponentSpec(src)},
-		{"spec.starRocksBeSpec", beComponentSpec(src)},
-		{"spec.starRocksCnSpec", cnComponentSpec(src)},
+		{"spec.starRocksFeSpec", ComponentSpec(src, ComponentFE)},
+		{"spec.starRocksBeSpec", ComponentSpec(src, ComponentBE)},
+		{"spec.starRocksCnSpec", ComponentSpec(src, ComponentCN)},
 	} {
 		if c.spec == nil {
 			continue
@@ -237,27 +237,6 @@ func StorageErrors(src *v1.StarRocksCluster) []string {
 		}
 	}
 	return out
-}
-
-func feComponentSpec(src *v1.StarRocksCluster) *v1.StarRocksComponentSpec {
-	if s := src.Spec.StarRocksFeSpec; s != nil {
-		return &s.StarRocksComponentSpec
-	}
-	return nil
-}
-
-func beComponentSpec(src *v1.StarRocksCluster) *v1.StarRocksComponentSpec {
-	if s := src.Spec.StarRocksBeSpec; s != nil {
-		return &s.StarRocksComponentSpec
-	}
-	return nil
-}
-
-func cnComponentSpec(src *v1.StarRocksCluster) *v1.StarRocksComponentSpec {
-	if s := src.Spec.StarRocksCnSpec; s != nil {
-		return &s.StarRocksComponentSpec
-	}
-	return nil
 }
 
 func (v *podVolumes) addStorageVolume(sv v1.StorageVolume) {
