@@ -53,6 +53,12 @@ const (
 	ConditionDegraded = "Degraded"
 	// ConditionReconcileError: the last reconcile failed; the message says why.
 	ConditionReconcileError = "ReconcileError"
+	// ConditionConfigUnavailable is True while the .conf of a running
+	// component cannot be read (its configMapInfo names a ConfigMap or key
+	// that is gone): the component keeps its live objects, the others are
+	// reconciled, and the phase reflects the pods. The upstream would have
+	// carried on with an empty configuration.
+	ConditionConfigUnavailable = "ConfigUnavailable"
 )
 
 // Condition reasons: stable CamelCase words that alerts and scripts may match;
@@ -110,6 +116,13 @@ const (
 	// ReasonConfigKeyNotFound (ReconcileError=True): a configMapInfo's
 	// resolveKey is not a key of its ConfigMap.
 	ReasonConfigKeyNotFound = "ConfigKeyNotFound"
+	// ReasonInvalidStorageVolume (ReconcileError=True): a storageVolumes entry
+	// cannot be made (storageClassName hostPath without hostPath, or no
+	// storageSize for a claim); nothing is changed until it is fixed, rather
+	// than silently giving the data an emptyDir.
+	ReasonInvalidStorageVolume = "InvalidStorageVolume"
+	// ReasonConfigAvailable (ConfigUnavailable=False): every .conf was read again.
+	ReasonConfigAvailable = "ConfigAvailable"
 )
 
 // StarRocksClusterStatus is the observed state of a StarRocksCluster.

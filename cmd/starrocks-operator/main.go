@@ -40,6 +40,7 @@ func run(args []string, stderr io.Writer) int {
 		}
 		return 2
 	}
+	opts.ReadEnv(os.Getenv)
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "starrocks-operator: unexpected arguments %q\n", fs.Args())
 		return 2
@@ -75,6 +76,7 @@ func run(args []string, stderr io.Writer) int {
 		Controller: opts.ControllerOptions(),
 		DenyList:   opts.DenyList,
 		Namespace:  opts.Namespace,
+		Build:      opts.BuildOptions(),
 	}); err != nil {
 		log.Error(err, "setting up the StarRocksCluster controller")
 		return 1

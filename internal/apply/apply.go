@@ -17,11 +17,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/util/csaupgrade"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -63,8 +69,17 @@ type Result struct {
 type Applier struct {
 	Client     client.Client
 	FieldOwner string
-	writes     *Recent[string] // desired-state hash of our recent writes
-	noops      *noopRestores
+	// AdoptFrom names field managers whose Update-owned fields become ours
+	// the first time we write an object they wrote (see adopt). Server-side
+	// apply never removes a field another manager owns, so without this a
+	// field they set and we do not want would stay forever, and a list entry
+	// we renamed would be doubled.
+	AdoptFrom []string
+	// Reader reads objects with their managedFields, which the informer cache
+	// drops (a manager's API reader); nil reads through Client.
+	Reader client.Reader
+	writes *Recent[string] // desired-state hash of our recent writes
+	noops  *noopRestores
 }
 
 // New returns an Applier that remembers its recent writes, so that a cache
@@ -100,6 +115,9 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 		return res, fmt.Errorf("reading %s %s: %w", gvk.Kind, desired.GetName(), err)
 	default:
 		res.Action = Updated
+		if err := keepImmutable(live, want); err != nil {
+			return res, err
+		}
 		if live.GetAnnotations()[HashAnnotation] == hash {
 			liveMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(live)
 			if err != nil {
@@ -118,6 +136,11 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 		if a.awaited(key, hash, live.GetResourceVersion()) {
 			res.Action, res.Pending = Unchanged, true
 			return res, nil
+		}
+		if _, ours := live.GetAnnotations()[HashAnnotation]; !ours {
+			if err := a.adopt(ctx, desired); err != nil {
+				return res, fmt.Errorf("adopting %s %s: %w", gvk.Kind, desired.GetName(), err)
+			}
 		}
 	}
 	if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(want), client.FieldOwner(a.FieldOwner), client.ForceOwnership); err != nil {
@@ -188,6 +211,74 @@ func (n *noopRestores) forget(key string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	delete(n.m, key)
+}
+
+// adopt hands the fields that the AdoptFrom managers own through Update
+// operations on the object (not its subresources) over to our apply manager,
+// with client-go's csaupgrade: from then on our apply is their single owner,
+// so that a field we do not send is removed rather than kept. It runs once per
+// object, before our first write to one we did not create; fields owned by
+// other managers (kube-controller-manager's revision annotation, say) stay
+// theirs.
+func (a Applier) adopt(ctx context.Context, desired client.Object) error {
+	if len(a.AdoptFrom) == 0 {
+		return nil
+	}
+	reader := a.Reader
+	if reader == nil {
+		reader = a.Client
+	}
+	live := desired.DeepCopyObject().(client.Object)
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(desired), live); err != nil {
+		return err
+	}
+	managers := sets.New[string]()
+	for _, f := range live.GetManagedFields() {
+		if f.Operation == metav1.ManagedFieldsOperationUpdate && f.Subresource == "" && slices.Contains(a.AdoptFrom, f.Manager) {
+			managers.Insert(f.Manager)
+		}
+	}
+	if managers.Len() == 0 {
+		return nil
+	}
+	patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, managers, a.FieldOwner)
+	if err != nil || patch == nil {
+		return err
+	}
+	return a.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch))
+}
+
+// keepImmutable copies into want the fields of a live StatefulSet that the
+// API server refuses to change (serviceName, podManagementPolicy, selector,
+// volumeClaimTemplates), where want differs: an apply that changes them fails
+// forever, and replacing a StatefulSet that holds data is no apply's decision.
+func keepImmutable(live client.Object, want *unstructured.Unstructured) error {
+	sts, ok := live.(*appsv1.StatefulSet)
+	if !ok {
+		return nil
+	}
+	liveMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(sts)
+	if err != nil {
+		return err
+	}
+	for _, field := range []string{"serviceName", "podManagementPolicy", "selector", "volumeClaimTemplates"} {
+		lv, found, _ := unstructured.NestedFieldNoCopy(liveMap, "spec", field)
+		wv, wanted, _ := unstructured.NestedFieldNoCopy(want.Object, "spec", field)
+		if !found && !wanted {
+			continue
+		}
+		if found && wanted && covers(lv, wv) {
+			continue
+		}
+		if !found {
+			unstructured.RemoveNestedField(want.Object, "spec", field)
+			continue
+		}
+		if err := unstructured.SetNestedField(want.Object, runtime.DeepCopyJSONValue(pruneNulls(lv)), "spec", field); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // awaited reports whether the cache's copy (cachedRV, "" for none) predates

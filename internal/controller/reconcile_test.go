@@ -221,3 +221,76 @@ func TestADeniedNamespaceIsLeftAlone(t *testing.T) {
 		t.Fatalf("a cluster in a denied namespace got %d StatefulSets and %d status writes", len(list.Items), len(api.statusWrites()))
 	}
 }
+
+func TestAMissingConfigOfARunningComponentWarnsAndKeepsItsObjects(t *testing.T) {
+	src := feCluster()
+	src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{
+		Image: "starrocks/be-ubuntu:3.3.2", ConfigMapInfo: srv1.ConfigMapInfo{ConfigMapName: "gone", ResolveKey: "be.conf"}}}}
+	liveBE := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sr-be", Labels: map[string]string{"live": "yes"}}}
+	api := &fakeAPI{}
+	r := newReconciler(t, api, src, liveBE)
+	recorder := r.Recorder.(*events.FakeRecorder)
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatalf("Reconcile: %v; a running component's missing .conf must not fail the cluster", err)
+	}
+	st := api.statusWrites()
+	if len(st) == 0 {
+		t.Fatal("no status written")
+	}
+	last := st[len(st)-1]
+	if last.Phase == srv1.PhaseFailed || reconcileErrorReason(last) != "" {
+		t.Errorf("phase %q, ReconcileError %q; want neither failed nor a reconcile error", last.Phase, reconcileErrorReason(last))
+	}
+	var warned bool
+	for _, c := range last.Conditions {
+		warned = warned || (c.Type == srv1.ConditionConfigUnavailable && c.Status == metav1.ConditionTrue && c.Reason == srv1.ReasonConfigMapNotFound)
+	}
+	if !warned {
+		t.Errorf("conditions %+v; want ConfigUnavailable=True (ConfigMapNotFound)", last.Conditions)
+	}
+	var be appsv1.StatefulSet
+	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "sr-be"}, &be); err != nil || be.Labels["live"] != "yes" || len(be.Spec.Template.Spec.Containers) != 0 {
+		t.Errorf("the running BE was rewritten: %+v (%v)", be.ObjectMeta, err)
+	}
+	var fe appsv1.StatefulSet
+	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "sr-fe"}, &fe); err != nil {
+		t.Errorf("FE not reconciled beside the held BE: %v", err)
+	}
+	close(recorder.Events)
+	var reasons []string
+	for e := range recorder.Events {
+		reasons = append(reasons, e)
+	}
+	if !containsPrefix(reasons, "Warning ConfigMapNotFound") || !containsPrefix(reasons, "Warning SyncBeFailed") {
+		t.Errorf("events %q; want our ConfigMapNotFound and the upstream's SyncBeFailed", reasons)
+	}
+}
+
+func containsPrefix(list []string, prefix string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestUpstreamEventReasons(t *testing.T) {
+	src := feCluster()
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&specError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required"}, "SyncFeFailed"},
+		{&specError{reason: srv1.ReasonConfigKeyNotFound, msg: `spec.starRocksCnSpec.configMapInfo.resolveKey: ConfigMap "x" has no key "cn.conf"`}, "SyncCnFailed"},
+		{errors.New("applying StatefulSet sr-be: admission webhook said no"), "SyncBeFailed"},
+		{errors.New("applying Deployment sr-fe-proxy: forbidden"), "SyncFeProxyFailed"},
+		{errors.New("applying Service sr-fe-service: forbidden"), "SyncFeFailed"},
+		{errors.New("writing status: conflict"), ""},
+	}
+	for _, tt := range tests {
+		if got := upstreamReason(src, tt.err); got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}

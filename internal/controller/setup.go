@@ -7,6 +7,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -40,6 +41,8 @@ type Config struct {
 	DenyList []string
 	// Namespace, when set, is the only namespace watched.
 	Namespace string
+	// Build holds the builders' operator-wide settings.
+	Build resources.Options
 }
 
 // IgnoredAnnotation on a StarRocksCluster makes the operator leave it alone.
@@ -53,6 +56,12 @@ const DeleteRemovedComponentsAnnotation = "starrocks.com/delete-removed-componen
 
 // FieldOwner is the operator's server-side apply field manager.
 const FieldOwner = "starrocks-operator"
+
+// UpstreamFieldManager is the field manager of the upstream operator
+// (named after its binary): the fields it wrote are handed to FieldOwner when
+// we first write an object it made, so that taking a cluster over removes
+// what we do not want instead of keeping it beside ours.
+const UpstreamFieldManager = "sroperator"
 
 const configMapIndex = "spec.configMapInfo.configMapName"
 
@@ -147,6 +156,8 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 
 	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, cfg.DenyList)
 	r.APIReader = mgr.GetAPIReader()
+	r.BuildOptions = cfg.Build
+	r.Applier.Reader = mgr.GetAPIReader() // adoption needs managedFields, which the cache drops
 	if cfg.Controller.ReconciliationTimeout == 0 {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
@@ -275,9 +286,13 @@ func configMapContentChanged() predicate.TypedPredicate[*metav1.PartialObjectMet
 	}}
 }
 
+// clusterOfPod maps a pod to its cluster through the owner label
+// (<cluster>-<component>): pod templates carry the upstream's labels only, so
+// that adopting an upstream cluster changes no template.
 func clusterOfPod(_ context.Context, o client.Object) []reconcile.Request {
-	name := o.GetLabels()[resources.ClusterLabel]
-	if name == "" {
+	l := o.GetLabels()
+	name, ok := strings.CutSuffix(l[resources.OwnerLabel], "-"+l[resources.ComponentLabel])
+	if !ok || name == "" {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
@@ -293,8 +308,8 @@ func referencedConfigMaps(o client.Object) []string {
 		if c == resources.ComponentFEProxy {
 			continue // the proxy reads no .conf of its own
 		}
-		if spec := resources.LoadSpec(src, c); spec != nil && spec.ConfigMapInfo.ConfigMapName != "" && !slices.Contains(names, spec.ConfigMapInfo.ConfigMapName) {
-			names = append(names, spec.ConfigMapInfo.ConfigMapName)
+		if from, ok := resources.ConfSourceOf(c, resources.ComponentSpec(src, c)); ok && !slices.Contains(names, from.ConfigMap) {
+			names = append(names, from.ConfigMap)
 		}
 	}
 	return names

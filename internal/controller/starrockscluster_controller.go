@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
@@ -46,6 +48,8 @@ type StarRocksClusterReconciler struct {
 	DenyList []string
 	// APIReader reads what the operator does not cache (StorageClasses), rarely.
 	APIReader client.Reader
+	// BuildOptions are the operator-wide settings of the builders.
+	BuildOptions resources.Options
 	// statuses remembers the status this process last wrote per cluster, so
 	// that a reconcile that runs before the cache shows it computes from it.
 	statuses *apply.Recent[srv1.StarRocksClusterStatus]
@@ -56,7 +60,7 @@ func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorde
 	return &StarRocksClusterReconciler{
 		Client:   c,
 		Recorder: recorder,
-		Applier:  apply.New(c, FieldOwner),
+		Applier:  adoptingApplier(c),
 		Configs:  configs,
 		DenyList: denyList,
 		statuses: apply.NewRecent[srv1.StarRocksClusterStatus](),
@@ -116,6 +120,12 @@ func (r *StarRocksClusterReconciler) skip(src *srv1.StarRocksCluster) bool {
 	return src.DeletionTimestamp != nil || src.Annotations[IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, src.Namespace)
 }
 
+func adoptingApplier(c client.Client) apply.Applier {
+	a := apply.New(c, FieldOwner)
+	a.AdoptFrom = []string{UpstreamFieldManager}
+	return a
+}
+
 // desired is what the spec asks for: every component's objects, and which
 // StatefulSets must keep their live spec while an image change rolls in order.
 type desired struct {
@@ -126,6 +136,11 @@ type desired struct {
 	// claims grow (see checkImmutable).
 	held map[resources.Component]string
 	grow map[resources.Component][]claimGrowth
+	// configHeld components keep their live objects: their .conf cannot be
+	// read while their workload runs (see configUnavailable).
+	configHeld map[resources.Component]bool
+	// configWarning says why, for the ConfigUnavailable condition; nil when nothing is held.
+	configWarning *specError
 }
 
 // desiredState resolves the referenced .conf files and builds every
@@ -138,18 +153,44 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 	if err := checkNames(src); err != nil {
 		return nil, err
 	}
-	var cfg resources.Configs
+	if errs := resources.StorageErrors(src); len(errs) > 0 {
+		return nil, &specError{reason: srv1.ReasonInvalidStorageVolume, msg: strings.Join(errs, "; ") + "; nothing was changed"}
+	}
+	cfg := resources.Configs{Options: r.BuildOptions, Live: r.liveConfigStates(ctx, src)}
+	// The upstream reads a missing .conf as empty and carries on. For a running
+	// component we keep its live objects instead, and warn; a new one fails.
+	var held map[resources.Component]bool
+	var warning *specError
 	for _, c := range []struct {
 		component resources.Component
 		content   *string
 	}{{resources.ComponentFE, &cfg.FE}, {resources.ComponentBE, &cfg.BE}, {resources.ComponentCN, &cfg.CN}} {
 		var err error
 		if *c.content, err = r.config(ctx, src, c.component); err != nil {
-			return nil, err
+			var specErr *specError
+			if !errors.As(err, &specErr) || r.liveStatefulSet(ctx, src, c.component) == nil {
+				return nil, err // a new component: nothing to keep, say what is wrong
+			}
+			if held == nil {
+				held, warning = map[resources.Component]bool{}, specErr
+			}
+			held[c.component] = true
 		}
 	}
-	d := &desired{objects: resources.Build(src, cfg), held: map[resources.Component]string{}, grow: map[resources.Component][]claimGrowth{}}
+	d := &desired{objects: resources.Build(src, cfg), held: map[resources.Component]string{}, grow: map[resources.Component][]claimGrowth{},
+		configHeld: held, configWarning: warning}
+	if held[resources.ComponentFE] {
+		// BE, CN and the proxy read FE's ports from fe.conf: keep them all as they run.
+		d.configHeld = map[resources.Component]bool{}
+		for _, c := range resources.Components {
+			d.configHeld[c] = true
+		}
+	}
+	resources.KeepFEQuorum(d.objects.StatefulSet(resources.ComponentFE), r.liveStatefulSet(ctx, src, resources.ComponentFE))
 	for _, c := range resources.Components {
+		if d.configHeld[c] {
+			continue // keeps its live objects whatever they say
+		}
 		check := checkImmutable(r.liveStatefulSet(ctx, src, c), d.objects.StatefulSet(c), specField(c))
 		if check.held != "" {
 			d.held[c] = check.held
@@ -198,14 +239,39 @@ func checkNames(src *srv1.StarRocksCluster) error {
 	return nil
 }
 
+// liveConfigStates reads, per workload, what it records of its configuration
+// (see resources.ConfigState).
+func (r *StarRocksClusterReconciler) liveConfigStates(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component]resources.ConfigState {
+	out := map[resources.Component]resources.ConfigState{}
+	state := func(obj metav1.Object, tmpl metav1.Object) resources.ConfigState {
+		return resources.ConfigState{Template: tmpl.GetAnnotations()[resources.ConfigHashAnnotation], Recorded: obj.GetAnnotations()[resources.ConfigHashAnnotation]}
+	}
+	for _, c := range []resources.Component{resources.ComponentFE, resources.ComponentBE, resources.ComponentCN} {
+		if sts := r.liveStatefulSet(ctx, src, c); sts != nil {
+			out[c] = state(sts, &sts.Spec.Template)
+		}
+	}
+	if src.Spec.StarRocksFeProxySpec != nil {
+		d := &appsv1.Deployment{}
+		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(resources.Named(src).FEProxy.Deployment), d); err == nil {
+			out[resources.ComponentFEProxy] = state(d, &d.Spec.Template)
+		}
+	}
+	return out
+}
+
 // config returns the .conf file that the component's configMapInfo names; empty when none.
 func (r *StarRocksClusterReconciler) config(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) (string, error) {
-	spec := resources.LoadSpec(src, c)
-	if spec == nil || spec.ConfigMapInfo.ConfigMapName == "" {
+	from, ok := resources.ConfSourceOf(c, resources.ComponentSpec(src, c))
+	if !ok {
 		return "", nil
 	}
-	info := spec.ConfigMapInfo
-	return r.Configs.Content(ctx, src.Namespace, info.ConfigMapName, info.ResolveKey, configField(c))
+	content, err := r.Configs.Content(ctx, src.Namespace, from.ConfigMap, from.Key, configField(c))
+	var specErr *specError
+	if from.Fallback && errors.As(err, &specErr) {
+		return "", nil // a .conf the user mounts through configMaps[]: without it, the defaults
+	}
+	return content, err
 }
 
 // specField is the spec path of a component, for messages.
@@ -275,8 +341,12 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 		case resources.ComponentCN:
 			obs.CN = comp
 			obs.Selector = labelsString(resources.SelectorLabels(src, c))
-			if src.Spec.StarRocksCnSpec.AutoScalingPolicy != nil {
-				obs.HPAName, obs.HPAVersion = src.CnAutoscalerName(), srv1.AutoScalerV2
+			if p := src.Spec.StarRocksCnSpec.AutoScalingPolicy; p != nil {
+				// The version asked for is reported; the HPA is written as v2, which every version maps onto.
+				obs.HPAName, obs.HPAVersion = src.CnAutoscalerName(), p.Version
+				if obs.HPAVersion == "" {
+					obs.HPAVersion = srv1.AutoScalerV2
+				}
 			}
 		case resources.ComponentFEProxy:
 			obs.FEProxy = comp
@@ -295,6 +365,9 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 	}
 	if want != nil {
 		obs.Rollout = want.rollout.Message
+		if w := want.configWarning; w != nil {
+			obs.ConfigWarning, obs.ConfigWarningReason = w, w.reason
+		}
 	}
 	obs.RemovalHeld = r.heldRemovals(ctx, src)
 	return obs
@@ -313,8 +386,16 @@ func (r *StarRocksClusterReconciler) liveStatefulSet(ctx context.Context, src *s
 }
 
 func (r *StarRocksClusterReconciler) pods(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component][]corev1.Pod {
+	owners := make([]string, 0, len(resources.Components))
+	for _, c := range resources.Components {
+		owners = append(owners, resources.SelectorLabels(src, c)[resources.OwnerLabel])
+	}
+	sel, err := labels.NewRequirement(resources.OwnerLabel, selection.In, owners)
+	if err != nil {
+		return nil
+	}
 	var list corev1.PodList
-	if err := r.Client.List(ctx, &list, client.InNamespace(src.Namespace), client.MatchingLabels{resources.ClusterLabel: src.Name}); err != nil {
+	if err := r.Client.List(ctx, &list, client.InNamespace(src.Namespace), client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*sel)}); err != nil {
 		return nil
 	}
 	out := map[resources.Component][]corev1.Pod{}
@@ -339,6 +420,8 @@ type outcome struct {
 	results []apply.Result
 	// unrestorableReported are the unrestorable workloads the status knew of.
 	unrestorableReported []string
+	// configWarning is a running component's unreadable .conf (see desired.held).
+	configWarning *specError
 	// err is the spec or sync error; statusErr the status write's.
 	err, statusErr error
 	// specErr is a spec problem that held back part of the writes but not
@@ -355,7 +438,7 @@ func (r *StarRocksClusterReconciler) syncAndReport(ctx context.Context, src *srv
 		written, err := r.writeStatus(ctx, src, status.Compute(src, obs))
 		return outcome{err: specErr, statusErr: err, statusWritten: written}
 	}
-	out := outcome{unrestorableReported: obs.Unrestorable, specErr: want.heldError()}
+	out := outcome{unrestorableReported: obs.Unrestorable, specErr: want.heldError(), configWarning: want.configWarning}
 	if out.specErr != nil {
 		// Reported beside the writes; the other components are still written.
 		obs.ReconcileError, obs.ReconcileErrorReason = out.specErr, errorReason(out.specErr)
@@ -501,6 +584,9 @@ func (r *StarRocksClusterReconciler) heldRemovals(ctx context.Context, src *srv1
 // applicable is what to apply of a component now: all of it, less a
 // StatefulSet that keeps its live spec during an ordered rollout.
 func (d *desired) applicable(c resources.Component) []client.Object {
+	if d.configHeld[c] {
+		return nil
+	}
 	sts := d.objects.StatefulSet(c)
 	_, immutable := d.held[c]
 	_, growing := d.grow[c]
@@ -588,9 +674,16 @@ func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv
 	if told := errors.Join(out.specErr, out.err); told != nil {
 		old := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
 		if old == nil || old.Status != metav1.ConditionTrue || old.Message != status.Truncate(told.Error(), status.MaxConditionMessage) {
-			r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, errorReason(told), "Reconcile", "%s", status.Truncate(told.Error(), status.MaxEventNote))
+			r.warn(src, errorReason(told), told)
 		}
 		logf.FromContext(ctx).V(1).Info("reconcile failed", "error", told.Error())
+	}
+
+	if w := out.configWarning; w != nil {
+		old := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionConfigUnavailable)
+		if old == nil || old.Status != metav1.ConditionTrue || !strings.HasPrefix(old.Message, w.Error()) {
+			r.warn(src, w.reason, w)
+		}
 	}
 
 	switch {
@@ -614,6 +707,53 @@ func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv
 		return ctrl.Result{RequeueAfter: pendingRequeue}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// warn emits a Warning Event with our reason and, beside it, one with the
+// upstream operator's reason for the component that failed (SyncFeFailed, ...),
+// so that alerts written for the upstream keep firing.
+func (r *StarRocksClusterReconciler) warn(src *srv1.StarRocksCluster, reason string, err error) {
+	note := status.Truncate(err.Error(), status.MaxEventNote)
+	r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, reason, "Reconcile", "%s", note)
+	if up := upstreamReason(src, err); up != "" {
+		r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, up, "Reconcile", "%s", note)
+	}
+}
+
+// upstreamReasons are the upstream operator's Event reasons per component.
+var upstreamReasons = map[resources.Component]string{
+	resources.ComponentFE:      "SyncFeFailed",
+	resources.ComponentBE:      "SyncBeFailed",
+	resources.ComponentCN:      "SyncCnFailed",
+	resources.ComponentFEProxy: "SyncFeProxyFailed",
+}
+
+// upstreamReason is the upstream's Event reason for err: the component named
+// by the spec field a spec error is about, or owning the object a write
+// failed on; "" when err names none.
+func upstreamReason(src *srv1.StarRocksCluster, err error) string {
+	msg := err.Error()
+	var specErr *specError
+	if errors.As(err, &specErr) && specErr.reason == srv1.ReasonFeSpecMissing {
+		return upstreamReasons[resources.ComponentFE]
+	}
+	for field, c := range map[string]resources.Component{
+		"spec.starRocksFeSpec.": resources.ComponentFE, "spec.starRocksBeSpec.": resources.ComponentBE,
+		"spec.starRocksCnSpec.": resources.ComponentCN, "spec.starRocksFeProxySpec.": resources.ComponentFEProxy,
+	} {
+		if strings.HasPrefix(msg, field) {
+			return upstreamReasons[c]
+		}
+	}
+	named := resources.Named(src)
+	for _, c := range resources.Components {
+		for _, o := range named.Of(c) {
+			if strings.Contains(msg, " "+o.GetName()+": ") {
+				return upstreamReasons[c]
+			}
+		}
+	}
+	return ""
 }
 
 // errorReason is the condition reason of a reconcile error.

@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 // The classic client-go limits that the upstream operator ran with, and that
@@ -54,14 +56,22 @@ type Options struct {
 	Namespace string
 	// DenyList holds namespaces whose clusters the operator leaves alone.
 	DenyList []string
-	// VolumeNameWithHash and DNSDomainSuffix are the upstream operator's flags
-	// that the upstream chart passes (--volume-name-with-hash=true,
-	// --dns-domain-suffix=...). They are accepted and validated here so that
-	// the operator starts with the upstream chart's arguments. Accepted and
-	// validated only: the pod templates and the FE proxy do not read them yet.
+
+	// VolumeNameWithHash names the volumes of configMaps[] and secrets[]
+	// <name>-<hash>, as the upstream does by default.
 	VolumeNameWithHash bool
-	DNSDomainSuffix    string
+	// DNSDomainSuffix is the cluster's DNS domain, for addresses such as the
+	// FE proxy's upstream (<svc>.<namespace>.svc.<suffix>).
+	DNSDomainSuffix string
+	// UnsupportedEnvs are container variables the operator must not add
+	// (KUBE_STARROCKS_UNSUPPORTED_ENVS, comma-separated, read from the
+	// environment as the upstream does).
+	UnsupportedEnvs []string
 }
+
+// UnsupportedEnvsVar is the environment variable the upstream reads
+// UnsupportedEnvs from.
+const UnsupportedEnvsVar = "KUBE_STARROCKS_UNSUPPORTED_ENVS"
 
 // Default returns the options that reproduce the upstream operator's hard-coded behaviour.
 func Default() Options {
@@ -74,6 +84,21 @@ func Default() Options {
 		// reconcile at the same time.
 		LeaderElectionID:   "c6c79638.starrocks.com",
 		VolumeNameWithHash: true,
+		DNSDomainSuffix:    "cluster.local",
+	}
+}
+
+// ReadEnv takes the settings the upstream reads from the environment.
+func (o *Options) ReadEnv(getenv func(string) string) {
+	o.UnsupportedEnvs = splitList(getenv(UnsupportedEnvsVar))
+}
+
+// BuildOptions are the builders' options for these settings.
+func (o Options) BuildOptions() resources.Options {
+	return resources.Options{
+		PlainVolumeNames: !o.VolumeNameWithHash,
+		DNSDomainSuffix:  o.DNSDomainSuffix,
+		UnsupportedEnvs:  o.UnsupportedEnvs,
 	}
 }
 
@@ -100,9 +125,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace,
 		"Only reconcile clusters in this namespace (default: all namespaces).")
 	fs.BoolVar(&o.VolumeNameWithHash, "volume-name-with-hash", o.VolumeNameWithHash,
-		"Name pod volumes with a hash of their mount path, as the upstream operator does (keep what the StatefulSets were created with).")
+		"Name the volumes of configMaps[] and secrets[] <name>-<hash>, as the upstream operator does; false names them after the ConfigMap or Secret.")
 	fs.StringVar(&o.DNSDomainSuffix, "dns-domain-suffix", o.DNSDomainSuffix,
-		"Cluster DNS domain when it is not cluster.local, e.g. corp.local.")
+		"The cluster's DNS domain (Services resolve as <name>.<namespace>.svc.<suffix>).")
 	fs.Func("deny-list", "Comma-separated namespaces whose clusters are never reconciled.", func(s string) error {
 		o.DenyList = splitList(s)
 		return nil
@@ -141,13 +166,11 @@ func (o Options) Validate() (warnings []string, err error) {
 	if o.KubeAPIBurst < 0 {
 		errs = append(errs, fmt.Errorf("--kube-api-burst must be 0 (default 30) or a positive number, got %d", o.KubeAPIBurst))
 	}
+	if msgs := validation.IsDNS1123Subdomain(o.DNSDomainSuffix); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("--dns-domain-suffix must be a DNS domain such as cluster.local, got %q: %s", o.DNSDomainSuffix, strings.Join(msgs, "; ")))
+	}
 	if o.LeaderElect && o.LeaderElectionID == "" {
 		errs = append(errs, errors.New("--leader-election-id must not be empty when --leader-elect is set"))
-	}
-	if o.DNSDomainSuffix != "" {
-		if msgs := validation.IsDNS1123Subdomain(o.DNSDomainSuffix); len(msgs) > 0 {
-			errs = append(errs, fmt.Errorf("--dns-domain-suffix must be a DNS domain such as cluster.local, got %q: %s", o.DNSDomainSuffix, strings.Join(msgs, "; ")))
-		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -231,6 +254,9 @@ func (o Options) Log(log logr.Logger) {
 		"kubeAPIBurst", burst,
 		"namespace", o.Namespace,
 		"denyList", o.DenyList,
+		"volumeNameWithHash", o.VolumeNameWithHash,
+		"dnsDomainSuffix", o.DNSDomainSuffix,
+		"unsupportedEnvs", o.UnsupportedEnvs,
 		"leaderElect", o.LeaderElect,
 		"metricsBindAddress", o.MetricsBindAddress,
 		"healthProbeBindAddress", o.HealthProbeBindAddress,

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 func parse(t *testing.T, args ...string) (Options, error) {
@@ -136,6 +139,37 @@ func TestUnlimitedQPSBuildsClientsWithoutLimiter(t *testing.T) {
 	}
 }
 
+func TestUpstreamPodSettings(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  string
+		want resources.Options
+	}{
+		{"defaults are the upstream's: hashed volume names, cluster.local", nil, "", resources.Options{DNSDomainSuffix: "cluster.local"}},
+		{"--volume-name-with-hash=false names volumes plainly", []string{"--volume-name-with-hash=false"}, "", resources.Options{PlainVolumeNames: true, DNSDomainSuffix: "cluster.local"}},
+		{"--dns-domain-suffix passes through", []string{"--dns-domain-suffix=corp.example"}, "", resources.Options{DNSDomainSuffix: "corp.example"}},
+		{"KUBE_STARROCKS_UNSUPPORTED_ENVS is split on commas", nil, "HOST_IP, POD_IP,,", resources.Options{DNSDomainSuffix: "cluster.local", UnsupportedEnvs: []string{"HOST_IP", "POD_IP"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parse(t, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.ReadEnv(func(k string) string {
+				if k == UnsupportedEnvsVar {
+					return tt.env
+				}
+				return ""
+			})
+			if got := o.BuildOptions(); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestInvalidFlagsAreRejectedNamingTheFlag(t *testing.T) {
 	tests := []struct {
 		name string
@@ -155,6 +189,10 @@ func TestInvalidFlagsAreRejectedNamingTheFlag(t *testing.T) {
 		{"QPS infinite", []string{"--kube-api-qps=+Inf"}, "kube-api-qps"},
 		{"negative burst", []string{"--kube-api-burst=-1"}, "kube-api-burst"},
 		{"burst not an integer", []string{"--kube-api-burst=1.5"}, "kube-api-burst"},
+		{"empty DNS domain", []string{"--dns-domain-suffix="}, "dns-domain-suffix"},
+		{"DNS domain with a slash", []string{"--dns-domain-suffix=cluster/local"}, "dns-domain-suffix"},
+		{"DNS domain in upper case", []string{"--dns-domain-suffix=Cluster.Local"}, "dns-domain-suffix"},
+		{"volume-name-with-hash not a bool", []string{"--volume-name-with-hash=maybe"}, "volume-name-with-hash"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,8 +335,8 @@ func TestUpstreamChartFlagsAreAccepted(t *testing.T) {
 	if o.VolumeNameWithHash || o.DNSDomainSuffix != "corp.local" {
 		t.Errorf("VolumeNameWithHash=%v DNSDomainSuffix=%q, want false and corp.local", o.VolumeNameWithHash, o.DNSDomainSuffix)
 	}
-	if d := Default(); !d.VolumeNameWithHash || d.DNSDomainSuffix != "" {
-		t.Errorf("defaults: VolumeNameWithHash=%v DNSDomainSuffix=%q, want true and empty", d.VolumeNameWithHash, d.DNSDomainSuffix)
+	if d := Default(); !d.VolumeNameWithHash || d.DNSDomainSuffix != "cluster.local" {
+		t.Errorf("defaults: VolumeNameWithHash=%v DNSDomainSuffix=%q, want true and cluster.local", d.VolumeNameWithHash, d.DNSDomainSuffix)
 	}
 	_, err = parse(t, "--dns-domain-suffix=Not_A_Domain")
 	if err == nil || !strings.Contains(err.Error(), "--dns-domain-suffix") {

@@ -82,9 +82,13 @@ type ClusterObjects struct {
 }
 
 // Configs are the .conf files of FE, BE and CN (empty when a component has no
-// configMapInfo).
+// configMapInfo), what their live workloads record of them, and the
+// operator-wide options.
 type Configs struct {
 	FE, BE, CN string
+	// Live holds, per component, what its live workload records (see ConfigState).
+	Live    map[Component]ConfigState
+	Options Options
 }
 
 // Build returns the desired objects of every component the spec asks for.
@@ -92,10 +96,10 @@ type Configs struct {
 // ports from its .conf.
 func Build(src *v1.StarRocksCluster, cfg Configs) ClusterObjects {
 	return ClusterObjects{
-		FE:      FE(src, Config{Content: cfg.FE}),
-		BE:      BE(src, Config{Content: cfg.BE, FEContent: cfg.FE}),
-		CN:      CN(src, Config{Content: cfg.CN, FEContent: cfg.FE}),
-		FEProxy: FEProxy(src, Config{FEContent: cfg.FE}),
+		FE:      FE(src, Config{Content: cfg.FE, Live: cfg.Live[ComponentFE], Options: cfg.Options}),
+		BE:      BE(src, Config{Content: cfg.BE, FEContent: cfg.FE, Live: cfg.Live[ComponentBE], Options: cfg.Options}),
+		CN:      CN(src, Config{Content: cfg.CN, FEContent: cfg.FE, Live: cfg.Live[ComponentCN], Options: cfg.Options}),
+		FEProxy: FEProxy(src, Config{FEContent: cfg.FE, Live: cfg.Live[ComponentFEProxy], Options: cfg.Options}),
 	}
 }
 
@@ -220,10 +224,10 @@ func FE(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 			ports:       ports,
 			healthPort:  portNamed(ports, fePortHTTP),
 			feQueryPort: feServicePort(src, cfg.Content, fePortQuery),
-			content:     cfg.Content,
+			cfg:         cfg,
 		}),
 		Service:       clientService(src, ComponentFE, src.FeServiceName(), ports, spec.Service),
-		SearchService: searchService(src, ComponentFE, src.FeSearchServiceName(), namedPort{fePortQuery, portNamed(ports, fePortQuery)}),
+		SearchService: searchService(src, ComponentFE, src.FeSearchServiceName(), namedPort{name: "query-port", port: portNamed(ports, fePortQuery)}),
 	}
 }
 
@@ -248,10 +252,10 @@ func BE(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 			ports:       ports,
 			healthPort:  portNamed(ports, portWebserver),
 			feQueryPort: feServicePort(src, cfg.FEContent, fePortQuery),
-			content:     cfg.Content,
+			cfg:         cfg,
 		}),
 		Service:       clientService(src, ComponentBE, src.BeServiceName(), ports, spec.Service),
-		SearchService: searchService(src, ComponentBE, src.BeSearchServiceName(), namedPort{portHeartbeat, portNamed(ports, portHeartbeat)}),
+		SearchService: searchService(src, ComponentBE, src.BeSearchServiceName(), namedPort{name: portHeartbeat, port: portNamed(ports, portHeartbeat)}),
 	}
 }
 
@@ -261,12 +265,9 @@ func BE(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 // and cfg.FEContent fe.conf. It returns nil when the cluster has no CN spec,
 // or no FE spec.
 //
-// Contract with the apply layer: with autoScalingPolicy the HPA scales the CN
-// StatefulSet directly, so the StatefulSet is returned with spec.replicas nil
-// and the apply layer must leave the live replicas alone (with server-side
-// apply, not sending the field does exactly that). Upstream's HPA targets the
-// cluster's scale subresource instead; targeting the StatefulSet keeps the
-// HPA's writes off the StarRocksCluster, so they don't trigger reconciles.
+// With autoScalingPolicy the HPA scales the cluster's scale subresource
+// (spec.starRocksCnSpec.replicas), as the upstream's does, and the StatefulSet
+// follows the spec.
 func CN(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 	if src == nil || src.Spec.StarRocksCnSpec == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
@@ -276,22 +277,36 @@ func CN(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 	ports := effectivePorts(ComponentCN, cfg.Content)
 	objs := &StatefulSetObjects{
 		StatefulSet: statefulSet(src, statefulSetInput{
-			c:            ComponentCN,
-			name:         src.CnStatefulSetName(),
-			searchName:   src.CnSearchServiceName(),
-			spec:         &spec.StarRocksComponentSpec,
-			env:          spec.CnEnvVars,
-			ports:        ports,
-			healthPort:   portNamed(ports, portWebserver),
-			feQueryPort:  feServicePort(src, cfg.FEContent, fePortQuery),
-			content:      cfg.Content,
-			omitReplicas: spec.AutoScalingPolicy != nil,
+			c:           ComponentCN,
+			name:        src.CnStatefulSetName(),
+			searchName:  src.CnSearchServiceName(),
+			spec:        &spec.StarRocksComponentSpec,
+			env:         spec.CnEnvVars,
+			ports:       ports,
+			healthPort:  portNamed(ports, portWebserver),
+			feQueryPort: feServicePort(src, cfg.FEContent, fePortQuery),
+			cfg:         cfg,
 		}),
 		Service:       clientService(src, ComponentCN, src.CnServiceName(), ports, spec.Service),
-		SearchService: searchService(src, ComponentCN, src.CnSearchServiceName(), namedPort{portHeartbeat, portNamed(ports, portHeartbeat)}),
+		SearchService: searchService(src, ComponentCN, src.CnSearchServiceName(), namedPort{name: portHeartbeat, port: portNamed(ports, portHeartbeat)}),
 	}
 	if spec.AutoScalingPolicy != nil {
 		objs.Autoscaler = cnAutoscaler(src, spec.AutoScalingPolicy)
 	}
 	return objs
+}
+
+// ComponentSpec returns the spec of FE, BE or CN (storage, configMaps,
+// command, ...); nil for the FE proxy or a component the cluster lacks.
+func ComponentSpec(src *v1.StarRocksCluster, c Component) *v1.StarRocksComponentSpec {
+	s := src.Spec
+	switch {
+	case c == ComponentFE && s.StarRocksFeSpec != nil:
+		return &s.StarRocksFeSpec.StarRocksComponentSpec
+	case c == ComponentBE && s.StarRocksBeSpec != nil:
+		return &s.StarRocksBeSpec.StarRocksComponentSpec
+	case c == ComponentCN && s.StarRocksCnSpec != nil:
+		return &s.StarRocksCnSpec.StarRocksComponentSpec
+	}
+	return nil
 }

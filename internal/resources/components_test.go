@@ -127,8 +127,10 @@ func TestObjectsCarryTypeMetaNamespaceLabelsAndOwner(t *testing.T) {
 					!ptr.Deref(r.Controller, false) || !ptr.Deref(r.BlockOwnerDeletion, false) {
 					t.Errorf("owner reference %+v", r)
 				}
-				if len(o.GetAnnotations()) != 0 {
-					t.Errorf("unexpected object annotations %v", o.GetAnnotations())
+				for k := range o.GetAnnotations() {
+					if k != ConfigHashAnnotation {
+						t.Errorf("unexpected object annotation %s", k)
+					}
 				}
 				if errs := validate(o); len(errs) > 0 {
 					t.Errorf("invalid: %v", errs)

@@ -17,52 +17,110 @@ limitations under the License.
 package resources
 
 import (
+	"path"
 	"strconv"
 	"strings"
+
+	v1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // Config is what a builder needs beyond the spec.
 type Config struct {
 	// Content is the component's .conf file, read from the ConfigMap and key
 	// named by the component's configMapInfo; empty when there is none. Its
-	// ports override the defaults, and its hash rolls the pods when it changes.
+	// ports override the defaults, and a change of it rolls the pods (see Live).
 	Content string
 
 	// FEContent is the FE's .conf file (empty when there is none). BE and CN
 	// read the FE's query port from it (FE_QUERY_PORT) and the FE proxy its HTTP
 	// port, since all three reach the FE through the FE Service. FE ignores it.
 	FEContent string
+
+	// Live is what the live workload records about the configuration its pods
+	// run with; zero for a workload that does not exist yet.
+	Live ConfigState
+
+	// Options are the operator-wide settings.
+	Options Options
+}
+
+// ConfigState is what a live workload records of ConfigHashAnnotation.
+//
+// The upstream operator does not roll pods when a .conf changes; we do, with
+// ConfigHashAnnotation on the pod template. To adopt an upstream cluster
+// without changing its template, the hash goes on the template only once the
+// content changes after we first saw it (a change that must roll the pods
+// anyway), and from then on stays there. Until then the workload itself
+// carries the hash we saw, which changes nothing in the pods.
+type ConfigState struct {
+	// Template is the annotation on the live pod template ("" when none).
+	Template string
+	// Recorded is the annotation on the live workload object ("" when none).
+	Recorded string
+}
+
+// Options are the operator-wide settings the builders honour. The zero value
+// is the upstream operator's default behaviour.
+type Options struct {
+	// PlainVolumeNames names the volumes of configMaps[] and secrets[] after
+	// the ConfigMap or Secret alone (--volume-name-with-hash=false) instead of
+	// <name>-<hash of the mount>.
+	PlainVolumeNames bool
+	// DNSDomainSuffix is the cluster's DNS domain (--dns-domain-suffix); "" means cluster.local.
+	DNSDomainSuffix string
+	// UnsupportedEnvs are variables the operator must not add to containers
+	// (KUBE_STARROCKS_UNSUPPORTED_ENVS), for Kubernetes versions that lack the
+	// field they come from.
+	UnsupportedEnvs []string
+}
+
+func (o Options) dnsDomain() string {
+	if o.DNSDomainSuffix == "" {
+		return "cluster.local"
+	}
+	return o.DNSDomainSuffix
 }
 
 // portDef is one listening port of a component.
 type portDef struct {
 	key     string   // key in the .conf file, also the key of Ports' result
 	aliases []string // other keys StarRocks accepts for the same port
-	name    string   // name of the container and Service port
-	port    int32    // default
+	name    string   // name of the Service port
+	// container is the name of the container port; "" for a port the
+	// upstream does not declare on the container (FE's edit_log_port).
+	container string
+	port      int32 // default
+	// optional ports exist only when the .conf sets them.
+	optional bool
 }
+
+// arrowFlight is Arrow Flight SQL, served only when the .conf sets its port.
+var arrowFlight = portDef{key: "arrow_flight_port", name: "arrow-flight", container: "arrow-flight", optional: true}
 
 // The ports of each component, in the order they appear on containers and Services.
 var (
 	fePortDefs = []portDef{
-		{key: "http_port", name: "http", port: 8030},
-		{key: "rpc_port", name: "rpc", port: 9020},
-		{key: "query_port", name: "query", port: 9030},
+		{key: "http_port", name: "http", container: "http-port", port: 8030},
+		{key: "rpc_port", name: "rpc", container: "rpc-port", port: 9020},
+		{key: "query_port", name: "query", container: "query-port", port: 9030},
 		{key: "edit_log_port", name: "edit-log", port: 9010},
+		arrowFlight,
 	}
 	// be_http_port is the newer name of webserver_port (StarRocks 3.x).
 	bePortDefs = []portDef{
-		{key: "be_port", name: "be", port: 9060},
-		{key: "webserver_port", aliases: []string{"be_http_port"}, name: "webserver", port: 8040},
-		{key: "heartbeat_service_port", name: "heartbeat", port: 9050},
-		{key: "brpc_port", name: "brpc", port: 8060},
+		{key: "be_port", name: "be", container: "be-port", port: 9060},
+		{key: "webserver_port", aliases: []string{"be_http_port"}, name: "webserver", container: "webserver-port", port: 8040},
+		{key: "heartbeat_service_port", name: "heartbeat", container: "heartbeat-port", port: 9050},
+		{key: "brpc_port", name: "brpc", container: "brpc-port", port: 8060},
+		arrowFlight,
 	}
 	// Newer cn.conf files call the thrift port be_port, as BE does.
 	cnPortDefs = []portDef{
-		{key: "thrift_port", aliases: []string{"be_port"}, name: "thrift", port: 9060},
-		{key: "webserver_port", aliases: []string{"be_http_port"}, name: "webserver", port: 8040},
-		{key: "heartbeat_service_port", name: "heartbeat", port: 9050},
-		{key: "brpc_port", name: "brpc", port: 8060},
+		{key: "thrift_port", aliases: []string{"be_port"}, name: "thrift", container: "thrift-port", port: 9060},
+		{key: "webserver_port", aliases: []string{"be_http_port"}, name: "webserver", container: "webserver-port", port: 8040},
+		{key: "heartbeat_service_port", name: "heartbeat", container: "heartbeat-port", port: 9050},
+		{key: "brpc_port", name: "brpc", container: "brpc-port", port: 8060},
+		arrowFlight,
 	}
 )
 
@@ -90,8 +148,9 @@ func portDefs(c Component) []portDef {
 
 // namedPort is a port's name and effective number.
 type namedPort struct {
-	name string
-	port int32
+	name      string
+	container string // container port name; "" for none
+	port      int32
 }
 
 // effectivePorts are a component's ports, in portDefs order, with the values
@@ -101,13 +160,16 @@ func effectivePorts(c Component, content string) []namedPort {
 	values := parseConf(content)
 	out := make([]namedPort, 0, len(defs))
 	for _, d := range defs {
-		p := namedPort{name: d.name, port: d.port}
+		p := namedPort{name: d.name, container: d.container, port: d.port}
 		// The key set last in the file wins, as StarRocks reads it.
 		best := -1
 		for _, k := range append([]string{d.key}, d.aliases...) {
 			if v, ok := values[k]; ok && v.line > best {
 				best, p.port = v.line, v.port
 			}
+		}
+		if d.optional && best < 0 {
+			continue
 		}
 		out = append(out, p)
 	}
@@ -141,8 +203,10 @@ func Ports(c Component, cfg Config) map[string]int32 {
 	}
 	ports := effectivePorts(c, cfg.Content)
 	out := make(map[string]int32, len(defs))
-	for i, d := range defs {
-		out[d.key] = ports[i].port
+	for _, d := range defs {
+		if p := portNamed(ports, d.name); p != 0 {
+			out[d.key] = p
+		}
 	}
 	return out
 }
@@ -153,23 +217,24 @@ type confPort struct {
 	line int
 }
 
-// parseConf reads the `key = value` lines of a .conf file whose value is a
-// valid port number. Comments, blank lines, quotes around the value and
+// parseConf reads the lines of a .conf file whose value is a valid port
+// number. StarRocks reads its .conf files as Java properties, so a key ends at
+// the first '=', ':' or white space (`key=value`, `key: value`, `key value`);
+// lines starting with '#' or '!' are comments. Quotes around the value and
 // non-numeric values are ignored; a key set twice keeps its last value.
 func parseConf(content string) map[string]confPort {
 	out := map[string]confPort{}
 	for i, line := range strings.Split(content, "\n") {
-		if j := strings.IndexByte(line, '#'); j >= 0 {
-			line = line[:j]
-		}
-		key, value, ok := strings.Cut(line, "=")
+		key, value, ok := propertyLine(line)
 		if !ok {
 			continue
 		}
-		key = strings.TrimSpace(key)
-		value = strings.Trim(strings.TrimSpace(value), `"'`)
-		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 32)
-		if key == "" || err != nil || n < 1 || n > 65535 {
+		if j := strings.IndexByte(value, '#'); j >= 0 { // StarRocks also ignores a trailing comment
+			value = strings.TrimSpace(value[:j])
+		}
+		value = strings.Trim(value, `"'`)
+		n, err := strconv.ParseInt(value, 10, 32)
+		if err != nil || n < 1 || n > 65535 {
 			continue
 		}
 		out[key] = confPort{port: int32(n), line: i}
@@ -177,7 +242,55 @@ func parseConf(content string) map[string]confPort {
 	return out
 }
 
+// propertyLine splits one line of a Java properties file into key and value.
+func propertyLine(line string) (key, value string, ok bool) {
+	line = strings.TrimSpace(line)
+	if line == "" || line[0] == '#' || line[0] == '!' {
+		return "", "", false
+	}
+	end := strings.IndexAny(line, "=: \t")
+	if end <= 0 {
+		return "", "", false
+	}
+	key, rest := line[:end], strings.TrimLeft(line[end:], " \t")
+	if rest != "" && (rest[0] == '=' || rest[0] == ':') {
+		rest = rest[1:]
+	}
+	return key, strings.TrimSpace(rest), true
+}
+
 // configHash is the value of ConfigHashAnnotation for a .conf content.
 func configHash(content string) string {
 	return shortHash(content)
+}
+
+// ConfSource is where a component's .conf comes from: the ConfigMap and key
+// of its configMapInfo or, without one, of a configMaps[] entry that mounts
+// <component>.conf where StarRocks reads it (/opt/starrocks/<c>/conf), as the
+// upstream falls back to. Fallback is true for the latter: a ConfigMap the
+// user mounts themselves may be absent without that being our error.
+type ConfSource struct {
+	ConfigMap, Key string
+	Fallback       bool
+}
+
+// ConfSourceOf returns the component's .conf source; ok is false when it has none.
+func ConfSourceOf(c Component, spec *v1.StarRocksComponentSpec) (src ConfSource, ok bool) {
+	if spec == nil {
+		return ConfSource{}, false
+	}
+	if info := spec.ConfigMapInfo; info.ConfigMapName != "" {
+		return ConfSource{ConfigMap: info.ConfigMapName, Key: info.ResolveKey}, true
+	}
+	dir, file := starRocksRoot+"/"+string(c)+"/conf", string(c)+".conf"
+	for _, r := range spec.ConfigMaps {
+		switch {
+		case r.Name == "":
+		case r.SubPath != "" && path.Clean(r.MountPath) == dir+"/"+file:
+			return ConfSource{ConfigMap: r.Name, Key: r.SubPath, Fallback: true}, true
+		case r.SubPath == "" && path.Clean(r.MountPath) == dir:
+			return ConfSource{ConfigMap: r.Name, Key: file, Fallback: true}, true
+		}
+	}
+	return ConfSource{}, false
 }

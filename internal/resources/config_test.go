@@ -23,6 +23,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	v1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 func TestPorts(t *testing.T) {
@@ -51,6 +53,8 @@ LOG_DIR = ${STARROCKS_HOME}/log
 		{"the later of an alias and its key wins", ComponentBE, "be_http_port = 8041\nwebserver_port = 8042", map[string]int32{"be_port": 9060, "webserver_port": 8042, "heartbeat_service_port": 9050, "brpc_port": 8060}},
 		{"CN be_port is thrift_port", ComponentCN, "be_port = 9061", map[string]int32{"thrift_port": 9061, "webserver_port": 8040, "heartbeat_service_port": 9050, "brpc_port": 8060}},
 		{"keys of another component are ignored", ComponentCN, "query_port = 1234", map[string]int32{"thrift_port": 9060, "webserver_port": 8040, "heartbeat_service_port": 9050, "brpc_port": 8060}},
+		{"Java properties: key: value and key value count too", ComponentFE, "http_port: 8031\nrpc_port 9021\n! query_port = 1\n\tedit_log_port=9011", map[string]int32{"http_port": 8031, "rpc_port": 9021, "query_port": 9030, "edit_log_port": 9011}},
+		{"arrow_flight_port adds the Arrow Flight port", ComponentBE, "arrow_flight_port = 9419", map[string]int32{"be_port": 9060, "webserver_port": 8040, "heartbeat_service_port": 9050, "brpc_port": 8060, "arrow_flight_port": 9419}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,7 +70,7 @@ func TestConfPortsReachContainersServicesAndProbes(t *testing.T) {
 		objs := FE(newCluster(), Config{Content: "http_port = 8031\nquery_port = 9031"}).Objects()
 		s := find[*appsv1.StatefulSet](t, objs, "sr-fe")
 		c := mainOf(s)
-		if c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 8031 {
+		if c.Ports[0].Name != "http-port" || c.Ports[0].ContainerPort != 8031 {
 			t.Errorf("container port %+v", c.Ports[0])
 		}
 		for _, p := range []*corev1.Probe{c.StartupProbe, c.LivenessProbe, c.ReadinessProbe} {
@@ -81,9 +85,6 @@ func TestConfPortsReachContainersServicesAndProbes(t *testing.T) {
 		search := find[*corev1.Service](t, objs, "sr-fe-search")
 		if len(search.Spec.Ports) != 1 || search.Spec.Ports[0].Port != 9031 {
 			t.Errorf("search ports %+v", search.Spec.Ports)
-		}
-		if v, _ := envValue(c, "FE_QUERY_PORT"); v != "9031" {
-			t.Errorf("FE_QUERY_PORT %q", v)
 		}
 	})
 	t.Run("be.conf webserver_port moves the BE probe", func(t *testing.T) {
@@ -100,11 +101,11 @@ func TestConfPortsReachContainersServicesAndProbes(t *testing.T) {
 			}
 		}
 	})
-	t.Run("container ports carry the Service port names", func(t *testing.T) {
+	t.Run("container ports carry the upstream's names; FE declares no edit-log port", func(t *testing.T) {
 		want := map[Component][]string{
-			ComponentFE: {"http", "rpc", "query", "edit-log"},
-			ComponentBE: {"be", "webserver", "heartbeat", "brpc"},
-			ComponentCN: {"thrift", "webserver", "heartbeat", "brpc"},
+			ComponentFE: {"http-port", "rpc-port", "query-port"},
+			ComponentBE: {"be-port", "webserver-port", "heartbeat-port", "brpc-port"},
+			ComponentCN: {"thrift-port", "webserver-port", "heartbeat-port", "brpc-port"},
 		}
 		for comp, names := range want {
 			var got []string
@@ -118,43 +119,92 @@ func TestConfPortsReachContainersServicesAndProbes(t *testing.T) {
 	})
 }
 
-func TestConfigHash(t *testing.T) {
-	hash := func(cfg Config) (string, bool) {
-		s := sts(t, newCluster(), ComponentBE, cfg)
-		v, ok := s.Spec.Template.Annotations[ConfigHashAnnotation]
-		return v, ok
+func TestArrowFlightPort(t *testing.T) {
+	objs := FE(newCluster(), Config{Content: "arrow_flight_port = 9408"}).Objects()
+	c := mainOf(find[*appsv1.StatefulSet](t, objs, "sr-fe"))
+	if p := c.Ports[len(c.Ports)-1]; p.Name != "arrow-flight" || p.ContainerPort != 9408 {
+		t.Errorf("container ports %+v", c.Ports)
 	}
-	t.Run("no .conf, no hash annotation", func(t *testing.T) {
-		if v, ok := hash(Config{}); ok {
-			t.Errorf("unexpected hash %q", v)
-		}
-	})
-	t.Run("a .conf puts its hash on the pod template", func(t *testing.T) {
-		v, ok := hash(Config{Content: "sys_log_level = INFO"})
-		if !ok || len(v) != 16 {
-			t.Errorf("hash %q", v)
-		}
-	})
-	t.Run("the hash changes with the content", func(t *testing.T) {
-		a, _ := hash(Config{Content: "sys_log_level = INFO"})
-		b, _ := hash(Config{Content: "sys_log_level = WARN"})
-		if a == b {
-			t.Error("same hash for different content")
-		}
-	})
-	t.Run("the hash is stable", func(t *testing.T) {
-		a, _ := hash(Config{Content: "x = 1"})
-		b, _ := hash(Config{Content: "x = 1"})
-		if a != b {
-			t.Error("hash differs between builds")
+	if p, ok := servicePort(find[*corev1.Service](t, objs, "sr-fe-service"), "arrow-flight"); !ok || p.Port != 9408 {
+		t.Errorf("service port %+v", p)
+	}
+	if _, ok := servicePort(find[*corev1.Service](t, FE(newCluster(), Config{}).Objects(), "sr-fe-service"), "arrow-flight"); ok {
+		t.Error("arrow-flight port without arrow_flight_port")
+	}
+}
+
+func TestConfigHash(t *testing.T) {
+	const conf, changed = "sys_log_level = INFO", "sys_log_level = WARN"
+	build := func(cfg Config) (template, object string) {
+		s := sts(t, newCluster(), ComponentBE, cfg)
+		return s.Spec.Template.Annotations[ConfigHashAnnotation], s.Annotations[ConfigHashAnnotation]
+	}
+	tests := []struct {
+		name         string
+		cfg          Config
+		wantTemplate string // "" none, else the content whose hash is wanted
+		wantObject   string
+	}{
+		{"no .conf, no hash anywhere", Config{}, "", ""},
+		{"a new workload records the hash on itself, not on the template", Config{Content: conf}, "", conf},
+		{"an adopted workload (nothing recorded) keeps its template", Config{Content: conf}, "", conf},
+		{"unchanged content leaves the template alone", Config{Content: conf, Live: ConfigState{Recorded: configHash(conf)}}, "", conf},
+		{"changed content rolls the pods through the template", Config{Content: changed, Live: ConfigState{Recorded: configHash(conf)}}, changed, changed},
+		{"once on the template, the hash stays and follows the content", Config{Content: conf, Live: ConfigState{Template: "x", Recorded: configHash(conf)}}, conf, conf},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmpl, obj := build(tt.cfg)
+			want := func(content string) string {
+				if content == "" {
+					return ""
+				}
+				return configHash(content)
+			}
+			if tmpl != want(tt.wantTemplate) || obj != want(tt.wantObject) {
+				t.Errorf("template %q object %q, want %q and %q", tmpl, obj, want(tt.wantTemplate), want(tt.wantObject))
+			}
+		})
+	}
+	t.Run("the hash changes with the content and is stable", func(t *testing.T) {
+		if configHash(conf) == configHash(changed) || configHash(conf) != configHash(conf) || len(configHash(conf)) != 16 {
+			t.Error("bad hash")
 		}
 	})
 	t.Run("user pod annotations are kept beside the hash", func(t *testing.T) {
 		src := newCluster()
 		src.Spec.StarRocksBeSpec.Annotations = map[string]string{"prometheus.io/scrape": "true", ConfigHashAnnotation: "mine"}
-		s := sts(t, src, ComponentBE, Config{Content: "x = 1"})
+		s := sts(t, src, ComponentBE, Config{Content: "x = 1", Live: ConfigState{Template: "y"}})
 		if s.Spec.Template.Annotations["prometheus.io/scrape"] != "true" || s.Spec.Template.Annotations[ConfigHashAnnotation] != configHash("x = 1") {
 			t.Errorf("annotations %v", s.Spec.Template.Annotations)
 		}
 	})
+}
+
+func TestConfSource(t *testing.T) {
+	tests := []struct {
+		name string
+		spec v1.StarRocksComponentSpec
+		want ConfSource
+		ok   bool
+	}{
+		{"none", v1.StarRocksComponentSpec{}, ConfSource{}, false},
+		{"configMapInfo", v1.StarRocksComponentSpec{StarRocksLoadSpec: v1.StarRocksLoadSpec{ConfigMapInfo: v1.ConfigMapInfo{ConfigMapName: "cm", ResolveKey: "be.conf"}}},
+			ConfSource{ConfigMap: "cm", Key: "be.conf"}, true},
+		{"be.conf mounted with subPath through configMaps[]", v1.StarRocksComponentSpec{ConfigMaps: []v1.ConfigMapReference{
+			{Name: "other", MountPath: "/etc/x"}, {Name: "mine", MountPath: "/opt/starrocks/be/conf/be.conf", SubPath: "my.conf"}}},
+			ConfSource{ConfigMap: "mine", Key: "my.conf", Fallback: true}, true},
+		{"the conf directory mounted through configMaps[]", v1.StarRocksComponentSpec{ConfigMaps: []v1.ConfigMapReference{{Name: "dir", MountPath: "/opt/starrocks/be/conf/"}}},
+			ConfSource{ConfigMap: "dir", Key: "be.conf", Fallback: true}, true},
+		{"configMapInfo wins", v1.StarRocksComponentSpec{StarRocksLoadSpec: v1.StarRocksLoadSpec{ConfigMapInfo: v1.ConfigMapInfo{ConfigMapName: "cm", ResolveKey: "be.conf"}},
+			ConfigMaps: []v1.ConfigMapReference{{Name: "dir", MountPath: "/opt/starrocks/be/conf"}}}, ConfSource{ConfigMap: "cm", Key: "be.conf"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := ConfSourceOf(ComponentBE, &tt.spec)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("got %+v %v, want %+v %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
 }

@@ -18,10 +18,12 @@ package resources
 
 import (
 	"fmt"
+	"regexp"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/srscale/starrocks-operator/api/v1"
@@ -31,8 +33,13 @@ const (
 	defaultFEProxyImage = "nginx:1.24.0"
 	defaultResolver     = "kube-dns.kube-system.svc.cluster.local"
 	nginxConfKey        = "nginx.conf"
-	nginxConfVolume     = "nginx-conf"
-	nginxConfPath       = "/etc/nginx/nginx.conf"
+	nginxConfDir        = "/etc/nginx"
+	nginxContainer      = "nginx"
+	// NginxHealthPath answers 200 from nginx itself: the proxy's probes must not
+	// depend on FE, or an FE outage would restart the proxies too.
+	NginxHealthPath = "/nginx/health"
+	// nginxUID is the nginx user of the official nginx images.
+	nginxUID = int64(101)
 )
 
 // FEProxy builds the nginx proxy in front of the FE HTTP port: ConfigMap
@@ -41,92 +48,150 @@ const (
 // has no FE proxy spec, or no FE spec.
 //
 // cfg is optional: when given, cfg[0].FEContent (fe.conf) tells which port
-// the FE Service serves HTTP on; without it that is the FE default (8030, or
-// the FE spec.service override). The proxy's own configMapInfo and
-// storageVolumes are ignored: nginx.conf is generated, and nginx stores nothing.
+// the FE Service serves HTTP on (without it that is the FE default, 8030, or
+// the FE spec.service override), and cfg[0].Options the DNS domain. The
+// proxy's own configMapInfo and storageVolumes are ignored: nginx.conf is
+// generated, and nginx stores nothing.
 func FEProxy(src *v1.StarRocksCluster, cfg ...Config) *FEProxyObjects {
 	if src == nil || src.Spec.StarRocksFeProxySpec == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
 	}
 	src = src.DeepCopy()
 	spec := src.Spec.StarRocksFeProxySpec
-	feContent := ""
+	var c Config
 	if len(cfg) > 0 {
-		feContent = cfg[0].FEContent
+		c = cfg[0]
 	}
-	conf := nginxConf(src, spec.Resolver, feServicePort(src, feContent, fePortHTTP))
+	conf := NginxConf(NginxConfInput{
+		Cluster:  src.Namespace + "/" + src.Name,
+		Resolver: spec.Resolver,
+		FE:       fmt.Sprintf("%s.%s.svc.%s:%d", src.FeServiceName(), src.Namespace, c.Options.dnsDomain(), feServicePort(src, c.FEContent, fePortHTTP)),
+		FEHosts:  regexp.QuoteMeta(src.FeSearchServiceName()),
+		Listen:   feProxyPort,
+	})
 
 	cm := &corev1.ConfigMap{
 		TypeMeta:   typeMeta("v1", "ConfigMap"),
 		ObjectMeta: objectMeta(src, ComponentFEProxy, src.FeProxyConfigMapName()),
 		Data:       map[string]string{nginxConfKey: conf},
 	}
-	ports := []namedPort{{feProxyPortName, feProxyPort}}
+	ports := []namedPort{{name: feProxyPortName, container: feProxyPortName, port: feProxyPort}}
 	return &FEProxyObjects{
 		ConfigMap:  cm,
-		Deployment: feProxyDeployment(src, spec, conf),
+		Deployment: feProxyDeployment(src, spec, conf, c),
 		Service:    clientService(src, ComponentFEProxy, src.FeProxyServiceName(), ports, spec.Service),
 	}
 }
 
-// feProxyDeployment runs nginx with the generated nginx.conf. The pod template
-// carries the hash of nginx.conf: it is mounted with subPath, which kubelet
-// never refreshes, so a changed file must roll the pods.
-func feProxyDeployment(src *v1.StarRocksCluster, spec *v1.StarRocksFeProxySpec, conf string) *appsv1.Deployment {
+// feProxyDeployment runs nginx (as its unprivileged user, 101) with the
+// generated nginx.conf; the pod template is the upstream's. The ConfigMap is
+// mounted as the whole /etc/nginx, which kubelet refreshes, but nginx reads its
+// configuration only at start: a changed nginx.conf rolls the pods through
+// ConfigHashAnnotation, added as for the StarRocks components (ConfigState).
+func feProxyDeployment(src *v1.StarRocksCluster, spec *v1.StarRocksFeProxySpec, conf string, cfg Config) *appsv1.Deployment {
 	load := &spec.StarRocksLoadSpec
 	image := load.Image
 	if image == "" {
 		image = defaultFEProxyImage
 	}
-	// TCP, not HTTP: an HTTP check would go through to FE, and an FE outage
-	// should not restart the proxies too.
-	startup, liveness, readiness := probes(load, tcpHealth(feProxyPort))
+	pullPolicy := load.ImagePullPolicy
+	if pullPolicy == "" {
+		pullPolicy = corev1.PullIfNotPresent
+	}
+	liveness := probe(load.LivenessProbeFailureSeconds, defaultLivenessFailureSeconds, nginxHealth)
+	readiness := probe(load.ReadinessProbeFailureSeconds, defaultReadinessFailureSeconds, nginxHealth)
+	var startup *corev1.Probe // the upstream has none, and nginx starts at once
+	if load.StartupProbeFailureSeconds != nil {
+		startup = probe(load.StartupProbeFailureSeconds, defaultStartupFailureSeconds, nginxHealth)
+	}
+	volume := mountVolumeName(src.FeProxyConfigMapName(), nginxConfDir, "", cfg.Options)
 
 	pod := loadPodSpec(src, load)
 	pod.Containers = []corev1.Container{{
-		Name:            string(ComponentFEProxy),
+		Name:            nginxContainer,
 		Image:           image,
-		ImagePullPolicy: load.ImagePullPolicy,
-		Ports:           containerPorts([]namedPort{{feProxyPortName, feProxyPort}}),
+		ImagePullPolicy: pullPolicy,
+		Ports:           containerPorts([]namedPort{{name: feProxyPortName, container: feProxyPortName, port: feProxyPort}}),
 		Resources:       load.ResourceRequirements,
-		VolumeMounts:    []corev1.VolumeMount{{Name: nginxConfVolume, MountPath: nginxConfPath, SubPath: nginxConfKey}},
+		VolumeMounts:    []corev1.VolumeMount{{Name: volume, MountPath: nginxConfDir}},
 		StartupProbe:    startup,
 		LivenessProbe:   liveness,
 		ReadinessProbe:  readiness,
 		Lifecycle:       load.Lifecycle,
+		SecurityContext: &corev1.SecurityContext{
+			RunAsUser:                ptr.To(nginxUID),
+			RunAsGroup:               ptr.To(nginxUID),
+			RunAsNonRoot:             ptr.To(true),
+			AllowPrivilegeEscalation: ptr.To(false),
+			ReadOnlyRootFilesystem:   ptr.To(false),
+		},
 	}}
-	pod.Volumes = []corev1.Volume{{Name: nginxConfVolume, VolumeSource: corev1.VolumeSource{
+	pod.Volumes = []corev1.Volume{{Name: volume, VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: src.FeProxyConfigMapName()}},
 	}}}
 
 	return &appsv1.Deployment{
 		TypeMeta:   typeMeta("apps/v1", "Deployment"),
-		ObjectMeta: objectMeta(src, ComponentFEProxy, src.FeProxyDeploymentName()),
+		ObjectMeta: withConfigHash(objectMeta(src, ComponentFEProxy, src.FeProxyDeploymentName()), conf),
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(ptr.Deref(load.Replicas, 1)),
 			Selector: &metav1.LabelSelector{MatchLabels: SelectorLabels(src, ComponentFEProxy)},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: podMeta(src, ComponentFEProxy, load, configHash(conf)),
+				ObjectMeta: podMeta(src, ComponentFEProxy, load, "", "", templateConfigHash(conf, cfg.Live)),
 				Spec:       pod,
 			},
 		},
 	}
 }
 
-// nginxConf proxies every request on 8080 to the FE Service's HTTP port.
+// withConfigHash records the hash of content on a workload (see ConfigState).
+func withConfigHash(meta metav1.ObjectMeta, content string) metav1.ObjectMeta {
+	if content != "" {
+		meta.Annotations = map[string]string{ConfigHashAnnotation: configHash(content)}
+	}
+	return meta
+}
+
+func nginxHealth() corev1.ProbeHandler {
+	return corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+		Path:   NginxHealthPath,
+		Port:   intstr.FromInt32(feProxyPort),
+		Scheme: corev1.URISchemeHTTP,
+	}}
+}
+
+// NginxConfInput is what the FE proxy's nginx.conf depends on.
+type NginxConfInput struct {
+	Cluster  string // namespace/name, for the header comment
+	Resolver string // DNS server nginx resolves upstreams with; "" for kube-dns
+	FE       string // host:port of the FE Service's HTTP port
+	// FEHosts is a regular expression matching redirect targets that are FE
+	// pods (a follower FE sends a load to the leader): the FE search Service's name.
+	FEHosts string
+	Listen  int32 // port nginx listens on
+}
+
+// NginxConf is the FE proxy's nginx.conf.
 //
-// Stream Load is why the proxy exists: FE answers it with a 307 redirect to a
-// BE or CN, whose addresses only resolve inside the Kubernetes cluster. nginx
-// intercepts the redirect and follows it itself, replaying the request body it
-// has buffered, so clients outside the cluster only ever talk to the proxy.
+// Stream Load is why the proxy exists: FE answers a load with a 307 redirect
+// (a follower to the leader FE, the leader to a BE or CN) whose addresses only
+// resolve inside the Kubernetes cluster. nginx intercepts each redirect and
+// follows it itself (recursive_error_pages, error_page 307 =
+// @follow_redirect), so clients outside the cluster only ever talk to the
+// proxy. FE answers without reading the data, so FE gets the load's headers
+// only and the BE or CN the body, which nginx has buffered (to /tmp when
+// large). Load options travel as headers with underscores (column_separator,
+// ...), which nginx drops by default, and Expect: 100-continue is passed on.
 // Upstream addresses are variables so that nginx resolves them per request
 // (through resolver) instead of once at start-up, when BE may not exist yet.
-func nginxConf(src *v1.StarRocksCluster, resolver string, feHTTPPort int32) string {
+// Everything nginx writes goes under /tmp, so it runs as uid 101.
+func NginxConf(in NginxConfInput) string {
+	resolver := in.Resolver
 	if resolver == "" {
 		resolver = defaultResolver
 	}
-	fe := fmt.Sprintf("http://%s.%s.svc.cluster.local:%d", src.FeServiceName(), src.Namespace, feHTTPPort)
-	return fmt.Sprintf(`# Generated by the StarRocks operator for StarRocksCluster %s/%s; edits are overwritten.
+	return fmt.Sprintf(`# Generated by the StarRocks operator for StarRocksCluster %[1]s; edits are overwritten.
+pid /tmp/nginx.pid;
 worker_processes auto;
 error_log /dev/stderr warn;
 
@@ -136,13 +201,23 @@ events {
 
 http {
     access_log /dev/stdout;
+    default_type application/octet-stream;
 
-    resolver %s valid=10s;
+    client_body_temp_path /tmp/client_temp;
+    proxy_temp_path       /tmp/proxy_temp;
+    fastcgi_temp_path     /tmp/fastcgi_temp;
+    uwsgi_temp_path       /tmp/uwsgi_temp;
+    scgi_temp_path        /tmp/scgi_temp;
+
+    resolver %[2]s valid=10s;
     resolver_timeout 5s;
 
-    # Load bodies may be of any size; nginx buffers them (to disk when large)
-    # so that it can send them again after following a redirect.
+    # Load bodies may be of any size; nginx buffers them so that it can send
+    # them on after following a redirect.
     client_max_body_size 0;
+    # Stream Load options are headers with underscores (column_separator).
+    underscores_in_headers on;
+    ignore_invalid_headers off;
     proxy_http_version 1.1;
     proxy_connect_timeout 10s;
     proxy_send_timeout 600s;
@@ -150,21 +225,73 @@ http {
     send_timeout 600s;
 
     server {
-        listen %d;
+        listen %[3]d;
+        proxy_intercept_errors on;
+        recursive_error_pages on;
+
+        location = %[4]s {
+            access_log off;
+            return 200 "ok\n";
+        }
 
         location / {
-            set $fe_upstream %s;
+            set $fe_upstream http://%[5]s;
             proxy_pass $fe_upstream;
-            proxy_intercept_errors on;
+            proxy_set_header Expect $http_expect;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
             error_page 307 = @follow_redirect;
         }
 
-        # FE redirects Stream Load to a BE or CN: follow the redirect here.
+        # Loads: FE only redirects them, so it gets the headers, not the data.
+        location ~ ^/api/[^/]+/[^/]+/_stream_load$ {
+            set $fe_upstream http://%[5]s;
+            proxy_pass $fe_upstream;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header Expect $http_expect;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            error_page 307 = @follow_redirect;
+        }
+
+        location /api/transaction/load {
+            set $fe_upstream http://%[5]s;
+            proxy_pass $fe_upstream;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header Expect $http_expect;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            error_page 307 = @follow_redirect;
+        }
+
+        # Follow a redirect here: to another FE without the data, to a BE or
+        # CN with it, and any redirect after that again.
         location @follow_redirect {
+            if ($upstream_http_location ~ "%[6]s") {
+                rewrite ^ /_follow_redirect_to_fe last;
+            }
+            rewrite ^ /_follow_redirect_to_be last;
+        }
+
+        location /_follow_redirect_to_fe {
+            internal;
             set $redirect_target $upstream_http_location;
             proxy_pass $redirect_target;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header Expect $http_expect;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            error_page 307 = @follow_redirect;
+        }
+
+        location /_follow_redirect_to_be {
+            internal;
+            set $redirect_target $upstream_http_location;
+            proxy_pass $redirect_target;
+            proxy_set_header Expect $http_expect;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            error_page 307 = @follow_redirect;
         }
     }
 }
-`, src.Namespace, src.Name, resolver, feProxyPort, fe)
+`, in.Cluster, resolver, in.Listen, NginxHealthPath, in.FE, in.FEHosts)
 }

@@ -46,9 +46,15 @@ func TestFEProxy(t *testing.T) {
 			"resolver kube-dns.kube-system.svc.cluster.local valid=10s;",
 			"http://sr-fe-service.ns.svc.cluster.local:8030;",
 			"proxy_intercept_errors on;",
+			"recursive_error_pages on;",
 			"error_page 307 = @follow_redirect;",
 			"proxy_pass $redirect_target;",
 			"client_max_body_size 0;",
+			"underscores_in_headers on;",
+			"proxy_set_header Expect $http_expect;",
+			"location = /nginx/health",
+			"pid /tmp/nginx.pid;",
+			"client_body_temp_path /tmp/client_temp;",
 		} {
 			if !strings.Contains(c, want) {
 				t.Errorf("nginx.conf lacks %q:\n%s", want, c)
@@ -67,6 +73,11 @@ func TestFEProxy(t *testing.T) {
 			t.Errorf("nginx.conf:\n%s", c)
 		}
 	})
+	t.Run("--dns-domain-suffix names the FE Service's domain", func(t *testing.T) {
+		if c := conf(t, newCluster(), Config{Options: Options{DNSDomainSuffix: "corp.example"}}); !strings.Contains(c, "http://sr-fe-service.ns.svc.corp.example:8030;") {
+			t.Errorf("nginx.conf:\n%s", c)
+		}
+	})
 	t.Run("Deployment defaults", func(t *testing.T) {
 		d := deployment(t, newCluster())
 		c := d.Spec.Template.Spec.Containers[0]
@@ -76,14 +87,18 @@ func TestFEProxy(t *testing.T) {
 		}{
 			{"replicas", d.Spec.Replicas, ptr.To(int32(1))},
 			{"selector", d.Spec.Selector.MatchLabels, SelectorLabels(newCluster(), ComponentFEProxy)},
-			{"template labels", d.Spec.Template.Labels, Labels(newCluster(), ComponentFEProxy)},
-			{"config hash", d.Spec.Template.Annotations, map[string]string{ConfigHashAnnotation: configHash(conf(t, newCluster()))}},
+			{"template labels", d.Spec.Template.Labels, SelectorLabels(newCluster(), ComponentFEProxy)},
+			{"no config hash on a new template", d.Spec.Template.Annotations, map[string]string(nil)},
+			{"config hash on the Deployment", d.Annotations, map[string]string{ConfigHashAnnotation: configHash(conf(t, newCluster()))}},
 			{"image", c.Image, "nginx:1.24.0"},
-			{"container name", c.Name, "fe-proxy"},
+			{"container name", c.Name, "nginx"},
 			{"ports", c.Ports, []corev1.ContainerPort{{Name: "http-port", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}},
-			{"mount", c.VolumeMounts, []corev1.VolumeMount{{Name: "nginx-conf", MountPath: "/etc/nginx/nginx.conf", SubPath: "nginx.conf"}}},
-			{"volume", d.Spec.Template.Spec.Volumes, []corev1.Volume{{Name: "nginx-conf", VolumeSource: corev1.VolumeSource{
+			{"mount", c.VolumeMounts, []corev1.VolumeMount{{Name: "sr-fe-proxy-2912", MountPath: "/etc/nginx"}}},
+			{"volume", d.Spec.Template.Spec.Volumes, []corev1.Volume{{Name: "sr-fe-proxy-2912", VolumeSource: corev1.VolumeSource{
 				ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "sr-fe-proxy"}}}}}},
+			{"runs as nginx (101), never escalating", c.SecurityContext, &corev1.SecurityContext{RunAsUser: ptr.To(int64(101)), RunAsGroup: ptr.To(int64(101)),
+				RunAsNonRoot: ptr.To(true), AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(false)}},
+			{"automountServiceAccountToken", d.Spec.Template.Spec.AutomountServiceAccountToken, ptr.To(false)},
 		}
 		for _, ch := range checks {
 			if !reflect.DeepEqual(ch.got, ch.want) {
@@ -117,13 +132,14 @@ func TestFEProxy(t *testing.T) {
 			t.Errorf("deployment %+v", d.Spec)
 		}
 	})
-	t.Run("a changed nginx.conf changes the pod template hash", func(t *testing.T) {
-		a := deployment(t, newCluster()).Spec.Template.Annotations[ConfigHashAnnotation]
+	t.Run("a changed nginx.conf rolls the pods through the template hash", func(t *testing.T) {
+		recorded := deployment(t, newCluster()).Annotations[ConfigHashAnnotation]
 		src := newCluster()
 		src.Spec.StarRocksFeProxySpec.Resolver = "10.96.0.10"
-		b := deployment(t, src).Spec.Template.Annotations[ConfigHashAnnotation]
-		if a == "" || a == b {
-			t.Errorf("hashes %q and %q", a, b)
+		objs := FEProxy(src, Config{Live: ConfigState{Recorded: recorded}}).Objects()
+		b := find[*appsv1.Deployment](t, objs, "sr-fe-proxy").Spec.Template.Annotations[ConfigHashAnnotation]
+		if recorded == "" || b == "" || recorded == b {
+			t.Errorf("hashes %q and %q", recorded, b)
 		}
 	})
 }

@@ -263,19 +263,25 @@ func validatePodTemplate(selector *metav1.LabelSelector, tpl corev1.PodTemplateS
 		}
 	}
 	volumes := map[string]bool{}
+	claimVolumes := map[string]bool{} // pod volumes the StatefulSet controller replaces with a claim
 	for _, v := range tpl.Spec.Volumes {
 		if volumes[v.Name] {
 			add("duplicate volume %q", v.Name)
 		}
 		volumes[v.Name] = true
+		if pvc := v.PersistentVolumeClaim; pvc != nil && pvc.ClaimName == v.Name {
+			claimVolumes[v.Name] = true
+		}
 		for _, e := range validation.IsDNS1123Label(v.Name) {
 			add("volume name %q: %s", v.Name, e)
 		}
 	}
+	claimed := map[string]bool{}
 	for _, c := range claims {
-		if volumes[c.Name] {
+		if (volumes[c.Name] && !claimVolumes[c.Name]) || claimed[c.Name] {
 			add("claim template %q has the name of a volume or another claim", c.Name)
 		}
+		claimed[c.Name] = true
 		volumes[c.Name] = true
 		for _, e := range validation.IsDNS1123Label(c.Name) {
 			add("claim template name %q: %s", c.Name, e)

@@ -23,9 +23,14 @@ import (
 	v1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
-// cnAutoscaler is the HorizontalPodAutoscaler of the CN StatefulSet (see CN for
-// why it targets the StatefulSet). It is always autoscaling/v2: v2beta2 is no
-// longer served, and v2 expresses everything v1 can, so policy.version is ignored.
+// cnAutoscaler is the HorizontalPodAutoscaler of CN. As the upstream's, it
+// scales the StarRocksCluster's scale subresource (spec.starRocksCnSpec.replicas),
+// so that the spec stays the truth and the StatefulSet follows it.
+//
+// autoScalingPolicy.version (v1, v2beta2, v2) chose the API version the
+// upstream wrote it with. An HPA is stored once whatever version writes it;
+// v2beta2 is no longer served, and v2 expresses everything v1 and v2beta2
+// can, so we write v2 for every version and report the version in status.
 //
 // minReplicas defaults to 1 (the HPA's own default, written out so the object
 // says what it does); 0 is passed through for clusters with HPAScaleToZero. maxReplicas is raised to minReplicas when lower, and to
@@ -39,9 +44,9 @@ func cnAutoscaler(src *v1.StarRocksCluster, policy *v1.AutoScalingPolicy) *autos
 		ObjectMeta: objectMeta(src, ComponentCN, src.CnAutoscalerName()),
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{
-				APIVersion: "apps/v1",
-				Kind:       "StatefulSet",
-				Name:       src.CnStatefulSetName(),
+				APIVersion: v1.GroupVersion.String(),
+				Kind:       "StarRocksCluster",
+				Name:       src.Name,
 			},
 			MinReplicas: ptr.To(minReplicas),
 			MaxReplicas: maxReplicas,

@@ -47,10 +47,11 @@ func TestCNAutoscaler(t *testing.T) {
 		wantStsReplicas *int32
 	}{
 		{"no autoScalingPolicy: no HPA, replicas from the spec", nil, ptr.To(int32(4)), false, 0, 0, ptr.To(int32(4))},
-		{"autoScalingPolicy: HPA and StatefulSet replicas nil", &v1.AutoScalingPolicy{MinReplicas: ptr.To(int32(2)), MaxReplicas: 10,
-			HPAPolicy: &v1.HPAPolicy{Metrics: metrics, Behavior: behavior}}, ptr.To(int32(4)), true, 2, 10, nil},
-		{"minReplicas defaults to 1", &v1.AutoScalingPolicy{MaxReplicas: 3}, nil, true, 1, 3, nil},
-		{"maxReplicas below minReplicas is raised to it", &v1.AutoScalingPolicy{MinReplicas: ptr.To(int32(5)), MaxReplicas: 2}, nil, true, 5, 5, nil},
+		{"autoScalingPolicy: HPA, and the StatefulSet follows the spec the HPA scales", &v1.AutoScalingPolicy{MinReplicas: ptr.To(int32(2)), MaxReplicas: 10,
+			HPAPolicy: &v1.HPAPolicy{Metrics: metrics, Behavior: behavior}}, ptr.To(int32(4)), true, 2, 10, ptr.To(int32(4))},
+		{"minReplicas defaults to 1", &v1.AutoScalingPolicy{MaxReplicas: 3}, nil, true, 1, 3, ptr.To(int32(1))},
+		{"maxReplicas below minReplicas is raised to it", &v1.AutoScalingPolicy{MinReplicas: ptr.To(int32(5)), MaxReplicas: 2}, nil, true, 5, 5, ptr.To(int32(1))},
+		{"version v1 is written as v2 too", &v1.AutoScalingPolicy{Version: "v1", MaxReplicas: 3}, nil, true, 1, 3, ptr.To(int32(1))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,7 +75,8 @@ func TestCNAutoscaler(t *testing.T) {
 			if hpa == nil {
 				return
 			}
-			want := autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "sr-cn"}
+			// The cluster's scale subresource, as the upstream's HPA.
+			want := autoscalingv2.CrossVersionObjectReference{APIVersion: "starrocks.com/v1", Kind: "StarRocksCluster", Name: "sr"}
 			if hpa.Name != "sr-cn-autoscaler" || hpa.Spec.ScaleTargetRef != want {
 				t.Errorf("HPA %s targets %+v", hpa.Name, hpa.Spec.ScaleTargetRef)
 			}

@@ -81,8 +81,12 @@ func TestPodAndServiceLabelsNeverOverrideOurs(t *testing.T) {
 	objs := BE(src, Config{}).Objects()
 	s := find[*appsv1.StatefulSet](t, objs, "sr-be")
 	svc := find[*corev1.Service](t, objs, "sr-be-service")
-	for _, l := range []map[string]string{s.Spec.Template.Labels, svc.Labels} {
-		for k, v := range Labels(src, ComponentBE) {
+	for i, l := range []map[string]string{s.Spec.Template.Labels, svc.Labels} {
+		ours := Labels(src, ComponentBE)
+		if i == 0 {
+			ours = SelectorLabels(src, ComponentBE) // pod templates carry the upstream's labels only
+		}
+		for k, v := range ours {
 			if l[k] != v {
 				t.Errorf("label %s=%q, want %q", k, l[k], v)
 			}

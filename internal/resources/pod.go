@@ -17,6 +17,7 @@ limitations under the License.
 package resources
 
 import (
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,78 +50,80 @@ func typeMeta(apiVersion, kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}
 }
 
-// podMeta is the metadata of a component's pod template: our labels over
-// podLabels, and annotations plus, when hash is set, ConfigHashAnnotation.
-func podMeta(src *v1.StarRocksCluster, c Component, load *v1.StarRocksLoadSpec, hash string) metav1.ObjectMeta {
+// podMeta is the metadata of a component's pod template, as the upstream
+// writes it: the selector labels over podLabels and the user's annotations.
+// name and namespace are set only where the upstream sets them (FE and BE
+// templates carry both, CN only the namespace, the FE proxy neither): they
+// change nothing in the pods, but a template that differs rolls them.
+// configHash, when set, becomes ConfigHashAnnotation.
+func podMeta(src *v1.StarRocksCluster, c Component, load *v1.StarRocksLoadSpec, name, namespace, configHash string) metav1.ObjectMeta {
 	meta := metav1.ObjectMeta{
-		Labels:      mergeLabels(Labels(src, c), load.PodLabels),
+		Name:        name,
+		Namespace:   namespace,
+		Labels:      mergeLabels(SelectorLabels(src, c), load.PodLabels),
 		Annotations: copyMap(load.Annotations),
 	}
-	if hash != "" {
+	if configHash != "" {
 		if meta.Annotations == nil {
 			meta.Annotations = map[string]string{}
 		}
-		meta.Annotations[ConfigHashAnnotation] = hash
+		meta.Annotations[ConfigHashAnnotation] = configHash
 	}
 	return meta
 }
 
 // loadPodSpec is the part of a pod spec every component, the FE proxy
-// included, takes from its spec: identity and scheduling.
+// included, takes from its spec: identity and scheduling. StarRocks never
+// calls the Kubernetes API, so the service account's token is not mounted.
 func loadPodSpec(src *v1.StarRocksCluster, load *v1.StarRocksLoadSpec) corev1.PodSpec {
 	sa := load.ServiceAccount
 	if sa == "" {
 		sa = src.Spec.ServiceAccount
 	}
 	return corev1.PodSpec{
-		ServiceAccountName:        sa,
-		ImagePullSecrets:          load.ImagePullSecrets,
-		SchedulerName:             load.SchedulerName,
-		NodeSelector:              load.NodeSelector,
-		Affinity:                  load.Affinity,
-		Tolerations:               load.Tolerations,
-		TopologySpreadConstraints: load.TopologySpreadConstraints,
-		ShareProcessNamespace:     load.ShareProcessNamespace,
+		ServiceAccountName:           sa,
+		AutomountServiceAccountToken: ptr.To(false),
+		ImagePullSecrets:             load.ImagePullSecrets,
+		SchedulerName:                load.SchedulerName,
+		NodeSelector:                 load.NodeSelector,
+		Affinity:                     load.Affinity,
+		Tolerations:                  load.Tolerations,
+		TopologySpreadConstraints:    load.TopologySpreadConstraints,
+		ShareProcessNamespace:        load.ShareProcessNamespace,
 	}
 }
 
-// podSecurityContext carries the sysctls and, when the main container must run
-// as non-root, the uid, gid and fsGroup of the image's starrocks user: without
-// a numeric user kubelet refuses to start a non-root container whose image
-// names no numeric user, and without fsGroup the volumes stay root-owned and
-// unwritable. When runAsNonRoot is unset or false the pod runs as the image
-// says (root for the standard images), as upstream does.
+// podSecurityContext: volumes change group ownership only when the root of
+// the volume does not match (no recursive chown of large volumes on every
+// start), fsGroup is the starrocks group when the container runs as non-root,
+// and the user's sysctls.
 func podSecurityContext(spec *v1.StarRocksComponentSpec) *corev1.PodSecurityContext {
-	psc := &corev1.PodSecurityContext{}
-	empty := true
-	if len(spec.Sysctls) > 0 {
-		psc.Sysctls = spec.Sysctls
-		empty = false
+	psc := &corev1.PodSecurityContext{
+		FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch),
+		Sysctls:             spec.Sysctls,
 	}
 	if ptr.Deref(spec.RunAsNonRoot, false) {
-		psc.RunAsUser = ptr.To(nonRootID)
-		psc.RunAsGroup = ptr.To(nonRootID)
 		psc.FSGroup = ptr.To(nonRootID)
-		policy := corev1.FSGroupChangeOnRootMismatch // avoid a recursive chown of large volumes on every start
-		psc.FSGroupChangePolicy = &policy
-		empty = false
-	}
-	if empty {
-		return nil
 	}
 	return psc
 }
 
-// containerSecurityContext carries only what the user set, nil when nothing.
+// containerSecurityContext never lets the process gain privileges, keeps the
+// root filesystem writable unless asked (StarRocks writes pid files next to its
+// binaries) and, for runAsNonRoot, runs as the image's starrocks user: without
+// a numeric user kubelet refuses a non-root container whose image names none.
 func containerSecurityContext(spec *v1.StarRocksComponentSpec) *corev1.SecurityContext {
-	if spec.RunAsNonRoot == nil && spec.Capabilities == nil && spec.ReadOnlyRootFilesystem == nil {
-		return nil
+	sc := &corev1.SecurityContext{
+		Capabilities:             spec.Capabilities,
+		AllowPrivilegeEscalation: ptr.To(false),
+		ReadOnlyRootFilesystem:   ptr.To(ptr.Deref(spec.ReadOnlyRootFilesystem, false)),
 	}
-	return &corev1.SecurityContext{
-		RunAsNonRoot:           spec.RunAsNonRoot,
-		Capabilities:           spec.Capabilities,
-		ReadOnlyRootFilesystem: spec.ReadOnlyRootFilesystem,
+	if ptr.Deref(spec.RunAsNonRoot, false) {
+		sc.RunAsUser = ptr.To(nonRootID)
+		sc.RunAsGroup = ptr.To(nonRootID)
+		sc.RunAsNonRoot = ptr.To(true)
 	}
+	return sc
 }
 
 // probes are the startup, liveness and readiness probes of a container: each
@@ -162,51 +165,60 @@ func tcpHealth(port int32) func() corev1.ProbeHandler {
 	}
 }
 
-// containerPorts are the container ports of a component's ports.
+// containerPorts are the container ports of a component's ports, under the
+// upstream's container port names (http-port, be-port, ...).
 func containerPorts(ports []namedPort) []corev1.ContainerPort {
 	out := make([]corev1.ContainerPort, 0, len(ports))
 	for _, p := range ports {
-		out = append(out, corev1.ContainerPort{Name: p.name, ContainerPort: p.port, Protocol: corev1.ProtocolTCP})
+		if p.container != "" {
+			out = append(out, corev1.ContainerPort{Name: p.container, ContainerPort: p.port, Protocol: corev1.ProtocolTCP})
+		}
 	}
 	return out
 }
 
-// componentEnv is the environment the StarRocks images' entrypoints expect,
-// followed by the user's variables. A user variable with the name of one of
-// ours replaces ours in place (so that later variables referring to it with
-// $(NAME) still see it defined first); duplicate user names keep the last value,
-// which is what Kubernetes would use, at the place of the first.
-func componentEnv(src *v1.StarRocksCluster, c Component, feQueryPort int32, user []corev1.EnvVar) []corev1.EnvVar {
+// componentEnv is the user's variables followed by the environment the
+// StarRocks images' entrypoints expect, in the upstream's order. A user
+// variable with the name of one of ours replaces ours (and keeps the user's
+// place); names in opts.UnsupportedEnvs (KUBE_STARROCKS_UNSUPPORTED_ENVS) are
+// never added by us, for clusters whose Kubernetes lacks those field paths.
+// FE gets the FE Service qualified by namespace, BE and CN its bare name (and
+// the FE query port), as the upstream's images expect.
+func componentEnv(src *v1.StarRocksCluster, c Component, feQueryPort int32, configMapPath string, user []corev1.EnvVar, opts Options) []corev1.EnvVar {
 	ours := []corev1.EnvVar{
 		fieldEnv("POD_NAME", "metadata.name"),
 		fieldEnv("POD_IP", "status.podIP"),
 		fieldEnv("HOST_IP", "status.hostIP"),
 		fieldEnv("POD_NAMESPACE", "metadata.namespace"),
-		{Name: "COMPONENT_NAME", Value: string(c)},
-		{Name: "FE_SERVICE_NAME", Value: feServiceAddress(src)},
-		{Name: "FE_QUERY_PORT", Value: strconv.Itoa(int(feQueryPort))},
 		{Name: "HOST_TYPE", Value: "FQDN"},
-		{Name: "USER", Value: "root"},
-		{Name: "CONFIGMAP_MOUNT_PATH", Value: configMapMountPath(c)},
+		{Name: "COMPONENT_NAME", Value: string(c)},
 	}
-	last := make(map[string]corev1.EnvVar, len(user))
-	for _, e := range user {
-		last[e.Name] = e
+	if c == ComponentFE {
+		ours = append(ours, corev1.EnvVar{Name: "FE_SERVICE_NAME", Value: src.FeServiceName() + "." + src.Namespace})
+	} else {
+		ours = append(ours,
+			corev1.EnvVar{Name: "FE_SERVICE_NAME", Value: src.FeServiceName()},
+			corev1.EnvVar{Name: "FE_QUERY_PORT", Value: strconv.Itoa(int(feQueryPort))})
+	}
+	if configMapPath != "" {
+		ours = append(ours, corev1.EnvVar{Name: "CONFIGMAP_MOUNT_PATH", Value: configMapPath})
 	}
 	out := make([]corev1.EnvVar, 0, len(ours)+len(user))
-	done := make(map[string]bool, len(ours)+len(user))
-	for _, e := range ours {
-		if u, ok := last[e.Name]; ok {
-			e = u
-		}
-		out = append(out, e)
-		done[e.Name] = true
-	}
+	seen := make(map[string]int, len(ours)+len(user))
 	for _, e := range user {
-		if !done[e.Name] {
-			out = append(out, last[e.Name])
-			done[e.Name] = true
+		if i, ok := seen[e.Name]; ok {
+			out[i] = e // Kubernetes would use the last one
+			continue
 		}
+		seen[e.Name] = len(out)
+		out = append(out, e)
+	}
+	for _, e := range ours {
+		if _, ok := seen[e.Name]; ok || slices.Contains(opts.UnsupportedEnvs, e.Name) {
+			continue
+		}
+		seen[e.Name] = len(out)
+		out = append(out, e)
 	}
 	return out
 }

@@ -19,6 +19,7 @@ package resources
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/srscale/starrocks-operator/api/v1"
 )
@@ -28,10 +29,11 @@ var serviceTypeMeta = typeMeta("v1", "Service")
 // clientService is a component's client-facing Service: every port of the
 // component, customised by spec.service.
 //
-// spec.service.ports entries override the default port of the same name: port,
-// containerPort (the target port) and nodePort. Entries whose name matches no
-// port of the component are ignored, as upstream does: nothing listens behind
-// them. nodePort is only set on NodePort and LoadBalancer Services, and
+// spec.service.ports entries override a default port: port, containerPort
+// (the target port) and nodePort. As in the upstream, an entry applies to the
+// port whose number equals its containerPort, or else to the port of its
+// name. Entries that match no port of the component are ignored: nothing
+// listens behind them. FE's query port says appProtocol mysql. nodePort is only set on NodePort and LoadBalancer Services, and
 // loadBalancerIP / loadBalancerSourceRanges only on LoadBalancer Services,
 // because the API server rejects them elsewhere.
 func clientService(src *v1.StarRocksCluster, c Component, name string, ports []namedPort, custom *v1.StarRocksService) *corev1.Service {
@@ -69,12 +71,13 @@ func servicePorts(ports []namedPort, custom *v1.StarRocksService) []corev1.Servi
 	out := make([]corev1.ServicePort, 0, len(ports))
 	for _, p := range ports {
 		sp := corev1.ServicePort{
-			Name:       p.name,
-			Protocol:   corev1.ProtocolTCP,
-			Port:       p.port,
-			TargetPort: intstr.FromInt32(p.port),
+			Name:        p.name,
+			Protocol:    corev1.ProtocolTCP,
+			AppProtocol: appProtocol(p.name),
+			Port:        p.port,
+			TargetPort:  intstr.FromInt32(p.port),
 		}
-		if o := portOverride(custom, p.name); o != nil {
+		if o := portOverride(custom, p); o != nil {
 			if o.Port > 0 {
 				sp.Port = o.Port
 			}
@@ -90,15 +93,29 @@ func servicePorts(ports []namedPort, custom *v1.StarRocksService) []corev1.Servi
 	return out
 }
 
-// portOverride is the first entry of custom.ports called name, or nil.
-func portOverride(custom *v1.StarRocksService, name string) *v1.StarRocksServicePort {
+// portOverride is the first entry of custom.ports whose containerPort is p's
+// number, or else the first called p's name; nil when none.
+func portOverride(custom *v1.StarRocksService, p namedPort) *v1.StarRocksServicePort {
 	if custom == nil {
 		return nil
 	}
 	for i := range custom.Ports {
-		if custom.Ports[i].Name == name {
+		if custom.Ports[i].ContainerPort == p.port {
 			return &custom.Ports[i]
 		}
+	}
+	for i := range custom.Ports {
+		if custom.Ports[i].Name == p.name {
+			return &custom.Ports[i]
+		}
+	}
+	return nil
+}
+
+// appProtocol is FE's query port's protocol (MySQL), for clients and meshes that read it.
+func appProtocol(name string) *string {
+	if name == fePortQuery || name == "query-port" {
+		return ptr.To("mysql")
 	}
 	return nil
 }
@@ -116,10 +133,11 @@ func searchService(src *v1.StarRocksCluster, c Component, name string, p namedPo
 			PublishNotReadyAddresses: true,
 			Selector:                 SelectorLabels(src, c),
 			Ports: []corev1.ServicePort{{
-				Name:       p.name,
-				Protocol:   corev1.ProtocolTCP,
-				Port:       p.port,
-				TargetPort: intstr.FromInt32(p.port),
+				Name:        p.name,
+				Protocol:    corev1.ProtocolTCP,
+				AppProtocol: appProtocol(p.name),
+				Port:        p.port,
+				TargetPort:  intstr.FromInt32(p.port),
 			}},
 		},
 	}

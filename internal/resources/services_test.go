@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/srscale/starrocks-operator/api/v1"
 )
@@ -199,7 +200,7 @@ func TestSearchServiceIsHeadless(t *testing.T) {
 		svc      string
 		wantPort corev1.ServicePort
 	}{
-		{"FE search exposes the query port", ComponentFE, src.FeSearchServiceName(), corev1.ServicePort{Name: "query", Protocol: corev1.ProtocolTCP, Port: 9030, TargetPort: intstr.FromInt32(9030)}},
+		{"FE search exposes the query port (MySQL)", ComponentFE, src.FeSearchServiceName(), corev1.ServicePort{Name: "query-port", Protocol: corev1.ProtocolTCP, AppProtocol: ptr.To("mysql"), Port: 9030, TargetPort: intstr.FromInt32(9030)}},
 		{"BE search exposes the heartbeat port", ComponentBE, src.BeSearchServiceName(), corev1.ServicePort{Name: "heartbeat", Protocol: corev1.ProtocolTCP, Port: 9050, TargetPort: intstr.FromInt32(9050)}},
 		{"CN search exposes the heartbeat port", ComponentCN, src.CnSearchServiceName(), corev1.ServicePort{Name: "heartbeat", Protocol: corev1.ProtocolTCP, Port: 9050, TargetPort: intstr.FromInt32(9050)}},
 	}
@@ -229,9 +230,6 @@ func TestFEServicePortOverrideReachesOtherComponents(t *testing.T) {
 	}}
 	if v, _ := envValue(mainOf(sts(t, src, ComponentBE, Config{})), "FE_QUERY_PORT"); v != "19030" {
 		t.Errorf("BE FE_QUERY_PORT %q: BE reaches FE through the FE Service's port", v)
-	}
-	if v, _ := envValue(mainOf(sts(t, src, ComponentFE, Config{})), "FE_QUERY_PORT"); v != "19030" {
-		t.Errorf("FE FE_QUERY_PORT %q", v)
 	}
 	cm := find[*corev1.ConfigMap](t, FEProxy(src).Objects(), src.FeProxyConfigMapName())
 	if !strings.Contains(cm.Data["nginx.conf"], "sr-fe-service.ns.svc.cluster.local:18030;") {

@@ -17,6 +17,10 @@ limitations under the License.
 package resources
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +36,10 @@ var defaultImages = map[Component]string{
 	ComponentCN: "starrocks/cn-ubuntu:latest",
 }
 
+// starRocksRoot is where the StarRocks images install StarRocks; a
+// STARROCKS_ROOT variable in the component's env moves it, as in the upstream.
+const starRocksRoot = "/opt/starrocks"
+
 // statefulSetInput is what differs between the FE, BE and CN StatefulSets.
 type statefulSetInput struct {
 	c           Component
@@ -42,22 +50,15 @@ type statefulSetInput struct {
 	ports       []namedPort
 	healthPort  int32
 	feQueryPort int32
-	content     string // the .conf
-	// omitReplicas leaves spec.replicas unset because a HorizontalPodAutoscaler owns it.
-	omitReplicas bool
+	cfg         Config
 }
 
-// statefulSet is the StatefulSet of FE, BE or CN.
+// statefulSet is the StatefulSet of FE, BE or CN. For the same spec its pod
+// template equals the upstream operator's (upstream-rendered in the reference
+// tests), so that taking a cluster over from it restarts no pod.
 func statefulSet(src *v1.StarRocksCluster, in statefulSetInput) *appsv1.StatefulSet {
 	spec := in.spec
-	vols := componentVolumes(in.c, spec)
-
-	// Only a configured .conf is hashed: without one there is nothing that can
-	// change behind the pods' back, and the template stays free of noise.
-	hash := ""
-	if in.content != "" {
-		hash = configHash(in.content)
-	}
+	vols := componentVolumes(in.c, spec, in.cfg.Options)
 
 	pod := loadPodSpec(src, &spec.StarRocksLoadSpec)
 	pod.InitContainers = spec.InitContainers
@@ -73,37 +74,66 @@ func statefulSet(src *v1.StarRocksCluster, in statefulSetInput) *appsv1.Stateful
 	if policy == "" {
 		policy = appsv1.ParallelPodManagement
 	}
-	update := appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}
+	update := appsv1.StatefulSetUpdateStrategy{
+		Type:          appsv1.RollingUpdateStatefulSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To(int32(0))},
+	}
 	if spec.UpdateStrategy != nil {
 		update = *spec.UpdateStrategy
 	}
+	retention := spec.PersistentVolumeClaimRetentionPolicy
+	if retention != nil && in.c != ComponentCN {
+		// FE metadata and BE tablets must outlive a scale-down: their claims are
+		// kept whatever whenScaled says, as the upstream does.
+		retention = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenDeleted: retention.WhenDeleted}
+	}
 
-	sts := &appsv1.StatefulSet{
+	// The upstream writes name and namespace into the FE and BE templates, and
+	// only the namespace into CN's.
+	tmplName := in.name
+	if in.c == ComponentCN {
+		tmplName = ""
+	}
+	meta := withConfigHash(objectMeta(src, in.c, in.name), in.cfg.Content)
+	return &appsv1.StatefulSet{
 		TypeMeta:   typeMeta("apps/v1", "StatefulSet"),
-		ObjectMeta: objectMeta(src, in.c, in.name),
+		ObjectMeta: meta,
 		Spec: appsv1.StatefulSetSpec{
-			Selector:                             &metav1.LabelSelector{MatchLabels: SelectorLabels(src, in.c)},
-			Template:                             corev1.PodTemplateSpec{ObjectMeta: podMeta(src, in.c, &spec.StarRocksLoadSpec, hash), Spec: pod},
+			Replicas: ptr.To(ptr.Deref(spec.Replicas, 1)),
+			Selector: &metav1.LabelSelector{MatchLabels: SelectorLabels(src, in.c)},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: podMeta(src, in.c, &spec.StarRocksLoadSpec, tmplName, src.Namespace, templateConfigHash(in.cfg.Content, in.cfg.Live)),
+				Spec:       pod,
+			},
 			VolumeClaimTemplates:                 vols.claims,
 			ServiceName:                          in.searchName,
 			PodManagementPolicy:                  policy,
 			UpdateStrategy:                       update,
-			PersistentVolumeClaimRetentionPolicy: spec.PersistentVolumeClaimRetentionPolicy,
+			PersistentVolumeClaimRetentionPolicy: retention,
 			MinReadySeconds:                      ptr.Deref(spec.MinReadySeconds, 0),
 		},
 	}
-	if !in.omitReplicas {
-		sts.Spec.Replicas = ptr.To(ptr.Deref(spec.Replicas, 1))
+}
+
+// templateConfigHash is ConfigHashAnnotation for a pod template (see
+// ConfigState): the hash of content once it differs from what the live
+// workload recorded, or when the live template already carries one.
+func templateConfigHash(content string, live ConfigState) string {
+	if content == "" {
+		return ""
 	}
-	return sts
+	h := configHash(content)
+	if live.Template != "" || (live.Recorded != "" && live.Recorded != h) {
+		return h
+	}
+	return ""
 }
 
 // mainContainer is the StarRocks container of FE, BE or CN.
 //
-// Without a command the image's entrypoint script runs with the FE Service as
-// its argument, as upstream does. A user command replaces both the command and
-// the default argument (like a Kubernetes command drops the image's CMD), so
-// only the user's args follow it; user args alone replace the default argument.
+// The image's entrypoint script runs unless command is set, and its argument
+// is the FE Service unless args are set: each default applies on its own, as
+// in the upstream.
 func mainContainer(src *v1.StarRocksCluster, in statefulSetInput, mounts []corev1.VolumeMount) corev1.Container {
 	spec := in.spec
 	c := string(in.c)
@@ -112,31 +142,46 @@ func mainContainer(src *v1.StarRocksCluster, in statefulSetInput, mounts []corev
 	if image == "" {
 		image = defaultImages[in.c]
 	}
-	command := []string{"/opt/starrocks/" + c + "_entrypoint.sh"}
+	pullPolicy := spec.ImagePullPolicy
+	if pullPolicy == "" {
+		// Kubernetes would pick Always for :latest; the upstream always says IfNotPresent.
+		pullPolicy = corev1.PullIfNotPresent
+	}
+	root, workingDir := starRocksRoot, ""
+	if r := userEnvValue(in.env, "STARROCKS_ROOT"); r != "" {
+		root, workingDir = r, r
+	}
+	command := []string{root + "/" + c + "_entrypoint.sh"}
+	if len(spec.Command) > 0 {
+		command = spec.Command
+	}
 	args := []string{"$(FE_SERVICE_NAME)"}
-	switch {
-	case len(spec.Command) > 0:
-		command, args = spec.Command, spec.Args
-	case len(spec.Args) > 0:
+	if len(spec.Args) > 0 {
 		args = spec.Args
 	}
-	lifecycle := spec.Lifecycle
-	if lifecycle == nil {
-		// Let FE hand over leadership and BE/CN leave cleanly before SIGTERM.
-		lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{
-			Exec: &corev1.ExecAction{Command: []string{"/opt/starrocks/" + c + "_prestop.sh"}},
-		}}
+	lifecycle := &corev1.Lifecycle{PreStop: defaultPreStop(in.c, image, root)}
+	if spec.Lifecycle != nil {
+		lifecycle.PostStart = spec.Lifecycle.PostStart
+		if spec.Lifecycle.PreStop != nil {
+			lifecycle.PreStop = spec.Lifecycle.PreStop
+		}
+		lifecycle.StopSignal = spec.Lifecycle.StopSignal
+	}
+	configMapPath := ""
+	if info := spec.ConfigMapInfo; info.ConfigMapName != "" && info.ResolveKey != "" {
+		configMapPath = configMapMountPath(in.c)
 	}
 	startup, liveness, readiness := probes(&spec.StarRocksLoadSpec, httpHealth(in.healthPort))
 
 	return corev1.Container{
 		Name:            c,
 		Image:           image,
-		ImagePullPolicy: spec.ImagePullPolicy,
+		ImagePullPolicy: pullPolicy,
 		Command:         command,
 		Args:            args,
+		WorkingDir:      workingDir,
 		Ports:           containerPorts(in.ports),
-		Env:             componentEnv(src, in.c, in.feQueryPort, in.env),
+		Env:             componentEnv(src, in.c, in.feQueryPort, configMapPath, in.env, in.cfg.Options),
 		Resources:       spec.ResourceRequirements,
 		VolumeMounts:    mounts,
 		StartupProbe:    startup,
@@ -145,4 +190,64 @@ func mainContainer(src *v1.StarRocksCluster, in statefulSetInput, mounts []corev
 		Lifecycle:       lifecycle,
 		SecurityContext: containerSecurityContext(spec),
 	}
+}
+
+// userEnvValue is the literal value of the user's variable called name; "" when none.
+func userEnvValue(env []corev1.EnvVar, name string) string {
+	value := ""
+	for _, e := range env {
+		if e.Name == name && e.ValueFrom == nil {
+			value = e.Value
+		}
+	}
+	return value
+}
+
+// defaultPreStop lets FE hand over leadership and BE/CN leave cleanly before
+// SIGTERM. Images from 3.0 on (and tags that are no version, such as latest)
+// ship stop_<c>.sh with -g (graceful); older images only have <c>_prestop.sh.
+func defaultPreStop(c Component, image, root string) *corev1.LifecycleHandler {
+	if major, ok := imageMajorVersion(image); ok && major < 3 {
+		return &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{root + "/" + string(c) + "_prestop.sh"}}}
+	}
+	script := fmt.Sprintf("%s/%s/bin/stop_%s.sh -g", root, c, c)
+	return &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"/bin/bash", "-c", script}}}
+}
+
+// imageMajorVersion is the major version of an image tag such as 2.5.4 or
+// v3.1.0-rc1; false when the tag is not a version (latest, a digest, none).
+func imageMajorVersion(image string) (int, bool) {
+	if i := strings.IndexByte(image, '@'); i >= 0 {
+		image = image[:i]
+	}
+	i := strings.LastIndexByte(image, ':')
+	if i < 0 || strings.Contains(image[i:], "/") {
+		return 0, false
+	}
+	tag := strings.TrimPrefix(image[i+1:], "v")
+	head, _, found := strings.Cut(tag, ".")
+	if !found {
+		return 0, false
+	}
+	major, err := strconv.Atoi(head)
+	if err != nil {
+		return 0, false
+	}
+	return major, true
+}
+
+// KeepFEQuorum keeps an FE StatefulSet that runs more than one replica from
+// being scaled down to one, as the upstream does: the followers hold the
+// metadata's quorum, and a lone FE left from several cannot elect itself
+// leader. want is changed in place to the live replicas; it reports whether
+// it was.
+func KeepFEQuorum(want, live *appsv1.StatefulSet) bool {
+	if want == nil || live == nil || want.Spec.Replicas == nil || live.Spec.Replicas == nil {
+		return false
+	}
+	if *want.Spec.Replicas == 1 && *live.Spec.Replicas > 1 {
+		want.Spec.Replicas = ptr.To(*live.Spec.Replicas)
+		return true
+	}
+	return false
 }

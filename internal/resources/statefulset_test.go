@@ -52,20 +52,25 @@ func TestStatefulSetDefaults(t *testing.T) {
 			}{
 				{"replicas", s.Spec.Replicas, ptr.To(int32(1))},
 				{"podManagementPolicy", s.Spec.PodManagementPolicy, appsv1.ParallelPodManagement},
-				{"updateStrategy", s.Spec.UpdateStrategy, appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}},
+				{"updateStrategy", s.Spec.UpdateStrategy, appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+					RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To(int32(0))}}},
 				{"selector", s.Spec.Selector.MatchLabels, SelectorLabels(newCluster(), c)},
-				{"template labels", s.Spec.Template.Labels, Labels(newCluster(), c)},
+				{"template labels are the selector's, as the upstream's", s.Spec.Template.Labels, SelectorLabels(newCluster(), c)},
+				{"template namespace", s.Spec.Template.Namespace, "ns"},
+				{"automountServiceAccountToken", s.Spec.Template.Spec.AutomountServiceAccountToken, ptr.To(false)},
+				{"imagePullPolicy", mainOf(s).ImagePullPolicy, corev1.PullIfNotPresent},
 				{"template annotations", s.Spec.Template.Annotations, map[string]string(nil)},
 				{"terminationGracePeriodSeconds", s.Spec.Template.Spec.TerminationGracePeriodSeconds, ptr.To(int64(120))},
-				{"pod securityContext", s.Spec.Template.Spec.SecurityContext, (*corev1.PodSecurityContext)(nil)},
+				{"pod securityContext", s.Spec.Template.Spec.SecurityContext, &corev1.PodSecurityContext{FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch)}},
 				{"serviceAccountName", s.Spec.Template.Spec.ServiceAccountName, ""},
 				{"containers", len(s.Spec.Template.Spec.Containers), 1},
 				{"container name", mainOf(s).Name, string(c)},
 				{"image", mainOf(s).Image, "starrocks/" + string(c) + "-ubuntu:latest"},
 				{"command", mainOf(s).Command, []string{"/opt/starrocks/" + string(c) + "_entrypoint.sh"}},
 				{"args", mainOf(s).Args, []string{"$(FE_SERVICE_NAME)"}},
-				{"preStop", mainOf(s).Lifecycle, &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"/opt/starrocks/" + string(c) + "_prestop.sh"}}}}},
-				{"container securityContext", mainOf(s).SecurityContext, (*corev1.SecurityContext)(nil)},
+				{"preStop", mainOf(s).Lifecycle, &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{
+					Command: []string{"/bin/bash", "-c", "/opt/starrocks/" + string(c) + "/bin/stop_" + string(c) + ".sh -g"}}}}},
+				{"container securityContext", mainOf(s).SecurityContext, &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(false)}},
 				{"volume claim templates", len(s.Spec.VolumeClaimTemplates), 0},
 			}
 			for _, ch := range checks {
@@ -137,14 +142,16 @@ func TestStatefulSetPassesSpecThrough(t *testing.T) {
 		{"initContainers", pod.InitContainers, []corev1.Container{initC}},
 		{"sidecars follow the main container", pod.Containers[1:], []corev1.Container{sidecar}},
 		{"updateStrategy", s.Spec.UpdateStrategy, *update},
-		{"retention", s.Spec.PersistentVolumeClaimRetentionPolicy, retention},
+		{"BE keeps its claims on scale-down: whenScaled is dropped", s.Spec.PersistentVolumeClaimRetentionPolicy,
+			&appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType}},
 		{"minReadySeconds", s.Spec.MinReadySeconds, int32(10)},
 		{"podManagementPolicy", s.Spec.PodManagementPolicy, appsv1.OrderedReadyPodManagement},
 		{"terminationGracePeriodSeconds", pod.TerminationGracePeriodSeconds, ptr.To(int64(600))},
 		{"the cluster's service account is the fallback", pod.ServiceAccountName, "cluster-sa"},
 		{"pod label", s.Spec.Template.Labels["team"], "olap"},
 		{"pod annotations", s.Spec.Template.Annotations, map[string]string{"a": "b"}},
-		{"a user lifecycle replaces the default preStop", mainOf(s).Lifecycle, spec.Lifecycle},
+		{"a user postStart is kept beside the default preStop", mainOf(s).Lifecycle, &corev1.Lifecycle{PostStart: spec.Lifecycle.PostStart,
+			PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"/bin/bash", "-c", "/opt/starrocks/be/bin/stop_be.sh -g"}}}}},
 	}
 	for _, ch := range checks {
 		if !equality.Semantic.DeepEqual(ch.got, ch.want) {
@@ -168,7 +175,7 @@ func TestCommandAndArgs(t *testing.T) {
 	}{
 		{"default entrypoint gets the FE Service", nil, nil, []string{"/opt/starrocks/cn_entrypoint.sh"}, []string{"$(FE_SERVICE_NAME)"}},
 		{"user args replace the default argument", nil, []string{"--debug"}, []string{"/opt/starrocks/cn_entrypoint.sh"}, []string{"--debug"}},
-		{"user command drops the default argument", []string{"/bin/sh", "-c", "sleep 1"}, nil, []string{"/bin/sh", "-c", "sleep 1"}, nil},
+		{"user command keeps the default argument, as the upstream's", []string{"/bin/sh", "-c", "sleep 1"}, nil, []string{"/bin/sh", "-c", "sleep 1"}, []string{"$(FE_SERVICE_NAME)"}},
 		{"user command and args are both kept", []string{"/start.sh"}, []string{"a"}, []string{"/start.sh"}, []string{"a"}},
 	}
 	for _, tt := range tests {
@@ -191,18 +198,14 @@ func TestEnv(t *testing.T) {
 		}
 		return out
 	}
-	ours := []string{"POD_NAME", "POD_IP", "HOST_IP", "POD_NAMESPACE", "COMPONENT_NAME", "FE_SERVICE_NAME",
-		"FE_QUERY_PORT", "HOST_TYPE", "USER", "CONFIGMAP_MOUNT_PATH"}
+	ours := []string{"POD_NAME", "POD_IP", "HOST_IP", "POD_NAMESPACE", "HOST_TYPE", "COMPONENT_NAME", "FE_SERVICE_NAME", "FE_QUERY_PORT"}
 
-	t.Run("operator variables come first with the upstream values", func(t *testing.T) {
+	t.Run("operator variables in the upstream's order and values", func(t *testing.T) {
 		c := mainOf(sts(t, newCluster(), ComponentBE, Config{}))
 		if !reflect.DeepEqual(names(c.Env), ours) {
 			t.Errorf("env %v", names(c.Env))
 		}
-		want := map[string]string{
-			"COMPONENT_NAME": "be", "FE_SERVICE_NAME": "sr-fe-service.ns", "FE_QUERY_PORT": "9030",
-			"HOST_TYPE": "FQDN", "USER": "root", "CONFIGMAP_MOUNT_PATH": "/etc/starrocks/be/configmap",
-		}
+		want := map[string]string{"COMPONENT_NAME": "be", "FE_SERVICE_NAME": "sr-fe-service", "FE_QUERY_PORT": "9030", "HOST_TYPE": "FQDN"}
 		for k, v := range want {
 			if got, _ := envValue(c, k); got != v {
 				t.Errorf("%s=%q, want %q", k, got, v)
@@ -215,32 +218,96 @@ func TestEnv(t *testing.T) {
 			}
 		}
 	})
-	t.Run("user env var overrides the operator's in place", func(t *testing.T) {
+	t.Run("FE gets the FE Service with its namespace and no query port", func(t *testing.T) {
+		c := mainOf(sts(t, newCluster(), ComponentFE, Config{}))
+		if v, _ := envValue(c, "FE_SERVICE_NAME"); v != "sr-fe-service.ns" {
+			t.Errorf("FE_SERVICE_NAME=%q", v)
+		}
+		if _, ok := envValue(c, "FE_QUERY_PORT"); ok {
+			t.Error("FE has FE_QUERY_PORT")
+		}
+	})
+	t.Run("configMapInfo adds CONFIGMAP_MOUNT_PATH last", func(t *testing.T) {
+		src := newCluster()
+		src.Spec.StarRocksBeSpec.ConfigMapInfo = v1.ConfigMapInfo{ConfigMapName: "be-cm", ResolveKey: "be.conf"}
+		c := mainOf(sts(t, src, ComponentBE, Config{}))
+		if want := append(append([]string{}, ours...), "CONFIGMAP_MOUNT_PATH"); !reflect.DeepEqual(names(c.Env), want) {
+			t.Errorf("env %v", names(c.Env))
+		}
+		if v, _ := envValue(c, "CONFIGMAP_MOUNT_PATH"); v != "/etc/starrocks/be/conf" {
+			t.Errorf("CONFIGMAP_MOUNT_PATH=%q", v)
+		}
+	})
+	t.Run("user variables come first and replace the operator's", func(t *testing.T) {
 		src := newCluster()
 		src.Spec.StarRocksFeSpec.FeEnvVars = []corev1.EnvVar{
 			{Name: "TZ", Value: "UTC"},
-			{Name: "USER", Value: "starrocks"},
+			{Name: "HOST_TYPE", Value: "IP"},
 			{Name: "JAVA_OPTS", Value: "-Xmx4g"},
 		}
 		c := mainOf(sts(t, src, ComponentFE, Config{}))
-		if want := append(append([]string{}, ours...), "TZ", "JAVA_OPTS"); !reflect.DeepEqual(names(c.Env), want) {
+		want := []string{"TZ", "HOST_TYPE", "JAVA_OPTS", "POD_NAME", "POD_IP", "HOST_IP", "POD_NAMESPACE", "COMPONENT_NAME", "FE_SERVICE_NAME"}
+		if !reflect.DeepEqual(names(c.Env), want) {
 			t.Errorf("env %v, want %v", names(c.Env), want)
 		}
-		if v, _ := envValue(c, "USER"); v != "starrocks" {
-			t.Errorf("USER=%q", v)
+		if v, _ := envValue(c, "HOST_TYPE"); v != "IP" {
+			t.Errorf("HOST_TYPE=%q", v)
 		}
 	})
 	t.Run("a user variable set twice keeps its last value once", func(t *testing.T) {
 		src := newCluster()
 		src.Spec.StarRocksCnSpec.CnEnvVars = []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "x"}, {Name: "A", Value: "2"}}
 		c := mainOf(sts(t, src, ComponentCN, Config{}))
-		if want := append(append([]string{}, ours...), "A", "B"); !reflect.DeepEqual(names(c.Env), want) {
+		if want := append([]string{"A", "B"}, ours...); !reflect.DeepEqual(names(c.Env), want) {
 			t.Errorf("env %v", names(c.Env))
 		}
 		if v, _ := envValue(c, "A"); v != "2" {
 			t.Errorf("A=%q", v)
 		}
 	})
+	t.Run("KUBE_STARROCKS_UNSUPPORTED_ENVS leaves variables out", func(t *testing.T) {
+		c := mainOf(sts(t, newCluster(), ComponentBE, Config{Options: Options{UnsupportedEnvs: []string{"HOST_IP", "POD_IP"}}}))
+		want := []string{"POD_NAME", "POD_NAMESPACE", "HOST_TYPE", "COMPONENT_NAME", "FE_SERVICE_NAME", "FE_QUERY_PORT"}
+		if !reflect.DeepEqual(names(c.Env), want) {
+			t.Errorf("env %v, want %v", names(c.Env), want)
+		}
+	})
+}
+
+func TestPreStopAndRoot(t *testing.T) {
+	tests := []struct {
+		name, image string
+		env         []corev1.EnvVar
+		wantPreStop []string
+		wantCommand string
+		wantDir     string
+	}{
+		{"a 3.x image stops gracefully with stop_be.sh -g", "starrocks/be-ubuntu:3.3.2", nil,
+			[]string{"/bin/bash", "-c", "/opt/starrocks/be/bin/stop_be.sh -g"}, "/opt/starrocks/be_entrypoint.sh", ""},
+		{"a 2.x image has only be_prestop.sh", "starrocks/be-ubuntu:2.5.21", nil,
+			[]string{"/opt/starrocks/be_prestop.sh"}, "/opt/starrocks/be_entrypoint.sh", ""},
+		{"a v-prefixed tag counts too", "registry:5000/sr/be:v2.5.0", nil,
+			[]string{"/opt/starrocks/be_prestop.sh"}, "/opt/starrocks/be_entrypoint.sh", ""},
+		{"a tag that is no version is taken as current", "starrocks/be-ubuntu:main", nil,
+			[]string{"/bin/bash", "-c", "/opt/starrocks/be/bin/stop_be.sh -g"}, "/opt/starrocks/be_entrypoint.sh", ""},
+		{"STARROCKS_ROOT moves the scripts and the working directory", "starrocks/be-ubuntu:3.3.2",
+			[]corev1.EnvVar{{Name: "STARROCKS_ROOT", Value: "/data/sr"}},
+			[]string{"/bin/bash", "-c", "/data/sr/be/bin/stop_be.sh -g"}, "/data/sr/be_entrypoint.sh", "/data/sr"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := newCluster()
+			src.Spec.StarRocksBeSpec.Image = tt.image
+			src.Spec.StarRocksBeSpec.BeEnvVars = tt.env
+			c := mainOf(sts(t, src, ComponentBE, Config{}))
+			if got := c.Lifecycle.PreStop.Exec.Command; !reflect.DeepEqual(got, tt.wantPreStop) {
+				t.Errorf("preStop %q, want %q", got, tt.wantPreStop)
+			}
+			if !reflect.DeepEqual(c.Command, []string{tt.wantCommand}) || c.WorkingDir != tt.wantDir {
+				t.Errorf("command %q workingDir %q", c.Command, c.WorkingDir)
+			}
+		})
+	}
 }
 
 func TestProbes(t *testing.T) {
@@ -272,7 +339,11 @@ func TestProbes(t *testing.T) {
 					c = mainOf(sts(t, src, comp, Config{}))
 				}
 				for i, p := range []*corev1.Probe{c.StartupProbe, c.LivenessProbe, c.ReadinessProbe} {
-					if tt.want[i] == 0 {
+					want := tt.want[i]
+					if comp == ComponentFEProxy && i == 0 && tt.startup == nil {
+						want = 0 // the upstream's proxy has no startup probe unless asked
+					}
+					if want == 0 {
 						if p != nil {
 							t.Errorf("probe %d should be disabled: %+v", i, p)
 						}
@@ -281,12 +352,12 @@ func TestProbes(t *testing.T) {
 					if p == nil {
 						t.Fatalf("probe %d missing", i)
 					}
-					if p.FailureThreshold != tt.want[i] || p.PeriodSeconds != 5 {
-						t.Errorf("probe %d: failureThreshold %d period %d, want %d and 5", i, p.FailureThreshold, p.PeriodSeconds, tt.want[i])
+					if p.FailureThreshold != want || p.PeriodSeconds != 5 {
+						t.Errorf("probe %d: failureThreshold %d period %d, want %d and 5", i, p.FailureThreshold, p.PeriodSeconds, want)
 					}
 					switch comp {
 					case ComponentFEProxy:
-						if p.TCPSocket == nil || p.TCPSocket.Port.IntValue() != 8080 {
+						if p.HTTPGet == nil || p.HTTPGet.Path != "/nginx/health" || p.HTTPGet.Port.IntValue() != 8080 {
 							t.Errorf("probe %d: %+v", i, p.ProbeHandler)
 						}
 					default:
@@ -302,34 +373,38 @@ func TestProbes(t *testing.T) {
 }
 
 func TestSecurityContexts(t *testing.T) {
+	base := func() *corev1.SecurityContext {
+		return &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(false)}
+	}
+	basePod := func() *corev1.PodSecurityContext {
+		return &corev1.PodSecurityContext{FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch)}
+	}
 	tests := []struct {
 		name          string
 		mutate        func(*v1.StarRocksComponentSpec)
-		wantPod       *corev1.PodSecurityContext
-		wantContainer *corev1.SecurityContext
+		wantPod       func(*corev1.PodSecurityContext)
+		wantContainer func(*corev1.SecurityContext)
 	}{
-		{"nothing set, nothing written", func(*v1.StarRocksComponentSpec) {}, nil, nil},
+		{"nothing set: no privilege escalation, writable root, as the upstream", func(*v1.StarRocksComponentSpec) {}, nil, nil},
 		{
 			"sysctls go to the pod",
 			func(s *v1.StarRocksComponentSpec) {
 				s.Sysctls = []corev1.Sysctl{{Name: "net.core.somaxconn", Value: "1024"}}
 			},
-			&corev1.PodSecurityContext{Sysctls: []corev1.Sysctl{{Name: "net.core.somaxconn", Value: "1024"}}},
+			func(p *corev1.PodSecurityContext) {
+				p.Sysctls = []corev1.Sysctl{{Name: "net.core.somaxconn", Value: "1024"}}
+			},
 			nil,
 		},
 		{
 			"runAsNonRoot runs as the image's starrocks user and owns the volumes",
 			func(s *v1.StarRocksComponentSpec) { s.RunAsNonRoot = ptr.To(true) },
-			&corev1.PodSecurityContext{RunAsUser: ptr.To(int64(1000)), RunAsGroup: ptr.To(int64(1000)), FSGroup: ptr.To(int64(1000)),
-				FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch)},
-			&corev1.SecurityContext{RunAsNonRoot: ptr.To(true)},
+			func(p *corev1.PodSecurityContext) { p.FSGroup = ptr.To(int64(1000)) },
+			func(c *corev1.SecurityContext) {
+				c.RunAsUser, c.RunAsGroup, c.RunAsNonRoot = ptr.To(int64(1000)), ptr.To(int64(1000)), ptr.To(true)
+			},
 		},
-		{
-			"runAsNonRoot false sets no user",
-			func(s *v1.StarRocksComponentSpec) { s.RunAsNonRoot = ptr.To(false) },
-			nil,
-			&corev1.SecurityContext{RunAsNonRoot: ptr.To(false)},
-		},
+		{"runAsNonRoot false sets no user", func(s *v1.StarRocksComponentSpec) { s.RunAsNonRoot = ptr.To(false) }, nil, nil},
 		{
 			"capabilities and read-only root go to the main container",
 			func(s *v1.StarRocksComponentSpec) {
@@ -337,7 +412,10 @@ func TestSecurityContexts(t *testing.T) {
 				s.ReadOnlyRootFilesystem = ptr.To(true)
 			},
 			nil,
-			&corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SYS_PTRACE"}}, ReadOnlyRootFilesystem: ptr.To(true)},
+			func(c *corev1.SecurityContext) {
+				c.Capabilities = &corev1.Capabilities{Add: []corev1.Capability{"SYS_PTRACE"}}
+				c.ReadOnlyRootFilesystem = ptr.To(true)
+			},
 		},
 	}
 	for _, tt := range tests {
@@ -345,12 +423,45 @@ func TestSecurityContexts(t *testing.T) {
 			src := newCluster()
 			tt.mutate(componentSpec(src, ComponentFE))
 			s := sts(t, src, ComponentFE, Config{})
-			if !reflect.DeepEqual(s.Spec.Template.Spec.SecurityContext, tt.wantPod) {
+			wantPod, wantContainer := basePod(), base()
+			if tt.wantPod != nil {
+				tt.wantPod(wantPod)
+			}
+			if tt.wantContainer != nil {
+				tt.wantContainer(wantContainer)
+			}
+			if !reflect.DeepEqual(s.Spec.Template.Spec.SecurityContext, wantPod) {
 				t.Errorf("pod: %+v", s.Spec.Template.Spec.SecurityContext)
 			}
-			if !reflect.DeepEqual(mainOf(s).SecurityContext, tt.wantContainer) {
+			if !reflect.DeepEqual(mainOf(s).SecurityContext, wantContainer) {
 				t.Errorf("container: %+v", mainOf(s).SecurityContext)
 			}
 		})
+	}
+}
+
+func TestFEIsNotScaledDownToOne(t *testing.T) {
+	tests := []struct {
+		name       string
+		want, live int32
+		result     int32
+	}{
+		{"3 to 1 keeps 3", 1, 3, 3},
+		{"3 to 2 is allowed", 2, 3, 2},
+		{"1 stays 1", 1, 1, 1},
+		{"1 to 3 is allowed", 3, 1, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(tt.want)}}
+			live := &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(tt.live)}}
+			changed := KeepFEQuorum(want, live)
+			if *want.Spec.Replicas != tt.result || changed != (tt.result != tt.want) {
+				t.Errorf("replicas %d (changed %v), want %d", *want.Spec.Replicas, changed, tt.result)
+			}
+		})
+	}
+	if KeepFEQuorum(&appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(int32(1))}}, nil) {
+		t.Error("a new FE changed")
 	}
 }

@@ -89,10 +89,12 @@ func TestStorageVolumes(t *testing.T) {
 			map[string]string{"/scratch": "emptyDir"}},
 		{"storage class hostPath uses hostPath", []v1.StorageVolume{{Name: "cache", StorageClassName: ptr.To("hostPath"), HostPath: &corev1.HostPathVolumeSource{Path: "/storage"}, StorageSize: "1Ti", MountPath: "/cache"}},
 			map[string]string{"/cache": "hostPath:/storage"}},
-		{"storage class hostPath without a path falls back to emptyDir", []v1.StorageVolume{{Name: "cache", StorageClassName: ptr.To("hostPath"), MountPath: "/cache"}},
-			map[string]string{"/cache": "emptyDir"}},
-		{"a missing storage size gives an emptyDir", []v1.StorageVolume{{Name: "fe-log", MountPath: log}},
-			map[string]string{log: "emptyDir", meta: "emptyDir"}},
+		{"a hostPath without a storage class uses hostPath", []v1.StorageVolume{{Name: "cache", HostPath: &corev1.HostPathVolumeSource{Path: "/storage"}, MountPath: "/cache"}},
+			map[string]string{"/cache": "hostPath:/storage"}},
+		{"storage class hostPath without a path is refused, never an emptyDir", []v1.StorageVolume{{Name: "cache", StorageClassName: ptr.To("hostPath"), MountPath: "/cache"}},
+			map[string]string{"/cache": ""}},
+		{"a missing storage size is refused, never an emptyDir", []v1.StorageVolume{{Name: "data", MountPath: "/data"}},
+			map[string]string{"/data": "", meta: "emptyDir"}},
 		{"a user volume at the log path replaces the default (trailing slash too)", []v1.StorageVolume{{Name: "logs", StorageSize: "1Gi", MountPath: log + "/"}},
 			map[string]string{log + "/": "claim:<default>:1Gi", meta: "emptyDir"}},
 	}
@@ -109,8 +111,19 @@ func TestStorageVolumes(t *testing.T) {
 			if errs := validate(s); len(errs) > 0 {
 				t.Errorf("invalid: %v", errs)
 			}
-			if n := len(mainOf(s).VolumeMounts); n != len(s.Spec.Template.Spec.Volumes)+len(s.Spec.VolumeClaimTemplates) {
-				t.Errorf("%d mounts for %d volumes and %d claims", n, len(s.Spec.Template.Spec.Volumes), len(s.Spec.VolumeClaimTemplates))
+			if n := len(mainOf(s).VolumeMounts); n != len(s.Spec.Template.Spec.Volumes) {
+				t.Errorf("%d mounts for %d volumes", n, len(s.Spec.Template.Spec.Volumes))
+			}
+			refused := 0
+			for _, w := range tt.want {
+				if w == "" {
+					refused++
+				}
+			}
+			if skipped := strings.Contains(tt.name, "starting with 0") || strings.Contains(tt.name, "0.5Gi"); !skipped {
+				if got := len(StorageErrors(src)); got != refused {
+					t.Errorf("%d storage errors %v, want %d", got, StorageErrors(src), refused)
+				}
 			}
 		})
 	}
@@ -145,7 +158,7 @@ func TestDefaultVolumesPerComponent(t *testing.T) {
 	want := map[Component]map[string]string{
 		ComponentFE: {"fe-meta": "/opt/starrocks/fe/meta", "fe-log": "/opt/starrocks/fe/log"},
 		ComponentBE: {"be-data": "/opt/starrocks/be/storage", "be-log": "/opt/starrocks/be/log"},
-		ComponentCN: {"cn-data": "/opt/starrocks/cn/storage", "cn-log": "/opt/starrocks/cn/log"},
+		ComponentCN: {"cn-log": "/opt/starrocks/cn/log"}, // CN's cache goes where cn.conf says
 	}
 	for c, mounts := range want {
 		t.Run(string(c), func(t *testing.T) {
@@ -165,10 +178,10 @@ func TestConfigMapsAndSecrets(t *testing.T) {
 		src := newCluster()
 		src.Spec.StarRocksCnSpec.ConfigMapInfo = v1.ConfigMapInfo{ConfigMapName: "cn-cm", ResolveKey: "cn.conf"}
 		s := sts(t, src, ComponentCN, Config{})
-		if got := volumeKind(t, s, "/etc/starrocks/cn/configmap"); got != "configMap:cn-cm" {
+		if got := volumeKind(t, s, "/etc/starrocks/cn/conf"); got != "configMap:cn-cm" {
 			t.Errorf("got %q", got)
 		}
-		if m, _ := mountAt(mainOf(s), "/etc/starrocks/cn/configmap"); m.SubPath != "" {
+		if m, _ := mountAt(mainOf(s), "/etc/starrocks/cn/conf"); m.SubPath != "" {
 			t.Errorf("mount %+v", m)
 		}
 	})
@@ -195,7 +208,7 @@ func TestConfigMapsAndSecrets(t *testing.T) {
 		spec.ConfigMapInfo = v1.ConfigMapInfo{ConfigMapName: "fe-configmap", ResolveKey: "fe.conf"}
 		spec.ConfigMaps = []v1.ConfigMapReference{
 			{Name: "shared", MountPath: "/a", SubPath: "a"},
-			{Name: "shared", MountPath: "/b", SubPath: "b"}, // same ConfigMap, one volume
+			{Name: "shared", MountPath: "/b", SubPath: "b"}, // same ConfigMap, a volume per mount
 			{Name: "fe-configmap", MountPath: "/c"},
 			{Name: "my.dotted.config", MountPath: "/d"},
 			{Name: strings.Repeat("x", 100), MountPath: "/e"},
@@ -209,12 +222,12 @@ func TestConfigMapsAndSecrets(t *testing.T) {
 		}
 		ma, _ := mountAt(mainOf(s), "/a")
 		mb, _ := mountAt(mainOf(s), "/b")
-		if ma.Name != mb.Name {
-			t.Errorf("two mounts of one ConfigMap use volumes %q and %q", ma.Name, mb.Name)
+		if ma.Name == mb.Name || !strings.HasPrefix(ma.Name, "shared-") {
+			t.Errorf("two mounts of one ConfigMap use volumes %q and %q, want shared-<hash> each", ma.Name, mb.Name)
 		}
 		wantKinds := map[string]string{
 			"/elsewhere": "claim:<default>:1Gi", "/opt/starrocks/fe/meta": "emptyDir",
-			"/etc/starrocks/fe/configmap": "configMap:fe-configmap", "/c": "configMap:fe-configmap",
+			"/etc/starrocks/fe/conf": "configMap:fe-configmap", "/c": "configMap:fe-configmap",
 			"/d": "configMap:my.dotted.config", "/e": "configMap:" + strings.Repeat("x", 100),
 			"/f": "secret:shared", "/skipped": "", "": "",
 		}
@@ -234,4 +247,58 @@ func TestConfigMapsAndSecrets(t *testing.T) {
 			t.Errorf("got %q", got)
 		}
 	})
+}
+
+func TestMountVolumeNames(t *testing.T) {
+	// The upstream v1.11.5 named the FE proxy's volume of cluster cr-000 so (upstream-rendered).
+	if got := mountVolumeName("cr-000-fe-proxy", "/etc/nginx", "", Options{}); got != "cr-000-fe-proxy-3828" {
+		t.Errorf("got %q, want the upstream's cr-000-fe-proxy-3828", got)
+	}
+	if got := mountVolumeName("cr-000-fe-proxy", "/etc/nginx", "", Options{PlainVolumeNames: true}); got != "cr-000-fe-proxy" {
+		t.Errorf("--volume-name-with-hash=false: got %q", got)
+	}
+	if mountVolumeName("cm", "/a", "", Options{}) == mountVolumeName("cm", "/b", "", Options{}) {
+		t.Error("two mounts of one ConfigMap share a volume name")
+	}
+}
+
+func TestConfigMapModes(t *testing.T) {
+	tests := []struct {
+		name     string
+		command  []string
+		subPath  string
+		wantMode *int32
+	}{
+		{"a script mounted with subPath for a user command is executable", []string{"/opt/run.sh"}, "run.sh", ptr.To(int32(0o755))},
+		{"without a user command the default mode stays", nil, "run.sh", nil},
+		{"a whole-ConfigMap mount keeps the default mode", []string{"/opt/run.sh"}, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := newCluster()
+			spec := componentSpec(src, ComponentCN)
+			spec.Command = tt.command
+			spec.ConfigMaps = []v1.ConfigMapReference{{Name: "scripts", MountPath: "/opt/run.sh", SubPath: tt.subPath}}
+			s := sts(t, src, ComponentCN, Config{})
+			m, _ := mountAt(mainOf(s), "/opt/run.sh")
+			v, _ := volumeNamed(s.Spec.Template.Spec, m.Name)
+			if v.ConfigMap == nil || !reflect.DeepEqual(v.ConfigMap.DefaultMode, tt.wantMode) {
+				t.Errorf("volume %+v", v.ConfigMap)
+			}
+		})
+	}
+}
+
+func TestStorageErrorsNameTheField(t *testing.T) {
+	src := newCluster()
+	src.Spec.StarRocksBeSpec.StorageVolumes = []v1.StorageVolume{
+		{Name: "data", StorageClassName: ptr.To("hostPath"), MountPath: "/data"},
+		{Name: "log", MountPath: "/log"},
+		{Name: "ok", StorageSize: "1Gi", MountPath: "/ok"},
+	}
+	got := StorageErrors(src)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "spec.starRocksBeSpec.storageVolumes: storage volume \"data\" has storageClassName hostPath but no hostPath") ||
+		!strings.Contains(got[1], "\"log\" has no storageSize") {
+		t.Errorf("errors %q", got)
+	}
 }

@@ -52,6 +52,10 @@ type Observed struct {
 	ReconcileErrorReason string
 	// Rollout explains an ordered upgrade or downgrade in progress; empty when none.
 	Rollout string
+	// ConfigWarning says why a running component's .conf could not be read
+	// (its live objects are kept as they are); nil when every .conf was read.
+	ConfigWarning       error
+	ConfigWarningReason string
 	// Unrestorable lists objects ("StatefulSet sr-fe") that someone else
 	// changed in a way apply cannot undo.
 	Unrestorable []string
@@ -138,6 +142,12 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 		set(srv1.ConditionReconcileError, metav1.ConditionTrue, obs.ReconcileErrorReason, obs.ReconcileError.Error())
 	} else {
 		set(srv1.ConditionReconcileError, metav1.ConditionFalse, srv1.ReasonReconciled, "")
+	}
+	if obs.ConfigWarning != nil {
+		set(srv1.ConditionConfigUnavailable, metav1.ConditionTrue, obs.ConfigWarningReason,
+			obs.ConfigWarning.Error()+"; the running component keeps its current configuration")
+	} else if meta.FindStatusCondition(st.Conditions, srv1.ConditionConfigUnavailable) != nil {
+		set(srv1.ConditionConfigUnavailable, metav1.ConditionFalse, srv1.ReasonConfigAvailable, "")
 	}
 	switch {
 	case len(failing) > 0:

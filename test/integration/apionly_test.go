@@ -31,6 +31,7 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("drift on the FE StatefulSet and Service is corrected", func(t *testing.T) { testDrift(t, c) })
 	t.Run("a missing ConfigMap is reported without blocking other clusters", func(t *testing.T) { testInvalidSpec(t, c) })
 	t.Run("removed BE spec deletes BE objects only with consent", func(t *testing.T) { testRemovedComponent(t, c) })
+	t.Run("fields another manager wrote with Update are taken over and removed", func(t *testing.T) { testAdoption(t, c) })
 }
 
 func testQuiet(t *testing.T, c *testcluster.Cluster) {
@@ -168,17 +169,18 @@ func testInvalidSpec(t *testing.T, c *testcluster.Cluster) {
 	if err := c.Client.List(ctx, &evs, client.InNamespace("invalid")); err != nil {
 		t.Fatal(err)
 	}
-	warnings := 0
+	warnings := map[string]int{}
 	for _, e := range evs.Items {
 		if e.Regarding.Name == "bad" && e.Type == corev1.EventTypeWarning {
-			warnings++
+			warnings[e.Reason]++
 			if !strings.Contains(e.Note, "missing-fe-conf") {
 				t.Errorf("warning event %q does not name the ConfigMap", e.Note)
 			}
 		}
 	}
-	if warnings != 1 {
-		t.Errorf("%d warning events for the bad cluster, want 1", warnings)
+	// Ours once, and the upstream's reason beside it for alerts written for the upstream.
+	if len(warnings) != 2 || warnings[srv1.ReasonConfigMapNotFound] != 1 || warnings["SyncFeFailed"] != 1 {
+		t.Errorf("warning events for the bad cluster by reason %v, want one ConfigMapNotFound and one SyncFeFailed", warnings)
 	}
 	if err := get(ctx, c.Client, "invalid", "bad-fe", &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
 		t.Errorf("bad cluster got an FE StatefulSet (err %v)", err)

@@ -48,6 +48,7 @@ func TestOnSimulatedCluster(t *testing.T) {
 	t.Run("every upstream example runs and its deletion removes every child", func(t *testing.T) {
 		testManifestsRun(t, c, "example", upstreamref.Path(t, "upstream-examples"))
 	})
+	t.Run("taking over every upstream example replaces no pod and changes no template", func(t *testing.T) { testSwitchover(t, c) })
 	t.Run("an upgrade rolls BE and CN before FE, a downgrade FE first", func(t *testing.T) { testOrderedRollout(t, c) })
 	t.Run("CN scales from 1 to 3 and back", func(t *testing.T) { testScaleCN(t, c) })
 	t.Run("a change of the referenced ConfigMap rolls the component's pods", func(t *testing.T) { testConfigChangeRolls(t, c) })

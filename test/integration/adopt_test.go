@@ -1,0 +1,134 @@
+package integration_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/test/testcluster"
+)
+
+// The upstream operator writes with create and update, so its fields belong
+// to an Update manager (sroperator). Our apply takes them over: a field we do
+// not send is removed, and nothing is doubled.
+func testAdoption(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	const ns = "adopt"
+	createNamespace(t, c, ns)
+
+	legacy := func(name string) *appsv1.Deployment {
+		labels := map[string]string{"app": name}
+		return &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": name, "legacy": "yes"}},
+			Spec: appsv1.DeploymentSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{
+						{Name: "nginx", Image: "nginx:1.24.0"},
+						{Name: "old-sidecar", Image: "busybox"},
+					}},
+				},
+			},
+		}
+	}
+	desired := func(name string) *appsv1.Deployment {
+		d := legacy(name)
+		d.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}
+		delete(d.Labels, "legacy")
+		d.Spec.Template.Spec.Containers = d.Spec.Template.Spec.Containers[:1]
+		return d
+	}
+	containers := func(name string) ([]string, map[string]string) {
+		var d appsv1.Deployment
+		if err := get(ctx, c.Client, ns, name, &d); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, ct := range d.Spec.Template.Spec.Containers {
+			names = append(names, ct.Name)
+		}
+		return names, d.Labels
+	}
+
+	for _, name := range []string{"adopted", "not-adopted"} {
+		if err := c.Client.Create(ctx, legacy(name), client.FieldOwner("sroperator")); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	adopting := apply.New(c.Client, controller.FieldOwner)
+	adopting.AdoptFrom = []string{"sroperator"}
+	if _, err := adopting.Apply(ctx, desired("adopted")); err != nil {
+		t.Fatal(err)
+	}
+	names, labels := containers("adopted")
+	if !slices.Equal(names, []string{"nginx"}) || labels["legacy"] != "" {
+		t.Errorf("after adoption: containers %v, labels %v; want only nginx and no legacy label", names, labels)
+	}
+	var d appsv1.Deployment
+	if err := get(ctx, c.Client, ns, "adopted", &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d.ManagedFields {
+		if f.Manager == "sroperator" && f.Subresource == "" {
+			t.Errorf("sroperator still owns fields: %s", f.FieldsV1.String())
+		}
+	}
+
+	// The control: plain server-side apply keeps what the other manager owns.
+	plain := apply.New(c.Client, controller.FieldOwner)
+	if _, err := plain.Apply(ctx, desired("not-adopted")); err != nil {
+		t.Fatal(err)
+	}
+	if names, labels := containers("not-adopted"); len(names) != 2 || labels["legacy"] != "yes" {
+		t.Errorf("without adoption the old fields should stay (this test would prove nothing): %v %v", names, labels)
+	}
+
+	t.Run("immutable fields of a live StatefulSet are kept, not fought", func(t *testing.T) {
+		sts := &appsv1.StatefulSet{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "legacy-sts"},
+			Spec: appsv1.StatefulSetSpec{
+				Replicas:            ptr.To(int32(1)),
+				ServiceName:         "legacy-search",
+				PodManagementPolicy: appsv1.OrderedReadyPodManagement,
+				Selector:            &metav1.LabelSelector{MatchLabels: map[string]string{"app": "sts"}},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "sts"}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "fe", Image: "fe:1"}}},
+				},
+			},
+		}
+		if err := c.Client.Create(ctx, sts.DeepCopy(), client.FieldOwner("sroperator")); err != nil {
+			t.Fatal(err)
+		}
+		want := sts.DeepCopy()
+		want.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"}
+		want.Spec.ServiceName, want.Spec.PodManagementPolicy = "new-search", appsv1.ParallelPodManagement
+		want.Spec.Replicas = ptr.To(int32(2))
+		for range 2 { // the second apply must find nothing to do
+			if _, err := adopting.Apply(ctx, want); err != nil {
+				t.Fatalf("apply failed instead of keeping the immutable fields: %v", err)
+			}
+		}
+		var got appsv1.StatefulSet
+		if err := get(ctx, c.Client, ns, "legacy-sts", &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Spec.ServiceName != "legacy-search" || got.Spec.PodManagementPolicy != appsv1.OrderedReadyPodManagement || *got.Spec.Replicas != 2 {
+			t.Errorf("serviceName %q podManagementPolicy %q replicas %d", got.Spec.ServiceName, got.Spec.PodManagementPolicy, *got.Spec.Replicas)
+		}
+		res, err := adopting.Apply(ctx, want)
+		if err != nil || res.Action != apply.Unchanged {
+			t.Errorf("third apply: %+v %v, want unchanged", res, err)
+		}
+	})
+}
