@@ -71,8 +71,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	scheme := srscheme.New()
 	env := &envtest.Environment{
-		Scheme:                   scheme,
-		CRDDirectoryPaths:        opts.CRDDirectoryPaths,
+		Scheme:            scheme,
+		CRDDirectoryPaths: opts.CRDDirectoryPaths,
+		// envtest waits 10 s for installed CRDs to be served; a loaded 2-core
+		// machine (CI runs test packages in parallel) can take longer.
+		CRDInstallOptions:        envtest.CRDInstallOptions{MaxTime: 2 * time.Minute},
 		ErrorIfCRDPathMissing:    true,
 		BinaryAssetsDirectory:    assets.Dir,
 		ControlPlaneStartTimeout: 60 * time.Second,
