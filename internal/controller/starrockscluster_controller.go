@@ -42,6 +42,8 @@ type StarRocksClusterReconciler struct {
 	Recorder events.EventRecorder
 	Applier  apply.Applier
 	Configs  *configSource
+	// FE reaches FE for shared-data CN cleanup (cn_cleanup.go).
+	FE *feAccess
 	// DenyList holds namespaces whose clusters are left alone.
 	DenyList []string
 	// statuses remembers the status this process last wrote per cluster, so
@@ -86,7 +88,8 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	want, specErr := r.desiredState(ctx, src)
 	obs := r.observe(ctx, src, want)
 	out := r.syncAndReport(ctx, src, want, obs, specErr)
-	return r.recordOutcome(ctx, src, out)
+	res, err := r.recordOutcome(ctx, src, out)
+	return r.afterSync(ctx, src, want, res, err) // cn_cleanup.go
 }
 
 // get reads the cluster from the cache, with the status this process last
@@ -117,6 +120,8 @@ func (r *StarRocksClusterReconciler) skip(src *srv1.StarRocksCluster) bool {
 type desired struct {
 	objects resources.ClusterObjects
 	rollout rollout.Plan
+	// feConf is fe.conf, for what talks to FE (cn_cleanup.go).
+	feConf string
 }
 
 // desiredState resolves the referenced .conf files and builds every
@@ -136,7 +141,7 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 			return nil, err
 		}
 	}
-	d := &desired{objects: resources.Build(src, cfg)}
+	d := &desired{objects: resources.Build(src, cfg), feConf: cfg.FE}
 	workload := func(c resources.Component) rollout.Workload {
 		return rollout.Workload{Name: c.Title(), Live: r.liveStatefulSet(ctx, src, c), Desired: d.objects.StatefulSet(c)}
 	}

@@ -23,6 +23,12 @@
   - watch
 - apiGroups:
   - ""
+  resources:
+  - secrets
+  verbs:
+  - get
+- apiGroups:
+  - ""
   - events.k8s.io
   resources:
   - events
@@ -70,7 +76,6 @@
   - starrocks.com
   resources:
   - starrocksclusters
-  - starrockswarehouses
   verbs:
   - get
   - list
@@ -83,5 +88,21 @@
   verbs:
   - get
   - patch
+  - update
+- apiGroups:
+  - starrocks.com
+  resources:
+  - starrockswarehouses
+  verbs:
+  - get
+  - list
+  - patch
+  - update
+  - watch
+- apiGroups:
+  - starrocks.com
+  resources:
+  - starrockswarehouses/finalizers
+  verbs:
   - update
 {{- end -}}
