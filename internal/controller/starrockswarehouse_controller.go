@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -54,6 +55,8 @@ type StarRocksWarehouseReconciler struct {
 	// reconcile running on a cache that still shows the finalizer does not
 	// send DROP WAREHOUSE again.
 	dropped sync.Map
+	// feBackoff spaces the retries of a warehouse whose FE does not answer.
+	feBackoff workqueue.TypedRateLimiter[string]
 }
 
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrockswarehouses,verbs=get;list;watch;update;patch
@@ -78,7 +81,7 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 		return ctrl.Result{}, nil
 	}
 	if wh.DeletionTimestamp != nil {
-		return ctrl.Result{}, r.finalize(ctx, wh)
+		return r.finalize(ctx, wh)
 	}
 	if err := r.ensureFinalizer(ctx, wh); err != nil {
 		return ctrl.Result{}, err
@@ -102,9 +105,15 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 	_, statusErr := r.writeStatus(ctx, wh, status.ComputeWarehouse(wh, obs))
 	r.report(ctx, wh, results, reconcileErr)
 	var ce *checkError
-	if errors.As(checkErr, &ce) && !ce.retry && syncErr == nil {
-		return ctrl.Result{}, statusErr // the cluster and warehouse watches bring us back
+	if errors.As(checkErr, &ce) && syncErr == nil {
+		if !ce.retry {
+			return ctrl.Result{}, statusErr // the cluster and warehouse watches bring us back
+		}
+		// FE did not answer: reported in status; retried with our own
+		// back-off (1 s doubling to 5 min), not logged as a failure each time.
+		return ctrl.Result{RequeueAfter: r.feBackoff.When(req.String())}, statusErr
 	}
+	r.feBackoff.Forget(req.String())
 	if err := errors.Join(reconcileErr, statusErr); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -243,33 +252,34 @@ func (r *StarRocksWarehouseReconciler) sync(ctx context.Context, wh *srv1.StarRo
 // finalize drops the warehouse from FE, releases and deletes its objects,
 // then removes the finalizer. An unreachable FE keeps the finalizer: the
 // error is reported in status and retried with back-off.
-func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
+func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(wh, WarehouseFinalizer) {
-		return r.releaseAdopted(ctx, wh) // not ours (or done): only free what upstream left
+		return ctrl.Result{}, r.releaseAdopted(ctx, wh) // not ours (or done): only free what upstream left
 	}
 	if _, done := r.dropped.Load(wh.UID); !done {
 		if err := r.dropFromFE(ctx, wh); err != nil {
 			obs := status.WarehouseObserved{ReconcileError: err, ReconcileErrorReason: srv1.ReasonFEUnreachable}
 			_, statusErr := r.writeStatus(ctx, wh, status.ComputeWarehouse(wh, obs))
 			r.report(ctx, wh, nil, err)
-			return errors.Join(err, statusErr)
+			return ctrl.Result{RequeueAfter: r.feBackoff.When(client.ObjectKeyFromObject(wh).String())}, statusErr
 		}
+		r.feBackoff.Forget(client.ObjectKeyFromObject(wh).String())
 		r.dropped.Store(wh.UID, true)
 	}
 	if err := r.releaseAdopted(ctx, wh); err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	results, err := r.Applier.DeleteAll(ctx, resources.WarehouseNamed(wh).Objects())
 	r.report(ctx, wh, results, err)
 	if err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	patch := client.MergeFromWithOptions(wh.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(wh, WarehouseFinalizer)
 	if err := r.Client.Patch(ctx, wh, patch); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("removing finalizer of warehouse %s: %w", wh.Name, err)
+		return ctrl.Result{}, fmt.Errorf("removing finalizer of warehouse %s: %w", wh.Name, err)
 	}
-	return nil
+	return ctrl.Result{}, nil
 }
 
 // dropFromFE sends DROP WAREHOUSE to the cluster's FE. Without the cluster

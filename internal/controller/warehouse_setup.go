@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,13 +47,14 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, access
 		return err
 	}
 	r := &StarRocksWarehouseReconciler{
-		Client:   mgr.GetClient(),
-		Recorder: mgr.GetEventRecorder("starrocks-operator"),
-		Applier:  apply.New(mgr.GetClient(), FieldOwner),
-		Configs:  configs,
-		FE:       access,
-		DenyList: cfg.DenyList,
-		statuses: apply.NewRecent[srv1.StarRocksWarehouseStatus](),
+		Client:    mgr.GetClient(),
+		Recorder:  mgr.GetEventRecorder("starrocks-operator"),
+		Applier:   apply.New(mgr.GetClient(), FieldOwner),
+		Configs:   configs,
+		FE:        access,
+		DenyList:  cfg.DenyList,
+		statuses:  apply.NewRecent[srv1.StarRocksWarehouseStatus](),
+		feBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 	}
 	opts := cfg.Controller
 	if opts.ReconciliationTimeout == 0 {
