@@ -33,4 +33,7 @@ const (
 	ReasonFEUnreachable = "FEUnreachable"
 	// ReasonTemplateMissing: spec.template is missing.
 	ReasonTemplateMissing = "TemplateMissing"
+	// ReasonClusterSnapshotMissing (cluster, ReconcileError=True):
+	// spec.disasterRecovery is enabled but no FE configMap provides cluster_snapshot.yaml.
+	ReasonClusterSnapshotMissing = "ClusterSnapshotMissing"
 )

@@ -87,6 +87,10 @@ func dropStale(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster
 // afterSync runs what follows a successful cluster reconcile: the shared-data
 // cleanup of compute nodes a CN scale-in removed.
 func (r *StarRocksClusterReconciler) afterSync(ctx context.Context, src *srv1.StarRocksCluster, want *desired, res ctrl.Result, err error) (ctrl.Result, error) {
+	if err == nil && r.recoveryJustDone(src) {
+		// Our own status write triggers no reconcile: come back now to return to the normal spec.
+		res.RequeueAfter = time.Millisecond
+	}
 	if err != nil || want == nil || r.FE == nil || src.Spec.StarRocksCnSpec == nil {
 		return res, err
 	}

@@ -122,6 +122,8 @@ type desired struct {
 	rollout rollout.Plan
 	// feConf is fe.conf, for what talks to FE (cn_cleanup.go).
 	feConf string
+	// held components are neither written nor deleted (disaster_recovery.go).
+	held map[resources.Component]bool
 }
 
 // desiredState resolves the referenced .conf files and builds every
@@ -142,6 +144,9 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 		}
 	}
 	d := &desired{objects: resources.Build(src, cfg), feConf: cfg.FE}
+	if err := r.disasterRecovery(ctx, src, d); err != nil {
+		return nil, err
+	}
 	workload := func(c resources.Component) rollout.Workload {
 		return rollout.Workload{Name: c.Title(), Live: r.liveStatefulSet(ctx, src, c), Desired: d.objects.StatefulSet(c)}
 	}
@@ -185,6 +190,9 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 		if c != resources.ComponentFE && !feReady {
 			comp.Waiting = "waiting for FE to become ready"
 		}
+		if want != nil && want.held[c] {
+			comp.Waiting = "held while disaster recovery runs"
+		}
 		if sts := named.StatefulSet(c); sts != nil {
 			comp.ResourceNames = []string{sts.Name}
 			comp.StatefulSet = r.liveStatefulSet(ctx, src, c)
@@ -215,6 +223,7 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 	if want != nil {
 		obs.Rollout = want.rollout.Message
 	}
+	obs.DisasterRecovery = r.disasterRecoveryStatus(ctx, src) // disaster_recovery.go
 	return obs
 }
 
@@ -310,6 +319,9 @@ func (r *StarRocksClusterReconciler) sync(ctx context.Context, src *srv1.StarRoc
 	named := resources.Named(src)
 	var toApply, toDelete []client.Object
 	for _, c := range resources.Components {
+		if want.held[c] {
+			continue
+		}
 		if c != resources.ComponentFE && feReady {
 			toApply = append(toApply, want.applicable(c)...)
 		}

@@ -99,3 +99,32 @@ func TestWarehouseWithoutTemplateOrFEBuildsNothing(t *testing.T) {
 		t.Error("built without FE")
 	}
 }
+
+func TestDisasterRecoveryFEIsUpstreamsRestoreShape(t *testing.T) {
+	src := &v1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}, Spec: v1.StarRocksClusterSpec{
+		StarRocksFeSpec: &v1.StarRocksFeSpec{StarRocksComponentSpec: v1.StarRocksComponentSpec{StarRocksLoadSpec: v1.StarRocksLoadSpec{Replicas: ptr.To(int32(3))}}},
+	}}
+	objs := FE(src, Config{Content: "query_port = 9931\n"})
+	held := objs.StatefulSet
+	DisasterRecoveryFE(objs, src, "query_port = 9931\n", 4)
+	if objs.StatefulSet != held {
+		t.Fatal("the StatefulSet was replaced, not changed in place")
+	}
+	main := objs.StatefulSet.Spec.Template.Spec.Containers[0]
+	if *objs.StatefulSet.Spec.Replicas != 1 || main.StartupProbe != nil || main.LivenessProbe != nil {
+		t.Errorf("replicas %d, startup %v, liveness %v", *objs.StatefulSet.Spec.Replicas, main.StartupProbe, main.LivenessProbe)
+	}
+	if p := main.ReadinessProbe; p == nil || p.TCPSocket == nil || p.TCPSocket.Port.IntValue() != 9931 {
+		t.Errorf("readiness %+v, want TCP on fe.conf's query port", p)
+	}
+	if g, ok := RestoreGeneration(main); !ok || g != 4 {
+		t.Errorf("generation %d %v", g, ok)
+	}
+	if v, _ := envOf(main, RestoreSnapshotEnv); v != "true" {
+		t.Errorf("%s = %q", RestoreSnapshotEnv, v)
+	}
+	DisasterRecoveryFE(objs, src, "query_port = 9931\n", 5)
+	if n := len(objs.StatefulSet.Spec.Template.Spec.Containers[0].Env) - len(main.Env); n != 0 {
+		t.Errorf("applying twice added %d variables", n)
+	}
+}

@@ -75,6 +75,12 @@ func TestTalkingToFE(t *testing.T) {
 	t.Run("a warehouse adopted from the upstream is released from its finalizer on deletion", func(t *testing.T) {
 		testAdoptedWarehouseReleased(t, c, dir)
 	})
+	t.Run("disaster recovery runs todo, doing, done with FE rewritten and BE and CN held, then restores the spec", func(t *testing.T) {
+		testDisasterRecovery(t, c)
+	})
+	t.Run("disaster recovery without cluster_snapshot.yaml is refused with a condition", func(t *testing.T) {
+		testDisasterRecoveryWithoutSnapshot(t, c)
+	})
 }
 
 const feConfShared = "run_mode = shared_data\n"
@@ -388,5 +394,139 @@ func testAdoptedWarehouseReleased(t *testing.T, c *testcluster.Cluster, dir *feD
 	gone(t, c, "adopted warehouse and its StatefulSet", &srv1.StarRocksWarehouse{ObjectMeta: wh.ObjectMeta}, sts)
 	if got := f.StatementsLike("DROP WAREHOUSE"); !slices.Equal(got, []string{"DROP WAREHOUSE `wh_adopted`"}) {
 		t.Errorf("DROP WAREHOUSE statements %q", got)
+	}
+}
+
+func drCluster(name string, snapshot bool) (*srv1.StarRocksCluster, *corev1.ConfigMap) {
+	src := threeComponents("fe", name, "3.3.2")
+	src.Spec.StarRocksFeSpec.Replicas = ptr.To(int32(3))
+	src.Spec.DisasterRecovery = &srv1.DisasterRecovery{Enabled: true, Generation: 7}
+	key := resources.ClusterSnapshotFile
+	if !snapshot {
+		key = "something-else.yaml"
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: name + "-snapshot"}, Data: map[string]string{key: "cluster_snapshot:\n  cluster_snapshot_path: s3://bucket/snap\n"}}
+	src.Spec.StarRocksFeSpec.ConfigMaps = []srv1.ConfigMapReference{{Name: cm.Name, MountPath: "/opt/starrocks/fe/conf/" + resources.ClusterSnapshotFile, SubPath: resources.ClusterSnapshotFile}}
+	return src, cm
+}
+
+func testDisasterRecovery(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	src, cm := drCluster("dr", true)
+	if err := c.Client.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	// Every status version, so that no phase goes unseen.
+	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: c.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wc.Watch(ctx, &srv1.StarRocksClusterList{}, client.InNamespace("fe"), client.MatchingFields{"metadata.name": "dr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	var phases []srv1.DisasterRecoveryPhase
+	sawDoingShape := false
+	deadline := time.After(2 * time.Minute)
+	for len(phases) == 0 || phases[len(phases)-1] != srv1.DisasterRecoveryDone {
+		select {
+		case ev := <-w.ResultChan():
+			got, ok := ev.Object.(*srv1.StarRocksCluster)
+			if !ok || got.Status.DisasterRecoveryStatus == nil {
+				continue
+			}
+			p := got.Status.DisasterRecoveryStatus.Phase
+			if len(phases) == 0 || phases[len(phases)-1] != p {
+				phases = append(phases, p)
+			}
+			if p == srv1.DisasterRecoveryDoing && !sawDoingShape {
+				checkRecoveryFE(t, c, 7)
+				sawDoingShape = true
+			}
+		case <-deadline:
+			t.Fatalf("recovery phases so far %v", phases)
+		}
+	}
+	if want := []srv1.DisasterRecoveryPhase{srv1.DisasterRecoveryTodo, srv1.DisasterRecoveryDoing, srv1.DisasterRecoveryDone}; !slices.Equal(phases, want) {
+		t.Errorf("recovery phases %v, want %v", phases, want)
+	}
+	// Back to the spec: 3 FE with the usual probes, BE and CN created.
+	got := waitRunning(t, c, "fe", "dr", 2*time.Minute)
+	st := got.Status.DisasterRecoveryStatus
+	if st == nil || st.Phase != srv1.DisasterRecoveryDone || st.ObservedGeneration != 7 || st.StartTimestamp == 0 || st.EndTimestamp < st.StartTimestamp {
+		t.Errorf("recovery status %+v", st)
+	}
+	fe := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "fe", "dr-fe", fe); err != nil {
+		t.Fatal(err)
+	}
+	main := fe.Spec.Template.Spec.Containers[0]
+	if *fe.Spec.Replicas != 3 || main.StartupProbe == nil || main.LivenessProbe == nil || main.ReadinessProbe.HTTPGet == nil {
+		t.Errorf("FE not restored: replicas %d, startup %v, liveness %v, readiness %+v", *fe.Spec.Replicas, main.StartupProbe, main.LivenessProbe, main.ReadinessProbe)
+	}
+	if _, ok := envValue(fe, resources.RestoreSnapshotEnv); ok {
+		t.Error("FE still restores a snapshot")
+	}
+	for _, name := range []string{"dr-be", "dr-cn"} {
+		if err := get(ctx, c.Client, "fe", name, &appsv1.StatefulSet{}); err != nil {
+			t.Errorf("%s after recovery: %v", name, err)
+		}
+	}
+}
+
+// checkRecoveryFE checks FE as it restores: what upstream v1.11.5 runs, and BE and CN held.
+func checkRecoveryFE(t *testing.T, c *testcluster.Cluster, generation int) {
+	t.Helper()
+	ctx := context.Background()
+	fe := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "fe", "dr-fe", fe); err != nil {
+		t.Fatal(err)
+	}
+	main := fe.Spec.Template.Spec.Containers[0]
+	if *fe.Spec.Replicas != 1 {
+		t.Errorf("FE replicas %d during recovery, want 1", *fe.Spec.Replicas)
+	}
+	if main.StartupProbe != nil || main.LivenessProbe != nil {
+		t.Error("FE has startup or liveness probes during recovery")
+	}
+	if p := main.ReadinessProbe; p == nil || p.TCPSocket == nil || p.TCPSocket.Port.IntValue() != 9030 {
+		t.Errorf("FE readiness during recovery %+v, want TCP on 9030", p)
+	}
+	if v, _ := envValue(fe, resources.RestoreGenerationEnv); v != fmt.Sprint(generation) {
+		t.Errorf("%s = %q", resources.RestoreGenerationEnv, v)
+	}
+	if v, _ := envValue(fe, resources.RestoreSnapshotEnv); v != "true" {
+		t.Errorf("%s = %q", resources.RestoreSnapshotEnv, v)
+	}
+	for _, name := range []string{"dr-be", "dr-cn"} {
+		if err := get(ctx, c.Client, "fe", name, &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s exists during recovery (%v): BE and CN must be held", name, err)
+		}
+	}
+}
+
+func testDisasterRecoveryWithoutSnapshot(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	src, cm := drCluster("drx", false)
+	src.Name = "drx"
+	for _, o := range []client.Object{cm, src} {
+		if err := c.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, time.Minute, "ClusterSnapshotMissing reported", func(ctx context.Context) (bool, error) {
+		got := &srv1.StarRocksCluster{}
+		if err := get(ctx, c.Client, "fe", "drx", got); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionReconcileError)
+		return cond != nil && cond.Status == metav1.ConditionTrue && cond.Reason == srv1.ReasonClusterSnapshotMissing, nil
+	})
+	if err := get(ctx, c.Client, "fe", "drx-fe", &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+		t.Errorf("FE created without a snapshot to restore: %v", err)
 	}
 }
