@@ -460,15 +460,15 @@ func testDisasterRecovery(t *testing.T, c *testcluster.Cluster) {
 	if st == nil || st.Phase != srv1.DisasterRecoveryDone || st.ObservedGeneration != 7 || st.StartTimestamp == 0 || st.EndTimestamp < st.StartTimestamp {
 		t.Errorf("recovery status %+v", st)
 	}
-	fe := &appsv1.StatefulSet{}
-	if err := get(ctx, c.Client, "fe", "dr-fe", fe); err != nil {
+	feSts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "fe", "dr-fe", feSts); err != nil {
 		t.Fatal(err)
 	}
-	main := fe.Spec.Template.Spec.Containers[0]
-	if *fe.Spec.Replicas != 3 || main.StartupProbe == nil || main.LivenessProbe == nil || main.ReadinessProbe.HTTPGet == nil {
-		t.Errorf("FE not restored: replicas %d, startup %v, liveness %v, readiness %+v", *fe.Spec.Replicas, main.StartupProbe, main.LivenessProbe, main.ReadinessProbe)
+	main := feSts.Spec.Template.Spec.Containers[0]
+	if *feSts.Spec.Replicas != 3 || main.StartupProbe == nil || main.LivenessProbe == nil || main.ReadinessProbe.HTTPGet == nil {
+		t.Errorf("FE not restored: replicas %d, startup %v, liveness %v, readiness %+v", *feSts.Spec.Replicas, main.StartupProbe, main.LivenessProbe, main.ReadinessProbe)
 	}
-	if _, ok := envValue(fe, resources.RestoreSnapshotEnv); ok {
+	if _, ok := envValue(feSts, resources.RestoreSnapshotEnv); ok {
 		t.Error("FE still restores a snapshot")
 	}
 	for _, name := range []string{"dr-be", "dr-cn"} {
@@ -482,13 +482,13 @@ func testDisasterRecovery(t *testing.T, c *testcluster.Cluster) {
 func checkRecoveryFE(t *testing.T, c *testcluster.Cluster, generation int) {
 	t.Helper()
 	ctx := context.Background()
-	fe := &appsv1.StatefulSet{}
-	if err := get(ctx, c.Client, "fe", "dr-fe", fe); err != nil {
+	feSts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "fe", "dr-fe", feSts); err != nil {
 		t.Fatal(err)
 	}
-	main := fe.Spec.Template.Spec.Containers[0]
-	if *fe.Spec.Replicas != 1 {
-		t.Errorf("FE replicas %d during recovery, want 1", *fe.Spec.Replicas)
+	main := feSts.Spec.Template.Spec.Containers[0]
+	if *feSts.Spec.Replicas != 1 {
+		t.Errorf("FE replicas %d during recovery, want 1", *feSts.Spec.Replicas)
 	}
 	if main.StartupProbe != nil || main.LivenessProbe != nil {
 		t.Error("FE has startup or liveness probes during recovery")
@@ -496,10 +496,10 @@ func checkRecoveryFE(t *testing.T, c *testcluster.Cluster, generation int) {
 	if p := main.ReadinessProbe; p == nil || p.TCPSocket == nil || p.TCPSocket.Port.IntValue() != 9030 {
 		t.Errorf("FE readiness during recovery %+v, want TCP on 9030", p)
 	}
-	if v, _ := envValue(fe, resources.RestoreGenerationEnv); v != fmt.Sprint(generation) {
+	if v, _ := envValue(feSts, resources.RestoreGenerationEnv); v != fmt.Sprint(generation) {
 		t.Errorf("%s = %q", resources.RestoreGenerationEnv, v)
 	}
-	if v, _ := envValue(fe, resources.RestoreSnapshotEnv); v != "true" {
+	if v, _ := envValue(feSts, resources.RestoreSnapshotEnv); v != "true" {
 		t.Errorf("%s = %q", resources.RestoreSnapshotEnv, v)
 	}
 	for _, name := range []string{"dr-be", "dr-cn"} {
