@@ -373,7 +373,7 @@ func testAdoptedWarehouseReleased(t *testing.T, c *testcluster.Cluster, dir *feD
 		Spec: appsv1.StatefulSetSpec{
 			Replicas: ptr.To(int32(1)), ServiceName: "wh-adopted-warehouse-cn-search", Selector: &metav1.LabelSelector{MatchLabels: sel},
 			PodManagementPolicy: appsv1.ParallelPodManagement,
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "cn", Image: "starrocks/cn-ubuntu:3.3.2"}}}},
+			Template:            corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "cn", Image: "starrocks/cn-ubuntu:3.3.2"}}}},
 		},
 	}
 	if err := c.Client.Create(ctx, upstream, client.FieldOwner("sroperator")); err != nil {
