@@ -295,7 +295,10 @@ func (r *StarRocksWarehouseReconciler) dropFromFE(ctx context.Context, wh *srv1.
 	}
 	feConf, err := r.clusterFEConf(ctx, src)
 	if err != nil {
-		feConf = "" // the ports fall back to the defaults; better than never dropping
+		return fmt.Errorf("reading fe.conf of cluster %s to reach FE: %w", src.Name, err)
+	}
+	if !fe.SharedData(feConf) {
+		return nil // a shared-nothing FE never had the warehouse
 	}
 	c, err := r.FE.sql(ctx, src, feConf)
 	if err != nil {

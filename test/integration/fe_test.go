@@ -66,6 +66,9 @@ func TestTalkingToFE(t *testing.T) {
 	t.Run("a warehouse is created, runs, scales through its HPA target and is dropped from FE once on deletion", func(t *testing.T) {
 		testWarehouseLifecycle(t, c, dir, op)
 	})
+	t.Run("a warehouse says which check failed: cluster, name, shared-data mode", func(t *testing.T) {
+		testWarehouseChecks(t, c)
+	})
 	t.Run("a warehouse whose FE is unreachable says so and recovers when FE answers", func(t *testing.T) {
 		testWarehouseFEUnreachable(t, c, dir)
 	})
@@ -528,5 +531,39 @@ func testDisasterRecoveryWithoutSnapshot(t *testing.T, c *testcluster.Cluster) {
 	})
 	if err := get(ctx, c.Client, "fe", "drx-fe", &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
 		t.Errorf("FE created without a snapshot to restore: %v", err)
+	}
+}
+
+func testWarehouseChecks(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	sn := feOnly("fe", "wn") // no fe.conf: shared-nothing
+	if err := c.Client.Create(ctx, sn); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, cluster, reason string
+	}{
+		{"wh-orphan", "no-such-cluster", srv1.ReasonClusterNotFound},
+		{"wn", "wn", srv1.ReasonNameConflict},
+		{"wh-sn", "wn", srv1.ReasonNotSharedData},
+	} {
+		wh := warehouse("fe", tc.name, tc.cluster, 1)
+		if err := c.Client.Create(ctx, wh); err != nil {
+			t.Fatal(err)
+		}
+		got := waitWarehouse(t, c, "fe", tc.name, tc.reason, func(wh *srv1.StarRocksWarehouse) bool {
+			cond := meta.FindStatusCondition(wh.Status.Conditions, srv1.ConditionReconcileError)
+			return cond != nil && cond.Status == metav1.ConditionTrue && cond.Reason == tc.reason
+		})
+		if got.Status.Phase != srv1.PhaseFailed || !meta.IsStatusConditionFalse(got.Status.Conditions, srv1.ConditionReady) {
+			t.Errorf("%s: phase %q, conditions %+v", tc.name, got.Status.Phase, got.Status.Conditions)
+		}
+		if err := get(ctx, c.Client, "fe", wh.CnStatefulSetName(), &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s: StatefulSet built although %s: %v", tc.name, tc.reason, err)
+		}
+		if err := c.Client.Delete(ctx, wh); err != nil {
+			t.Fatal(err)
+		}
+		gone(t, c, tc.name, wh)
 	}
 }
