@@ -141,7 +141,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		return err
 	}
 	// Warehouses: their own controller, in starrockswarehouse_controller.go.
-	return setupWarehouses(mgr, cfg, r.Configs, access)
+	return setupWarehouses(mgr, cfg, r.Configs, configMetadata, access)
 }
 
 // managed filters out clusters in denied namespaces and clusters marked ignored,

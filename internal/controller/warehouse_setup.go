@@ -9,15 +9,18 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
@@ -28,7 +31,7 @@ const warehouseClusterIndex = "spec.starRocksCluster"
 
 // setupWarehouses registers the StarRocksWarehouse controller when the API
 // server serves the kind; without the CRD it logs so and registers nothing.
-func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, access *feAccess) error {
+func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, configMetadata cache.Cache, access *feAccess) error {
 	log := mgr.GetLogger().WithName("starrockswarehouse")
 	gk := schema.GroupKind{Group: srv1.GroupVersion.Group, Kind: "StarRocksWarehouse"}
 	if _, err := mgr.GetRESTMapper().RESTMapping(gk, srv1.GroupVersion.Version); err != nil {
@@ -46,6 +49,14 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, access
 	}); err != nil {
 		return err
 	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksWarehouse{}, configMapIndex, func(o client.Object) []string {
+		if wh, ok := o.(*srv1.StarRocksWarehouse); ok && wh.Spec.Template != nil && wh.Spec.Template.ConfigMapInfo.ConfigMapName != "" {
+			return []string{wh.Spec.Template.ConfigMapInfo.ConfigMapName}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
 	r := &StarRocksWarehouseReconciler{
 		Client:    mgr.GetClient(),
 		Recorder:  mgr.GetEventRecorder("starrocks-operator"),
@@ -56,6 +67,8 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, access
 		statuses:  apply.NewRecent[srv1.StarRocksWarehouseStatus](),
 		feBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 	}
+	cmMeta := &metav1.PartialObjectMetadata{}
+	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	opts := cfg.Controller
 	if opts.ReconciliationTimeout == 0 {
 		opts.ReconciliationTimeout = reconcileTimeout
@@ -68,6 +81,9 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, access
 		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(warehouseOfPod), builder.WithPredicates(podChanged())).
 		Watches(&srv1.StarRocksCluster{}, handler.EnqueueRequestsFromMapFunc(r.warehousesOfCluster)).
+		WatchesRawSource(source.Kind(configMetadata, cmMeta,
+			handler.TypedEnqueueRequestsFromMapFunc(r.warehousesUsingConfigMap),
+			configMapContentChanged())).
 		WithOptions(opts).
 		Complete(r)
 }
@@ -93,6 +109,25 @@ func (r *StarRocksWarehouseReconciler) warehousesOfCluster(ctx context.Context, 
 	reqs := make([]reconcile.Request, 0, len(list.Items))
 	for _, wh := range list.Items {
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}})
+	}
+	return reqs
+}
+
+// warehousesUsingConfigMap maps a ConfigMap to the warehouses that read it:
+// as their cn.conf, or as the fe.conf of their cluster (run_mode, ports).
+func (r *StarRocksWarehouseReconciler) warehousesUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []reconcile.Request {
+	var reqs []reconcile.Request
+	var list srv1.StarRocksWarehouseList
+	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err == nil {
+		for _, wh := range list.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}})
+		}
+	}
+	var clusters srv1.StarRocksClusterList
+	if err := r.Client.List(ctx, &clusters, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err == nil {
+		for i := range clusters.Items {
+			reqs = append(reqs, r.warehousesOfCluster(ctx, &clusters.Items[i])...)
+		}
 	}
 	return reqs
 }

@@ -170,7 +170,12 @@ func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 	sharedDataCluster(t, c, "fe", "wc", feConfShared, nil)
 	f.AddWarehouse("wh_a") // what the CN entrypoint does when a pod of the warehouse starts
 
+	cnConf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-a-cn-conf"}, Data: map[string]string{"cn.conf": "sys_log_level = INFO\n"}}
+	if err := c.Client.Create(ctx, cnConf); err != nil {
+		t.Fatal(err)
+	}
 	wh := warehouse("fe", "wh-a", "wc", 1)
+	wh.Spec.Template.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: cnConf.Name, ResolveKey: "cn.conf"}
 	if err := c.Client.Create(ctx, wh); err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +222,17 @@ func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		t.Fatal(err)
 	}
 	waitWarehouse(t, c, "fe", "wh-a", "warehouse running with 2 CN after scaling", warehouseRunning(2))
+
+	// A change of the warehouse's cn.conf rolls its pods, as for clusters.
+	hash := sts.Spec.Template.Annotations[resources.ConfigHashAnnotation]
+	mutate(t, c.Client, cnConf, func(cm *corev1.ConfigMap) { cm.Data["cn.conf"] = "sys_log_level = WARN\n" })
+	eventually(t, time.Minute, "cn.conf change reaches the pod template", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "fe", "wh-a-warehouse-cn", sts); err != nil {
+			return false, err
+		}
+		return hash != "" && sts.Spec.Template.Annotations[resources.ConfigHashAnnotation] != hash, nil
+	})
+	waitWarehouse(t, c, "fe", "wh-a", "warehouse running with 2 CN after the config change", warehouseRunning(2))
 
 	// Quiet: a reconcile of the unchanged warehouse (an annotation edit
 	// triggers one) writes nothing and asks FE nothing.
