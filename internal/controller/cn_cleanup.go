@@ -3,11 +3,15 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -34,12 +38,12 @@ func newComputeNodeCleanup() *computeNodeCleanup {
 }
 
 // run checks one CN StatefulSet (the cluster's or a warehouse's) whose pods
-// register with FE under <pod>.<searchService>.<namespace>. It returns how
-// soon to look again: zero when nothing is left to do or the StatefulSet's
-// own status change will bring the reconcile back.
-func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string) time.Duration {
+// register with FE under <pod>.<searchService>.<namespace>. It returns the
+// nodes it dropped and how soon to look again: zero when nothing is left to
+// do or the StatefulSet's own status change will bring the reconcile back.
+func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string) ([]string, time.Duration) {
 	if c == nil || access == nil || sts == nil || sts.Spec.Replicas == nil || !fe.SharedData(feConf) {
-		return 0
+		return nil, 0
 	}
 	want := *sts.Spec.Replicas
 	c.mu.Lock()
@@ -47,41 +51,52 @@ func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv
 	if known && want >= last {
 		c.clean[sts.UID] = want // scaled out or unchanged: nothing can be stale
 		c.mu.Unlock()
-		return 0
+		return nil, 0
 	}
 	c.mu.Unlock()
 	// Wait until the scale-in has settled: the removed pods are gone. Their
 	// StatefulSet's status change brings the reconcile back.
 	if sts.Status.ObservedGeneration < sts.Generation || sts.Status.Replicas != want {
-		return 0
+		return nil, 0
 	}
 	log := logf.FromContext(ctx).WithValues("statefulSet", sts.Name)
-	if err := dropStale(ctx, access, src, feConf, sts, searchService, want, log.Info); err != nil {
+	dropped, err := dropStale(ctx, access, src, feConf, sts, searchService, want, log.Info)
+	if err != nil {
 		log.Info("shared-data CN cleanup failed; will retry", "error", err.Error(), "retryIn", cleanupRetry.String())
-		return cleanupRetry
+		return dropped, cleanupRetry
 	}
 	c.mu.Lock()
 	c.clean[sts.UID] = want
 	c.mu.Unlock()
-	return 0
+	return dropped, 0
 }
 
-func dropStale(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, want int32, info func(string, ...any)) error {
+func dropStale(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, want int32, info func(string, ...any)) ([]string, error) {
 	client, err := access.sql(ctx, src, feConf)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	nodes, err := client.ShowComputeNodes(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var dropped []string
 	for _, n := range fe.StaleNodes(nodes, sts.Name, searchService, sts.Namespace, want) {
 		if err := client.DropComputeNode(ctx, n.Host, n.HeartbeatPort); err != nil {
-			return fmt.Errorf("dropping compute node %s: %w", n.Host, err)
+			return dropped, fmt.Errorf("dropping compute node %s: %w", n.Host, err)
 		}
 		info("dropped compute node removed by scale-in from FE", "node", n.Host, "heartbeatPort", n.HeartbeatPort)
+		dropped = append(dropped, n.Host)
 	}
-	return nil
+	return dropped, nil
+}
+
+// tellDropped is one Event per cleanup that dropped nodes.
+func tellDropped(recorder events.EventRecorder, obj runtime.Object, dropped []string) {
+	if len(dropped) > 0 && recorder != nil {
+		recorder.Eventf(obj, nil, corev1.EventTypeNormal, "ComputeNodesDropped", "DropComputeNode",
+			"dropped from FE the compute nodes removed by scale-in: %s", strings.Join(dropped, ", "))
+	}
 }
 
 // afterSync runs what follows a successful cluster reconcile: the shared-data
@@ -95,7 +110,9 @@ func (r *StarRocksClusterReconciler) afterSync(ctx context.Context, src *srv1.St
 		return res, err
 	}
 	sts := r.liveStatefulSet(ctx, src, resources.ComponentCN)
-	if after := r.FE.cleanup.run(ctx, r.FE, src, want.feConf, sts, src.CnSearchServiceName()); after > 0 && (res.RequeueAfter == 0 || after < res.RequeueAfter) {
+	dropped, after := r.FE.cleanup.run(ctx, r.FE, src, want.feConf, sts, src.CnSearchServiceName())
+	tellDropped(r.Recorder, src, dropped)
+	if after > 0 && (res.RequeueAfter == 0 || after < res.RequeueAfter) {
 		res.RequeueAfter = after
 	}
 	return res, nil

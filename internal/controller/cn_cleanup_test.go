@@ -53,7 +53,7 @@ func TestFEIsAskedOnlyAfterASettledScaleInInSharedDataMode(t *testing.T) {
 	cleanup := access.cleanup
 	shared := "run_mode = shared_data"
 
-	if cleanup.run(ctx, access, src, "", cnStatefulSet(3, 3), "c-cn-search") != 0 || calls.Load() != 0 {
+	if _, after := cleanup.run(ctx, access, src, "", cnStatefulSet(3, 3), "c-cn-search"); after != 0 || calls.Load() != 0 {
 		t.Fatal("a shared-nothing cluster's FE was asked")
 	}
 	cleanup.clean["sts-uid"] = 3 // FE was found clean at 3 replicas
@@ -63,7 +63,7 @@ func TestFEIsAskedOnlyAfterASettledScaleInInSharedDataMode(t *testing.T) {
 	if cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 5), "c-cn-search"); calls.Load() != 0 {
 		t.Fatal("FE asked before the scale-in settled")
 	}
-	if after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); calls.Load() == 0 || after != cleanupRetry {
+	if _, after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); calls.Load() == 0 || after != cleanupRetry {
 		t.Fatalf("settled scale-in: %d connections, retry in %v; want FE asked and a retry after a failure", calls.Load(), after)
 	}
 	if cleanup.clean["sts-uid"] != 5 {

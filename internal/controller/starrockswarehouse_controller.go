@@ -121,7 +121,9 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if slices.ContainsFunc(results, func(r apply.Result) bool { return r.Pending }) {
 		res.RequeueAfter = pendingRequeue
 	}
-	if after := r.FE.cleanup.run(ctx, r.FE, src, feConf, obs.CN.StatefulSet, wh.CnSearchServiceName()); after > 0 {
+	dropped, after := r.FE.cleanup.run(ctx, r.FE, src, feConf, obs.CN.StatefulSet, wh.CnSearchServiceName())
+	tellDropped(r.Recorder, wh, dropped)
+	if after > 0 {
 		res.RequeueAfter = after
 	}
 	return res, nil

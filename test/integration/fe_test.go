@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -364,6 +366,18 @@ func testSharedDataScaleIn(t *testing.T, c *testcluster.Cluster, dir *feDirector
 					t.Errorf("FE's nodes after cleanup %+v, want %+v", got, want)
 				}
 				t.Logf("statements FE received: %q", f.Statements())
+				eventually(t, 30*time.Second, "a ComputeNodesDropped event", func(ctx context.Context) (bool, error) {
+					var evs eventsv1.EventList
+					if err := c.Client.List(ctx, &evs, client.InNamespace("fe")); err != nil {
+						return false, err
+					}
+					for _, e := range evs.Items {
+						if e.Regarding.Name == tc.name && e.Reason == "ComputeNodesDropped" {
+							return strings.Contains(e.Note, tc.name+"-cn-1.") && strings.Contains(e.Note, tc.name+"-cn-2."), nil
+						}
+					}
+					return false, nil
+				})
 			}
 		})
 	}
