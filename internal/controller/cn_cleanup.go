@@ -26,8 +26,9 @@ const cleanupRetry = 30 * time.Second
 // computeNodeCleanup drops from FE the compute nodes a scale-in removed, in
 // shared-data mode: there CN holds no data, and FE would otherwise keep the
 // dead nodes registered forever. It remembers, per StatefulSet, the replicas
-// at which FE was last found clean, so FE is asked only after a scale-in (and
-// once per StatefulSet when the operator starts), never on every reconcile.
+// at which FE was last found clean, so FE is asked only after a scale-in (and,
+// when the operator starts, once per StatefulSet whose spec was ever
+// changed), never on every reconcile.
 type computeNodeCleanup struct {
 	mu    sync.Mutex
 	clean map[types.UID]int32
@@ -48,8 +49,10 @@ func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv
 	want := *sts.Spec.Replicas
 	c.mu.Lock()
 	last, known := c.clean[sts.UID]
-	if known && want >= last {
-		c.clean[sts.UID] = want // scaled out or unchanged: nothing can be stale
+	// Scaled out or unchanged, or never scaled at all (the spec of a
+	// StatefulSet at generation 1 was never changed): nothing can be stale.
+	if (known && want >= last) || (!known && sts.Generation <= 1) {
+		c.clean[sts.UID] = want
 		c.mu.Unlock()
 		return nil, 0
 	}

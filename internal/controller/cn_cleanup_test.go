@@ -56,7 +56,16 @@ func TestFEIsAskedOnlyAfterASettledScaleInInSharedDataMode(t *testing.T) {
 	if _, after := cleanup.run(ctx, access, src, "", cnStatefulSet(3, 3), "c-cn-search"); after != 0 || calls.Load() != 0 {
 		t.Fatal("a shared-nothing cluster's FE was asked")
 	}
-	cleanup.clean["sts-uid"] = 3 // FE was found clean at 3 replicas
+	first := cnStatefulSet(3, 3)
+	first.Generation, first.Status.ObservedGeneration = 1, 1
+	if cleanup.run(ctx, access, src, shared, first, "c-cn-search"); calls.Load() != 0 || cleanup.clean["sts-uid"] != 3 {
+		t.Fatal("FE asked about a StatefulSet that was never scaled")
+	}
+	restarted := newFEAccess(nil, resolve).cleanup // an operator restart forgets; a scaled StatefulSet is checked once
+	if _, after := restarted.run(ctx, access, src, shared, cnStatefulSet(3, 3), "c-cn-search"); calls.Load() == 0 || after != cleanupRetry {
+		t.Fatal("after a restart, a StatefulSet whose spec changed was not checked")
+	}
+	calls.Store(0)
 	if cleanup.run(ctx, access, src, shared, cnStatefulSet(5, 3), "c-cn-search"); calls.Load() != 0 {
 		t.Fatal("FE asked on a scale-out")
 	}

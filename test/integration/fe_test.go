@@ -365,7 +365,12 @@ func testSharedDataScaleIn(t *testing.T, c *testcluster.Cluster, dir *feDirector
 				if got := f.ComputeNodes(); !slices.Equal(got, want) {
 					t.Errorf("FE's nodes after cleanup %+v, want %+v", got, want)
 				}
-				t.Logf("statements FE received: %q", f.Statements())
+				wantStatements := []string{"SHOW COMPUTE NODES",
+					"ALTER SYSTEM DROP COMPUTE NODE 'sd-cn-1.sd-cn-search.fe.svc.cluster.local:9050'",
+					"ALTER SYSTEM DROP COMPUTE NODE 'sd-cn-2.sd-cn-search.fe.svc.cluster.local:9050'"}
+				if got := f.Statements(); !slices.Equal(got, wantStatements) {
+					t.Errorf("statements FE received %q, want %q", got, wantStatements)
+				}
 				eventually(t, 30*time.Second, "a ComputeNodesDropped event", func(ctx context.Context) (bool, error) {
 					var evs eventsv1.EventList
 					if err := c.Client.List(ctx, &evs, client.InNamespace("fe")); err != nil {
