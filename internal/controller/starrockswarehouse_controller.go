@@ -105,6 +105,10 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 	_, statusErr := r.writeStatus(ctx, wh, status.ComputeWarehouse(wh, obs))
 	r.report(ctx, wh, results, reconcileErr)
 	var ce *checkError
+	var se *specError
+	if errors.As(checkErr, &se) && syncErr == nil {
+		return ctrl.Result{}, statusErr // the user must fix a ConfigMap; its watch brings us back
+	}
 	if errors.As(checkErr, &ce) && syncErr == nil {
 		if !ce.retry {
 			return ctrl.Result{}, statusErr // the cluster and warehouse watches bring us back
