@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -43,6 +44,10 @@ type Config struct {
 	Namespace string
 	// Build holds the builders' operator-wide settings.
 	Build resources.Options
+	// FE locates a cluster's FE for the features that talk to StarRocks
+	// (warehouses, shared-data CN cleanup); nil means DNS (fe.DNS). Tests
+	// point it at a stand-in.
+	FE fe.Resolver
 }
 
 // IgnoredAnnotation on a StarRocksCluster makes the operator leave it alone.
@@ -162,10 +167,12 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
+	access := newFEAccess(mgr.GetAPIReader(), cfg.FE)
+	r.FE = access
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.
 	allowed := notDenied(cfg.DenyList)
-	return ctrl.NewControllerManagedBy(mgr).
+	err = ctrl.NewControllerManagedBy(mgr).
 		Named("starrockscluster").
 		For(&srv1.StarRocksCluster{}, builder.WithPredicates(managed(cfg.DenyList), specOrResync())).
 		Owns(&appsv1.StatefulSet{}, builder.WithPredicates(allowed, statefulSetChanged())).
@@ -180,6 +187,11 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 			configMapContentChanged())).
 		WithOptions(cfg.Controller).
 		Complete(r)
+	if err != nil {
+		return err
+	}
+	// Warehouses: their own controller, in starrockswarehouse_controller.go.
+	return setupWarehouses(mgr, cfg, r.Configs, configMetadata, access)
 }
 
 // managed filters out clusters in denied namespaces and clusters marked ignored,

@@ -44,6 +44,8 @@ type StarRocksClusterReconciler struct {
 	Recorder events.EventRecorder
 	Applier  apply.Applier
 	Configs  *configSource
+	// FE reaches FE for shared-data CN cleanup (cn_cleanup.go).
+	FE *feAccess
 	// DenyList holds namespaces whose clusters are left alone.
 	DenyList []string
 	// APIReader reads what the operator does not cache (StorageClasses), rarely.
@@ -94,7 +96,8 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	want, specErr := r.desiredState(ctx, src)
 	obs := r.observe(ctx, src, want)
 	out := r.syncAndReport(ctx, src, want, obs, specErr)
-	return r.recordOutcome(ctx, src, out)
+	res, err := r.recordOutcome(ctx, src, out)
+	return r.afterSync(ctx, src, want, res, err) // cn_cleanup.go
 }
 
 // get reads the cluster from the cache, with the status this process last
@@ -141,6 +144,10 @@ type desired struct {
 	configHeld map[resources.Component]bool
 	// configWarning says why, for the ConfigUnavailable condition; nil when nothing is held.
 	configWarning *specError
+	// feConf is fe.conf, for what talks to FE (cn_cleanup.go).
+	feConf string
+	// drHeld components are neither written nor deleted (disaster_recovery.go).
+	drHeld map[resources.Component]bool
 }
 
 // desiredState resolves the referenced .conf files and builds every
@@ -178,7 +185,7 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 		}
 	}
 	d := &desired{objects: resources.Build(src, cfg), held: map[resources.Component]string{}, grow: map[resources.Component][]claimGrowth{},
-		configHeld: held, configWarning: warning}
+		configHeld: held, configWarning: warning, feConf: cfg.FE}
 	if held[resources.ComponentFE] {
 		// BE, CN and the proxy read FE's ports from fe.conf: keep them all as they run.
 		d.configHeld = map[resources.Component]bool{}
@@ -187,6 +194,9 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 		}
 	}
 	resources.KeepFEQuorum(d.objects.StatefulSet(resources.ComponentFE), r.liveStatefulSet(ctx, src, resources.ComponentFE))
+	if err := r.disasterRecovery(ctx, src, d); err != nil {
+		return nil, err
+	}
 	for _, c := range resources.Components {
 		if d.configHeld[c] {
 			continue // keeps its live objects whatever they say
@@ -320,6 +330,9 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 		if c != resources.ComponentFE && !feReady {
 			comp.Waiting = "waiting for FE to become ready"
 		}
+		if want != nil && want.drHeld[c] {
+			comp.Waiting = "held while disaster recovery runs"
+		}
 		if sts := named.StatefulSet(c); sts != nil {
 			comp.ResourceNames = []string{sts.Name}
 			comp.StatefulSet = r.liveStatefulSet(ctx, src, c)
@@ -370,6 +383,7 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 		}
 	}
 	obs.RemovalHeld = r.heldRemovals(ctx, src)
+	obs.DisasterRecovery = r.disasterRecoveryStatus(ctx, src) // disaster_recovery.go
 	return obs
 }
 
@@ -507,6 +521,9 @@ func (r *StarRocksClusterReconciler) sync(ctx context.Context, src *srv1.StarRoc
 	var toApply, toDelete []client.Object
 	var handOverErrs []error
 	for _, c := range resources.Components {
+		if want.drHeld[c] {
+			continue
+		}
 		if c != resources.ComponentFE && feReady {
 			if err := r.handOverReplicas(ctx, src, want, c); err != nil {
 				handOverErrs = append(handOverErrs, err)

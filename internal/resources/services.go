@@ -159,8 +159,3 @@ func feServicePort(src *v1.StarRocksCluster, feContent, name string) int32 {
 	return 0
 }
 
-// feServiceAddress is the FE Service's name qualified by namespace, the value
-// of FE_SERVICE_NAME.
-func feServiceAddress(src *v1.StarRocksCluster) string {
-	return src.FeServiceName() + "." + src.Namespace
-}

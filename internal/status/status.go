@@ -52,6 +52,8 @@ type Observed struct {
 	ReconcileErrorReason string
 	// Rollout explains an ordered upgrade or downgrade in progress; empty when none.
 	Rollout string
+	// DisasterRecovery replaces status.disasterRecoveryStatus when set.
+	DisasterRecovery *srv1.DisasterRecoveryStatus
 	// ConfigWarning says why a running component's .conf could not be read
 	// (its live objects are kept as they are); nil when every .conf was read.
 	ConfigWarning       error
@@ -91,6 +93,9 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 		ObservedGeneration:     src.Generation,
 		Conditions:             slices.Clone(src.Status.Conditions),
 		DisasterRecoveryStatus: src.Status.DisasterRecoveryStatus,
+	}
+	if obs.DisasterRecovery != nil {
+		st.DisasterRecoveryStatus = obs.DisasterRecovery
 	}
 	st.StarRocksFeStatus = componentStatus(obs.FE)
 	st.StarRocksBeStatus = componentStatus(obs.BE)

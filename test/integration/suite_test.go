@@ -25,6 +25,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/options"
 	"github.com/srscale/starrocks-operator/internal/scheme"
@@ -134,6 +135,8 @@ type operatorOptions struct {
 	syncPeriod time.Duration
 	workers    int
 	denyList   []string
+	// fe locates FE for the features that talk to StarRocks; nil means DNS.
+	fe fe.Resolver
 }
 
 func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo operatorOptions) *operator {
@@ -158,7 +161,7 @@ func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo op
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := controller.SetupWithManager(mgr, controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace, DenyList: oo.denyList}); err != nil {
+	if err := controller.SetupWithManager(mgr, controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace, DenyList: oo.denyList, FE: oo.fe}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

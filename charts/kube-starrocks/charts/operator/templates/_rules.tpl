@@ -31,6 +31,12 @@
   - watch
 - apiGroups:
   - ""
+  resources:
+  - secrets
+  verbs:
+  - get
+- apiGroups:
+  - ""
   - events.k8s.io
   resources:
   - events
@@ -87,7 +93,6 @@
   - starrocks.com
   resources:
   - starrocksclusters
-  - starrockswarehouses
   verbs:
   - get
   - list
@@ -108,6 +113,16 @@
   - get
   - patch
   - update
+- apiGroups:
+  - starrocks.com
+  resources:
+  - starrockswarehouses
+  verbs:
+  - get
+  - list
+  - patch
+  - update
+  - watch
 - apiGroups:
   - storage.k8s.io
   resources:

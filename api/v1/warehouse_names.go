@@ -1,0 +1,39 @@
+package v1
+
+// Names of the objects the operator creates for a StarRocksWarehouse: the
+// upstream operator's, so that its warehouses are adopted, not duplicated.
+
+// WarehouseComponentName is the prefix of the warehouse's objects: "<wh>-warehouse".
+func (w *StarRocksWarehouse) WarehouseComponentName() string { return w.Name + "-warehouse" }
+
+// CnStatefulSetName is the warehouse's CN StatefulSet.
+func (w *StarRocksWarehouse) CnStatefulSetName() string { return w.Name + "-warehouse-cn" }
+
+// CnServiceName is the warehouse's CN client Service.
+func (w *StarRocksWarehouse) CnServiceName() string { return w.Name + "-warehouse-cn-service" }
+
+// CnSearchServiceName is the warehouse's headless CN Service.
+func (w *StarRocksWarehouse) CnSearchServiceName() string { return w.Name + "-warehouse-cn-search" }
+
+// CnAutoscalerName is the warehouse's HorizontalPodAutoscaler.
+func (w *StarRocksWarehouse) CnAutoscalerName() string { return w.Name + "-warehouse-cn-autoscaler" }
+
+// Condition reasons of a StarRocksWarehouse (beside the cluster's), each
+// naming the check that failed.
+const (
+	// ReasonClusterNotFound: spec.starRocksCluster names no StarRocksCluster in the namespace.
+	ReasonClusterNotFound = "ClusterNotFound"
+	// ReasonNotSharedData: the cluster's fe.conf does not set run_mode = shared_data.
+	ReasonNotSharedData = "NotSharedData"
+	// ReasonFENotReady: the cluster's FE has no ready pod yet.
+	ReasonFENotReady = "FENotReady"
+	// ReasonNameConflict: the warehouse has the cluster's name.
+	ReasonNameConflict = "NameConflict"
+	// ReasonFEUnreachable: FE's HTTP or MySQL port did not answer; retried with back-off.
+	ReasonFEUnreachable = "FEUnreachable"
+	// ReasonTemplateMissing: spec.template is missing.
+	ReasonTemplateMissing = "TemplateMissing"
+	// ReasonClusterSnapshotMissing (cluster, ReconcileError=True):
+	// spec.disasterRecovery is enabled but no FE configMap provides cluster_snapshot.yaml.
+	ReasonClusterSnapshotMissing = "ClusterSnapshotMissing"
+)

@@ -1,0 +1,97 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// Disaster recovery (spec.disasterRecovery), as upstream v1.11.5 runs it: FE
+// alone restores the shared-data cluster from cluster_snapshot.yaml while BE
+// and CN are held; status.disasterRecoveryStatus goes todo -> doing -> done;
+// then the cluster returns to its normal spec.
+
+// recovering returns the generation of the recovery the spec asks for that
+// has not finished yet.
+func recovering(src *srv1.StarRocksCluster) (int64, bool) {
+	dr := src.Spec.DisasterRecovery
+	if dr == nil || !dr.Enabled {
+		return 0, false
+	}
+	st := src.Status.DisasterRecoveryStatus
+	done := st != nil && st.ObservedGeneration == dr.Generation && st.Phase == srv1.DisasterRecoveryDone
+	return dr.Generation, !done
+}
+
+// disasterRecovery rewrites the desired FE for a recovery and holds BE and
+// CN. A recovery without cluster_snapshot.yaml among FE's configMaps is a
+// spec error: nothing is changed.
+func (r *StarRocksClusterReconciler) disasterRecovery(ctx context.Context, src *srv1.StarRocksCluster, d *desired) error {
+	gen, ok := recovering(src)
+	if !ok {
+		return nil
+	}
+	if err := r.clusterSnapshot(ctx, src); err != nil {
+		return err
+	}
+	resources.DisasterRecoveryFE(d.objects.FE, src, d.feConf, gen)
+	d.drHeld = map[resources.Component]bool{resources.ComponentBE: true, resources.ComponentCN: true}
+	return nil
+}
+
+// clusterSnapshot checks that a ConfigMap in FE's configMaps provides cluster_snapshot.yaml.
+func (r *StarRocksClusterReconciler) clusterSnapshot(ctx context.Context, src *srv1.StarRocksCluster) error {
+	for i, cm := range src.Spec.StarRocksFeSpec.ConfigMaps {
+		field := fmt.Sprintf("spec.starRocksFeSpec.configMaps[%d]", i)
+		if _, err := r.Configs.Content(ctx, src.Namespace, cm.Name, resources.ClusterSnapshotFile, field); err == nil {
+			return nil
+		}
+	}
+	return &specError{reason: srv1.ReasonClusterSnapshotMissing, msg: fmt.Sprintf(
+		"spec.disasterRecovery is enabled but no ConfigMap in spec.starRocksFeSpec.configMaps has the key %s, which tells FE the snapshot to restore", resources.ClusterSnapshotFile)}
+}
+
+// disasterRecoveryStatus moves the recovery on from what the cache shows:
+// todo when asked, doing once FE runs the recovery template, done once that
+// FE has rolled out and is ready.
+func (r *StarRocksClusterReconciler) disasterRecoveryStatus(ctx context.Context, src *srv1.StarRocksCluster) *srv1.DisasterRecoveryStatus {
+	cur := src.Status.DisasterRecoveryStatus
+	gen, ok := recovering(src)
+	if !ok {
+		return cur
+	}
+	now := time.Now().Unix()
+	if cur == nil || cur.ObservedGeneration != gen {
+		return &srv1.DisasterRecoveryStatus{Phase: srv1.DisasterRecoveryTodo, ObservedGeneration: gen, StartTimestamp: now, Reason: "FE is being set up to restore the cluster snapshot"}
+	}
+	next := cur.DeepCopy()
+	live := r.liveStatefulSet(ctx, src, resources.ComponentFE)
+	running := false
+	if live != nil && len(live.Spec.Template.Spec.Containers) > 0 {
+		g, has := resources.RestoreGeneration(live.Spec.Template.Spec.Containers[0])
+		running = has && g == gen
+	}
+	switch {
+	case cur.Phase == srv1.DisasterRecoveryTodo && running:
+		next.Phase, next.Reason = srv1.DisasterRecoveryDoing, "FE is restoring the cluster snapshot; BE and CN are held"
+	case cur.Phase == srv1.DisasterRecoveryDoing && running && status.RolledOut(live):
+		next.Phase, next.Reason, next.EndTimestamp = srv1.DisasterRecoveryDone, "FE restored the cluster snapshot; the cluster returns to its spec", now
+	}
+	return next
+}
+
+// recoveryJustDone is true when this reconcile wrote a done recovery status
+// while it still built the recovery spec.
+func (r *StarRocksClusterReconciler) recoveryJustDone(src *srv1.StarRocksCluster) bool {
+	if _, ok := recovering(src); !ok {
+		return false
+	}
+	st, ok := r.statuses.Ahead(client.ObjectKeyFromObject(src).String(), src.ResourceVersion)
+	return ok && st.DisasterRecoveryStatus != nil && st.DisasterRecoveryStatus.Phase == srv1.DisasterRecoveryDone
+}

@@ -1,0 +1,115 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/resources"
+)
+
+// mysqlPasswordEnv is the FE container variable holding root's password, as
+// the upstream chart and operator read it.
+const mysqlPasswordEnv = "MYSQL_PWD"
+
+// feAccess reaches a cluster's FE through its Service: the MySQL port for
+// statements, the HTTP port for the feature list. Nothing here runs unless a
+// feature that needs FE asks: warehouses, shared-data CN cleanup.
+type feAccess struct {
+	// live reads the Secret holding MYSQL_PWD, once per use: Secrets are not cached.
+	live    client.Reader
+	resolve fe.Resolver
+	http    *http.Client
+
+	mu sync.Mutex
+	// features remembers FE's feature list per cluster and FE image: it
+	// changes only with FE's version, so it is asked once, not per reconcile.
+	features map[string][]string
+	// cleanup drops compute nodes removed by scale-in (cn_cleanup.go).
+	cleanup *computeNodeCleanup
+}
+
+func newFEAccess(live client.Reader, resolve fe.Resolver) *feAccess {
+	if resolve == nil {
+		resolve = fe.DNS
+	}
+	return &feAccess{live: live, resolve: resolve, http: &http.Client{Timeout: fe.DefaultHTTPTimeout}, features: map[string][]string{}, cleanup: newComputeNodeCleanup()}
+}
+
+func (a *feAccess) target(src *srv1.StarRocksCluster, feConf string) (string, string) {
+	query, httpPort := resources.FEServicePorts(src, feConf)
+	return a.resolve(fe.Target{Namespace: src.Namespace, Service: src.FeServiceName(), QueryPort: query, HTTPPort: httpPort})
+}
+
+// sql returns a client for the cluster's FE, logging in as root with the
+// password the FE pods have in MYSQL_PWD, if any.
+func (a *feAccess) sql(ctx context.Context, src *srv1.StarRocksCluster, feConf string) (*fe.Client, error) {
+	pw, err := a.password(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	addr, _ := a.target(src, feConf)
+	return &fe.Client{Address: addr, User: fe.RootUser, Password: pw}, nil
+}
+
+// password is MYSQL_PWD of the FE container: a literal value or a Secret key.
+func (a *feAccess) password(ctx context.Context, src *srv1.StarRocksCluster) (string, error) {
+	if src.Spec.StarRocksFeSpec == nil {
+		return "", nil
+	}
+	var found *corev1.EnvVar
+	for i, e := range src.Spec.StarRocksFeSpec.FeEnvVars {
+		if e.Name == mysqlPasswordEnv {
+			found = &src.Spec.StarRocksFeSpec.FeEnvVars[i] // the last one wins, as in a container
+		}
+	}
+	switch {
+	case found == nil:
+		return "", nil
+	case found.ValueFrom == nil:
+		return found.Value, nil
+	case found.ValueFrom.SecretKeyRef != nil:
+		ref := found.ValueFrom.SecretKeyRef
+		var s corev1.Secret
+		if err := a.live.Get(ctx, types.NamespacedName{Namespace: src.Namespace, Name: ref.Name}, &s); err != nil {
+			return "", fmt.Errorf("reading %s from Secret %s/%s: %w", mysqlPasswordEnv, src.Namespace, ref.Name, err)
+		}
+		v, ok := s.Data[ref.Key]
+		if !ok {
+			return "", fmt.Errorf("Secret %s/%s has no key %q for %s", src.Namespace, ref.Name, ref.Key, mysqlPasswordEnv)
+		}
+		return string(v), nil
+	}
+	return "", fmt.Errorf("%s of FE comes from neither a value nor a Secret key; the operator cannot read it", mysqlPasswordEnv)
+}
+
+// hasFeature asks FE's /api/v2/feature once per cluster and FE image.
+func (a *feAccess) hasFeature(ctx context.Context, src *srv1.StarRocksCluster, feConf, feature string) (bool, error) {
+	key := string(src.UID) + "/" + src.Spec.StarRocksFeSpec.Image
+	a.mu.Lock()
+	fs, ok := a.features[key]
+	a.mu.Unlock()
+	if !ok {
+		_, url := a.target(src, feConf)
+		var err error
+		if fs, err = fe.Features(ctx, a.http, url); err != nil {
+			return false, fmt.Errorf("FE %s of cluster %s: %w", url, src.Name, err)
+		}
+		a.mu.Lock()
+		a.features[key] = fs
+		a.mu.Unlock()
+	}
+	for _, f := range fs {
+		if f == feature {
+			return true, nil
+		}
+	}
+	return false, nil
+}

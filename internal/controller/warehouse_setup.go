@@ -1,0 +1,133 @@
+package controller
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/resources"
+)
+
+const warehouseClusterIndex = "spec.starRocksCluster"
+
+// setupWarehouses registers the StarRocksWarehouse controller when the API
+// server serves the kind; without the CRD it logs so and registers nothing.
+func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, configMetadata cache.Cache, access *feAccess) error {
+	log := mgr.GetLogger().WithName("starrockswarehouse")
+	gk := schema.GroupKind{Group: srv1.GroupVersion.Group, Kind: "StarRocksWarehouse"}
+	if _, err := mgr.GetRESTMapper().RESTMapping(gk, srv1.GroupVersion.Version); err != nil {
+		if meta.IsNoMatchError(err) {
+			log.Info("StarRocksWarehouse CRD not installed: warehouses are not reconciled")
+			return nil
+		}
+		return err
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksWarehouse{}, warehouseClusterIndex, func(o client.Object) []string {
+		if wh, ok := o.(*srv1.StarRocksWarehouse); ok && wh.Spec.StarRocksCluster != "" {
+			return []string{wh.Spec.StarRocksCluster}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksWarehouse{}, configMapIndex, func(o client.Object) []string {
+		if wh, ok := o.(*srv1.StarRocksWarehouse); ok && wh.Spec.Template != nil && wh.Spec.Template.ConfigMapInfo.ConfigMapName != "" {
+			return []string{wh.Spec.Template.ConfigMapInfo.ConfigMapName}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	r := &StarRocksWarehouseReconciler{
+		Client:    mgr.GetClient(),
+		Recorder:  mgr.GetEventRecorder("starrocks-operator"),
+		Applier:   apply.New(mgr.GetClient(), FieldOwner),
+		Configs:   configs,
+		FE:        access,
+		DenyList:  cfg.DenyList,
+		statuses:  apply.NewRecent[srv1.StarRocksWarehouseStatus](),
+		feBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
+	}
+	cmMeta := &metav1.PartialObjectMetadata{}
+	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	opts := cfg.Controller
+	if opts.ReconciliationTimeout == 0 {
+		opts.ReconciliationTimeout = reconcileTimeout
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("starrockswarehouse").
+		For(&srv1.StarRocksWarehouse{}, builder.WithPredicates(managed(cfg.DenyList), specOrResync())).
+		Owns(&appsv1.StatefulSet{}, builder.WithPredicates(statefulSetChanged())).
+		Owns(&corev1.Service{}, builder.WithPredicates(ownedObjectChanged())).
+		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(warehouseOfPod), builder.WithPredicates(podChanged())).
+		Watches(&srv1.StarRocksCluster{}, handler.EnqueueRequestsFromMapFunc(r.warehousesOfCluster)).
+		WatchesRawSource(source.Kind(configMetadata, cmMeta,
+			handler.TypedEnqueueRequestsFromMapFunc(r.warehousesUsingConfigMap),
+			configMapContentChanged())).
+		WithOptions(opts).
+		Complete(r)
+}
+
+// warehouseOfPod maps a warehouse pod (instance label "<wh>-warehouse") to its warehouse.
+func warehouseOfPod(_ context.Context, o client.Object) []reconcile.Request {
+	if o.GetLabels()[resources.ComponentLabel] != string(resources.ComponentCN) {
+		return nil
+	}
+	name, ok := strings.CutSuffix(o.GetLabels()[resources.ClusterLabel], "-warehouse")
+	if !ok || name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+}
+
+// warehousesOfCluster maps a cluster (its FE becoming ready, its spec) to the warehouses that join it.
+func (r *StarRocksWarehouseReconciler) warehousesOfCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	var list srv1.StarRocksWarehouseList
+	if err := r.Client.List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{warehouseClusterIndex: o.GetName()}); err != nil {
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for _, wh := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}})
+	}
+	return reqs
+}
+
+// warehousesUsingConfigMap maps a ConfigMap to the warehouses that read it:
+// as their cn.conf, or as the fe.conf of their cluster (run_mode, ports).
+func (r *StarRocksWarehouseReconciler) warehousesUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []reconcile.Request {
+	var reqs []reconcile.Request
+	var list srv1.StarRocksWarehouseList
+	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err == nil {
+		for _, wh := range list.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}})
+		}
+	}
+	var clusters srv1.StarRocksClusterList
+	if err := r.Client.List(ctx, &clusters, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err == nil {
+		for i := range clusters.Items {
+			reqs = append(reqs, r.warehousesOfCluster(ctx, &clusters.Items[i])...)
+		}
+	}
+	return reqs
+}

@@ -1,0 +1,302 @@
+// Package fe talks to a StarRocks FE: SQL over its MySQL port and the HTTP
+// feature list. Every statement the operator sends to StarRocks is written in
+// this package, and only here; identifiers are quoted and string literals
+// escaped, never pasted in raw.
+//
+// Each call opens one connection with a connect and a read timeout, and is
+// retried a bounded number of times with back-off, all within the caller's
+// context: a dead FE costs a reconcile a few seconds, never a hung worker.
+package fe
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Defaults of Client.
+const (
+	DefaultDialTimeout = 3 * time.Second
+	DefaultReadTimeout = 10 * time.Second
+	DefaultAttempts    = 3
+	DefaultBackoff     = 200 * time.Millisecond
+	// RootUser is the user the operator connects as, as the upstream does.
+	RootUser = "root"
+)
+
+// Client runs statements on one FE. The zero values of the timeouts,
+// attempts and back-off take the defaults above.
+type Client struct {
+	// Address is host:port of FE's MySQL (query) port.
+	Address  string
+	User     string
+	Password string
+
+	DialTimeout, ReadTimeout time.Duration
+	// Attempts bounds how often a statement is tried; Backoff is the first
+	// wait between attempts, doubled after each.
+	Attempts int
+	Backoff  time.Duration
+}
+
+// ComputeNode is one row of SHOW COMPUTE NODES, the columns the operator reads.
+type ComputeNode struct {
+	ID            string
+	Host          string // the IP column: an address or, with HOST_TYPE=FQDN, the pod's DNS name
+	HeartbeatPort int
+	Alive         bool
+	Warehouse     string // WarehouseName; empty on versions without warehouses
+}
+
+// Statements the operator sends; tests compare what FE received with them.
+const (
+	ShowComputeNodesSQL = "SHOW COMPUTE NODES"
+)
+
+// DropComputeNodeSQL is the statement that removes one compute node from FE.
+func DropComputeNodeSQL(host string, heartbeatPort int) string {
+	return "ALTER SYSTEM DROP COMPUTE NODE " + QuoteString(net.JoinHostPort(host, strconv.Itoa(heartbeatPort)))
+}
+
+// DropWarehouseSQL is the statement that removes a warehouse from FE.
+func DropWarehouseSQL(name string) string {
+	return "DROP WAREHOUSE " + QuoteIdentifier(name)
+}
+
+// WarehouseName is the name FE knows a StarRocksWarehouse by: the object's
+// name with '-' turned into '_' (FE names allow no '-'), as the CN entrypoint
+// registers it from KUBE_STARROCKS_MULTI_WAREHOUSE.
+func WarehouseName(objectName string) string {
+	return strings.ReplaceAll(objectName, "-", "_")
+}
+
+// QuoteIdentifier quotes a MySQL identifier with backquotes, doubling any inside.
+func QuoteIdentifier(s string) string {
+	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
+}
+
+// QuoteString makes s a single-quoted MySQL string literal, escaping what
+// MySQL treats specially inside one.
+func QuoteString(s string) string {
+	var b strings.Builder
+	b.WriteByte('\'')
+	for _, r := range s {
+		switch r {
+		case '\'':
+			b.WriteString(`\'`)
+		case '\\':
+			b.WriteString(`\\`)
+		case 0:
+			b.WriteString(`\0`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case 0x1a:
+			b.WriteString(`\Z`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// ShowComputeNodes lists the compute nodes FE knows.
+func (c *Client) ShowComputeNodes(ctx context.Context) ([]ComputeNode, error) {
+	var nodes []ComputeNode
+	err := c.retry(ctx, func(conn driver.Conn) error {
+		q, ok := conn.(driver.QueryerContext)
+		if !ok {
+			return errors.New("the MySQL driver cannot query")
+		}
+		rows, err := q.QueryContext(ctx, ShowComputeNodesSQL, nil)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		nodes, err = scanComputeNodes(rows)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s on FE %s: %w", ShowComputeNodesSQL, c.Address, err)
+	}
+	return nodes, nil
+}
+
+// DropComputeNode removes one compute node from FE.
+func (c *Client) DropComputeNode(ctx context.Context, host string, heartbeatPort int) error {
+	return c.exec(ctx, DropComputeNodeSQL(host, heartbeatPort))
+}
+
+// DropWarehouse removes a warehouse (FE's name, see WarehouseName) from FE.
+// A warehouse FE does not know is no error: an earlier drop may have
+// succeeded just before the operator lost its answer or restarted.
+func (c *Client) DropWarehouse(ctx context.Context, name string) error {
+	err := c.exec(ctx, DropWarehouseSQL(name))
+	var refused *mysql.MySQLError
+	if errors.As(err, &refused) && unknownWarehouse(refused.Message) {
+		return nil
+	}
+	return err
+}
+
+// unknownWarehouse recognises FE's refusal to drop a warehouse it does not have.
+func unknownWarehouse(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "warehouse") && (strings.Contains(m, "not exist") || strings.Contains(m, "unknown") || strings.Contains(m, "not found"))
+}
+
+func (c *Client) exec(ctx context.Context, stmt string) error {
+	err := c.retry(ctx, func(conn driver.Conn) error {
+		e, ok := conn.(driver.ExecerContext)
+		if !ok {
+			return errors.New("the MySQL driver cannot execute")
+		}
+		_, err := e.ExecContext(ctx, stmt, nil)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%s on FE %s: %w", stmt, c.Address, err)
+	}
+	return nil
+}
+
+// retry runs fn on a fresh connection up to Attempts times. A statement FE
+// refused (a MySQL error) is not retried: it would be refused again. The
+// driver is used without database/sql, whose own hidden retries would
+// multiply the attempts.
+func (c *Client) retry(ctx context.Context, fn func(driver.Conn) error) error {
+	attempts := c.Attempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	wait := c.Backoff
+	if wait <= 0 {
+		wait = DefaultBackoff
+	}
+	connector, err := mysql.NewConnector(c.config())
+	if err != nil {
+		return err
+	}
+	for i := range attempts {
+		if i > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return errors.Join(err, ctx.Err())
+			case <-t.C:
+			}
+			wait *= 2
+		}
+		err = once(ctx, connector, fn)
+		var refused *mysql.MySQLError
+		if err == nil || errors.As(err, &refused) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+func once(ctx context.Context, connector driver.Connector, fn func(driver.Conn) error) error {
+	conn, err := connector.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return fn(conn)
+}
+
+func (c *Client) config() *mysql.Config {
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	cfg.Addr = c.Address
+	cfg.User = c.User
+	if cfg.User == "" {
+		cfg.User = RootUser
+	}
+	cfg.Passwd = c.Password
+	cfg.Timeout = orDefault(c.DialTimeout, DefaultDialTimeout)
+	cfg.ReadTimeout = orDefault(c.ReadTimeout, DefaultReadTimeout)
+	cfg.WriteTimeout = cfg.ReadTimeout
+	// FE speaks the MySQL protocol but is not MySQL: ask for nothing at connect.
+	cfg.InterpolateParams = false
+	cfg.AllowNativePasswords = true
+	return cfg
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// scanComputeNodes reads SHOW COMPUTE NODES by column name: the column set
+// grows between StarRocks versions, the names stay.
+func scanComputeNodes(rows driver.Rows) ([]ComputeNode, error) {
+	cols := rows.Columns()
+	idx := map[string]int{}
+	for i, c := range cols {
+		idx[strings.ToLower(c)] = i
+	}
+	for _, need := range []string{"ip", "heartbeatport"} {
+		if _, ok := idx[need]; !ok {
+			return nil, fmt.Errorf("SHOW COMPUTE NODES returned no %s column (columns: %s)", need, strings.Join(cols, ", "))
+		}
+	}
+	var out []ComputeNode
+	vals := make([]driver.Value, len(cols))
+	for {
+		err := rows.Next(vals)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		get := func(name string) string {
+			i, ok := idx[name]
+			if !ok {
+				return ""
+			}
+			switch v := vals[i].(type) {
+			case []byte:
+				return string(v)
+			case nil:
+				return ""
+			default:
+				return fmt.Sprint(v)
+			}
+		}
+		port, err := strconv.Atoi(get("heartbeatport"))
+		if err != nil {
+			return nil, fmt.Errorf("SHOW COMPUTE NODES: HeartbeatPort %q of %s is not a number", get("heartbeatport"), get("ip"))
+		}
+		out = append(out, ComputeNode{
+			ID:            get("computenodeid"),
+			Host:          get("ip"),
+			HeartbeatPort: port,
+			Alive:         strings.EqualFold(get("alive"), "true"),
+			Warehouse:     get("warehousename"),
+		})
+	}
+}
+
+// quietDriver keeps the MySQL driver from printing connection errors to
+// stderr behind the operator's structured log: every error it meets is
+// returned to the caller, which reports it.
+type quietDriver struct{}
+
+func (quietDriver) Print(...any) {}
+
+func init() { _ = mysql.SetLogger(quietDriver{}) }

@@ -1,0 +1,158 @@
+package fe
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestStatementsQuoteWhatTheyAreGiven(t *testing.T) {
+	cases := []struct{ name, got, want string }{
+		{"drop compute node by FQDN", DropComputeNodeSQL("c-cn-2.c-cn-search.ns.svc.cluster.local", 9050), "ALTER SYSTEM DROP COMPUTE NODE 'c-cn-2.c-cn-search.ns.svc.cluster.local:9050'"},
+		{"drop compute node by IPv6", DropComputeNodeSQL("fd00::1", 9050), "ALTER SYSTEM DROP COMPUTE NODE '[fd00::1]:9050'"},
+		{"quote in a host cannot end the literal", DropComputeNodeSQL("a'; DROP DATABASE x; --", 1), `ALTER SYSTEM DROP COMPUTE NODE 'a\'; DROP DATABASE x; --:1'`},
+		{"drop warehouse quotes the identifier", DropWarehouseSQL("wh_1"), "DROP WAREHOUSE `wh_1`"},
+		{"backquote in a warehouse name is doubled", DropWarehouseSQL("a`b"), "DROP WAREHOUSE `a``b`"},
+		{"backslash and newline escaped", QuoteString("a\\b\nc"), `'a\\b\nc'`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.got != c.want {
+				t.Errorf("got %s, want %s", c.got, c.want)
+			}
+		})
+	}
+}
+
+func TestWarehouseNameReplacesDashes(t *testing.T) {
+	if got := WarehouseName("my-wh-1"); got != "my_wh_1" {
+		t.Errorf("WarehouseName = %q", got)
+	}
+}
+
+func TestSharedDataReadsRunMode(t *testing.T) {
+	cases := map[string]bool{
+		"":                                      false,
+		"run_mode = shared_data\n":              true,
+		"run_mode=shared_data":                  true,
+		"run_mode = \"shared_data\"  # comment": true,
+		"# run_mode = shared_data\n":            false,
+		"run_mode = shared_data\nrun_mode = shared_nothing": false,
+		"cloud_native_meta_port = 6090\n":                   false,
+	}
+	for conf, want := range cases {
+		if got := SharedData(conf); got != want {
+			t.Errorf("SharedData(%q) = %v, want %v", conf, got, want)
+		}
+	}
+}
+
+func TestStaleNodesAreThisStatefulSetsPodsAboveReplicas(t *testing.T) {
+	nodes := []ComputeNode{
+		{Host: "c-cn-0.c-cn-search.ns.svc.cluster.local", HeartbeatPort: 9050},
+		{Host: "c-cn-1.c-cn-search.ns.svc.cluster.local", HeartbeatPort: 9050},
+		{Host: "c-cn-2.c-cn-search.ns.svc.cluster.local", HeartbeatPort: 9050},
+		{Host: "c-cn-10.c-cn-search.ns.svc.example.org", HeartbeatPort: 9050},
+		{Host: "c-cn-3.c-cn-search.other.svc.cluster.local", HeartbeatPort: 9050},  // other namespace
+		{Host: "c-cn-x-3.c-cn-x-search.ns.svc.cluster.local", HeartbeatPort: 9050}, // other StatefulSet with a longer name
+		{Host: "wh-warehouse-cn-4.wh-warehouse-cn-search.ns.svc.cluster.local", HeartbeatPort: 9050},
+		{Host: "10.0.0.7", HeartbeatPort: 9050},                                 // registered by IP: not ours to judge
+		{Host: "c-cn-05.c-cn-search.ns.svc.cluster.local", HeartbeatPort: 9050}, // not an ordinal
+	}
+	var got []string
+	for _, n := range StaleNodes(nodes, "c-cn", "c-cn-search", "ns", 1) {
+		got = append(got, n.Host)
+	}
+	want := []string{"c-cn-1.c-cn-search.ns.svc.cluster.local", "c-cn-10.c-cn-search.ns.svc.example.org", "c-cn-2.c-cn-search.ns.svc.cluster.local"}
+	if !slices.Equal(got, want) {
+		t.Errorf("stale nodes = %v, want %v", got, want)
+	}
+	if n := StaleNodes(nodes, "c-cn", "c-cn-search", "ns", 11); len(n) != 0 {
+		t.Errorf("with 11 replicas nothing is stale, got %v", n)
+	}
+}
+
+func TestFeaturesReadsFEsAnswer(t *testing.T) {
+	answers := map[string][]string{
+		`{"code":"0","message":"OK","data":{"version":"3.3","features":[{"name":"multi-warehouse","description":"d"},{"name":"x"}]}}`: {"multi-warehouse", "x"},
+		`{"code":"0","message":"OK","result":{"features":["multi-warehouse"]}}`:                                                       {"multi-warehouse"},
+		`{"features":[]}`: {},
+	}
+	for body, want := range answers {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != FeaturePath {
+				http.NotFound(w, r)
+				return
+			}
+			_, _ = w.Write([]byte(body))
+		}))
+		got, err := Features(context.Background(), nil, srv.URL)
+		srv.Close()
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("Features(%s) = %v, %v; want %v", body, got, err, want)
+		}
+	}
+}
+
+func TestFeaturesFailsOnABadAnswer(t *testing.T) {
+	for _, h := range []http.HandlerFunc{
+		func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "no", http.StatusInternalServerError) },
+		func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("<html>")) },
+		func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"code":"0"}`)) },
+	} {
+		srv := httptest.NewServer(h)
+		_, err := Features(context.Background(), nil, srv.URL)
+		srv.Close()
+		if err == nil {
+			t.Error("Features accepted a bad answer")
+		}
+	}
+}
+
+// A FE that accepts connections but never speaks: every attempt ends at the
+// read timeout, the attempts are bounded, and the call returns an error.
+func TestSilentFEIsRetriedBoundedThenFails(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			defer c.Close()
+		}
+	}()
+	c := &Client{Address: ln.Addr().String(), DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, Attempts: 3, Backoff: 10 * time.Millisecond}
+	if _, err := c.ShowComputeNodes(context.Background()); err == nil {
+		t.Fatal("a silent FE answered")
+	}
+	if n := accepted.Load(); n != 3 {
+		t.Errorf("FE saw %d connections, want 3 (Attempts)", n)
+	}
+}
+
+func TestCancelledContextStopsRetrying(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens: connection refused
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := &Client{Address: addr, Attempts: 100, Backoff: time.Hour}
+	if err := c.DropWarehouse(ctx, "w"); err == nil {
+		t.Fatal("no error from a refused connection")
+	}
+}

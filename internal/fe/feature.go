@@ -1,0 +1,96 @@
+package fe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// FeaturePath is FE's HTTP endpoint that lists the product features it has.
+const FeaturePath = "/api/v2/feature"
+
+// FeatureMultiWarehouse is the feature FE lists when it can run warehouses.
+const FeatureMultiWarehouse = "multi-warehouse"
+
+// DefaultHTTPTimeout bounds one feature request.
+const DefaultHTTPTimeout = 5 * time.Second
+
+// Features asks FE at baseURL (http://host:http_port) which features it
+// has. FE answers a RestResult: {"code":"0","message":"OK",...} with the
+// features, a list of objects with a "name", under "data" (or "result", or at
+// the top level, as versions differ); plain strings are accepted too.
+func Features(ctx context.Context, client *http.Client, baseURL string) ([]string, error) {
+	if client == nil {
+		client = &http.Client{Timeout: DefaultHTTPTimeout}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+FeaturePath, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", FeaturePath, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", FeaturePath, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: HTTP %d", FeaturePath, resp.StatusCode)
+	}
+	return parseFeatures(body)
+}
+
+// HasFeature reports whether FE at baseURL lists feature.
+func HasFeature(ctx context.Context, client *http.Client, baseURL, feature string) (bool, error) {
+	fs, err := Features(ctx, client, baseURL)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(fs, feature), nil
+}
+
+func parseFeatures(body []byte) ([]string, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, fmt.Errorf("GET %s: not JSON: %w", FeaturePath, err)
+	}
+	raw, ok := top["features"]
+	for _, wrap := range []string{"data", "result"} {
+		if ok {
+			break
+		}
+		var inner map[string]json.RawMessage
+		if w, has := top[wrap]; has && json.Unmarshal(w, &inner) == nil {
+			raw, ok = inner["features"]
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("GET %s: no features in the answer", FeaturePath)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("GET %s: features is not a list: %w", FeaturePath, err)
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		var name string
+		if json.Unmarshal(it, &name) == nil {
+			out = append(out, name)
+			continue
+		}
+		var obj struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(it, &obj); err != nil {
+			return nil, fmt.Errorf("GET %s: unreadable feature %s", FeaturePath, it)
+		}
+		out = append(out, obj.Name)
+	}
+	return out, nil
+}

@@ -1,0 +1,60 @@
+package fe
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// SharedData reports whether an fe.conf runs FE in shared-data mode
+// (run_mode = shared_data); the last setting in the file wins, as FE reads it.
+func SharedData(feConf string) bool {
+	mode := ""
+	for line := range strings.SplitSeq(feConf, "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if ok && strings.TrimSpace(key) == "run_mode" {
+			mode = strings.ToLower(strings.Trim(strings.TrimSpace(value), `"'`))
+		}
+	}
+	return mode == "shared_data"
+}
+
+// StaleNodes are the compute nodes of a StatefulSet that scale-in removed:
+// nodes registered under the DNS name of one of its pods
+// (<statefulSet>-<ordinal>.<headless service>.<namespace>...) whose ordinal is
+// at or above replicas. Nodes of other StatefulSets, of other clusters, or
+// registered by IP address are never returned.
+func StaleNodes(nodes []ComputeNode, statefulSet, headlessService, namespace string, replicas int32) []ComputeNode {
+	var out []ComputeNode
+	for _, n := range nodes {
+		if ord, ok := Ordinal(n.Host, statefulSet, headlessService, namespace); ok && ord >= int(replicas) {
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b ComputeNode) int { return strings.Compare(a.Host, b.Host) })
+	return out
+}
+
+// Ordinal is the pod ordinal of host when host is the DNS name of a pod of
+// the StatefulSet; ok is false otherwise.
+func Ordinal(host, statefulSet, headlessService, namespace string) (int, bool) {
+	pod, rest, ok := strings.Cut(host, ".")
+	if !ok {
+		return 0, false
+	}
+	if rest != headlessService+"."+namespace && !strings.HasPrefix(rest, headlessService+"."+namespace+".") {
+		return 0, false
+	}
+	num, ok := strings.CutPrefix(pod, statefulSet+"-")
+	if !ok || num == "" || (len(num) > 1 && num[0] == '0') {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}

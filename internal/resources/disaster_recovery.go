@@ -1,0 +1,63 @@
+package resources
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/srscale/starrocks-operator/api/v1"
+)
+
+// Environment of FE during a disaster recovery: the FE entrypoint restores
+// the cluster from the snapshot named in cluster_snapshot.yaml.
+const (
+	RestoreGenerationEnv = "RESTORE_CLUSTER_GENERATION"
+	RestoreSnapshotEnv   = "RESTORE_CLUSTER_SNAPSHOT"
+	// ClusterSnapshotFile must be one of FE's configMaps for a recovery.
+	ClusterSnapshotFile = "cluster_snapshot.yaml"
+)
+
+// DisasterRecoveryFE turns the FE StatefulSet built by FE into the one that
+// restores a shared-data cluster, as upstream does: one replica, no startup or
+// liveness probe (a restore takes as long as it takes), readiness on the
+// query port accepting connections, and the restore variables. It changes
+// sts in place, so that plans holding the pointer keep seeing it.
+func DisasterRecoveryFE(objs *StatefulSetObjects, src *v1.StarRocksCluster, feConf string, generation int64) {
+	if objs == nil || objs.StatefulSet == nil || len(objs.StatefulSet.Spec.Template.Spec.Containers) == 0 {
+		return
+	}
+	sts := objs.StatefulSet
+	sts.Spec.Replicas = ptr.To(int32(1))
+	main := &sts.Spec.Template.Spec.Containers[0]
+	main.StartupProbe, main.LivenessProbe = nil, nil
+	var load *v1.StarRocksLoadSpec
+	if src.Spec.StarRocksFeSpec != nil {
+		load = &src.Spec.StarRocksFeSpec.StarRocksLoadSpec
+	}
+	seconds := (*int32)(nil)
+	if load != nil {
+		seconds = load.ReadinessProbeFailureSeconds
+	}
+	main.ReadinessProbe = probe(seconds, defaultReadinessFailureSeconds, tcpHealth(portNamed(effectivePorts(ComponentFE, feConf), fePortQuery)))
+	env := make([]corev1.EnvVar, 0, len(main.Env)+2)
+	for _, e := range main.Env {
+		if e.Name != RestoreGenerationEnv && e.Name != RestoreSnapshotEnv {
+			env = append(env, e)
+		}
+	}
+	main.Env = append(env,
+		corev1.EnvVar{Name: RestoreGenerationEnv, Value: strconv.FormatInt(generation, 10)},
+		corev1.EnvVar{Name: RestoreSnapshotEnv, Value: "true"})
+}
+
+// RestoreGeneration is the recovery generation a live FE StatefulSet runs, if any.
+func RestoreGeneration(main corev1.Container) (int64, bool) {
+	for _, e := range main.Env {
+		if e.Name == RestoreGenerationEnv {
+			n, err := strconv.ParseInt(e.Value, 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}

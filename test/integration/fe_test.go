@@ -1,0 +1,604 @@
+package integration_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/test/festandin"
+	"github.com/srscale/starrocks-operator/test/testcluster"
+)
+
+// feDirectory points each cluster's FE Service at a stand-in: the operator
+// runs in the test process and cannot resolve cluster DNS. An FE not listed
+// is unreachable (a closed port).
+type feDirectory struct {
+	mu sync.Mutex
+	m  map[string]*festandin.FE // namespace/service
+}
+
+func (d *feDirectory) set(ns, service string, f *festandin.FE) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		d.m = map[string]*festandin.FE{}
+	}
+	d.m[ns+"/"+service] = f
+}
+
+func (d *feDirectory) resolve(t fe.Target) (string, string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f, ok := d.m[t.Namespace+"/"+t.Service]; ok {
+		return f.QueryAddress(), f.HTTPURL()
+	}
+	return "127.0.0.1:1", "http://127.0.0.1:1"
+}
+
+// The features that talk to StarRocks, against an FE stand-in that speaks
+// MySQL wire and HTTP, on a simulated cluster where pods become Ready.
+func TestTalkingToFE(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated cluster")
+	}
+	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
+	dir := &feDirectory{}
+	createNamespace(t, c, "fe")
+	op := startOperator(t, c, "fe", operatorOptions{workers: 4, fe: dir.resolve})
+
+	t.Run("a warehouse is created, runs, scales through its HPA target and is dropped from FE once on deletion", func(t *testing.T) {
+		testWarehouseLifecycle(t, c, dir, op)
+	})
+	t.Run("a warehouse says which check failed: cluster, name, shared-data mode", func(t *testing.T) {
+		testWarehouseChecks(t, c)
+	})
+	t.Run("a warehouse whose FE is unreachable says so and recovers when FE answers", func(t *testing.T) {
+		testWarehouseFEUnreachable(t, c, dir)
+	})
+	t.Run("CN scale-in 3 to 1 drops exactly 2 nodes in shared-data mode and none in shared-nothing mode", func(t *testing.T) {
+		testSharedDataScaleIn(t, c, dir)
+	})
+	t.Run("a warehouse adopted from the upstream is released from its finalizer on deletion", func(t *testing.T) {
+		testAdoptedWarehouseReleased(t, c, dir)
+	})
+	t.Run("disaster recovery runs todo, doing, done with FE rewritten and BE and CN held, then restores the spec", func(t *testing.T) {
+		testDisasterRecovery(t, c)
+	})
+	t.Run("disaster recovery without cluster_snapshot.yaml is refused with a condition", func(t *testing.T) {
+		testDisasterRecoveryWithoutSnapshot(t, c)
+	})
+}
+
+const feConfShared = "run_mode = shared_data\n"
+
+// sharedDataCluster creates a cluster named name whose fe.conf (ConfigMap
+// <name>-fe-conf) has conf, and root's password in a Secret.
+func sharedDataCluster(t *testing.T, c *testcluster.Cluster, ns, name, conf string, cn *int32) *srv1.StarRocksCluster {
+	t.Helper()
+	ctx := context.Background()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-fe-conf"}, Data: map[string]string{"fe.conf": conf}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-root"}, Data: map[string][]byte{"password": []byte("pw-" + name)}}
+	src := feOnly(ns, name)
+	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: cm.Name, ResolveKey: "fe.conf"}
+	src.Spec.StarRocksFeSpec.FeEnvVars = []corev1.EnvVar{{Name: "MYSQL_PWD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret.Name}, Key: "password"}}}}
+	if cn != nil {
+		src.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/cn-ubuntu:3.3.2", Replicas: cn}}}
+	}
+	for _, o := range []client.Object{cm, secret, src} {
+		if err := c.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitRunning(t, c, ns, name, 2*time.Minute)
+	return src
+}
+
+func warehouse(ns, name, cluster string, replicas int32) *srv1.StarRocksWarehouse {
+	return &srv1.StarRocksWarehouse{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: srv1.StarRocksWarehouseSpec{StarRocksCluster: cluster, Template: &srv1.WarehouseComponentSpec{
+			StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/cn-ubuntu:3.3.2", Replicas: ptr.To(replicas)}},
+			AutoScalingPolicy:      &srv1.AutoScalingPolicy{MinReplicas: ptr.To(int32(1)), MaxReplicas: 4},
+		}},
+	}
+}
+
+func waitWarehouse(t *testing.T, c *testcluster.Cluster, ns, name, what string, cond func(*srv1.StarRocksWarehouse) bool) *srv1.StarRocksWarehouse {
+	t.Helper()
+	wh := &srv1.StarRocksWarehouse{}
+	var last string
+	eventually(t, 2*time.Minute, what, func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, name, wh); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		last = fmt.Sprintf("%+v", wh.Status)
+		return cond(wh), nil
+	})
+	_ = last
+	return wh
+}
+
+func warehouseRunning(n int32) func(*srv1.StarRocksWarehouse) bool {
+	return func(wh *srv1.StarRocksWarehouse) bool {
+		return wh.Status.Phase == srv1.PhaseRunning && wh.Status.Replicas == n && len(wh.Status.RunningInstances) == int(n) &&
+			meta.IsStatusConditionTrue(wh.Status.Conditions, srv1.ConditionReady)
+	}
+}
+
+func envValue(sts *appsv1.StatefulSet, name string) (string, bool) {
+	for _, e := range sts.Spec.Template.Spec.Containers[0].Env {
+		if e.Name == name {
+			return e.Value, true
+		}
+	}
+	return "", false
+}
+
+func gone(t *testing.T, c *testcluster.Cluster, what string, objs ...client.Object) {
+	t.Helper()
+	eventually(t, time.Minute, what+" gone", func(ctx context.Context) (bool, error) {
+		for _, o := range objs {
+			if err := c.Client.Get(ctx, client.ObjectKeyFromObject(o), o); !apierrors.IsNotFound(err) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirectory, op *operator) {
+	ctx := context.Background()
+	f := festandin.Start(t, festandin.Options{Password: "pw-wc", Features: []string{"multi-warehouse"}})
+	dir.set("fe", "wc-fe-service", f)
+	sharedDataCluster(t, c, "fe", "wc", feConfShared, nil)
+	f.AddWarehouse("wh_a") // what the CN entrypoint does when a pod of the warehouse starts
+
+	cnConf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-a-cn-conf"}, Data: map[string]string{"cn.conf": "sys_log_level = INFO\n"}}
+	if err := c.Client.Create(ctx, cnConf); err != nil {
+		t.Fatal(err)
+	}
+	wh := warehouse("fe", "wh-a", "wc", 1)
+	wh.Spec.Template.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: cnConf.Name, ResolveKey: "cn.conf"}
+	if err := c.Client.Create(ctx, wh); err != nil {
+		t.Fatal(err)
+	}
+	got := waitWarehouse(t, c, "fe", "wh-a", "warehouse running with 1 CN", warehouseRunning(1))
+	if !slices.Contains(got.Finalizers, controller.WarehouseFinalizer) {
+		t.Errorf("finalizers %v lack %s", got.Finalizers, controller.WarehouseFinalizer)
+	}
+	if got.Status.HorizontalScaler.Name != "wh-a-warehouse-cn-autoscaler" || got.Status.Selector == "" {
+		t.Errorf("CN status: %+v", got.Status.StarRocksCnStatus)
+	}
+	sts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "fe", "wh-a-warehouse-cn", sts); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := envValue(sts, resources.MultiWarehouseEnv); v != "wh_a" {
+		t.Errorf("%s = %q, want wh_a (FE lists multi-warehouse)", resources.MultiWarehouseEnv, v)
+	}
+	if v, _ := envValue(sts, "FE_SERVICE_NAME"); v != "wc-fe-service.fe" {
+		t.Errorf("FE_SERVICE_NAME = %q", v)
+	}
+	for _, name := range []string{"wh-a-warehouse-cn-service", "wh-a-warehouse-cn-search"} {
+		if err := get(ctx, c.Client, "fe", name, &corev1.Service{}); err != nil {
+			t.Errorf("Service %s: %v", name, err)
+		}
+	}
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
+	if err := get(ctx, c.Client, "fe", "wh-a-warehouse-cn-autoscaler", hpa); err != nil {
+		t.Fatal(err)
+	}
+	if ref := hpa.Spec.ScaleTargetRef; ref.Kind != "StarRocksWarehouse" || ref.Name != "wh-a" || ref.APIVersion != "starrocks.com/v1" {
+		t.Errorf("HPA targets %+v", ref)
+	}
+
+	// The HPA scales through the scale subresource it targets: do what it does.
+	scale := &autoscalingv1.Scale{}
+	if err := c.Client.SubResource("scale").Get(ctx, got, scale); err != nil {
+		t.Fatal(err)
+	}
+	if scale.Status.Replicas != 1 || scale.Status.Selector == "" {
+		t.Errorf("scale subresource reads %+v", scale.Status)
+	}
+	scale.Spec.Replicas = 2
+	if err := c.Client.SubResource("scale").Update(ctx, got, client.WithSubResourceBody(scale)); err != nil {
+		t.Fatal(err)
+	}
+	waitWarehouse(t, c, "fe", "wh-a", "warehouse running with 2 CN after scaling", warehouseRunning(2))
+
+	// A change of the warehouse's cn.conf rolls its pods, as for clusters.
+	hash := sts.Spec.Template.Annotations[resources.ConfigHashAnnotation]
+	mutate(t, c.Client, cnConf, func(cm *corev1.ConfigMap) { cm.Data["cn.conf"] = "sys_log_level = WARN\n" })
+	eventually(t, time.Minute, "cn.conf change reaches the pod template", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, "fe", "wh-a-warehouse-cn", sts); err != nil {
+			return false, err
+		}
+		return hash != "" && sts.Spec.Template.Annotations[resources.ConfigHashAnnotation] != hash, nil
+	})
+	waitWarehouse(t, c, "fe", "wh-a", "warehouse running with 2 CN after the config change", warehouseRunning(2))
+
+	// Quiet: a reconcile of the unchanged warehouse (an annotation edit
+	// triggers one) writes nothing and asks FE nothing.
+	op.log.waitQuiet(2*time.Second, 30*time.Second)
+	statementsBefore, mark := len(f.Statements()), op.log.mark()
+	mutate(t, c.Client, got, func(w *srv1.StarRocksWarehouse) {
+		if w.Annotations == nil {
+			w.Annotations = map[string]string{}
+		}
+		w.Annotations["touched"] = "1"
+	})
+	op.log.waitQuiet(2*time.Second, 30*time.Second)
+	var writes []request
+	for _, r := range op.log.since(mark) {
+		if isWrite(r) && !isEvent(r) && !isLease(r) {
+			writes = append(writes, r)
+		}
+	}
+	if len(writes) != 0 || len(f.Statements()) != statementsBefore {
+		t.Errorf("unchanged warehouse: %d writes, %d FE statements\n%s", len(writes), len(f.Statements())-statementsBefore, summary(writes))
+	}
+
+	if n := len(f.StatementsLike("DROP WAREHOUSE")); n != 0 {
+		t.Fatalf("DROP WAREHOUSE sent %d times before deletion", n)
+	}
+	if err := c.Client.Delete(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, c, "warehouse and its objects", &srv1.StarRocksWarehouse{ObjectMeta: got.ObjectMeta},
+		&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-a-warehouse-cn"}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-a-warehouse-cn-service"}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-a-warehouse-cn-search"}},
+		&autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-a-warehouse-cn-autoscaler"}})
+	time.Sleep(2 * time.Second) // a late duplicate would arrive now
+	if got := f.StatementsLike("DROP WAREHOUSE"); !slices.Equal(got, []string{"DROP WAREHOUSE `wh_a`"}) {
+		t.Errorf("DROP WAREHOUSE statements: %q, want exactly one", got)
+	}
+	if len(f.Warehouses()) != 0 {
+		t.Errorf("FE still has warehouses %v", f.Warehouses())
+	}
+	for _, u := range f.Logins() {
+		if u != "root" {
+			t.Errorf("logged in as %q", u)
+		}
+	}
+	t.Logf("statements FE received: %q", f.Statements())
+}
+
+func testWarehouseFEUnreachable(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	sharedDataCluster(t, c, "fe", "wu", feConfShared, nil)
+	wh := warehouse("fe", "wh-u", "wu", 1)
+	if err := c.Client.Create(ctx, wh); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got := waitWarehouse(t, c, "fe", "wh-u", "condition FEUnreachable", func(wh *srv1.StarRocksWarehouse) bool {
+		cond := meta.FindStatusCondition(wh.Status.Conditions, srv1.ConditionReady)
+		return cond != nil && cond.Status == metav1.ConditionFalse && cond.Reason == srv1.ReasonFEUnreachable
+	})
+	t.Logf("FEUnreachable reported %.1fs after creation: %s", time.Since(start).Seconds(), meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionReconcileError).Message)
+	if err := get(ctx, c.Client, "fe", "wh-u-warehouse-cn", &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+		t.Errorf("StatefulSet created while FE could not say whether it has multi-warehouse: %v", err)
+	}
+	// Other work is not held up: a new cluster in the same operator still runs.
+	other := feOnly("fe", "wu-other")
+	if err := c.Client.Create(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "fe", "wu-other", time.Minute)
+
+	f := festandin.Start(t, festandin.Options{Password: "pw-wu"}) // no multi-warehouse
+	f.AddWarehouse("wh_u")
+	dir.set("fe", "wu-fe-service", f)
+	waitWarehouse(t, c, "fe", "wh-u", "warehouse running once FE answers", warehouseRunning(1))
+	sts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "fe", "wh-u-warehouse-cn", sts); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := envValue(sts, resources.MultiWarehouseEnv); ok {
+		t.Errorf("%s set though FE does not list multi-warehouse", resources.MultiWarehouseEnv)
+	}
+	if err := c.Client.Delete(ctx, wh); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, c, "warehouse", wh)
+	if got := f.StatementsLike("DROP WAREHOUSE"); len(got) != 1 {
+		t.Errorf("DROP WAREHOUSE statements %q, want one", got)
+	}
+}
+
+func cnNode(ns, cluster string, ordinal int) festandin.ComputeNode {
+	return festandin.ComputeNode{Host: fmt.Sprintf("%s-cn-%d.%s-cn-search.%s.svc.cluster.local", cluster, ordinal, cluster, ns), HeartbeatPort: 9050, Alive: true}
+}
+
+func testSharedDataScaleIn(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	for _, tc := range []struct {
+		name, conf string
+		drops      int
+	}{{"sd", feConfShared, 2}, {"sn", "run_mode = shared_nothing\n", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := festandin.Start(t, festandin.Options{Password: "pw-" + tc.name})
+			dir.set("fe", tc.name+"-fe-service", f)
+			src := sharedDataCluster(t, c, "fe", tc.name, tc.conf, ptr.To(int32(3)))
+			// The CN pods' entrypoint registers them; other clusters' nodes share the table.
+			f.SetComputeNodes(cnNode("fe", tc.name, 0), cnNode("fe", tc.name, 1), cnNode("fe", tc.name, 2), cnNode("fe", "other", 2), cnNode("other-ns", tc.name, 2))
+			mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksCnSpec.Replicas = ptr.To(int32(1)) })
+			got := waitRunning(t, c, "fe", tc.name, 2*time.Minute)
+			if cn := got.Status.StarRocksCnStatus; cn == nil || cn.Replicas != 1 {
+				t.Fatalf("CN status %+v", cn)
+			}
+			if tc.drops > 0 {
+				eventually(t, time.Minute, "stale nodes dropped", func(context.Context) (bool, error) {
+					return len(f.StatementsLike("ALTER SYSTEM DROP COMPUTE NODE")) >= tc.drops, nil
+				})
+			} else {
+				time.Sleep(3 * time.Second) // the cleanup would have run by now
+			}
+			drops := f.StatementsLike("ALTER SYSTEM DROP COMPUTE NODE")
+			if len(drops) != tc.drops {
+				t.Errorf("DROP COMPUTE NODE statements %q, want %d", drops, tc.drops)
+			}
+			if tc.drops == 0 && len(f.Statements()) != 0 {
+				t.Errorf("a shared-nothing cluster's FE was sent %q", f.Statements())
+			}
+			if tc.drops > 0 {
+				want := []festandin.ComputeNode{cnNode("fe", tc.name, 0), cnNode("fe", "other", 2), cnNode("other-ns", tc.name, 2)}
+				if got := f.ComputeNodes(); !slices.Equal(got, want) {
+					t.Errorf("FE's nodes after cleanup %+v, want %+v", got, want)
+				}
+				wantStatements := []string{"SHOW COMPUTE NODES",
+					"ALTER SYSTEM DROP COMPUTE NODE 'sd-cn-1.sd-cn-search.fe.svc.cluster.local:9050'",
+					"ALTER SYSTEM DROP COMPUTE NODE 'sd-cn-2.sd-cn-search.fe.svc.cluster.local:9050'"}
+				if got := f.Statements(); !slices.Equal(got, wantStatements) {
+					t.Errorf("statements FE received %q, want %q", got, wantStatements)
+				}
+				eventually(t, 30*time.Second, "a ComputeNodesDropped event", func(ctx context.Context) (bool, error) {
+					var evs eventsv1.EventList
+					if err := c.Client.List(ctx, &evs, client.InNamespace("fe")); err != nil {
+						return false, err
+					}
+					for _, e := range evs.Items {
+						if e.Regarding.Name == tc.name && e.Reason == "ComputeNodesDropped" {
+							return strings.Contains(e.Note, tc.name+"-cn-1.") && strings.Contains(e.Note, tc.name+"-cn-2."), nil
+						}
+					}
+					return false, nil
+				})
+			}
+		})
+	}
+}
+
+func testAdoptedWarehouseReleased(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	f := festandin.Start(t, festandin.Options{Password: "pw-wa", Features: []string{"multi-warehouse"}})
+	dir.set("fe", "wa-fe-service", f)
+	sharedDataCluster(t, c, "fe", "wa", feConfShared, nil)
+	f.AddWarehouse("wh_adopted")
+
+	wh := warehouse("fe", "wh-adopted", "wa", 1)
+	wh.Spec.Template.AutoScalingPolicy = nil
+	// The upstream operator made the StatefulSet, with its finalizer, before
+	// we ran: the warehouse is ignored until the StatefulSet exists.
+	wh.Annotations = map[string]string{controller.IgnoredAnnotation: "true"}
+	if err := c.Client.Create(ctx, wh); err != nil {
+		t.Fatal(err)
+	}
+	sel := map[string]string{resources.OwnerLabel: "wh-adopted-warehouse-cn", resources.ComponentLabel: "cn"}
+	upstream := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-adopted-warehouse-cn", Labels: sel,
+			Finalizers:      []string{controller.UpstreamWarehouseFinalizer},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "starrocks.com/v1", Kind: "StarRocksWarehouse", Name: wh.Name, UID: wh.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas: ptr.To(int32(1)), ServiceName: "wh-adopted-warehouse-cn-search", Selector: &metav1.LabelSelector{MatchLabels: sel},
+			PodManagementPolicy: appsv1.ParallelPodManagement,
+			Template:            corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "cn", Image: "starrocks/cn-ubuntu:3.3.2"}}}},
+		},
+	}
+	if err := c.Client.Create(ctx, upstream, client.FieldOwner("sroperator")); err != nil {
+		t.Fatal(err)
+	}
+	mutate(t, c.Client, wh, func(w *srv1.StarRocksWarehouse) { delete(w.Annotations, controller.IgnoredAnnotation) })
+	waitWarehouse(t, c, "fe", "wh-adopted", "adopted warehouse running", warehouseRunning(1))
+	sts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "fe", "wh-adopted-warehouse-cn", sts); err != nil {
+		t.Fatal(err)
+	}
+	if sts.UID != upstream.UID {
+		t.Fatal("the upstream's StatefulSet was replaced, not adopted")
+	}
+	if err := c.Client.Delete(ctx, wh); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, c, "adopted warehouse and its StatefulSet", &srv1.StarRocksWarehouse{ObjectMeta: wh.ObjectMeta}, sts)
+	if got := f.StatementsLike("DROP WAREHOUSE"); !slices.Equal(got, []string{"DROP WAREHOUSE `wh_adopted`"}) {
+		t.Errorf("DROP WAREHOUSE statements %q", got)
+	}
+}
+
+func drCluster(name string, snapshot bool) (*srv1.StarRocksCluster, *corev1.ConfigMap) {
+	src := threeComponents("fe", name, "3.3.2")
+	src.Spec.StarRocksFeSpec.Replicas = ptr.To(int32(3))
+	src.Spec.DisasterRecovery = &srv1.DisasterRecovery{Enabled: true, Generation: 7}
+	key := resources.ClusterSnapshotFile
+	if !snapshot {
+		key = "something-else.yaml"
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: name + "-snapshot"}, Data: map[string]string{key: "cluster_snapshot:\n  cluster_snapshot_path: s3://bucket/snap\n"}}
+	src.Spec.StarRocksFeSpec.ConfigMaps = []srv1.ConfigMapReference{{Name: cm.Name, MountPath: "/opt/starrocks/fe/conf/" + resources.ClusterSnapshotFile, SubPath: resources.ClusterSnapshotFile}}
+	return src, cm
+}
+
+func testDisasterRecovery(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	src, cm := drCluster("dr", true)
+	if err := c.Client.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	// Every status version, so that no phase goes unseen.
+	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: c.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wc.Watch(ctx, &srv1.StarRocksClusterList{}, client.InNamespace("fe"), client.MatchingFields{"metadata.name": "dr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	var phases []srv1.DisasterRecoveryPhase
+	sawDoingShape := false
+	deadline := time.After(2 * time.Minute)
+	for len(phases) == 0 || phases[len(phases)-1] != srv1.DisasterRecoveryDone {
+		select {
+		case ev := <-w.ResultChan():
+			got, ok := ev.Object.(*srv1.StarRocksCluster)
+			if !ok || got.Status.DisasterRecoveryStatus == nil {
+				continue
+			}
+			p := got.Status.DisasterRecoveryStatus.Phase
+			if len(phases) == 0 || phases[len(phases)-1] != p {
+				phases = append(phases, p)
+			}
+			if p == srv1.DisasterRecoveryDoing && !sawDoingShape {
+				checkRecoveryFE(t, c, 7)
+				sawDoingShape = true
+			}
+		case <-deadline:
+			t.Fatalf("recovery phases so far %v", phases)
+		}
+	}
+	if want := []srv1.DisasterRecoveryPhase{srv1.DisasterRecoveryTodo, srv1.DisasterRecoveryDoing, srv1.DisasterRecoveryDone}; !slices.Equal(phases, want) {
+		t.Errorf("recovery phases %v, want %v", phases, want)
+	}
+	// Back to the spec: 3 FE with the usual probes, BE and CN created.
+	got := waitRunning(t, c, "fe", "dr", 2*time.Minute)
+	st := got.Status.DisasterRecoveryStatus
+	if st == nil || st.Phase != srv1.DisasterRecoveryDone || st.ObservedGeneration != 7 || st.StartTimestamp == 0 || st.EndTimestamp < st.StartTimestamp {
+		t.Errorf("recovery status %+v", st)
+	}
+	feSts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "fe", "dr-fe", feSts); err != nil {
+		t.Fatal(err)
+	}
+	main := feSts.Spec.Template.Spec.Containers[0]
+	if *feSts.Spec.Replicas != 3 || main.StartupProbe == nil || main.LivenessProbe == nil || main.ReadinessProbe.HTTPGet == nil {
+		t.Errorf("FE not restored: replicas %d, startup %v, liveness %v, readiness %+v", *feSts.Spec.Replicas, main.StartupProbe, main.LivenessProbe, main.ReadinessProbe)
+	}
+	if _, ok := envValue(feSts, resources.RestoreSnapshotEnv); ok {
+		t.Error("FE still restores a snapshot")
+	}
+	for _, name := range []string{"dr-be", "dr-cn"} {
+		if err := get(ctx, c.Client, "fe", name, &appsv1.StatefulSet{}); err != nil {
+			t.Errorf("%s after recovery: %v", name, err)
+		}
+	}
+}
+
+// checkRecoveryFE checks FE as it restores: what upstream v1.11.5 runs, and BE and CN held.
+func checkRecoveryFE(t *testing.T, c *testcluster.Cluster, generation int) {
+	t.Helper()
+	ctx := context.Background()
+	feSts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "fe", "dr-fe", feSts); err != nil {
+		t.Fatal(err)
+	}
+	main := feSts.Spec.Template.Spec.Containers[0]
+	if *feSts.Spec.Replicas != 1 {
+		t.Errorf("FE replicas %d during recovery, want 1", *feSts.Spec.Replicas)
+	}
+	if main.StartupProbe != nil || main.LivenessProbe != nil {
+		t.Error("FE has startup or liveness probes during recovery")
+	}
+	if p := main.ReadinessProbe; p == nil || p.TCPSocket == nil || p.TCPSocket.Port.IntValue() != 9030 {
+		t.Errorf("FE readiness during recovery %+v, want TCP on 9030", p)
+	}
+	if v, _ := envValue(feSts, resources.RestoreGenerationEnv); v != fmt.Sprint(generation) {
+		t.Errorf("%s = %q", resources.RestoreGenerationEnv, v)
+	}
+	if v, _ := envValue(feSts, resources.RestoreSnapshotEnv); v != "true" {
+		t.Errorf("%s = %q", resources.RestoreSnapshotEnv, v)
+	}
+	for _, name := range []string{"dr-be", "dr-cn"} {
+		if err := get(ctx, c.Client, "fe", name, &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s exists during recovery (%v): BE and CN must be held", name, err)
+		}
+	}
+}
+
+func testDisasterRecoveryWithoutSnapshot(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	src, cm := drCluster("drx", false)
+	src.Name = "drx"
+	for _, o := range []client.Object{cm, src} {
+		if err := c.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, time.Minute, "ClusterSnapshotMissing reported", func(ctx context.Context) (bool, error) {
+		got := &srv1.StarRocksCluster{}
+		if err := get(ctx, c.Client, "fe", "drx", got); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionReconcileError)
+		return cond != nil && cond.Status == metav1.ConditionTrue && cond.Reason == srv1.ReasonClusterSnapshotMissing, nil
+	})
+	if err := get(ctx, c.Client, "fe", "drx-fe", &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+		t.Errorf("FE created without a snapshot to restore: %v", err)
+	}
+}
+
+func testWarehouseChecks(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	sn := feOnly("fe", "wn") // no fe.conf: shared-nothing
+	if err := c.Client.Create(ctx, sn); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, cluster, reason string
+	}{
+		{"wh-orphan", "no-such-cluster", srv1.ReasonClusterNotFound},
+		{"wn", "wn", srv1.ReasonNameConflict},
+		{"wh-sn", "wn", srv1.ReasonNotSharedData},
+	} {
+		wh := warehouse("fe", tc.name, tc.cluster, 1)
+		if err := c.Client.Create(ctx, wh); err != nil {
+			t.Fatal(err)
+		}
+		got := waitWarehouse(t, c, "fe", tc.name, tc.reason, func(wh *srv1.StarRocksWarehouse) bool {
+			cond := meta.FindStatusCondition(wh.Status.Conditions, srv1.ConditionReconcileError)
+			return cond != nil && cond.Status == metav1.ConditionTrue && cond.Reason == tc.reason
+		})
+		if got.Status.Phase != srv1.PhaseFailed || !meta.IsStatusConditionFalse(got.Status.Conditions, srv1.ConditionReady) {
+			t.Errorf("%s: phase %q, conditions %+v", tc.name, got.Status.Phase, got.Status.Conditions)
+		}
+		if err := get(ctx, c.Client, "fe", wh.CnStatefulSetName(), &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s: StatefulSet built although %s: %v", tc.name, tc.reason, err)
+		}
+		if err := c.Client.Delete(ctx, wh); err != nil {
+			t.Fatal(err)
+		}
+		gone(t, c, tc.name, wh)
+	}
+}
