@@ -158,4 +158,3 @@ func feServicePort(src *v1.StarRocksCluster, feContent, name string) int32 {
 	}
 	return 0
 }
-
