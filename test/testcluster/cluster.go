@@ -77,8 +77,17 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		BinaryAssetsDirectory:    assets.Dir,
 		ControlPlaneStartTimeout: 60 * time.Second,
 		ControlPlaneStopTimeout:  60 * time.Second,
+		// envtest waits 10 s for installed CRDs to be served: not enough on a loaded machine.
+		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: time.Minute},
 	}
 	env.ControlPlane.GetAPIServer().Path = assets.Path("kube-apiserver")
+	// A certificate directory of our own survives a stop of the API server,
+	// so that RestartAPIServer brings it back with the same certificates and port.
+	certDir := filepath.Join(dir, "apiserver")
+	if err := os.Mkdir(certDir, 0o700); err != nil {
+		return nil, err
+	}
+	env.ControlPlane.GetAPIServer().CertDir = certDir
 	env.ControlPlane.Etcd = newEtcd(assets, dir)
 	if opts.Output != nil {
 		env.ControlPlane.GetAPIServer().Out, env.ControlPlane.GetAPIServer().Err = opts.Output, opts.Output
@@ -163,6 +172,21 @@ func (c *Cluster) Stop() error {
 		err = rmErr
 	}
 	return err
+}
+
+// RestartAPIServer stops kube-apiserver and starts it again on the same etcd,
+// port and certificates, as a rolling control-plane upgrade or a crash does.
+// Clients keep their configuration; their connections break. It returns once
+// the new process answers /healthz.
+func (c *Cluster) RestartAPIServer() error {
+	s := c.env.ControlPlane.GetAPIServer()
+	if err := s.Stop(); err != nil {
+		return fmt.Errorf("stopping kube-apiserver: %w", err)
+	}
+	if err := s.Start(); err != nil {
+		return fmt.Errorf("starting kube-apiserver again: %w", err)
+	}
+	return nil
 }
 
 // AddUser returns a client configuration for a user authenticated by client
