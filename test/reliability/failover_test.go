@@ -82,8 +82,11 @@ func TestLeaderFailover(t *testing.T) {
 	}
 	t.Logf("SIGTERM: %s took over %s after SIGTERM; the cluster created during the handover converged %s after it",
 		holderC, takeover.Sub(termed).Round(time.Millisecond), converged.Round(time.Millisecond))
-	if limit := retryBound + 2*time.Second; takeover.Sub(termed) > limit {
-		t.Errorf("takeover after SIGTERM took %s, want within one retry period (%s): the leader should release its Lease", takeover.Sub(termed), limit)
+	// Released, the Lease is free at the standby's next retry; held, it would
+	// wait the whole lease duration. Typically 3 to 5 s here (stopping the
+	// workers, then a retry period); the bound keeps a loaded CI from flaking.
+	if took := takeover.Sub(termed); took >= leaseDuration {
+		t.Errorf("takeover after SIGTERM took %s, not less than the lease duration %s: the leader did not release its Lease", took, leaseDuration)
 	}
 	if err, exited := c.wait(0); exited {
 		t.Fatalf("the new leader exited: %v", err)
