@@ -49,6 +49,10 @@ $(CONTROLLER_GEN): tools/go.mod tools/go.sum
 helm: ## Regenerate chart files derived from the code (parent values, CRDs, RBAC).
 	go run ./hack/helmgen
 
+.PHONY: reliability
+reliability: testbin ## Fault tests at full size (API faults, crash, failover: about 10 min); writes docs/reliability.md.
+	cd test && RELIABILITY_FULL=1 RELIABILITY_REPORT=$(CURDIR)/docs/reliability.md go test -count=1 -timeout=40m -v -run . ./reliability/
+
 BENCH_PRESET ?= latency,burst,steady,full,scale
 
 .PHONY: bench

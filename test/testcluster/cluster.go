@@ -11,6 +11,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,6 +86,13 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		ControlPlaneStopTimeout:  60 * time.Second,
 	}
 	env.ControlPlane.GetAPIServer().Path = assets.Path("kube-apiserver")
+	// A certificate directory of our own survives a stop of the API server,
+	// so that RestartAPIServer brings it back with the same certificates and port.
+	certDir := filepath.Join(dir, "apiserver")
+	if err := os.Mkdir(certDir, 0o700); err != nil {
+		return nil, err
+	}
+	env.ControlPlane.GetAPIServer().CertDir = certDir
 	env.ControlPlane.Etcd = newEtcd(assets, dir)
 	if opts.Output != nil {
 		env.ControlPlane.GetAPIServer().Out, env.ControlPlane.GetAPIServer().Err = opts.Output, opts.Output
@@ -166,6 +177,61 @@ func (c *Cluster) Stop() error {
 		err = rmErr
 	}
 	return err
+}
+
+// RestartAPIServer stops kube-apiserver and starts it again on the same etcd,
+// port and certificates, as a rolling control-plane upgrade or a crash does.
+// The old process gets SIGTERM, and SIGKILL if it has not exited after grace;
+// killed says whether it had to be killed. Clients keep their configuration;
+// their connections break. It returns once the new process answers /healthz.
+func (c *Cluster) RestartAPIServer(grace time.Duration) (killed bool, err error) {
+	s := c.env.ControlPlane.GetAPIServer()
+	// envtest's own Stop waits ControlPlaneStopTimeout (a minute) before it
+	// kills: find the process by its certificate directory, which is ours alone.
+	pid, err := pidWithArg("--cert-dir=" + s.CertDir)
+	if err != nil {
+		return false, err
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return false, err
+	}
+	deadline := time.Now().Add(grace)
+	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		killed = true
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if err := s.Stop(); err != nil { // reaps the process, keeps the certificate directory
+		return killed, fmt.Errorf("stopping kube-apiserver: %w", err)
+	}
+	if err := s.Start(); err != nil {
+		return killed, fmt.Errorf("starting kube-apiserver again: %w", err)
+	}
+	return killed, nil
+}
+
+// pidWithArg finds the one process whose command line holds arg.
+func pidWithArg(arg string) (int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("no process with %s", arg)
 }
 
 // AddUser returns a client configuration for a user authenticated by client
