@@ -519,16 +519,11 @@ func (r *StarRocksClusterReconciler) sync(ctx context.Context, src *srv1.StarRoc
 	feReady := status.FEReady(src, r.liveStatefulSet(ctx, src, resources.ComponentFE))
 	named := resources.Named(src)
 	var toApply, toDelete []client.Object
-	var handOverErrs []error
 	for _, c := range resources.Components {
 		if want.drHeld[c] {
 			continue
 		}
 		if c != resources.ComponentFE && feReady {
-			if err := r.handOverReplicas(ctx, src, want, c); err != nil {
-				handOverErrs = append(handOverErrs, err)
-				continue
-			}
 			toApply = append(toApply, want.applicable(c)...)
 		}
 		if !removalHeld(src, c) {
@@ -538,40 +533,7 @@ func (r *StarRocksClusterReconciler) sync(ctx context.Context, src *srv1.StarRoc
 	// BE, CN and the proxy don't depend on each other: one parallel round.
 	applied, applyErr := r.Applier.ApplyAll(ctx, toApply)
 	deleted, deleteErr := r.Applier.DeleteAll(ctx, toDelete)
-	errs := append([]error{feErr, applyErr, deleteErr}, handOverErrs...)
-	return slices.Concat(results, applied, deleted), errors.Join(append(errs, growErrs...)...)
-}
-
-// replicasManager owns a StatefulSet's replicas while the operator hands them
-// over to an autoscaler.
-const replicasManager = FieldOwner + "-replicas-handover"
-
-// handOverReplicas keeps the live replica count of a StatefulSet that an
-// autoscaler now scales. The desired StatefulSet leaves replicas out, and
-// server-side apply resets a field its only owner drops to the default (1):
-// enabling autoscaling would scale CN down to one pod. As the server-side
-// apply documentation describes, a second manager first applies the live
-// value, becoming a co-owner, so that dropping the field keeps it; the
-// autoscaler's updates take it over from there. It costs one write, only
-// when the StatefulSet is about to be written.
-func (r *StarRocksClusterReconciler) handOverReplicas(ctx context.Context, src *srv1.StarRocksCluster, want *desired, c resources.Component) error {
-	desiredSTS := want.objects.StatefulSet(c)
-	if desiredSTS == nil || desiredSTS.Spec.Replicas != nil || want.rollout.Holds(desiredSTS) {
-		return nil
-	}
-	live := r.liveStatefulSet(ctx, src, c)
-	if live == nil || live.Spec.Replicas == nil || apply.Written(live, desiredSTS) {
-		return nil
-	}
-	replicas := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apps/v1", "kind": "StatefulSet",
-		"metadata": map[string]any{"namespace": live.Namespace, "name": live.Name},
-		"spec":     map[string]any{"replicas": int64(*live.Spec.Replicas)},
-	}}
-	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(replicas), client.FieldOwner(replicasManager)); err != nil {
-		return fmt.Errorf("handing the replicas of StatefulSet %s over to its autoscaler: %w", live.Name, err)
-	}
-	return nil
+	return slices.Concat(results, applied, deleted), errors.Join(append([]error{feErr, applyErr, deleteErr}, growErrs...)...)
 }
 
 // holdsData are the components whose pods keep data (BE) or caches (CN).

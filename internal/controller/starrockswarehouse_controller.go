@@ -227,7 +227,14 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, wh *srv1.Sta
 	if err != nil {
 		return nil, &checkError{reason: srv1.ReasonFEUnreachable, msg: err.Error(), retry: true}
 	}
-	return resources.Warehouse(wh, src, resources.WarehouseConfig{Content: cnConf, FEContent: feConf, MultiWarehouse: multi}), nil
+	// What the live StatefulSet records of its cn.conf decides whether a
+	// change of it rolls the pods (see resources.ConfigState).
+	var live resources.ConfigState
+	sts := &appsv1.StatefulSet{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err == nil {
+		live = resources.ConfigState{Template: sts.Spec.Template.Annotations[resources.ConfigHashAnnotation], Recorded: sts.Annotations[resources.ConfigHashAnnotation]}
+	}
+	return resources.Warehouse(wh, src, resources.WarehouseConfig{Content: cnConf, FEContent: feConf, MultiWarehouse: multi, Live: live}), nil
 }
 
 // observe reads from the cache what the status reports.

@@ -23,6 +23,8 @@ type WarehouseConfig struct {
 	// MultiWarehouse is true when FE lists the multi-warehouse feature: only
 	// then are the pods told their warehouse (KUBE_STARROCKS_MULTI_WAREHOUSE).
 	MultiWarehouse bool
+	// Live is what the live StatefulSet records of its cn.conf.
+	Live ConfigState
 }
 
 // Warehouse builds a warehouse's compute nodes: StatefulSet
@@ -47,7 +49,7 @@ func Warehouse(wh *v1.StarRocksWarehouse, src *v1.StarRocksCluster, cfg Warehous
 	as.Name, as.UID = wh.WarehouseComponentName(), wh.UID
 	as.Spec.StarRocksBeSpec, as.Spec.StarRocksFeProxySpec = nil, nil
 	as.Spec.StarRocksCnSpec = &v1.StarRocksCnSpec{StarRocksComponentSpec: tmpl.StarRocksComponentSpec, CnEnvVars: env}
-	objs := CN(as, Config{Content: cfg.Content, FEContent: cfg.FEContent})
+	objs := CN(as, Config{Content: cfg.Content, FEContent: cfg.FEContent, Live: cfg.Live})
 	if objs == nil {
 		return nil
 	}
