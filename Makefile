@@ -3,6 +3,15 @@ SHELL := /usr/bin/env bash -o pipefail
 CONTROLLER_GEN := bin/controller-gen
 GO_TEST_FLAGS ?= -count=1 -timeout=40m
 
+# The image `make image` builds; the operator chart's default (its image.repository
+# and appVersion) names the same one, and a test (test/ociimage) holds them together.
+IMAGE_REPO ?= ghcr.io/srscale/starrocks-operator
+VERSION ?= $(shell sed -n 's/^appVersion: *"*\([^"]*\)"*/\1/p' charts/operator/Chart.yaml)
+IMG ?= $(IMAGE_REPO):$(VERSION)
+IMAGE_PLATFORMS ?= linux/amd64
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+
 .PHONY: help
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -14,6 +23,34 @@ run: ## Run the operator against $$KUBECONFIG (pass flags with ARGS="--max-concu
 .PHONY: build
 build: ## Build the operator binary into bin/.
 	go build -o bin/starrocks-operator ./cmd/starrocks-operator
+
+.PHONY: image
+image: ## Build the operator image without Docker: bin/image/oci (OCI layout) and bin/image/starrocks-operator.tar (docker load).
+	$(MAKE) --no-print-directory image-build PLATFORMS="$(IMAGE_PLATFORMS)" OUT=bin/image
+
+.PHONY: image-docker
+image-docker: ## Build the same image with Docker (needs a Docker daemon): docker build -t $(IMG) .
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG) .
+
+.PHONY: image-ref
+image-ref: ## Print the image reference make image tags.
+	@echo $(IMG)
+
+.PHONY: release
+release: ## Multi-arch image (RELEASE_PLATFORMS) as an OCI layout and the packaged charts, in dist/.
+	$(MAKE) --no-print-directory image-build PLATFORMS="$(RELEASE_PLATFORMS)" OUT=dist/image
+	cd test && go run ./cmd/chartpkg --out $(CURDIR)/dist/charts $(CURDIR)/charts/operator $(CURDIR)/charts/starrocks $(CURDIR)/charts/kube-starrocks
+	@echo "push with: skopeo copy --all oci:dist/image/oci:$(IMG) docker://$(IMG)   (or crane push --index dist/image/oci $(IMG))"
+
+.PHONY: image-build
+image-build: # Static binaries for $(PLATFORMS), then the image from them into $(OUT).
+	@for p in $(PLATFORMS); do \
+		echo "go build linux static binary for $$p"; \
+		CGO_ENABLED=0 GOOS=$${p%%/*} GOARCH=$${p##*/} go build -trimpath -ldflags "-s -w" -o $(OUT)/$${p/\//_}/starrocks-operator ./cmd/starrocks-operator || exit 1; \
+	done
+	cd test && go run ./cmd/image --tag $(IMG) --version $(VERSION) --revision $(REVISION) \
+		$(foreach p,$(PLATFORMS),--binary $(p)=$(CURDIR)/$(OUT)/$(subst /,_,$(p))/starrocks-operator) \
+		--layout $(CURDIR)/$(OUT)/oci --tarball $(CURDIR)/$(OUT)/starrocks-operator.tar
 
 .PHONY: testbin
 testbin: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from Go modules (cached outside the repo).
