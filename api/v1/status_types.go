@@ -107,6 +107,9 @@ const (
 	// ReasonStorageNotExpandable (ReconcileError=True): a storageSize grew but
 	// the StorageClass does not allow volume expansion.
 	ReasonStorageNotExpandable = "StorageNotExpandable"
+	// ReasonInvalidResolver (ReconcileError=True): the FE proxy's resolver
+	// holds characters nginx.conf cannot take safely (; { } # or a newline).
+	ReasonInvalidResolver = "InvalidResolver"
 	// ReasonNameTooLong (ReconcileError=True): the cluster's name makes a
 	// child object's name longer than Kubernetes allows.
 	ReasonNameTooLong = "NameTooLong"

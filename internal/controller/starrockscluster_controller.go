@@ -160,6 +160,9 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 	if err := checkNames(src); err != nil {
 		return nil, err
 	}
+	if msg := resources.ResolverError(src); msg != "" {
+		return nil, &specError{reason: srv1.ReasonInvalidResolver, msg: msg + "; nothing was changed"}
+	}
 	if errs := resources.StorageErrors(src); len(errs) > 0 {
 		return nil, &specError{reason: srv1.ReasonInvalidStorageVolume, msg: strings.Join(errs, "; ") + "; nothing was changed"}
 	}

@@ -143,3 +143,24 @@ func TestFEProxy(t *testing.T) {
 		}
 	})
 }
+
+func TestAResolverCannotInjectNginxConfig(t *testing.T) {
+	for resolver, ok := range map[string]bool{
+		"kube-dns.kube-system.svc.cluster.local":      true,
+		"10.96.0.10:53 valid=30s ipv6=off":            true,
+		"[fd00::10]:53":                               true,
+		"10.0.0.1; include /etc/passwd":               false,
+		"10.0.0.1 valid=1s;\n} server { listen 81; }": false,
+		"# comment": false,
+	} {
+		src := newCluster()
+		src.Spec.StarRocksFeProxySpec.Resolver = resolver
+		if got := ResolverError(src) == ""; got != ok {
+			t.Errorf("resolver %q accepted=%v, want %v", resolver, got, ok)
+		}
+		conf := NginxConf(NginxConfInput{Cluster: "c", Resolver: resolver})
+		if !ok && strings.Contains(conf, resolver) {
+			t.Errorf("resolver %q went into nginx.conf", resolver)
+		}
+	}
+}
