@@ -34,9 +34,11 @@ type StarRocksLoadSpec struct {
 	// +optional
 	PodLabels map[string]string `json:"podLabels,omitempty"`
 
-	// Replicas is the number of pods.
+	// Replicas is the number of pods, at most 10000: a larger value is a typo
+	// that would have the cluster create pods without end.
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 

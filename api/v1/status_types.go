@@ -107,6 +107,10 @@ const (
 	// ReasonStorageNotExpandable (ReconcileError=True): a storageSize grew but
 	// the StorageClass does not allow volume expansion.
 	ReasonStorageNotExpandable = "StorageNotExpandable"
+	// ReasonInvalidConfig (ReconcileError=True): a component's .conf sets a
+	// port to something StarRocks cannot listen on; nothing is changed, so
+	// no pod rolls into a file it cannot start with.
+	ReasonInvalidConfig = "InvalidConfig"
 	// ReasonInvalidResolver (ReconcileError=True): the FE proxy's resolver
 	// holds characters nginx.conf cannot take safely (; { } # or a newline).
 	ReasonInvalidResolver = "InvalidResolver"

@@ -176,7 +176,11 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 		content   *string
 	}{{resources.ComponentFE, &cfg.FE}, {resources.ComponentBE, &cfg.BE}, {resources.ComponentCN, &cfg.CN}} {
 		var err error
-		if *c.content, err = r.config(ctx, src, c.component); err != nil {
+		*c.content, err = r.config(ctx, src, c.component)
+		if errs := resources.PortErrors(c.component, *c.content); err == nil && len(errs) > 0 {
+			return nil, &specError{reason: srv1.ReasonInvalidConfig, msg: fmt.Sprintf("%s: %s; nothing was changed", configField(c.component), strings.Join(errs, "; "))}
+		}
+		if err != nil {
 			var specErr *specError
 			if !errors.As(err, &specErr) || r.liveStatefulSet(ctx, src, c.component) == nil {
 				return nil, err // a new component: nothing to keep, say what is wrong

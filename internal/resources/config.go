@@ -17,6 +17,7 @@ limitations under the License.
 package resources
 
 import (
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -293,4 +294,34 @@ func ConfSourceOf(c Component, spec *v1.StarRocksComponentSpec) (src ConfSource,
 		}
 	}
 	return ConfSource{}, false
+}
+
+// PortErrors lists the port settings of a component's .conf that StarRocks
+// could not start with: a port key whose value is not a number from 1 to
+// 65535 ("http_port = abc"). The builders ignore such a line and use the
+// default, but the component itself would fail, so the controller refuses
+// the file instead of rolling pods into it.
+func PortErrors(c Component, content string) []string {
+	keys := map[string]bool{}
+	for _, d := range portDefs(c) {
+		keys[d.key] = true
+		for _, a := range d.aliases {
+			keys[a] = true
+		}
+	}
+	var errs []string
+	for i, line := range strings.Split(content, "\n") {
+		key, value, ok := propertyLine(line)
+		if !ok || !keys[key] {
+			continue
+		}
+		if j := strings.IndexByte(value, '#'); j >= 0 {
+			value = strings.TrimSpace(value[:j])
+		}
+		value = strings.Trim(value, `"'`)
+		if n, err := strconv.ParseInt(value, 10, 32); err != nil || n < 1 || n > 65535 {
+			errs = append(errs, fmt.Sprintf("line %d: %s = %q is not a port number (1-65535)", i+1, key, value))
+		}
+	}
+	return errs
 }

@@ -208,3 +208,26 @@ func TestConfSource(t *testing.T) {
 		})
 	}
 }
+
+func TestPortErrorsNameEveryPortStarRocksCouldNotUse(t *testing.T) {
+	tests := []struct {
+		name    string
+		c       Component
+		content string
+		want    int
+	}{
+		{"valid ports pass", ComponentFE, "http_port = 8030\nquery_port: 9030\nrpc_port 9020\n", 0},
+		{"a word is no port", ComponentFE, "http_port = abc\n", 1},
+		{"out of range, both ways", ComponentBE, "be_port = 0\nwebserver_port = 70000\n", 2},
+		{"an alias counts", ComponentBE, "be_http_port = -1\n", 1},
+		{"other keys are not ports", ComponentCN, "sys_log_level = INFO\nJAVA_OPTS = -Xmx1g\n", 0},
+		{"comments and quotes as StarRocks reads them", ComponentCN, "# heartbeat_service_port = x\nthrift_port = \"9060\" # ok\n", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := PortErrors(tt.c, tt.content); len(got) != tt.want {
+				t.Errorf("PortErrors = %q, want %d errors", got, tt.want)
+			}
+		})
+	}
+}
