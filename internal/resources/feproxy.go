@@ -287,6 +287,11 @@ http {
             internal;
             set $redirect_target $upstream_http_location;
             proxy_pass $redirect_target;
+            # nginx has the whole body already and sends it at once; over
+            # HTTP/1.1 a BE may still answer 100 Continue first, which nginx
+            # would take for the final response. HTTP/1.0 rules that out,
+            # while BE still sees the Expect header Stream Load requires.
+            proxy_http_version 1.0;
             proxy_set_header Expect $http_expect;
             proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
             error_page 307 = @follow_redirect;
