@@ -47,8 +47,10 @@ type Options struct {
 
 	MetricsBindAddress     string
 	HealthProbeBindAddress string
-	LeaderElect            bool
-	LeaderElectionID       string
+	// PprofBindAddress serves Go's /debug/pprof; empty (the default) turns it off.
+	PprofBindAddress string
+	LeaderElect      bool
+	LeaderElectionID string
 	// LeaderElectionNamespace holds the Lease; empty means the namespace of the
 	// operator's own Pod (read from its service account), as controller-runtime does.
 	LeaderElectionNamespace string
@@ -116,6 +118,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Address of the Prometheus /metrics endpoint; 0 disables it.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress,
 		"Address of the /healthz and /readyz endpoints; 0 disables them.")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress,
+		"Address of Go's /debug/pprof endpoints, for profiling (default: off).")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect,
 		"Elect a leader so that only one of several operator replicas reconciles.")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID,
@@ -220,6 +224,7 @@ func (o Options) ManagerOptions(scheme *runtime.Scheme) ctrl.Options {
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
+		PprofBindAddress:        o.PprofBindAddress,
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        o.LeaderElectionID,
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
@@ -260,7 +265,6 @@ func (o Options) Log(log logr.Logger) {
 		"leaderElect", o.LeaderElect,
 		"metricsBindAddress", o.MetricsBindAddress,
 		"healthProbeBindAddress", o.HealthProbeBindAddress,
-		"volumeNameWithHash", o.VolumeNameWithHash,
-		"dnsDomainSuffix", o.DNSDomainSuffix,
+		"pprofBindAddress", o.PprofBindAddress,
 	)
 }

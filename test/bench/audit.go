@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 )
 
@@ -28,6 +29,9 @@ type request struct {
 	Resource string // "statefulsets", "starrocksclusters/status"
 	Code     int
 	Received time.Time
+	// Server is how long the API server took: the audit event's stage
+	// timestamp (response complete) less the time it received the request.
+	Server time.Duration
 }
 
 func (r request) write() bool {
@@ -52,6 +56,7 @@ type auditEvent struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
 	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+	StageTimestamp           time.Time `json:"stageTimestamp"`
 }
 
 // readAudit returns user's completed requests in the order they were
@@ -75,7 +80,8 @@ func readAudit(path, user string) ([]request, error) {
 		if ev.User.Username != user || ev.Stage != "ResponseComplete" {
 			continue
 		}
-		r := request{Verb: ev.Verb, Resource: "nonresource", Received: ev.RequestReceivedTimestamp}
+		r := request{Verb: ev.Verb, Resource: "nonresource", Received: ev.RequestReceivedTimestamp,
+			Server: ev.StageTimestamp.Sub(ev.RequestReceivedTimestamp)}
 		if ev.ObjectRef != nil {
 			r.Resource = ev.ObjectRef.Resource
 			if ev.ObjectRef.Subresource != "" {
@@ -128,4 +134,51 @@ func lastWrite(reqs []request, from, to time.Time) time.Time {
 		}
 	}
 	return last
+}
+
+// timing is, for one verb and resource, how long the API server took to
+// handle the requests and when they arrived, counted from the first create.
+type timing struct {
+	Count int `json:"count"`
+	// ServerMs: milliseconds from receiving each request to completing it.
+	ServerMs spread `json:"serverMs"`
+	// ArrivalSeconds: when the API server received each, after the first create.
+	ArrivalSeconds spread `json:"arrivalSeconds"`
+}
+
+// spread is a distribution in five numbers.
+type spread struct {
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	P90    float64 `json:"p90"`
+	Max    float64 `json:"max"`
+}
+
+func spreadOf(v []float64) spread {
+	if len(v) == 0 {
+		return spread{}
+	}
+	slices.Sort(v)
+	at := func(q float64) float64 { return v[min(len(v)-1, int(q*float64(len(v))))] }
+	return spread{Min: v[0], Median: at(0.5), P90: at(0.9), Max: v[len(v)-1]}
+}
+
+// timings summarises the requests received in [from, to) by verb and
+// resource. Watches are left out: their time on the server is how long they
+// stayed open.
+func timings(reqs []request, from, to time.Time) map[string]timing {
+	server, arrival := map[string][]float64{}, map[string][]float64{}
+	for _, r := range reqs {
+		if r.Verb == "watch" || r.Received.Before(from) || !r.Received.Before(to) {
+			continue
+		}
+		k := r.Verb + " " + r.Resource
+		server[k] = append(server[k], float64(r.Server.Microseconds())/1000)
+		arrival[k] = append(arrival[k], r.Received.Sub(from).Seconds())
+	}
+	out := make(map[string]timing, len(server))
+	for k, s := range server {
+		out[k] = timing{Count: len(s), ServerMs: spreadOf(s), ArrivalSeconds: spreadOf(arrival[k])}
+	}
+	return out
 }

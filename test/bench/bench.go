@@ -53,6 +53,9 @@ type Config struct {
 	// start-up messages; TTY redraws one line in place.
 	Progress io.Writer
 	TTY      bool
+	// CPUProfile, when positive, records the operator's CPU profile for this
+	// long from the first create into cpu.pprof in the setting's directory.
+	CPUProfile time.Duration
 }
 
 // Result is one setting's measurements.
@@ -65,12 +68,20 @@ type Result struct {
 	CompletionSeconds float64 `json:"completionSeconds"`
 	// DoneSeconds are each cluster's times to the stage, sorted.
 	DoneSeconds []float64 `json:"doneSeconds"`
+	// AllSeconds: first create until the last cluster had every object (FE
+	// StatefulSet and both FE Services) and its status written
+	// (observedGeneration current); for stage ready, the same as completion.
+	AllSeconds   float64 `json:"allSeconds"`
+	AllCompleted int     `json:"allCompleted"`
 	// LastWriteSeconds: first create until the operator's last write before the steady window.
 	LastWriteSeconds float64 `json:"lastWriteSeconds"`
 	// SettledSeconds: first create until the operator stopped reconciling.
 	SettledSeconds float64 `json:"settledSeconds"`
 	// Creation counts the operator's requests from the first create until settled.
 	Creation requestCounts `json:"creation"`
+	// Timings are the API server's handling time and the arrival times of
+	// those requests, by verb and resource.
+	Timings map[string]timing `json:"timings"`
 	// WritesAfterCompletion: writes from completion to the end of the steady window.
 	WritesAfterCompletion int `json:"writesAfterCompletion"`
 	// Steady counts requests in the window after settling.
@@ -199,7 +210,13 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	}
 	defer watcher.stop()
 
-	op, err := startOperator(cfg.OperatorBinary, kubeconfig, filepath.Join(dir, "operator.log"), s)
+	var pprofAddr string
+	if cfg.CPUProfile > 0 {
+		if pprofAddr, err = freeAddr(); err != nil {
+			return res, err
+		}
+	}
+	op, err := startOperator(cfg.OperatorBinary, kubeconfig, filepath.Join(dir, "operator.log"), s, pprofAddr)
 	if err != nil {
 		return res, err
 	}
@@ -208,13 +225,19 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 		return res, err
 	}
 
+	profiled := make(chan error, 1)
+	if cfg.CPUProfile > 0 {
+		go func() { profiled <- cpuProfile(ctx, pprofAddr, cfg.CPUProfile, filepath.Join(dir, "cpu.pprof")) }()
+	} else {
+		profiled <- nil
+	}
 	// Creation: as fast as the benchmark's own (unproxied, high-QPS) client can.
 	first := time.Now()
 	if err := createClusters(ctx, cluster.Client, p); err != nil {
 		return res, err
 	}
 	stopProgress := progress(cfg, label, p.N, first, watcher)
-	completed, err := watcher.wait(ctx, p.N, first.Add(cfg.Timeout), op)
+	completed, err := watcher.wait(ctx, p.N, first.Add(cfg.Timeout), op, false)
 	stopProgress()
 	res.Completed = len(completed)
 	for _, t := range completed {
@@ -228,9 +251,20 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	if err != nil {
 		return res, err
 	}
+	allDone, err := watcher.wait(ctx, p.N, first.Add(cfg.Timeout), op, true)
+	res.AllCompleted = len(allDone)
+	if len(allDone) > 0 {
+		res.AllSeconds = allDone[len(allDone)-1].Sub(first).Seconds()
+	}
+	if err != nil {
+		return res, fmt.Errorf("every object and the status: %w", err)
+	}
 
 	settled, settledReconciles, err := waitSettled(ctx, op, cfg.Quiet, 3*time.Minute)
 	if err != nil {
+		return res, err
+	}
+	if err := <-profiled; err != nil {
 		return res, err
 	}
 	res.SettledSeconds = settled.Sub(first).Seconds()
@@ -267,6 +301,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 		return res, err
 	}
 	res.Creation = countRequests(reqs, first, steadyFrom)
+	res.Timings = timings(reqs, first, steadyFrom)
 	if lw := lastWrite(reqs, first, steadyFrom); !lw.IsZero() {
 		res.LastWriteSeconds = lw.Sub(first).Seconds()
 	}
@@ -338,14 +373,58 @@ func createClusters(ctx context.Context, c client.Client, p Preset) error {
 	return errors.Join(errs...)
 }
 
-// watcher records when each cluster first reached the stage, from an
-// informer of the benchmark's own (unproxied, unaudited) client.
+// watcher records when each cluster first reached the stage, and when every
+// object of it existed with its status written, from informers of the
+// benchmark's own (unproxied, unaudited) client.
 type watcher struct {
 	cache  crcache.Cache
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	done   map[string]time.Time
+	// parts has a bit per object of the cluster seen so far (see allParts);
+	// all holds when the last of them appeared.
+	parts  map[string]part
+	all    map[string]time.Time
 	change chan struct{}
+}
+
+// part is one thing that must exist for a cluster to count as complete.
+type part uint8
+
+const (
+	partFEStatefulSet part = 1 << iota
+	partFEService
+	partFESearch
+	partStatus
+	allParts = partFEStatefulSet | partFEService | partFESearch | partStatus
+)
+
+// partOf says which cluster an object belongs to and which part it is.
+func partOf(o any) (string, part) {
+	cut := func(name, suffix string) (string, bool) {
+		if len(name) <= len(suffix) || name[len(name)-len(suffix):] != suffix {
+			return "", false
+		}
+		return name[:len(name)-len(suffix)], true
+	}
+	switch t := o.(type) {
+	case *appsv1.StatefulSet:
+		if c, ok := cut(t.Name, "-fe"); ok {
+			return c, partFEStatefulSet
+		}
+	case *corev1.Service:
+		if c, ok := cut(t.Name, "-fe-service"); ok {
+			return c, partFEService
+		}
+		if c, ok := cut(t.Name, "-fe-search"); ok {
+			return c, partFESearch
+		}
+	case *srv1.StarRocksCluster:
+		if t.Status.Phase != "" && t.Status.ObservedGeneration == t.Generation {
+			return t.Name, partStatus
+		}
+	}
+	return "", 0
 }
 
 func startWatcher(ctx context.Context, c *testcluster.Cluster, p Preset) (*watcher, error) {
@@ -353,38 +432,23 @@ func startWatcher(ctx context.Context, c *testcluster.Cluster, p Preset) (*watch
 	if err != nil {
 		return nil, err
 	}
-	w := &watcher{cache: cache, done: map[string]time.Time{}, change: make(chan struct{}, 1)}
-	var obj client.Object = &appsv1.StatefulSet{}
-	reached := func(o any) (string, bool) {
-		sts, ok := o.(*appsv1.StatefulSet)
-		if !ok || len(sts.Name) < 4 || sts.Name[len(sts.Name)-3:] != "-fe" {
-			return "", false
-		}
-		return sts.Name[:len(sts.Name)-3], true
-	}
-	if p.Stage == StageReady {
-		obj = &srv1.StarRocksCluster{}
-		reached = func(o any) (string, bool) {
-			src, ok := o.(*srv1.StarRocksCluster)
-			if !ok || !running(src) {
-				return "", false
-			}
-			return src.Name, true
-		}
-	}
-	inf, err := cache.GetInformer(ctx, obj)
-	if err != nil {
-		return nil, err
-	}
+	w := &watcher{cache: cache, done: map[string]time.Time{}, parts: map[string]part{}, all: map[string]time.Time{}, change: make(chan struct{}, 1)}
 	record := func(o any) {
-		name, ok := reached(o)
-		if !ok {
-			return
-		}
 		now := time.Now()
+		name, pt := partOf(o)
 		w.mu.Lock()
-		if _, seen := w.done[name]; !seen {
-			w.done[name] = now
+		if pt != 0 {
+			w.parts[name] |= pt
+			if pt == partFEStatefulSet && p.Stage == StageFE {
+				setOnce(w.done, name, now)
+			}
+			if w.parts[name] == allParts && p.Stage == StageFE {
+				setOnce(w.all, name, now)
+			}
+		}
+		if src, ok := o.(*srv1.StarRocksCluster); ok && p.Stage == StageReady && running(src) {
+			setOnce(w.done, src.Name, now)
+			setOnce(w.all, src.Name, now) // running implies every object and the status
 		}
 		w.mu.Unlock()
 		select {
@@ -393,8 +457,14 @@ func startWatcher(ctx context.Context, c *testcluster.Cluster, p Preset) (*watch
 		}
 	}
 	handler := toolscache.ResourceEventHandlerFuncs{AddFunc: func(o any) { record(o) }, UpdateFunc: func(_, o any) { record(o) }}
-	if _, err := inf.AddEventHandler(handler); err != nil {
-		return nil, err
+	for _, obj := range []client.Object{&appsv1.StatefulSet{}, &corev1.Service{}, &srv1.StarRocksCluster{}} {
+		inf, err := cache.GetInformer(ctx, obj)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := inf.AddEventHandler(handler); err != nil {
+			return nil, err
+		}
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
@@ -406,24 +476,41 @@ func startWatcher(ctx context.Context, c *testcluster.Cluster, p Preset) (*watch
 	return w, nil
 }
 
+func setOnce(m map[string]time.Time, k string, t time.Time) {
+	if _, seen := m[k]; !seen {
+		m[k] = t
+	}
+}
+
 func (w *watcher) count() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.done)
 }
 
-// wait returns the sorted times the clusters reached the stage, once all n
-// did or at the deadline (with an error).
-func (w *watcher) wait(ctx context.Context, n int, deadline time.Time, op *operatorProcess) ([]time.Time, error) {
+func (w *watcher) countAll() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.all)
+}
+
+// wait returns the sorted times the clusters reached the stage (or, with
+// all, every object and the status), once all n did or at the deadline
+// (with an error).
+func (w *watcher) wait(ctx context.Context, n int, deadline time.Time, op *operatorProcess, all bool) ([]time.Time, error) {
+	count, times := w.count, &w.done
+	if all {
+		count, times = w.countAll, &w.all
+	}
 	var err error
-	for w.count() < n {
+	for count() < n {
 		if err = op.exited(); err != nil {
 			break
 		}
 		select {
 		case <-w.change:
 		case <-time.After(time.Until(deadline)):
-			err = fmt.Errorf("only %d of %d clusters reached the stage by the deadline", w.count(), n)
+			err = fmt.Errorf("only %d of %d clusters reached the stage by the deadline", count(), n)
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
@@ -433,12 +520,12 @@ func (w *watcher) wait(ctx context.Context, n int, deadline time.Time, op *opera
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	times := make([]time.Time, 0, len(w.done))
-	for _, t := range w.done {
-		times = append(times, t)
+	out := make([]time.Time, 0, len(*times))
+	for _, t := range *times {
+		out = append(out, t)
 	}
-	slices.SortFunc(times, time.Time.Compare)
-	return times, err
+	slices.SortFunc(out, time.Time.Compare)
+	return out, err
 }
 
 func (w *watcher) stop() { w.cancel() }

@@ -47,6 +47,13 @@ func TestHarnessSmoke(t *testing.T) {
 		if res.Creation.Total == 0 || res.Creation.Writes == 0 {
 			t.Errorf("%s: the audit log shows no requests (%+v) or writes by the operator", res.Setting.Name, res.Creation)
 		}
+		if res.AllCompleted != p.N || res.AllSeconds < res.CompletionSeconds {
+			t.Errorf("%s: %d of %d clusters complete with every object and status, at %.2f s (FE StatefulSets at %.2f s)",
+				res.Setting.Name, res.AllCompleted, p.N, res.AllSeconds, res.CompletionSeconds)
+		}
+		if tm := res.Timings["patch starrocksclusters/status"]; tm.Count == 0 || tm.ServerMs.Max <= 0 {
+			t.Errorf("%s: no server time for the status writes: %+v", res.Setting.Name, res.Timings)
+		}
 		if res.CPUSeconds <= 0 || res.PeakRSSMiB <= 0 {
 			t.Errorf("%s: no CPU (%v s) or memory (%v MiB) measured", res.Setting.Name, res.CPUSeconds, res.PeakRSSMiB)
 		}
@@ -70,7 +77,7 @@ func TestHarnessSmoke(t *testing.T) {
 // Only the operator's completed requests count, leases excluded, and conflicts are found.
 func TestReadAuditCountsTheOperatorsCompletedRequests(t *testing.T) {
 	lines := []string{
-		`{"stage":"ResponseComplete","verb":"patch","user":{"username":"starrocks-operator"},"objectRef":{"resource":"starrocksclusters","subresource":"status"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:01.000000Z"}`,
+		`{"stage":"ResponseComplete","verb":"patch","user":{"username":"starrocks-operator"},"objectRef":{"resource":"starrocksclusters","subresource":"status"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:01.000000Z","stageTimestamp":"2026-01-01T00:00:01.250000Z"}`,
 		`{"stage":"ResponseComplete","verb":"update","user":{"username":"starrocks-operator"},"objectRef":{"resource":"statefulsets"},"responseStatus":{"code":409},"requestReceivedTimestamp":"2026-01-01T00:00:02.000000Z"}`,
 		`{"stage":"ResponseStarted","verb":"watch","user":{"username":"starrocks-operator"},"objectRef":{"resource":"pods"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:02.000000Z"}`,
 		`{"stage":"ResponseComplete","verb":"update","user":{"username":"starrocks-operator"},"objectRef":{"resource":"leases"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:03.000000Z"}`,
@@ -95,6 +102,13 @@ func TestReadAuditCountsTheOperatorsCompletedRequests(t *testing.T) {
 	}
 	if lw := lastWrite(reqs, from, from.Add(time.Minute)); !lw.Equal(from.Add(2 * time.Second)) {
 		t.Errorf("last write at %s, want 00:00:02", lw)
+	}
+	tm := timings(reqs, from, from.Add(time.Minute))
+	if st := tm["patch starrocksclusters/status"]; st.Count != 1 || st.ServerMs.Median != 250 || st.ArrivalSeconds.Min != 1 {
+		t.Errorf("status patch timing %+v, want 1 request, 250 ms on the server, arriving 1 s after the start", st)
+	}
+	if _, ok := tm["watch pods"]; ok {
+		t.Errorf("a watch's time open counted as handling time: %+v", tm)
 	}
 }
 

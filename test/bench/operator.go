@@ -33,7 +33,9 @@ type operatorProcess struct {
 	startOnce sync.Once
 }
 
-func startOperator(bin, kubeconfig, logPath string, s Setting) (*operatorProcess, error) {
+// startOperator runs the operator binary with s's knobs; a non-empty
+// pprofAddr also serves its /debug/pprof there.
+func startOperator(bin, kubeconfig, logPath string, s Setting, pprofAddr string) (*operatorProcess, error) {
 	metricsAddr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -47,6 +49,9 @@ func startOperator(bin, kubeconfig, logPath string, s Setting) (*operatorProcess
 		"--metrics-bind-address=" + metricsAddr,
 		"--health-probe-bind-address=" + probeAddr,
 	}, s.Args()...)
+	if pprofAddr != "" {
+		args = append(args, "--pprof-bind-address="+pprofAddr)
+	}
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -221,4 +226,30 @@ func freeAddr() (string, error) {
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
+}
+
+// cpuProfile records the operator's CPU profile for d into path.
+func cpuProfile(ctx context.Context, pprofAddr string, d time.Duration, path string) error {
+	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", pprofAddr, max(1, int(d.Seconds())))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("CPU profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("CPU profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -19,7 +19,9 @@ const (
 
 // Setting is one combination of the operator's knobs, passed as its flags.
 type Setting struct {
-	Name       string        `json:"name"`
+	Name string `json:"name"`
+	// Key names the setting on srbench's command line (--settings).
+	Key        string        `json:"key"`
 	Workers    int           `json:"maxConcurrentReconciles"`
 	SyncPeriod time.Duration `json:"syncPeriod"`
 	// QPS and Burst are the flags as given: 0 means 20/30, QPS -1 no client-side limit.
@@ -27,6 +29,17 @@ type Setting struct {
 	Burst int     `json:"kubeApiBurst"`
 	// Article is the motivating article's number for this setting, if it measured one.
 	Article string `json:"article,omitempty"`
+	// Upstream are the upstream operator v1.11.5's times for this setting,
+	// measured on this machine with this harness (audit log, --done = the FE
+	// StatefulSet exists) and recorded in issue 13. They are reference rows:
+	// the upstream cannot be run here.
+	Upstream *Reference `json:"upstream,omitempty"`
+}
+
+// Reference is a recorded result of another operator, as table cells.
+type Reference struct {
+	// FE: until every FE StatefulSet existed; All: every StatefulSet and Service.
+	FE, All string
 }
 
 // Args are the operator flags of s.
@@ -75,8 +88,13 @@ var (
 	tuned    = Setting{Name: "tuned", Workers: 50, SyncPeriod: 30 * time.Minute, QPS: 100, Burst: 200}
 )
 
-func with(s Setting, name, article string) Setting {
-	s.Name, s.Article = name, article
+func with(s Setting, key, name, article string) Setting {
+	s.Key, s.Name, s.Article = key, name, article
+	return s
+}
+
+func upstream(s Setting, fe, all string) Setting {
+	s.Upstream = &Reference{FE: fe, All: all}
 	return s
 }
 
@@ -95,37 +113,40 @@ var Presets = map[string]Preset{
 		Name: "latency", Title: "creation with API latency", N: 50, Latency: 100 * time.Millisecond,
 		Stage: StageFE, SteadyWindow: 30 * time.Second, Headline: "completion",
 		Settings: []Setting{
-			with(defaults, "default", "41.1 s"),
-			with(Setting{Workers: 50, SyncPeriod: 2 * time.Minute, QPS: 100, Burst: 200}, "50 workers, QPS 100/200", "0.22 s"),
+			upstream(with(defaults, "default", "default", "41.1 s"), "42.0 s", "42.4 s"),
+			upstream(with(Setting{Workers: 50, SyncPeriod: 2 * time.Minute, QPS: 100, Burst: 200}, "tuned", "50 workers, QPS 100/200", "0.22 s"), "0.37–0.40 s", "0.94–0.97 s"),
 		},
 	},
 	"burst": {
 		Name: "burst", Title: "creation burst, no added latency", N: 100,
 		Stage: StageFE, SteadyWindow: 30 * time.Second, Headline: "completion",
 		Settings: []Setting{
-			with(defaults, "default", "8.9 s, 0 throttling"),
-			with(Setting{Workers: 50, SyncPeriod: 2 * time.Minute}, "50 workers only", "5.99 s, 1 throttling event"),
-			with(tuned, "all tuned, QPS 100/200", "0.60 s, 0 throttling"),
-			with(Setting{Workers: 50, SyncPeriod: 30 * time.Minute, QPS: -1}, "all tuned, QPS off", ""),
+			upstream(with(defaults, "default", "default", "8.9 s, 0 throttling"), "8.6–8.7 s", "8.8 s"),
+			with(Setting{Workers: 50, SyncPeriod: 2 * time.Minute}, "workers", "50 workers only", "5.99 s, 1 throttling event"),
+			upstream(with(tuned, "tuned", "all tuned, QPS 100/200", "0.60 s, 0 throttling"), "0.94–1.00 s", "1.74–1.77 s"),
+			with(Setting{Workers: 50, SyncPeriod: 30 * time.Minute, QPS: -1}, "qps-off", "all tuned, QPS off", ""),
 		},
 	},
 	"steady": {
 		Name: "steady", Title: "steady state of unchanged clusters", N: 100,
 		Stage: StageFE, SteadyWindow: 5 * time.Minute, Headline: "steady",
 		Settings: []Setting{
-			with(defaults, "sync 2m", "345 requests, 1.15 req/s"),
-			with(Setting{Workers: 1, SyncPeriod: 30 * time.Minute}, "sync 30m", "95 requests, 0.32 req/s"),
+			with(defaults, "sync-2m", "sync 2m", "345 requests, 1.15 req/s"),
+			with(Setting{Workers: 1, SyncPeriod: 30 * time.Minute}, "sync-30m", "sync 30m", "95 requests, 0.32 req/s"),
 		},
 	},
 	"full": {
 		Name: "full", Title: "FE+BE+CN clusters on a simulated cluster, until every pod is Ready", N: 100,
 		Stage: StageReady, Simulated: true, SteadyWindow: 60 * time.Second, Headline: "completion",
-		Settings: []Setting{with(defaults, "default", ""), with(tuned, "tuned", "")},
+		Settings: []Setting{with(defaults, "default", "default", ""), with(tuned, "tuned", "tuned", "")},
 	},
 	"scale": {
 		Name: "scale", Title: "FE-only clusters at scale: completion, CPU and memory", N: 1000,
 		Stage: StageFE, SteadyWindow: 60 * time.Second, Headline: "completion",
-		Settings: []Setting{with(defaults, "default", ""), with(tuned, "tuned", "")},
+		Settings: []Setting{
+			upstream(with(defaults, "default", "default", ""), "100.3 s", "–"),
+			upstream(with(tuned, "tuned", "tuned", ""), "19.3 s", "–"),
+		},
 	},
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/color"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,15 +62,19 @@ func (r *Report) Markdown() string {
 	fmt.Fprintf(&b, "N = %d, stage `%s`, added latency %s, %s, steady window %s. Run %s, %s.\n\n",
 		p.N, p.Stage, latency, cp, p.SteadyWindow, r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Finished.Sub(r.Started).Round(time.Second))
 
-	b.WriteString("| setting | knobs | done | completion | article | last write | requests / cluster | writes / cluster | 409 | writes after completion | throttled requests (s waited) | throttle log lines | steady req/s | steady writes | steady reconciles | CPU s | peak RSS |\n")
-	b.WriteString("|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| setting | knobs | done | completion | every object + status | upstream v1.11.5: completion, every object | article | last write | requests / cluster | writes / cluster | 409 | writes after completion | throttled requests (s waited) | throttle log lines | steady req/s | steady writes | steady reconciles | CPU s | peak RSS |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, res := range r.Results {
 		article := res.Setting.Article
 		if article == "" {
 			article = "–"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d/%d | %s | %s | %.2f s | %.2f | %.2f | %d | %d | %.0f (%.2f) | %d | %.3f (%d in %.0f s) | %d | %.0f | %.1f | %.0f MiB |\n",
-			res.Setting.Name, res.Setting.Knobs(), res.Completed, res.N, seconds(res.CompletionSeconds), article,
+		up := "–"
+		if u := res.Setting.Upstream; u != nil {
+			up = u.FE + ", " + u.All
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d/%d | %s | %s | %s | %s | %.2f s | %.2f | %.2f | %d | %d | %.0f (%.2f) | %d | %.3f (%d in %.0f s) | %d | %.0f | %.1f | %.0f MiB |\n",
+			res.Setting.Name, res.Setting.Knobs(), res.Completed, res.N, seconds(res.CompletionSeconds), seconds(res.AllSeconds), up, article,
 			res.LastWriteSeconds, res.PerCluster(res.Creation.Total), res.PerCluster(res.Creation.Writes), res.Creation.Conflicts,
 			res.WritesAfterCompletion, res.ThrottledRequests, res.ThrottledSeconds, res.ThrottleLogLines,
 			res.SteadyRate(), res.Steady.Total, res.SteadyWindowSeconds, res.Steady.Writes, res.SteadyReconciles, res.CPUSeconds, res.PeakRSSMiB)
@@ -82,6 +87,7 @@ func (r *Report) Markdown() string {
 
 	b.WriteString("\nRequests by the operator per cluster, from the first create until it stopped reconciling, by verb and resource (audit log):\n\n")
 	b.WriteString(r.verbTable(func(res Result) requestCounts { return res.Creation }, true))
+	b.WriteString(r.timingTables())
 	b.WriteString("\nRequests in the steady window, in total, by verb and resource:\n\n")
 	b.WriteString(r.verbTable(func(res Result) requestCounts { return res.Steady }, false))
 	return b.String()
@@ -119,6 +125,25 @@ func (r *Report) verbTable(counts func(Result) requestCounts, perCluster bool) s
 			}
 		}
 		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// timingTables give, per setting, when the creation requests reached the
+// API server and how long it took to handle them.
+func (r *Report) timingTables() string {
+	var b strings.Builder
+	for _, res := range r.Results {
+		if len(res.Timings) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\nAPI server handling time (audit stage timestamp − received) and arrival after the first create, **%s**:\n\n", res.Setting.Name)
+		b.WriteString("| verb resource | requests | arrival first | median | last | server median | p90 | max |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, k := range slices.Sorted(maps.Keys(res.Timings)) {
+			t := res.Timings[k]
+			fmt.Fprintf(&b, "| %s | %d | %.2f s | %.2f s | %.2f s | %.0f ms | %.0f ms | %.0f ms |\n", k, t.Count,
+				t.ArrivalSeconds.Min, t.ArrivalSeconds.Median, t.ArrivalSeconds.Max, t.ServerMs.Median, t.ServerMs.P90, t.ServerMs.Max)
+		}
 	}
 	return b.String()
 }

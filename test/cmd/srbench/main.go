@@ -40,7 +40,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var latency, steady optionalDuration
 	fs.Var(&latency, "latency", "Latency the proxy adds in each direction, e.g. 100ms (default: the preset's).")
 	fs.Var(&steady, "steady-window", "How long to count requests once creation settled (default: the preset's).")
-	only := fs.String("settings", "", "Comma-separated setting names of the preset to run (default: all of them).")
+	only := fs.String("settings", "", "Comma-separated keys of the preset's settings to run, e.g. tuned (default: all of them; a preset's keys are in its .json).")
+	cpuProfile := fs.Duration("cpu-profile", 0, "Record a CPU profile of the operator for this long from the first create, into cpu.pprof in each setting's work directory (0: none).")
 	timeout := fs.Duration("timeout", 15*time.Minute, "Per setting: how long to wait for every cluster to reach the stage.")
 	quiet := fs.Duration("quiet", 6*time.Second, "Creation has settled when the operator did not reconcile for this long.")
 	out := fs.String("out", "docs/benchmark", "Directory for <preset>.md, .json and .png.")
@@ -75,12 +76,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if *only != "" {
 			var keep []bench.Setting
 			for _, s := range p.Settings {
-				if slices.Contains(strings.Split(*only, ","), s.Name) {
+				if slices.Contains(strings.Split(*only, ","), s.Key) {
 					keep = append(keep, s)
 				}
 			}
 			if len(keep) == 0 {
-				fmt.Fprintf(stderr, "srbench: preset %s has no setting among %q\n", p.Name, *only)
+				keys := make([]string, 0, len(p.Settings))
+				for _, s := range p.Settings {
+					keys = append(keys, s.Key)
+				}
+				fmt.Fprintf(stderr, "srbench: preset %s has no setting among %q; its keys: %s\n", p.Name, *only, strings.Join(keys, ", "))
 				return 2
 			}
 			p.Settings = keep
@@ -100,7 +105,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fi, _ := os.Stderr.Stat()
 	tty := stderr == os.Stderr && fi != nil && fi.Mode()&os.ModeCharDevice != 0
-	cfg := bench.Config{RepoRoot: root, OperatorBinary: *operatorBin, WorkDir: *workDir, Timeout: *timeout, Quiet: *quiet, Progress: stderr, TTY: tty}
+	cfg := bench.Config{RepoRoot: root, OperatorBinary: *operatorBin, WorkDir: *workDir, Timeout: *timeout, Quiet: *quiet, CPUProfile: *cpuProfile, Progress: stderr, TTY: tty}
 	if cfg.OperatorBinary == "" {
 		fmt.Fprintf(stderr, "srbench: building the operator into %s\n", *workDir)
 		if cfg.OperatorBinary, err = testcluster.BuildOperator(ctx, root, *workDir); err != nil {
