@@ -1,9 +1,13 @@
 // Package apply writes desired objects to the API server only when they
 // differ from what is there. It knows nothing of StarRocks.
 //
-// A write is a server-side apply with one field owner. Whether to write is
-// decided locally, from the informer cache, with no request:
-//   - the object is missing: apply (creates it);
+// A write is a server-side apply with one field owner, except the first: a
+// missing object is made with a plain create, which costs the API server less
+// (the create of a gating StatefulSet is what a new cluster waits for); the
+// first apply to it later hands the create's fields over to the apply owner
+// (see adopt). Whether to write is decided locally, from the informer cache,
+// with no request:
+//   - the object is missing: create it;
 //   - the hash of the desired object, stamped on it at the last write, differs:
 //     apply (the spec changed; apply also drops fields no longer desired);
 //   - every desired field is present in the live object with the same value:
@@ -29,6 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/csaupgrade"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/srscale/starrocks-operator/internal/writeorder"
 )
 
 // HashAnnotation holds the hash of the desired object at its last write.
@@ -78,6 +84,9 @@ type Applier struct {
 	// Reader reads objects with their managedFields, which the informer cache
 	// drops (a manager's API reader); nil reads through Client.
 	Reader client.Reader
+	// Gating, if set, says which objects readiness waits for: their writes
+	// go ahead of others' (see package writeorder).
+	Gating func(client.Object) bool
 	writes *Recent[string] // desired-state hash of our recent writes
 	noops  *noopRestores
 }
@@ -95,6 +104,9 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 		return Result{}, err
 	}
 	res := Result{Kind: gvk.Kind, Name: desired.GetName(), Action: Unchanged}
+	if a.Gating != nil && a.Gating(desired) {
+		ctx = writeorder.Gating(ctx)
+	}
 	want, hash, err := Desired(desired)
 	if err != nil {
 		return res, err
@@ -110,7 +122,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 			res.Pending = true
 			return res, nil
 		}
-		res.Action = Created
+		return a.create(ctx, want, res, key, hash)
 	case err != nil:
 		return res, fmt.Errorf("reading %s %s: %w", gvk.Kind, desired.GetName(), err)
 	default:
@@ -137,7 +149,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 			res.Action, res.Pending = Unchanged, true
 			return res, nil
 		}
-		if _, ours := live.GetAnnotations()[HashAnnotation]; !ours {
+		if a.mustAdopt(live) {
 			if err := a.adopt(ctx, desired); err != nil {
 				return res, fmt.Errorf("adopting %s %s: %w", gvk.Kind, desired.GetName(), err)
 			}
@@ -154,6 +166,29 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 		return res, nil
 	}
 	a.noops.forget(key)
+	a.writes.Record(key, want.GetResourceVersion(), hash)
+	return res, nil
+}
+
+// create makes a missing object. It is a plain create, not an apply: the
+// API server does less work for it, and it fails, rather than taking over,
+// if the object exists after all. Its fields then belong to an Update entry
+// of our manager, which adopt hands over to our apply entry before the first
+// apply to the object, so that a field later dropped from the desired state
+// is removed.
+func (a Applier) create(ctx context.Context, want *unstructured.Unstructured, res Result, key, hash string) (Result, error) {
+	err := a.Client.Create(ctx, want, client.FieldOwner(a.FieldOwner))
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		// The cache has not seen it yet (someone else made it, or it was
+		// deleted and remade meanwhile): decide once the cache has it.
+		res.Pending = true
+		return res, nil
+	case err != nil:
+		res.Action = Failed
+		return res, fmt.Errorf("creating %s %s: %w", res.Kind, res.Name, err)
+	}
+	res.Action = Created
 	a.writes.Record(key, want.GetResourceVersion(), hash)
 	return res, nil
 }
@@ -213,17 +248,32 @@ func (n *noopRestores) forget(key string) {
 	delete(n.m, key)
 }
 
-// adopt hands the fields that the AdoptFrom managers own through Update
-// operations on the object (not its subresources) over to our apply manager,
-// with client-go's csaupgrade: from then on our apply is their single owner,
-// so that a field we do not send is removed rather than kept. It runs once per
-// object, before our first write to one we did not create; fields owned by
-// other managers (kube-controller-manager's revision annotation, say) stay
-// theirs.
-func (a Applier) adopt(ctx context.Context, desired client.Object) error {
-	if len(a.AdoptFrom) == 0 {
-		return nil
+// mustAdopt reports whether fields of live belong to an Update entry of our
+// manager (a create of ours) or of an AdoptFrom manager. The operator's cache
+// keeps managedFields without their field sets, which is enough to tell;
+// with none at all, an object we never wrote (no hash annotation) is adopted.
+func (a Applier) mustAdopt(live client.Object) bool {
+	mf := live.GetManagedFields()
+	if len(mf) == 0 {
+		_, ours := live.GetAnnotations()[HashAnnotation]
+		return !ours && len(a.AdoptFrom) > 0
 	}
+	return slices.ContainsFunc(mf, a.adoptable)
+}
+
+func (a Applier) adoptable(f metav1.ManagedFieldsEntry) bool {
+	return f.Operation == metav1.ManagedFieldsOperationUpdate && f.Subresource == "" &&
+		(f.Manager == a.FieldOwner || slices.Contains(a.AdoptFrom, f.Manager))
+}
+
+// adopt hands the fields that our own create or the AdoptFrom managers own
+// through Update operations on the object (not its subresources) over to our
+// apply manager, with client-go's csaupgrade: from then on our apply is their
+// single owner, so that a field we do not send is removed rather than kept.
+// It runs once per object, before our first apply to one we created or did
+// not write; fields owned by other managers (kube-controller-manager's
+// revision annotation, say) stay theirs.
+func (a Applier) adopt(ctx context.Context, desired client.Object) error {
 	reader := a.Reader
 	if reader == nil {
 		reader = a.Client
@@ -234,7 +284,12 @@ func (a Applier) adopt(ctx context.Context, desired client.Object) error {
 	}
 	managers := sets.New[string]()
 	for _, f := range live.GetManagedFields() {
-		if f.Operation == metav1.ManagedFieldsOperationUpdate && f.Subresource == "" && slices.Contains(a.AdoptFrom, f.Manager) {
+		if f.FieldsV1 == nil {
+			// A cached copy with its field sets dropped: a hand-over computed
+			// from it would erase every manager's fields.
+			return fmt.Errorf("managedFields of %s without field sets; the Applier's Reader must read from the API server", live.GetName())
+		}
+		if a.adoptable(f) {
 			managers.Insert(f.Manager)
 		}
 	}

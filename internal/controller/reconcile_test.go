@@ -30,7 +30,7 @@ import (
 type fakeAPI struct {
 	mu       sync.Mutex
 	statuses []srv1.StarRocksClusterStatus
-	// failApply fails the apply of objects of this kind.
+	// failApply fails the create and apply of objects of this kind.
 	failApply string
 	// hideStatefulSets makes reads of StatefulSets miss, as a cache that has
 	// not yet seen a write does.
@@ -53,6 +53,12 @@ func newReconciler(t *testing.T, api *fakeAPI, objs ...client.Object) *StarRocks
 					return apierrors.NewNotFound(appsv1.Resource("statefulsets"), key.Name)
 				}
 				return c.Get(ctx, key, obj, opts...)
+			},
+			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				if gvk, err := c.GroupVersionKindFor(obj); err == nil && gvk.Kind == api.failApply {
+					return errors.New("admission webhook said no")
+				}
+				return c.Create(ctx, obj, opts...)
 			},
 			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 				if body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err == nil && body["kind"] == api.failApply {

@@ -90,7 +90,25 @@ func ScopeCache(opts *cache.Options) {
 		opts.ByObject[o] = cache.ByObject{Label: sel}
 	}
 	opts.ByObject[&corev1.Pod{}] = cache.ByObject{Label: sel, Transform: slimPod}
-	opts.DefaultTransform = cache.TransformStripManagedFields()
+	opts.DefaultTransform = slimManagedFields
+}
+
+// slimManagedFields keeps of an object's managedFields who wrote it and how
+// (manager, operation, subresource, API version) and drops the field sets,
+// most of their size. The applier needs no more to know whether a create of
+// ours or the upstream operator's Update still owns fields (apply.mustAdopt).
+// A cached object must never be sent back whole with an Update: the API
+// server would take these empty entries as the object's new ownership.
+func slimManagedFields(obj any) (any, error) {
+	o, ok := obj.(client.Object)
+	if !ok {
+		return obj, nil
+	}
+	mf := o.GetManagedFields()
+	for i := range mf {
+		mf[i] = metav1.ManagedFieldsEntry{Manager: mf[i].Manager, Operation: mf[i].Operation, Subresource: mf[i].Subresource, APIVersion: mf[i].APIVersion}
+	}
+	return o, nil
 }
 
 // slimMetadata keeps of a user's ConfigMap's metadata what the operator

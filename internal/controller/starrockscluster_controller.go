@@ -32,6 +32,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/rollout"
 	"github.com/srscale/starrocks-operator/internal/status"
+	"github.com/srscale/starrocks-operator/internal/writeorder"
 )
 
 // pendingRequeue is how soon a reconcile that skipped a write, because the
@@ -86,6 +87,7 @@ func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorde
 
 // Reconcile brings one cluster's objects to its spec, then reports in status.
 func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ctx = writeorder.WithOwner(ctx, req.String())
 	src, err := r.get(ctx, req.NamespacedName)
 	if src == nil || err != nil {
 		return ctrl.Result{}, err
@@ -124,8 +126,16 @@ func (r *StarRocksClusterReconciler) skip(src *srv1.StarRocksCluster) bool {
 }
 
 func adoptingApplier(c client.Client) apply.Applier {
-	a := apply.New(c, FieldOwner)
+	a := newApplier(c)
 	a.AdoptFrom = []string{UpstreamFieldManager}
+	return a
+}
+
+// newApplier writes StatefulSets ahead of the rest (see writeorder): the
+// FE StatefulSet is what a new cluster waits for.
+func newApplier(c client.Client) apply.Applier {
+	a := apply.New(c, FieldOwner)
+	a.Gating = func(o client.Object) bool { _, ok := o.(*appsv1.StatefulSet); return ok }
 	return a
 }
 

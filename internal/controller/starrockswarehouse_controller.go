@@ -30,6 +30,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
+	"github.com/srscale/starrocks-operator/internal/writeorder"
 )
 
 // WarehouseFinalizer keeps a StarRocksWarehouse until the operator has
@@ -73,6 +74,7 @@ func (e *checkError) Error() string { return e.msg }
 
 // Reconcile brings one warehouse's objects to its spec, or finalizes it.
 func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ctx = writeorder.WithOwner(ctx, req.String())
 	wh, err := r.get(ctx, req.NamespacedName)
 	if wh == nil || err != nil {
 		return ctrl.Result{}, err

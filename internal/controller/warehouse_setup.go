@@ -60,13 +60,14 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, config
 	r := &StarRocksWarehouseReconciler{
 		Client:    mgr.GetClient(),
 		Recorder:  mgr.GetEventRecorder("starrocks-operator"),
-		Applier:   apply.New(mgr.GetClient(), FieldOwner),
+		Applier:   newApplier(mgr.GetClient()),
 		Configs:   configs,
 		FE:        access,
 		DenyList:  cfg.DenyList,
 		statuses:  apply.NewRecent[srv1.StarRocksWarehouseStatus](),
 		feBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 	}
+	r.Applier.Reader = mgr.GetAPIReader() // adoption needs managedFields, which the cache slims
 	cmMeta := &metav1.PartialObjectMetadata{}
 	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	opts := cfg.Controller

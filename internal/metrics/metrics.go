@@ -27,6 +27,13 @@ var (
 		Name: "starrocks_operator_object_writes_total",
 		Help: "Objects the operator wrote, by kind and action: created, updated (the spec changed), restored (someone else changed it; drift corrected) or deleted.",
 	}, []string{"kind", "action"})
+	// WriteOrderWait observes how long writes waited for other clusters'
+	// StatefulSet writes in flight (see package writeorder).
+	WriteOrderWait = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "starrocks_operator_write_order_wait_seconds",
+		Help:    "How long a write that no cluster's readiness waits for (a Service, a status) waited for other clusters' StatefulSet writes in flight; writes that did not wait are not observed.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2, 12),
+	})
 	// TimeToReady observes, once per cluster, the time from creation until every component ran.
 	TimeToReady = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "starrocks_operator_cluster_time_to_ready_seconds",
@@ -36,7 +43,7 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(APIRequests, ReconcileOutcomes, ObjectWrites, TimeToReady)
+	crmetrics.Registry.MustRegister(APIRequests, ReconcileOutcomes, ObjectWrites, WriteOrderWait, TimeToReady)
 }
 
 // InstrumentConfig makes every client built from cfg count its requests in APIRequests.

@@ -21,7 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/writeorder"
 )
 
 // The classic client-go limits that the upstream operator ran with, and that
@@ -211,10 +213,16 @@ func (o Options) EffectiveRateLimit() (qps float32, burst int) {
 // requests per second to each of core, apps, starrocks.com, events.k8s.io and
 // autoscaling. Sharing one bucket would make the default three times slower
 // than the upstream's under a burst of new clusters.
+//
+// It also orders the operator's writes so that StatefulSets go ahead of the
+// rest when many clusters are reconciled at once (package writeorder).
 func (o Options) ApplyToRESTConfig(cfg *rest.Config) {
 	qps, burst := o.EffectiveRateLimit()
 	cfg.QPS, cfg.Burst = qps, burst
 	cfg.RateLimiter = nil
+	order := writeorder.New()
+	order.Waited = func(d time.Duration) { metrics.WriteOrderWait.Observe(d.Seconds()) }
+	cfg.Wrap(order.Wrap)
 }
 
 // ManagerOptions returns the manager's options for these knobs.

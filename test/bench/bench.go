@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +22,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -53,8 +56,9 @@ type Config struct {
 	// start-up messages; TTY redraws one line in place.
 	Progress io.Writer
 	TTY      bool
-	// CPUProfile, when positive, records the operator's CPU profile for this
-	// long from the first create into cpu.pprof in the setting's directory.
+	// CPUProfile, when positive, records CPU profiles of the operator and of
+	// kube-apiserver for this long from the first create, into cpu.pprof and
+	// apiserver.pprof in the setting's directory.
 	CPUProfile time.Duration
 }
 
@@ -64,6 +68,9 @@ type Result struct {
 	N       int     `json:"n"`
 	// Completed clusters reached the stage within the timeout.
 	Completed int `json:"completed"`
+	// CreatedSeconds: first create until the benchmark had created all N; no
+	// operator can finish before it.
+	CreatedSeconds float64 `json:"createdSeconds"`
 	// CompletionSeconds: first create until the last cluster reached the stage.
 	CompletionSeconds float64 `json:"completionSeconds"`
 	// DoneSeconds are each cluster's times to the stage, sorted.
@@ -225,10 +232,20 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 		return res, err
 	}
 
-	profiled := make(chan error, 1)
+	profiled := make(chan error, 2)
 	if cfg.CPUProfile > 0 {
-		go func() { profiled <- cpuProfile(ctx, pprofAddr, cfg.CPUProfile, filepath.Join(dir, "cpu.pprof")) }()
+		go func() {
+			profiled <- cpuProfile(ctx, http.DefaultClient, "http://"+pprofAddr, cfg.CPUProfile, filepath.Join(dir, "cpu.pprof"))
+		}()
+		go func() {
+			hc, err := rest.HTTPClientFor(cluster.Config)
+			if err == nil {
+				err = cpuProfile(ctx, hc, strings.TrimSuffix(cluster.Config.Host, "/"), cfg.CPUProfile, filepath.Join(dir, "apiserver.pprof"))
+			}
+			profiled <- err
+		}()
 	} else {
+		profiled <- nil
 		profiled <- nil
 	}
 	// Creation: as fast as the benchmark's own (unproxied, high-QPS) client can.
@@ -236,6 +253,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	if err := createClusters(ctx, cluster.Client, p); err != nil {
 		return res, err
 	}
+	res.CreatedSeconds = time.Since(first).Seconds()
 	stopProgress := progress(cfg, label, p.N, first, watcher)
 	completed, err := watcher.wait(ctx, p.N, first.Add(cfg.Timeout), op, false)
 	stopProgress()
@@ -264,7 +282,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	if err != nil {
 		return res, err
 	}
-	if err := <-profiled; err != nil {
+	if err := errors.Join(<-profiled, <-profiled); err != nil {
 		return res, err
 	}
 	res.SettledSeconds = settled.Sub(first).Seconds()

@@ -228,20 +228,21 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-// cpuProfile records the operator's CPU profile for d into path.
-func cpuProfile(ctx context.Context, pprofAddr string, d time.Duration, path string) error {
-	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", pprofAddr, max(1, int(d.Seconds())))
+// cpuProfile records the CPU profile that base serves under /debug/pprof
+// for d into path.
+func cpuProfile(ctx context.Context, hc *http.Client, base string, d time.Duration, path string) error {
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, max(1, int(d.Seconds())))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("CPU profile: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("CPU profile: %s", resp.Status)
+		return fmt.Errorf("CPU profile of %s: %s", base, resp.Status)
 	}
 	f, err := os.Create(path)
 	if err != nil {

@@ -32,6 +32,77 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("a missing ConfigMap is reported without blocking other clusters", func(t *testing.T) { testInvalidSpec(t, c) })
 	t.Run("removed BE spec deletes BE objects only with consent", func(t *testing.T) { testRemovedComponent(t, c) })
 	t.Run("fields another manager wrote with Update are taken over and removed", func(t *testing.T) { testAdoption(t, c) })
+	t.Run("a field removed from the spec leaves an object the operator created", func(t *testing.T) { testCreatedThenApplied(t, c) })
+}
+
+// The operator makes a missing object with a plain create, cheaper for the
+// API server than an apply, so its fields first belong to an Update entry of
+// our manager. Apply must take them over before its first write: a field
+// then removed from the spec must disappear, not stay owned by that entry.
+func testCreatedThenApplied(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	const ns = "created"
+	createNamespace(t, c, ns)
+	op := startOperator(t, c, ns, operatorOptions{})
+	src := feOnly(ns, "c1")
+	src.Spec.StarRocksFeSpec.FeEnvVars = []corev1.EnvVar{{Name: "KEEP", Value: "1"}, {Name: "DROP", Value: "2"}}
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	sts := &appsv1.StatefulSet{}
+	eventually(t, 30*time.Second, "FE StatefulSet", func(ctx context.Context) (bool, error) {
+		return get(ctx, c.Client, ns, "c1-fe", sts) == nil, nil
+	})
+	if !ownedBy(sts, controller.FieldOwner, metav1.ManagedFieldsOperationUpdate) {
+		t.Errorf("the FE StatefulSet was not made by a plain create; managers: %s", managers(sts))
+	}
+	op.log.waitQuiet(2*time.Second, 20*time.Second)
+	mark := op.log.mark()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksFeSpec.FeEnvVars = s.Spec.StarRocksFeSpec.FeEnvVars[:1]
+	})
+	eventually(t, 30*time.Second, "DROP removed from the FE container", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, "c1-fe", sts); err != nil {
+			return false, err
+		}
+		for _, e := range sts.Spec.Template.Spec.Containers[0].Env {
+			if e.Name == "DROP" {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if ownedBy(sts, controller.FieldOwner, metav1.ManagedFieldsOperationUpdate) || !ownedBy(sts, controller.FieldOwner, metav1.ManagedFieldsOperationApply) {
+		t.Errorf("after the first apply our fields should belong to the Apply entry only; managers: %s", managers(sts))
+	}
+	op.log.waitQuiet(2*time.Second, 20*time.Second)
+	var stsWrites int
+	for _, r := range op.log.since(mark) {
+		if isWrite(r) && r.resource == "statefulsets" {
+			stsWrites++
+		}
+	}
+	// One hand-over patch (csaupgrade) and one apply; nothing after.
+	if stsWrites > 2 {
+		t.Errorf("the spec change cost %d StatefulSet writes, want at most 2:\n%s", stsWrites, summary(op.log.since(mark)))
+	}
+}
+
+func ownedBy(o client.Object, manager string, op metav1.ManagedFieldsOperationType) bool {
+	for _, f := range o.GetManagedFields() {
+		if f.Manager == manager && f.Operation == op && f.Subresource == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func managers(o client.Object) string {
+	var out []string
+	for _, f := range o.GetManagedFields() {
+		out = append(out, f.Manager+"/"+string(f.Operation)+"/"+f.Subresource)
+	}
+	return strings.Join(out, ", ")
 }
 
 func testQuiet(t *testing.T, c *testcluster.Cluster) {

@@ -1,0 +1,135 @@
+// Package writeorder lets the writes that new clusters wait for reach the
+// API server ahead of the writes that nothing waits for.
+//
+// A new cluster is usable once its FE StatefulSet exists; its Services,
+// status and the rest can follow. When many clusters are reconciled at once,
+// all their writes reach the API server together and share its CPU, so the
+// StatefulSets finish as late as the slowest of the rest. Here, a write made
+// in a reconcile that does not gate readiness waits until the gating writes
+// of other reconciles that are in flight at that moment have completed. It
+// never waits for writes that start later, nor for its own reconcile's, so
+// the wait is at most one gating write's round trip, and with one worker
+// (the default) nothing ever waits.
+//
+// The order is kept in an HTTP transport (rest.Config.Wrap), below the
+// client-side rate limiter: a write that waits for a token is not in flight.
+// Reconciles mark their context with WithOwner, and gating writes with Gating.
+package writeorder
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+)
+
+type ownerKey struct{}
+
+type gatingKey struct{}
+
+// WithOwner marks ctx as a reconcile of owner (a cluster's namespace/name):
+// its writes take part in the ordering. Writes without an owner (Events,
+// leader election) pass at once.
+func WithOwner(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, ownerKey{}, owner)
+}
+
+// Gating marks the writes made with ctx as gating readiness.
+func Gating(ctx context.Context) context.Context {
+	return context.WithValue(ctx, gatingKey{}, true)
+}
+
+// Order tracks gating writes in flight. One Order serves every client built
+// from a rest.Config; see Wrap.
+type Order struct {
+	mu       sync.Mutex
+	inflight map[*gatingWrite]struct{}
+	// Waited, if set, observes how long each non-gating write waited.
+	Waited func(time.Duration)
+}
+
+type gatingWrite struct {
+	owner string
+	done  chan struct{}
+}
+
+// New returns an empty Order.
+func New() *Order {
+	return &Order{inflight: map[*gatingWrite]struct{}{}}
+}
+
+// Wrap is a rest.Config WrapTransport.
+func (o *Order) Wrap(rt http.RoundTripper) http.RoundTripper {
+	return transport{order: o, next: rt}
+}
+
+type transport struct {
+	order *Order
+	next  http.RoundTripper
+}
+
+func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	owner, ok := ctx.Value(ownerKey{}).(string)
+	if !ok || !isWrite(req.Method) {
+		return t.next.RoundTrip(req)
+	}
+	if ctx.Value(gatingKey{}) != nil {
+		defer t.order.begin(owner)()
+		return t.next.RoundTrip(req)
+	}
+	if err := t.order.waitOthers(ctx, owner); err != nil {
+		return nil, err
+	}
+	return t.next.RoundTrip(req)
+}
+
+func isWrite(method string) bool {
+	switch method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// begin records a gating write of owner in flight; the returned func ends it.
+func (o *Order) begin(owner string) func() {
+	w := &gatingWrite{owner: owner, done: make(chan struct{})}
+	o.mu.Lock()
+	o.inflight[w] = struct{}{}
+	o.mu.Unlock()
+	return func() {
+		o.mu.Lock()
+		delete(o.inflight, w)
+		o.mu.Unlock()
+		close(w.done)
+	}
+}
+
+// waitOthers waits until the gating writes of other owners in flight now
+// have completed.
+func (o *Order) waitOthers(ctx context.Context, owner string) error {
+	o.mu.Lock()
+	var pending []chan struct{}
+	for w := range o.inflight {
+		if w.owner != owner {
+			pending = append(pending, w.done)
+		}
+	}
+	o.mu.Unlock()
+	if len(pending) == 0 {
+		return nil
+	}
+	start := time.Now()
+	for _, done := range pending {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if o.Waited != nil {
+		o.Waited(time.Since(start))
+	}
+	return nil
+}

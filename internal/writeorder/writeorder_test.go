@@ -1,0 +1,112 @@
+package writeorder
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// A server that holds requests to /slow until release is closed.
+func holdingServer(t *testing.T) (*httptest.Server, chan struct{}) {
+	t.Helper()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			<-release
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, release
+}
+
+func send(t *testing.T, c *http.Client, ctx context.Context, method, url string) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		req, err := http.NewRequestWithContext(ctx, method, url, nil)
+		if err != nil {
+			done <- err
+			return
+		}
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	return done
+}
+
+func finished(ch <-chan error, within time.Duration) bool {
+	select {
+	case err := <-ch:
+		return err == nil
+	case <-time.After(within):
+		return false
+	}
+}
+
+func TestAWriteWaitsForAnotherClustersGatingWriteInFlight(t *testing.T) {
+	srv, release := holdingServer(t)
+	o := New()
+	var waited []time.Duration
+	o.Waited = func(d time.Duration) { waited = append(waited, d) }
+	c := &http.Client{Transport: o.Wrap(http.DefaultTransport)}
+	a, b := WithOwner(context.Background(), "ns/a"), WithOwner(context.Background(), "ns/b")
+
+	gating := send(t, c, Gating(a), http.MethodPost, srv.URL+"/slow")
+	for !inflight(o) {
+		time.Sleep(time.Millisecond)
+	}
+	other := send(t, c, b, http.MethodPatch, srv.URL+"/fast")
+	own := send(t, c, a, http.MethodPatch, srv.URL+"/fast")
+	unowned := send(t, c, context.Background(), http.MethodPost, srv.URL+"/fast")
+	read := send(t, c, b, http.MethodGet, srv.URL+"/fast")
+
+	if !finished(own, 5*time.Second) {
+		t.Error("a write waited for its own cluster's gating write")
+	}
+	if !finished(unowned, 5*time.Second) || !finished(read, 5*time.Second) {
+		t.Error("a write outside a reconcile, or a read, waited")
+	}
+	if finished(other, 200*time.Millisecond) {
+		t.Fatal("another cluster's write went ahead of a gating write in flight")
+	}
+	close(release)
+	if !finished(gating, 5*time.Second) || !finished(other, 5*time.Second) {
+		t.Fatal("the writes did not complete once the gating write had")
+	}
+	if len(waited) != 1 || waited[0] < 200*time.Millisecond {
+		t.Errorf("waits observed %v, want one of at least 200 ms", waited)
+	}
+}
+
+func TestAWaitEndsWithItsContext(t *testing.T) {
+	srv, release := holdingServer(t)
+	defer close(release)
+	o := New()
+	c := &http.Client{Transport: o.Wrap(http.DefaultTransport)}
+	send(t, c, Gating(WithOwner(context.Background(), "ns/a")), http.MethodPost, srv.URL+"/slow")
+	for !inflight(o) {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(WithOwner(context.Background(), "ns/b"))
+	w := send(t, c, ctx, http.MethodPatch, srv.URL+"/fast")
+	cancel()
+	select {
+	case err := <-w:
+		if err == nil {
+			t.Error("a cancelled write succeeded while a gating write held it")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("a cancelled write kept waiting")
+	}
+}
+
+func inflight(o *Order) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.inflight) > 0
+}
