@@ -41,7 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&latency, "latency", "Latency the proxy adds in each direction, e.g. 100ms (default: the preset's).")
 	fs.Var(&steady, "steady-window", "How long to count requests once creation settled (default: the preset's).")
 	only := fs.String("settings", "", "Comma-separated keys of the preset's settings to run, e.g. tuned (default: all of them; a preset's keys are in its .json).")
-	cpuProfile := fs.Duration("cpu-profile", 0, "Record a CPU profile of the operator for this long from the first create, into cpu.pprof in each setting's work directory (0: none).")
+	cpuProfile := fs.Duration("cpu-profile", 0, "Record CPU profiles of the operator and of kube-apiserver for this long from the first create, into cpu.pprof and apiserver.pprof in each setting's work directory (0: none).")
 	timeout := fs.Duration("timeout", 15*time.Minute, "Per setting: how long to wait for every cluster to reach the stage.")
 	quiet := fs.Duration("quiet", 6*time.Second, "Creation has settled when the operator did not reconcile for this long.")
 	out := fs.String("out", "docs/benchmark", "Directory for <preset>.md, .json and .png.")
