@@ -19,6 +19,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/srscale/starrocks-operator/internal/metrics"
@@ -47,7 +48,14 @@ type Options struct {
 	// KubeAPIBurst is the flag as given: 0 means DefaultBurst.
 	KubeAPIBurst int
 
-	MetricsBindAddress     string
+	MetricsBindAddress string
+	// MetricsSecure serves /metrics over HTTPS to clients whose bearer token
+	// the API server authenticates (TokenReview) and authorises
+	// (SubjectAccessReview: get on the non-resource URL /metrics).
+	MetricsSecure bool
+	// MetricsCertDir holds tls.crt and tls.key for the secure endpoint; empty
+	// uses a self-signed certificate made at start-up.
+	MetricsCertDir         string
 	HealthProbeBindAddress string
 	// PprofBindAddress serves Go's /debug/pprof; empty (the default) turns it off.
 	PprofBindAddress string
@@ -82,7 +90,8 @@ func Default() Options {
 	return Options{
 		MaxConcurrentReconciles: 1,
 		SyncPeriod:              2 * time.Minute,
-		MetricsBindAddress:      ":8080",
+		MetricsBindAddress:      ":8443",
+		MetricsSecure:           true,
 		HealthProbeBindAddress:  ":8081",
 		// The upstream operator's Lease: during a switch from it, the two never
 		// reconcile at the same time.
@@ -118,6 +127,10 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Requests the operator may send at once above --kube-api-qps; 0 means 30.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress,
 		"Address of the Prometheus /metrics endpoint; 0 disables it.")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure,
+		"Serve /metrics over HTTPS, only to callers whose bearer token may get the non-resource URL /metrics (checked with TokenReview and SubjectAccessReview); false serves plain HTTP to anyone.")
+	fs.StringVar(&o.MetricsCertDir, "metrics-cert-dir", o.MetricsCertDir,
+		"Directory with tls.crt and tls.key for the secure /metrics endpoint (default: a self-signed certificate).")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress,
 		"Address of the /healthz and /readyz endpoints; 0 disables them.")
 	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress,
@@ -230,7 +243,7 @@ func (o Options) ManagerOptions(scheme *runtime.Scheme) ctrl.Options {
 	syncPeriod := o.SyncPeriod
 	mo := ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                 o.metricsServerOptions(),
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
 		PprofBindAddress:        o.PprofBindAddress,
 		LeaderElection:          o.LeaderElect,
@@ -245,6 +258,19 @@ func (o Options) ManagerOptions(scheme *runtime.Scheme) ctrl.Options {
 		mo.Cache.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
 	}
 	return mo
+}
+
+// metricsServerOptions serves /metrics as controller-runtime's secure
+// metrics server does: HTTPS, and the authentication and authorisation
+// filter, which asks the API server about each caller's bearer token.
+func (o Options) metricsServerOptions() metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.MetricsBindAddress}
+	if o.MetricsSecure {
+		m.SecureServing = true
+		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+		m.CertDir = o.MetricsCertDir
+	}
+	return m
 }
 
 // ControllerOptions returns the StarRocksCluster controller's options for these knobs.
@@ -272,6 +298,7 @@ func (o Options) Log(log logr.Logger) {
 		"unsupportedEnvs", o.UnsupportedEnvs,
 		"leaderElect", o.LeaderElect,
 		"metricsBindAddress", o.MetricsBindAddress,
+		"metricsSecure", o.MetricsSecure,
 		"healthProbeBindAddress", o.HealthProbeBindAddress,
 		"pprofBindAddress", o.PprofBindAddress,
 	)

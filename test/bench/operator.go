@@ -47,6 +47,7 @@ func startOperator(bin, kubeconfig, logPath string, s Setting, pprofAddr string)
 	args := append([]string{
 		"--kubeconfig=" + kubeconfig,
 		"--metrics-bind-address=" + metricsAddr,
+		"--metrics-secure=false",
 		"--health-probe-bind-address=" + probeAddr,
 	}, s.Args()...)
 	if pprofAddr != "" {

@@ -148,8 +148,11 @@ func TestSchemaAcceptsValidDurations(t *testing.T) {
 func TestOperatorScopeFollowsWatchNamespace(t *testing.T) {
 	t.Run("cluster-wide by default", func(t *testing.T) {
 		objs := mustRender(t, operatorChart, "starrocks-system", "")
-		only(t, objs, "ClusterRole")
-		only(t, objs, "ClusterRoleBinding")
+		for _, kind := range []string{"ClusterRole", "ClusterRoleBinding"} {
+			if got := find(objs, kind); !slices.ContainsFunc(got, func(o *unstructured.Unstructured) bool { return o.GetName() == "kube-starrocks-operator" }) {
+				t.Errorf("no %s kube-starrocks-operator: %s", kind, describe(objs))
+			}
+		}
 		for _, a := range operatorArgs(t, objs) {
 			if strings.HasPrefix(a, "--namespace") {
 				t.Errorf("cluster-wide operator gets %s", a)
@@ -188,9 +191,16 @@ func TestOperatorScopeFollowsWatchNamespace(t *testing.T) {
 
 // clusterWideGrants lists the ClusterRole rules of a rendering beyond reading
 // the operator's own two CRDs (which it checks at start, see internal/crdcheck).
+// clusterWideGrants lists the cluster-wide rules a namespace-scoped operator
+// would not need. Allowed: reading its two CRDs by name, the reviews that
+// secure metrics make (creating a TokenReview or SubjectAccessReview reads
+// nothing), and the metrics-reader role, which is for Prometheus to be bound to.
 func clusterWideGrants(objs []*unstructured.Unstructured) []string {
 	var out []string
 	for _, r := range find(objs, "ClusterRole") {
+		if strings.HasSuffix(r.GetName(), "-metrics-reader") {
+			continue
+		}
 		rules, _, _ := unstructured.NestedSlice(r.Object, "rules")
 		for _, rule := range rules {
 			m := rule.(map[string]any)
@@ -200,6 +210,9 @@ func clusterWideGrants(objs []*unstructured.Unstructured) []string {
 			slices.Sort(names)
 			if slices.Equal(res, []string{"customresourcedefinitions"}) && slices.Equal(verbs, []string{"get"}) &&
 				slices.Equal(names, []string{"starrocksclusters.starrocks.com", "starrockswarehouses.starrocks.com"}) {
+				continue
+			}
+			if slices.Equal(verbs, []string{"create"}) && (slices.Equal(res, []string{"tokenreviews"}) || slices.Equal(res, []string{"subjectaccessreviews"})) {
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s: %v", r.GetName(), m))

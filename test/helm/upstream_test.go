@@ -105,7 +105,7 @@ type allowance struct {
 // extraOperatorFlags are the flags our chart passes beside upstream's.
 var extraOperatorFlags = []string{
 	"--max-concurrent-reconciles", "--sync-period", "--kube-api-qps", "--kube-api-burst",
-	"--metrics-bind-address", "--health-probe-bind-address",
+	"--metrics-bind-address", "--metrics-secure", "--health-probe-bind-address",
 	"--leader-election-id", "--leader-election-namespace", "--deny-list",
 }
 
@@ -151,6 +151,12 @@ var upstreamAllowList = []allowance{
 		reason: "binds the CRD-reading ClusterRole above"},
 	{kind: "Service", name: "kube-starrocks-operator-metrics", how: extraObject,
 		reason: "the operator's Prometheus metrics endpoint"},
+	{kind: "ClusterRole", name: "kube-starrocks-operator-metrics-auth", how: extraObject,
+		reason: "secure metrics: the operator checks each scraper's token with TokenReview and SubjectAccessReview"},
+	{kind: "ClusterRoleBinding", name: "kube-starrocks-operator-metrics-auth", how: extraObject,
+		reason: "binds the metrics-auth ClusterRole above to the operator"},
+	{kind: "ClusterRole", name: "kube-starrocks-operator-metrics-reader", how: extraObject,
+		reason: "secure metrics: what a Prometheus ServiceAccount is bound to in order to scrape the operator"},
 	{kind: "ConfigMap", name: "kube-starrocks-initpwd-shell", path: "data.fe_initpwd.sh", how: oursReplaces,
 		reason: "our own script with the upstream's contract: SET PASSWORD through FE's MySQL port, MySQL errors 1045/1064 mean already set"},
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -17,11 +18,19 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
 // The binary, as users run it: against a real API server it logs its knobs once,
-// serves its probes and metrics, and stops cleanly on SIGTERM.
+// serves its probes, serves its metrics over HTTPS only to callers allowed to
+// get /metrics, and stops cleanly on SIGTERM.
 func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and starts a control plane")
@@ -58,7 +67,7 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 	})
 
 	for _, url := range []string{"http://" + probeAddr + "/healthz", "http://" + probeAddr + "/readyz"} {
-		body := waitFor200(t, url, exited)
+		body := waitFor200(t, http.DefaultClient, url, "", exited)
 		if strings.TrimSpace(body) != "ok" {
 			t.Errorf("%s answered %q, want ok", url, body)
 		}
@@ -70,10 +79,15 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 		"rest_client_rate_limiter_duration_seconds_bucket",
 		"starrocks_operator_api_requests_total",
 	}
+	// Secure metrics: a Prometheus ServiceAccount bound to a metrics-reader
+	// ClusterRole may scrape; a token without the binding, or none, may not.
+	reader, stranger := metricsTokens(t, cluster)
+	https := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // a self-signed certificate
+	metricsURL := "https://" + metricsAddr + "/metrics"
 	var metrics string
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		metrics = waitFor200(t, "http://"+metricsAddr+"/metrics", exited)
+		metrics = waitFor200(t, https, metricsURL, reader, exited)
 		missing := slices.DeleteFunc(slices.Clone(wantMetrics), func(m string) bool { return strings.Contains(metrics, m) })
 		if len(missing) == 0 {
 			break
@@ -82,6 +96,18 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 			t.Fatalf("/metrics lacks %q after 60s\noperator output:\n%s", missing, logs.String())
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+
+	for _, c := range []struct {
+		who, token string
+		want       int
+	}{{"no token", "", http.StatusUnauthorized}, {"a token not allowed to get /metrics", stranger, http.StatusForbidden}} {
+		if code := statusOf(t, https, metricsURL, c.token); code != c.want {
+			t.Errorf("/metrics with %s answered %d, want %d", c.who, code, c.want)
+		}
+	}
+	if code := statusOf(t, http.DefaultClient, "http://"+metricsAddr+"/metrics", ""); code != http.StatusBadRequest {
+		t.Errorf("/metrics over plain HTTP answered %d, want 400 (the port speaks TLS only)", code)
 	}
 
 	effective := 0
@@ -125,7 +151,57 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func waitFor200(t *testing.T, url string, exited <-chan error) string {
+// metricsTokens returns a token of a ServiceAccount bound to a ClusterRole
+// that may get /metrics, as the chart's metrics-reader, and one of a
+// ServiceAccount without it.
+func metricsTokens(t *testing.T, c *testcluster.Cluster) (reader, stranger string) {
+	t.Helper()
+	ctx := context.Background()
+	const ns = "monitoring"
+	createNamespace(t, c, ns)
+	objs := []client.Object{
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "prometheus"}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "stranger"}},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "metrics-reader"},
+			Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "prometheus-metrics-reader"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "metrics-reader"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "prometheus"}}},
+	}
+	for _, o := range objs {
+		if err := c.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	token := func(sa string) string {
+		req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}
+		owner := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}}
+		if err := c.Client.SubResource("token").Create(ctx, owner, req); err != nil {
+			t.Fatalf("token of %s: %v", sa, err)
+		}
+		return req.Status.Token
+	}
+	return token("prometheus"), token("stranger")
+}
+
+func statusOf(t *testing.T, hc *http.Client, url, token string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func waitFor200(t *testing.T, hc *http.Client, url, token string, exited <-chan error) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -136,7 +212,14 @@ func waitFor200(t *testing.T, url string, exited <-chan error) string {
 			t.Fatalf("operator exited early: %v", err)
 		default:
 		}
-		resp, err := http.Get(url)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := hc.Do(req)
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()

@@ -68,7 +68,7 @@ func TestDashboardAndAlertsNameServedMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	cmd := exec.CommandContext(t.Context(), bin, "--kubeconfig="+kubeconfig, "--metrics-bind-address="+addr, "--health-probe-bind-address=0")
+	cmd := exec.CommandContext(t.Context(), bin, "--kubeconfig="+kubeconfig, "--metrics-bind-address="+addr, "--metrics-secure=false", "--health-probe-bind-address=0")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

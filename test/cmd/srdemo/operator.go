@@ -42,6 +42,7 @@ func startOperator(bin, kubeconfig, logPath string, knobArgs []string) (*operato
 	args := append([]string{
 		"--kubeconfig=" + kubeconfig,
 		"--metrics-bind-address=" + metricsAddr,
+		"--metrics-secure=false", // the demo prints the URL for curl
 		"--health-probe-bind-address=" + probeAddr,
 	}, knobArgs...)
 	cmd := exec.Command(bin, args...)

@@ -67,6 +67,7 @@ limit flags only when set (0 means the operator's default of 20/30).
 - --kube-api-burst={{ int64 $op.kubeApiBurst }}
 {{- end }}
 - --metrics-bind-address=:{{ int64 $op.metricsPort }}
+- --metrics-secure={{ ternary "true" "false" (ne $op.metricsSecure false) }}
 - --health-probe-bind-address=:{{ int64 $op.healthProbePort }}
 - --leader-elect
 - --leader-election-id={{ $op.leaderElectionID | default "c6c79638.starrocks.com" }}
