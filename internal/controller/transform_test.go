@@ -1,0 +1,58 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The cluster-wide ConfigMap metadata cache keeps names and resourceVersions
+// only: a kubectl last-applied annotation holds a whole copy of the ConfigMap.
+func TestConfigMapMetadataCacheDropsAnnotationsAndManagedFields(t *testing.T) {
+	big := strings.Repeat("x", 256<<10)
+	cm := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		Namespace: "ns", Name: "fe-conf", ResourceVersion: "42",
+		Annotations:   map[string]string{"kubectl.kubernetes.io/last-applied-configuration": big},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", FieldsV1: &metav1.FieldsV1{Raw: []byte(big)}}},
+	}}
+	out, err := slimMetadata(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*metav1.PartialObjectMetadata)
+	if got.Annotations != nil || got.ManagedFields != nil {
+		t.Errorf("kept %d annotations and %d managedFields entries", len(got.Annotations), len(got.ManagedFields))
+	}
+	if got.Name != "fe-conf" || got.Namespace != "ns" || got.ResourceVersion != "42" {
+		t.Errorf("lost what the operator reads: %s/%s@%s", got.Namespace, got.Name, got.ResourceVersion)
+	}
+}
+
+// Cached objects keep who wrote them and how, without the field sets: enough
+// for apply to know when to hand a create's fields over, at a fraction of the size.
+func TestCachedObjectsKeepManagersWithoutFieldSets(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", ManagedFields: []metav1.ManagedFieldsEntry{
+		{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &metav1.Time{}, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}},
+		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{}`)}},
+	}}}
+	out, err := slimManagedFields(svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf := out.(*corev1.Service).ManagedFields
+	want := []metav1.ManagedFieldsEntry{
+		{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1"},
+		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status"},
+	}
+	if len(mf) != len(want) {
+		t.Fatalf("managedFields %+v, want %+v", mf, want)
+	}
+	for i := range want {
+		if mf[i].Manager != want[i].Manager || mf[i].Operation != want[i].Operation || mf[i].Subresource != want[i].Subresource ||
+			mf[i].APIVersion != want[i].APIVersion || mf[i].FieldsV1 != nil || mf[i].Time != nil {
+			t.Errorf("entry %d is %+v, want %+v", i, mf[i], want[i])
+		}
+	}
+}
