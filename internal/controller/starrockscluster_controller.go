@@ -405,12 +405,12 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 }
 
 func (r *StarRocksClusterReconciler) liveStatefulSet(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) *appsv1.StatefulSet {
-	name := resources.Named(src).StatefulSet(c)
-	if name == nil {
+	name := resources.StatefulSetName(src, c)
+	if name == "" {
 		return nil
 	}
 	sts := &appsv1.StatefulSet{}
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(name), sts); err != nil {
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: src.Namespace, Name: name}, sts); err != nil {
 		return nil
 	}
 	return sts

@@ -128,6 +128,20 @@ func Named(src *v1.StarRocksCluster) ClusterObjects {
 	}
 }
 
+// StatefulSetName is the name of a component's StatefulSet, as Named gives
+// it without building every object; "" for the FE proxy, which has none.
+func StatefulSetName(src *v1.StarRocksCluster, c Component) string {
+	switch c {
+	case ComponentFE:
+		return src.FeStatefulSetName()
+	case ComponentBE:
+		return src.BeStatefulSetName()
+	case ComponentCN:
+		return src.CnStatefulSetName()
+	}
+	return ""
+}
+
 // Of returns the objects of one component; none when the cluster lacks it.
 func (c ClusterObjects) Of(component Component) []client.Object {
 	if component == ComponentFEProxy {

@@ -25,6 +25,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -253,4 +254,18 @@ func TestBuildingIsDeterministic(t *testing.T) {
 			t.Error("changing a built object changed the cluster")
 		}
 	})
+}
+
+func TestStatefulSetNameIsNamedsName(t *testing.T) {
+	src := &v1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sr"}}
+	named := Named(src)
+	for _, c := range Components {
+		want := ""
+		if sts := named.StatefulSet(c); sts != nil {
+			want = sts.Name
+		}
+		if got := StatefulSetName(src, c); got != want {
+			t.Errorf("%s: %q, want %q", c, got, want)
+		}
+	}
 }
