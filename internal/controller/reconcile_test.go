@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/scheme"
 )
 
@@ -299,4 +302,59 @@ func TestUpstreamEventReasons(t *testing.T) {
 			t.Errorf("%q: got %q, want %q", tt.err, got, tt.want)
 		}
 	}
+}
+
+// Each cluster has a ready gauge for the "not ready for 15 minutes" alert,
+// and loses it when the cluster goes.
+func TestTheReadyGaugeFollowsTheClusterAndGoesWithIt(t *testing.T) {
+	api := &fakeAPI{}
+	src := feCluster()
+	r := newReconciler(t, api, src)
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	gauge := func() (float64, bool) {
+		for _, m := range collect(t, metrics.ClusterReady) {
+			if labelsOf(m)["namespace"] == "ns" && labelsOf(m)["name"] == "sr" {
+				return m.GetGauge().GetValue(), true
+			}
+		}
+		return 0, false
+	}
+	if v, ok := gauge(); !ok || v != 0 {
+		t.Errorf("a new cluster's gauge is %v (present %v), want 0: not ready yet", v, ok)
+	}
+	if err := r.Client.Delete(t.Context(), src); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := gauge(); ok {
+		t.Error("a deleted cluster still has a ready gauge")
+	}
+}
+
+func collect(t *testing.T, c prometheus.Collector) []*dto.Metric {
+	t.Helper()
+	ch := make(chan prometheus.Metric, 100)
+	c.Collect(ch)
+	close(ch)
+	var out []*dto.Metric
+	for m := range ch {
+		var d dto.Metric
+		if err := m.Write(&d); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, &d)
+	}
+	return out
+}
+
+func labelsOf(m *dto.Metric) map[string]string {
+	out := map[string]string{}
+	for _, l := range m.GetLabel() {
+		out[l.GetName()] = l.GetValue()
+	}
+	return out
 }

@@ -90,9 +90,13 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	ctx = writeorder.WithOwner(ctx, req.String())
 	src, err := r.get(ctx, req.NamespacedName)
 	if src == nil || err != nil {
+		if src == nil && err == nil {
+			metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
+		}
 		return ctrl.Result{}, err
 	}
 	if r.skip(src) {
+		metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
 		return ctrl.Result{}, nil
 	}
 	want, specErr := r.desiredState(ctx, src)
@@ -605,6 +609,7 @@ func sameKind(a, b client.Object) bool {
 
 // writeStatus writes the status subresource only when the computed status differs.
 func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, src *srv1.StarRocksCluster, st srv1.StarRocksClusterStatus) (bool, error) {
+	metrics.ClusterReady.WithLabelValues(src.Namespace, src.Name).Set(boolGauge(meta.IsStatusConditionTrue(st.Conditions, srv1.ConditionReady)))
 	if equality.Semantic.DeepEqual(src.Status, st) {
 		return false, nil
 	}
@@ -763,4 +768,11 @@ func errorReason(err error) string {
 	default:
 		return srv1.ReasonApplyFailed
 	}
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

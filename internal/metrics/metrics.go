@@ -34,6 +34,12 @@ var (
 		Help:    "How long a write that no cluster's readiness waits for (a Service, a status) waited for other clusters' StatefulSet writes in flight; writes that did not wait are not observed.",
 		Buckets: prometheus.ExponentialBuckets(0.005, 2, 12),
 	})
+	// ClusterReady is 1 for each cluster whose Ready condition is true and 0
+	// for the others; a deleted or ignored cluster has no series.
+	ClusterReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "starrocks_operator_cluster_ready",
+		Help: "Whether the StarRocksCluster's Ready condition is true (1) or not (0), as of the operator's last reconcile of it.",
+	}, []string{"namespace", "name"})
 	// TimeToReady observes, once per cluster, the time from creation until every component ran.
 	TimeToReady = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "starrocks_operator_cluster_time_to_ready_seconds",
@@ -43,7 +49,7 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(APIRequests, ReconcileOutcomes, ObjectWrites, WriteOrderWait, TimeToReady)
+	crmetrics.Registry.MustRegister(APIRequests, ReconcileOutcomes, ObjectWrites, WriteOrderWait, ClusterReady, TimeToReady)
 }
 
 // InstrumentConfig makes every client built from cfg count its requests in APIRequests.
