@@ -96,13 +96,14 @@ func EnsureBinaries(ctx context.Context, simulated bool, progress io.Writer) (As
 	if err := os.MkdirAll(linkDir, 0o755); err != nil {
 		return Assets{}, err
 	}
+	fetch := newFetcher()
 	for _, b := range want {
 		version, err := moduleVersion(filepath.Join(root, b.module, "go.mod"), b.version)
 		if err != nil {
 			return Assets{}, err
 		}
 		versioned := filepath.Join(assets.Dir, b.name+"-"+version)
-		if err := buildOnce(ctx, root, b, version, versioned, progress); err != nil {
+		if err := buildOnce(ctx, root, b, version, versioned, fetch, progress); err != nil {
 			return Assets{}, err
 		}
 		// Replace the link atomically: parallel test packages read it while we write.
@@ -141,9 +142,9 @@ func keyOf(root string, want []binary) string {
 	return fmt.Sprintf("%08x", h)
 }
 
-// buildOnce builds one binary unless it is cached; a lock per binary makes
-// parallel callers wait for one build instead of each starting their own.
-func buildOnce(ctx context.Context, root string, b binary, version, out string, progress io.Writer) error {
+// buildOnce downloads or builds one binary unless it is cached; a lock per
+// binary makes parallel callers wait for one build instead of each starting their own.
+func buildOnce(ctx context.Context, root string, b binary, version, out string, fetch *fetcher, progress io.Writer) error {
 	if _, err := os.Stat(out); err == nil {
 		return nil
 	}
@@ -155,7 +156,7 @@ func buildOnce(ctx context.Context, root string, b binary, version, out string, 
 	if _, err := os.Stat(out); err == nil {
 		return nil
 	}
-	return build(ctx, root, b, version, out, progress)
+	return fetch.fetch(ctx, root, b, version, out, progress)
 }
 
 func build(ctx context.Context, root string, b binary, version, out string, progress io.Writer) error {
