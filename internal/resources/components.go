@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // Components lists every component in the order the operator writes them:
@@ -94,7 +94,7 @@ type Configs struct {
 // Build returns the desired objects of every component the spec asks for.
 // BE, CN and the FE proxy reach FE through its Service, so they read FE's
 // ports from its .conf.
-func Build(src *v1.StarRocksCluster, cfg Configs) ClusterObjects {
+func Build(src *srv1.StarRocksCluster, cfg Configs) ClusterObjects {
 	return ClusterObjects{
 		FE:      FE(src, Config{Content: cfg.FE, Live: cfg.Live[ComponentFE], Options: cfg.Options}),
 		BE:      BE(src, Config{Content: cfg.BE, FEContent: cfg.FE, Live: cfg.Live[ComponentBE], Options: cfg.Options}),
@@ -105,7 +105,7 @@ func Build(src *v1.StarRocksCluster, cfg Configs) ClusterObjects {
 
 // Named returns every object each component can have, with names only: what
 // to look for when a component, or part of one, is no longer wanted.
-func Named(src *v1.StarRocksCluster) ClusterObjects {
+func Named(src *srv1.StarRocksCluster) ClusterObjects {
 	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: src.Namespace, Name: name} }
 	workload := func(sts, svc, search string) *StatefulSetObjects {
 		return &StatefulSetObjects{
@@ -130,7 +130,7 @@ func Named(src *v1.StarRocksCluster) ClusterObjects {
 
 // StatefulSetName is the name of a component's StatefulSet, as Named gives
 // it without building every object; "" for the FE proxy, which has none.
-func StatefulSetName(src *v1.StarRocksCluster, c Component) string {
+func StatefulSetName(src *srv1.StarRocksCluster, c Component) string {
 	switch c {
 	case ComponentFE:
 		return src.FeStatefulSetName()
@@ -186,7 +186,7 @@ func (c ClusterObjects) statefulSetObjects(component Component) *StatefulSetObje
 
 // LoadSpec returns the spec fields every component has (replicas, image,
 // configMapInfo, ...); nil when the cluster does not have the component.
-func LoadSpec(src *v1.StarRocksCluster, c Component) *v1.StarRocksLoadSpec {
+func LoadSpec(src *srv1.StarRocksCluster, c Component) *srv1.StarRocksLoadSpec {
 	s := src.Spec
 	switch {
 	case c == ComponentFE && s.StarRocksFeSpec != nil:
@@ -221,7 +221,7 @@ func appendIf(objs []client.Object, present bool, o client.Object) []client.Obje
 // FE builds the frontends: StatefulSet <n>-fe, Service <n>-fe-service and
 // headless Service <n>-fe-search (query port). cfg.Content is fe.conf. It
 // returns nil when the cluster has no FE spec.
-func FE(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
+func FE(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 	if src == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
 	}
@@ -249,7 +249,7 @@ func FE(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 // headless Service <n>-be-search (heartbeat port). cfg.Content is be.conf and
 // cfg.FEContent fe.conf. It returns nil when the cluster has no BE spec, or no
 // FE spec: backends can only join a cluster through its FE.
-func BE(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
+func BE(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 	if src == nil || src.Spec.StarRocksBeSpec == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
 	}
@@ -282,7 +282,7 @@ func BE(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 // With autoScalingPolicy the HPA scales the cluster's scale subresource
 // (spec.starRocksCnSpec.replicas), as the upstream's does, and the StatefulSet
 // follows the spec.
-func CN(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
+func CN(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 	if src == nil || src.Spec.StarRocksCnSpec == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
 	}
@@ -312,7 +312,7 @@ func CN(src *v1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 
 // ComponentSpec returns the spec of FE, BE or CN (storage, configMaps,
 // command, ...); nil for the FE proxy or a component the cluster lacks.
-func ComponentSpec(src *v1.StarRocksCluster, c Component) *v1.StarRocksComponentSpec {
+func ComponentSpec(src *srv1.StarRocksCluster, c Component) *srv1.StarRocksComponentSpec {
 	s := src.Spec
 	switch {
 	case c == ComponentFE && s.StarRocksFeSpec != nil:

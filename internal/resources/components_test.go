@@ -29,7 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 func kindsAndNames(objs []client.Object) []string {
@@ -41,12 +41,12 @@ func kindsAndNames(objs []client.Object) []string {
 }
 
 func TestEachComponentBuildsItsObjects(t *testing.T) {
-	autoscaled := with(func(src *v1.StarRocksCluster) {
-		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &v1.AutoScalingPolicy{MaxReplicas: 3}
+	autoscaled := with(func(src *srv1.StarRocksCluster) {
+		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &srv1.AutoScalingPolicy{MaxReplicas: 3}
 	})
 	tests := []struct {
 		name string
-		src  *v1.StarRocksCluster
+		src  *srv1.StarRocksCluster
 		c    Component
 		want []string
 	}{
@@ -74,8 +74,8 @@ func TestEachComponentBuildsItsObjects(t *testing.T) {
 // What Named lists is what the controller deletes when a component goes: it
 // must name every object a builder can make, and nothing else.
 func TestNamedListsEveryObjectEachComponentCanHave(t *testing.T) {
-	src := with(func(src *v1.StarRocksCluster) {
-		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &v1.AutoScalingPolicy{MaxReplicas: 3}
+	src := with(func(src *srv1.StarRocksCluster) {
+		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &srv1.AutoScalingPolicy{MaxReplicas: 3}
 	})
 	built, named := Build(src, Configs{}), Named(src)
 	for _, c := range Components {
@@ -99,8 +99,8 @@ func TestNamedListsEveryObjectEachComponentCanHave(t *testing.T) {
 }
 
 func TestObjectsCarryTypeMetaNamespaceLabelsAndOwner(t *testing.T) {
-	src := with(func(src *v1.StarRocksCluster) {
-		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &v1.AutoScalingPolicy{MaxReplicas: 3}
+	src := with(func(src *srv1.StarRocksCluster) {
+		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &srv1.AutoScalingPolicy{MaxReplicas: 3}
 	})
 	wantAPIVersion := map[string]string{
 		"StatefulSet": "apps/v1", "Deployment": "apps/v1", "Service": "v1", "ConfigMap": "v1",
@@ -144,16 +144,16 @@ func TestObjectsCarryTypeMetaNamespaceLabelsAndOwner(t *testing.T) {
 func TestMissingSpecsBuildNothing(t *testing.T) {
 	tests := []struct {
 		name   string
-		mutate func(*v1.StarRocksCluster)
+		mutate func(*srv1.StarRocksCluster)
 		c      Component
 	}{
-		{"nil FE spec builds no FE", func(s *v1.StarRocksCluster) { s.Spec.StarRocksFeSpec = nil }, ComponentFE},
-		{"nil BE spec builds no BE", func(s *v1.StarRocksCluster) { s.Spec.StarRocksBeSpec = nil }, ComponentBE},
-		{"nil CN spec builds no CN", func(s *v1.StarRocksCluster) { s.Spec.StarRocksCnSpec = nil }, ComponentCN},
-		{"nil FE proxy spec builds no proxy", func(s *v1.StarRocksCluster) { s.Spec.StarRocksFeProxySpec = nil }, ComponentFEProxy},
-		{"nil FE spec builds no BE", func(s *v1.StarRocksCluster) { s.Spec.StarRocksFeSpec = nil }, ComponentBE},
-		{"nil FE spec builds no CN", func(s *v1.StarRocksCluster) { s.Spec.StarRocksFeSpec = nil }, ComponentCN},
-		{"nil FE spec builds no proxy", func(s *v1.StarRocksCluster) { s.Spec.StarRocksFeSpec = nil }, ComponentFEProxy},
+		{"nil FE spec builds no FE", func(s *srv1.StarRocksCluster) { s.Spec.StarRocksFeSpec = nil }, ComponentFE},
+		{"nil BE spec builds no BE", func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec = nil }, ComponentBE},
+		{"nil CN spec builds no CN", func(s *srv1.StarRocksCluster) { s.Spec.StarRocksCnSpec = nil }, ComponentCN},
+		{"nil FE proxy spec builds no proxy", func(s *srv1.StarRocksCluster) { s.Spec.StarRocksFeProxySpec = nil }, ComponentFEProxy},
+		{"nil FE spec builds no BE", func(s *srv1.StarRocksCluster) { s.Spec.StarRocksFeSpec = nil }, ComponentBE},
+		{"nil FE spec builds no CN", func(s *srv1.StarRocksCluster) { s.Spec.StarRocksFeSpec = nil }, ComponentCN},
+		{"nil FE spec builds no proxy", func(s *srv1.StarRocksCluster) { s.Spec.StarRocksFeSpec = nil }, ComponentFEProxy},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,7 +173,7 @@ func TestMissingSpecsBuildNothing(t *testing.T) {
 
 // richCluster sets a map-valued field wherever the spec has one, filling each
 // map in the given key order.
-func richCluster(keys []string) *v1.StarRocksCluster {
+func richCluster(keys []string) *srv1.StarRocksCluster {
 	m := func() map[string]string {
 		out := map[string]string{}
 		for _, k := range keys {
@@ -181,8 +181,8 @@ func richCluster(keys []string) *v1.StarRocksCluster {
 		}
 		return out
 	}
-	return with(func(src *v1.StarRocksCluster) {
-		for _, comp := range []*v1.StarRocksComponentSpec{
+	return with(func(src *srv1.StarRocksCluster) {
+		for _, comp := range []*srv1.StarRocksComponentSpec{
 			&src.Spec.StarRocksFeSpec.StarRocksComponentSpec,
 			&src.Spec.StarRocksBeSpec.StarRocksComponentSpec,
 			&src.Spec.StarRocksCnSpec.StarRocksComponentSpec,
@@ -190,14 +190,14 @@ func richCluster(keys []string) *v1.StarRocksCluster {
 			comp.Annotations = m()
 			comp.PodLabels = m()
 			comp.NodeSelector = m()
-			comp.Service = &v1.StarRocksService{Annotations: m(), Labels: m()}
-			comp.ConfigMaps = []v1.ConfigMapReference{{Name: "extra", MountPath: "/etc/extra"}}
-			comp.StorageVolumes = []v1.StorageVolume{{Name: "data", StorageSize: "1Gi", MountPath: "/data"}}
+			comp.Service = &srv1.StarRocksService{Annotations: m(), Labels: m()}
+			comp.ConfigMaps = []srv1.ConfigMapReference{{Name: "extra", MountPath: "/etc/extra"}}
+			comp.StorageVolumes = []srv1.StorageVolume{{Name: "data", StorageSize: "1Gi", MountPath: "/data"}}
 		}
 		p := &src.Spec.StarRocksFeProxySpec.StarRocksLoadSpec
 		p.Annotations, p.PodLabels, p.NodeSelector = m(), m(), m()
-		p.Service = &v1.StarRocksService{Annotations: m(), Labels: m()}
-		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &v1.AutoScalingPolicy{MaxReplicas: 4}
+		p.Service = &srv1.StarRocksService{Annotations: m(), Labels: m()}
+		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &srv1.AutoScalingPolicy{MaxReplicas: 4}
 	})
 }
 
@@ -257,7 +257,7 @@ func TestBuildingIsDeterministic(t *testing.T) {
 }
 
 func TestStatefulSetNameIsNamedsName(t *testing.T) {
-	src := &v1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sr"}}
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sr"}}
 	named := Named(src)
 	for _, c := range Components {
 		want := ""

@@ -22,7 +22,7 @@ import (
 	"strconv"
 	"strings"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // Config is what a builder needs beyond the spec.
@@ -276,7 +276,7 @@ type ConfSource struct {
 }
 
 // ConfSourceOf returns the component's .conf source; ok is false when it has none.
-func ConfSourceOf(c Component, spec *v1.StarRocksComponentSpec) (src ConfSource, ok bool) {
+func ConfSourceOf(c Component, spec *srv1.StarRocksComponentSpec) (src ConfSource, ok bool) {
 	if spec == nil {
 		return ConfSource{}, false
 	}

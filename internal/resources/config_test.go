@@ -24,7 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 func TestPorts(t *testing.T) {
@@ -184,20 +184,20 @@ func TestConfigHash(t *testing.T) {
 func TestConfSource(t *testing.T) {
 	tests := []struct {
 		name string
-		spec v1.StarRocksComponentSpec
+		spec srv1.StarRocksComponentSpec
 		want ConfSource
 		ok   bool
 	}{
-		{"none", v1.StarRocksComponentSpec{}, ConfSource{}, false},
-		{"configMapInfo", v1.StarRocksComponentSpec{StarRocksLoadSpec: v1.StarRocksLoadSpec{ConfigMapInfo: v1.ConfigMapInfo{ConfigMapName: "cm", ResolveKey: "be.conf"}}},
+		{"none", srv1.StarRocksComponentSpec{}, ConfSource{}, false},
+		{"configMapInfo", srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{ConfigMapInfo: srv1.ConfigMapInfo{ConfigMapName: "cm", ResolveKey: "be.conf"}}},
 			ConfSource{ConfigMap: "cm", Key: "be.conf"}, true},
-		{"be.conf mounted with subPath through configMaps[]", v1.StarRocksComponentSpec{ConfigMaps: []v1.ConfigMapReference{
+		{"be.conf mounted with subPath through configMaps[]", srv1.StarRocksComponentSpec{ConfigMaps: []srv1.ConfigMapReference{
 			{Name: "other", MountPath: "/etc/x"}, {Name: "mine", MountPath: "/opt/starrocks/be/conf/be.conf", SubPath: "my.conf"}}},
 			ConfSource{ConfigMap: "mine", Key: "my.conf", Fallback: true}, true},
-		{"the conf directory mounted through configMaps[]", v1.StarRocksComponentSpec{ConfigMaps: []v1.ConfigMapReference{{Name: "dir", MountPath: "/opt/starrocks/be/conf/"}}},
+		{"the conf directory mounted through configMaps[]", srv1.StarRocksComponentSpec{ConfigMaps: []srv1.ConfigMapReference{{Name: "dir", MountPath: "/opt/starrocks/be/conf/"}}},
 			ConfSource{ConfigMap: "dir", Key: "be.conf", Fallback: true}, true},
-		{"configMapInfo wins", v1.StarRocksComponentSpec{StarRocksLoadSpec: v1.StarRocksLoadSpec{ConfigMapInfo: v1.ConfigMapInfo{ConfigMapName: "cm", ResolveKey: "be.conf"}},
-			ConfigMaps: []v1.ConfigMapReference{{Name: "dir", MountPath: "/opt/starrocks/be/conf"}}}, ConfSource{ConfigMap: "cm", Key: "be.conf"}, true},
+		{"configMapInfo wins", srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{ConfigMapInfo: srv1.ConfigMapInfo{ConfigMapName: "cm", ResolveKey: "be.conf"}},
+			ConfigMaps: []srv1.ConfigMapReference{{Name: "dir", MountPath: "/opt/starrocks/be/conf"}}}, ConfSource{ConfigMap: "cm", Key: "be.conf"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // Environment of FE during a disaster recovery: the FE entrypoint restores
@@ -39,7 +39,7 @@ const (
 // liveness probe (a restore takes as long as it takes), readiness on the
 // query port accepting connections, and the restore variables. It changes
 // sts in place, so that plans holding the pointer keep seeing it.
-func DisasterRecoveryFE(objs *StatefulSetObjects, src *v1.StarRocksCluster, feConf string, generation int64) {
+func DisasterRecoveryFE(objs *StatefulSetObjects, src *srv1.StarRocksCluster, feConf string, generation int64) {
 	if objs == nil || objs.StatefulSet == nil || len(objs.StatefulSet.Spec.Template.Spec.Containers) == 0 {
 		return
 	}
@@ -47,7 +47,7 @@ func DisasterRecoveryFE(objs *StatefulSetObjects, src *v1.StarRocksCluster, feCo
 	sts.Spec.Replicas = ptr.To(int32(1))
 	main := &sts.Spec.Template.Spec.Containers[0]
 	main.StartupProbe, main.LivenessProbe = nil, nil
-	var load *v1.StarRocksLoadSpec
+	var load *srv1.StarRocksLoadSpec
 	if src.Spec.StarRocksFeSpec != nil {
 		load = &src.Spec.StarRocksFeSpec.StarRocksLoadSpec
 	}

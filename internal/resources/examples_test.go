@@ -27,7 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/upstreamref"
 )
 
@@ -38,13 +38,13 @@ var documentSeparator = regexp.MustCompile(`(?m)^---\s*$`)
 
 // loadExample decodes the StarRocksCluster of a manifest (strictly: every
 // field must exist in our types) and the ConfigMaps beside it.
-func loadExample(t *testing.T, file string) (*v1.StarRocksCluster, map[string]corev1.ConfigMap) {
+func loadExample(t *testing.T, file string) (*srv1.StarRocksCluster, map[string]corev1.ConfigMap) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var src *v1.StarRocksCluster
+	var src *srv1.StarRocksCluster
 	configMaps := map[string]corev1.ConfigMap{}
 	for _, doc := range documentSeparator.Split(string(data), -1) {
 		var head struct{ Kind string }
@@ -53,7 +53,7 @@ func loadExample(t *testing.T, file string) (*v1.StarRocksCluster, map[string]co
 		}
 		switch head.Kind {
 		case "StarRocksCluster":
-			src = &v1.StarRocksCluster{}
+			src = &srv1.StarRocksCluster{}
 			if err := yaml.UnmarshalStrict([]byte(doc), src); err != nil {
 				t.Fatalf("%s: decoding the StarRocksCluster: %v", file, err)
 			}
@@ -76,8 +76,8 @@ func loadExample(t *testing.T, file string) (*v1.StarRocksCluster, map[string]co
 }
 
 // exampleConfigs are the .conf files the manifest's configMapInfo entries name.
-func exampleConfigs(src *v1.StarRocksCluster, cms map[string]corev1.ConfigMap) map[Component]Config {
-	conf := func(info v1.ConfigMapInfo) string {
+func exampleConfigs(src *srv1.StarRocksCluster, cms map[string]corev1.ConfigMap) map[Component]Config {
+	conf := func(info srv1.ConfigMapInfo) string {
 		return cms[info.ConfigMapName].Data[info.ResolveKey]
 	}
 	var fe string

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 const (
@@ -52,7 +52,7 @@ const (
 // the FE spec.service override), and cfg[0].Options the DNS domain. The
 // proxy's own configMapInfo and storageVolumes are ignored: nginx.conf is
 // generated, and nginx stores nothing.
-func FEProxy(src *v1.StarRocksCluster, cfg ...Config) *FEProxyObjects {
+func FEProxy(src *srv1.StarRocksCluster, cfg ...Config) *FEProxyObjects {
 	if src == nil || src.Spec.StarRocksFeProxySpec == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
 	}
@@ -88,7 +88,7 @@ func FEProxy(src *v1.StarRocksCluster, cfg ...Config) *FEProxyObjects {
 // mounted as the whole /etc/nginx, which kubelet refreshes, but nginx reads its
 // configuration only at start: a changed nginx.conf rolls the pods through
 // ConfigHashAnnotation, added as for the StarRocks components (ConfigState).
-func feProxyDeployment(src *v1.StarRocksCluster, spec *v1.StarRocksFeProxySpec, conf string, cfg Config) *appsv1.Deployment {
+func feProxyDeployment(src *srv1.StarRocksCluster, spec *srv1.StarRocksFeProxySpec, conf string, cfg Config) *appsv1.Deployment {
 	load := &spec.StarRocksLoadSpec
 	image := load.Image
 	if image == "" {
@@ -309,7 +309,7 @@ var safeResolver = regexp.MustCompile(`^[A-Za-z0-9._:\[\]=-]+( [A-Za-z0-9._:\[\]
 
 // ResolverError says why spec.starRocksFeProxySpec.resolver cannot go into
 // nginx.conf; "" when it can (or is unset).
-func ResolverError(src *v1.StarRocksCluster) string {
+func ResolverError(src *srv1.StarRocksCluster) string {
 	spec := src.Spec.StarRocksFeProxySpec
 	if spec == nil || spec.Resolver == "" || safeResolver.MatchString(spec.Resolver) {
 		return ""

@@ -26,15 +26,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 func TestFEProxy(t *testing.T) {
-	conf := func(t *testing.T, src *v1.StarRocksCluster, cfg ...Config) string {
+	conf := func(t *testing.T, src *srv1.StarRocksCluster, cfg ...Config) string {
 		t.Helper()
 		return find[*corev1.ConfigMap](t, FEProxy(src, cfg...).Objects(), "sr-fe-proxy").Data["nginx.conf"]
 	}
-	deployment := func(t *testing.T, src *v1.StarRocksCluster, cfg ...Config) *appsv1.Deployment {
+	deployment := func(t *testing.T, src *srv1.StarRocksCluster, cfg ...Config) *appsv1.Deployment {
 		t.Helper()
 		return find[*appsv1.Deployment](t, FEProxy(src, cfg...).Objects(), "sr-fe-proxy")
 	}

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // FuzzBuild feeds arbitrary specs and .conf files to the builders: they must
@@ -93,7 +93,7 @@ func FuzzParseConf(f *testing.F) {
 }
 
 // loadExampleFile decodes the StarRocksCluster of a manifest, nil if it has none.
-func loadExampleFile(file string) (*v1.StarRocksCluster, error) {
+func loadExampleFile(file string) (*srv1.StarRocksCluster, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func loadExampleFile(file string) (*v1.StarRocksCluster, error) {
 		if yaml.Unmarshal([]byte(doc), &head) != nil || head.Kind != "StarRocksCluster" {
 			continue
 		}
-		src := &v1.StarRocksCluster{}
+		src := &srv1.StarRocksCluster{}
 		if err := yaml.Unmarshal([]byte(doc), src); err != nil {
 			return nil, err
 		}

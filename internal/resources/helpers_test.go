@@ -28,25 +28,25 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // newCluster is a cluster "sr" in namespace "ns" with every component, all defaults.
-func newCluster() *v1.StarRocksCluster {
-	return &v1.StarRocksCluster{
+func newCluster() *srv1.StarRocksCluster {
+	return &srv1.StarRocksCluster{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "starrocks.com/v1", Kind: "StarRocksCluster"},
 		ObjectMeta: metav1.ObjectMeta{Name: "sr", Namespace: "ns", UID: "0b5a6c3e-uid"},
-		Spec: v1.StarRocksClusterSpec{
-			StarRocksFeSpec:      &v1.StarRocksFeSpec{},
-			StarRocksBeSpec:      &v1.StarRocksBeSpec{},
-			StarRocksCnSpec:      &v1.StarRocksCnSpec{},
-			StarRocksFeProxySpec: &v1.StarRocksFeProxySpec{},
+		Spec: srv1.StarRocksClusterSpec{
+			StarRocksFeSpec:      &srv1.StarRocksFeSpec{},
+			StarRocksBeSpec:      &srv1.StarRocksBeSpec{},
+			StarRocksCnSpec:      &srv1.StarRocksCnSpec{},
+			StarRocksFeProxySpec: &srv1.StarRocksFeProxySpec{},
 		},
 	}
 }
 
 // with returns newCluster changed by mutate.
-func with(mutate func(*v1.StarRocksCluster)) *v1.StarRocksCluster {
+func with(mutate func(*srv1.StarRocksCluster)) *srv1.StarRocksCluster {
 	src := newCluster()
 	if mutate != nil {
 		mutate(src)
@@ -55,7 +55,7 @@ func with(mutate func(*v1.StarRocksCluster)) *v1.StarRocksCluster {
 }
 
 // buildAll builds every component of src with the given configurations.
-func buildAll(src *v1.StarRocksCluster, cfgs map[Component]Config) []client.Object {
+func buildAll(src *srv1.StarRocksCluster, cfgs map[Component]Config) []client.Object {
 	var objs []client.Object
 	objs = append(objs, FE(src, cfgs[ComponentFE]).Objects()...)
 	objs = append(objs, BE(src, cfgs[ComponentBE]).Objects()...)
@@ -65,7 +65,7 @@ func buildAll(src *v1.StarRocksCluster, cfgs map[Component]Config) []client.Obje
 }
 
 // build runs the builder of c with cfg.
-func build(src *v1.StarRocksCluster, c Component, cfg Config) []client.Object {
+func build(src *srv1.StarRocksCluster, c Component, cfg Config) []client.Object {
 	switch c {
 	case ComponentFE:
 		return FE(src, cfg).Objects()
@@ -93,7 +93,7 @@ func find[T client.Object](t *testing.T, objs []client.Object, name string) T {
 }
 
 // statefulSetName is the StatefulSet of a StarRocks component.
-func statefulSetName(src *v1.StarRocksCluster, c Component) string {
+func statefulSetName(src *srv1.StarRocksCluster, c Component) string {
 	switch c {
 	case ComponentFE:
 		return src.FeStatefulSetName()
@@ -106,7 +106,7 @@ func statefulSetName(src *v1.StarRocksCluster, c Component) string {
 }
 
 // sts builds component c of src and returns its StatefulSet.
-func sts(t *testing.T, src *v1.StarRocksCluster, c Component, cfg Config) *appsv1.StatefulSet {
+func sts(t *testing.T, src *srv1.StarRocksCluster, c Component, cfg Config) *appsv1.StatefulSet {
 	t.Helper()
 	return find[*appsv1.StatefulSet](t, build(src, c, cfg), statefulSetName(src, c))
 }

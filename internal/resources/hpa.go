@@ -20,7 +20,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // cnAutoscaler is the HorizontalPodAutoscaler of CN. As the upstream's, it
@@ -36,7 +36,7 @@ import (
 // says what it does); 0 is passed through for clusters with HPAScaleToZero. maxReplicas is raised to minReplicas when lower, and to
 // at least 1: the CRD rejects such values, but an HPA the API server refuses
 // would hold back the whole CN apply.
-func cnAutoscaler(src *v1.StarRocksCluster, policy *v1.AutoScalingPolicy) *autoscalingv2.HorizontalPodAutoscaler {
+func cnAutoscaler(src *srv1.StarRocksCluster, policy *srv1.AutoScalingPolicy) *autoscalingv2.HorizontalPodAutoscaler {
 	minReplicas := ptr.Deref(policy.MinReplicas, 1)
 	maxReplicas := max(policy.MaxReplicas, minReplicas, 1)
 	hpa := &autoscalingv2.HorizontalPodAutoscaler{
@@ -44,7 +44,7 @@ func cnAutoscaler(src *v1.StarRocksCluster, policy *v1.AutoScalingPolicy) *autos
 		ObjectMeta: objectMeta(src, ComponentCN, src.CnAutoscalerName()),
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{
-				APIVersion: v1.GroupVersion.String(),
+				APIVersion: srv1.GroupVersion.String(),
 				Kind:       "StarRocksCluster",
 				Name:       src.Name,
 			},

@@ -24,7 +24,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 func TestCNAutoscaler(t *testing.T) {
@@ -39,7 +39,7 @@ func TestCNAutoscaler(t *testing.T) {
 
 	tests := []struct {
 		name            string
-		policy          *v1.AutoScalingPolicy
+		policy          *srv1.AutoScalingPolicy
 		replicas        *int32
 		wantHPA         bool
 		wantMin         int32
@@ -47,11 +47,11 @@ func TestCNAutoscaler(t *testing.T) {
 		wantStsReplicas *int32
 	}{
 		{"no autoScalingPolicy: no HPA, replicas from the spec", nil, ptr.To(int32(4)), false, 0, 0, ptr.To(int32(4))},
-		{"autoScalingPolicy: HPA, and the StatefulSet follows the spec the HPA scales", &v1.AutoScalingPolicy{MinReplicas: ptr.To(int32(2)), MaxReplicas: 10,
-			HPAPolicy: &v1.HPAPolicy{Metrics: metrics, Behavior: behavior}}, ptr.To(int32(4)), true, 2, 10, ptr.To(int32(4))},
-		{"minReplicas defaults to 1", &v1.AutoScalingPolicy{MaxReplicas: 3}, nil, true, 1, 3, ptr.To(int32(1))},
-		{"maxReplicas below minReplicas is raised to it", &v1.AutoScalingPolicy{MinReplicas: ptr.To(int32(5)), MaxReplicas: 2}, nil, true, 5, 5, ptr.To(int32(1))},
-		{"version v1 is written as v2 too", &v1.AutoScalingPolicy{Version: "v1", MaxReplicas: 3}, nil, true, 1, 3, ptr.To(int32(1))},
+		{"autoScalingPolicy: HPA, and the StatefulSet follows the spec the HPA scales", &srv1.AutoScalingPolicy{MinReplicas: ptr.To(int32(2)), MaxReplicas: 10,
+			HPAPolicy: &srv1.HPAPolicy{Metrics: metrics, Behavior: behavior}}, ptr.To(int32(4)), true, 2, 10, ptr.To(int32(4))},
+		{"minReplicas defaults to 1", &srv1.AutoScalingPolicy{MaxReplicas: 3}, nil, true, 1, 3, ptr.To(int32(1))},
+		{"maxReplicas below minReplicas is raised to it", &srv1.AutoScalingPolicy{MinReplicas: ptr.To(int32(5)), MaxReplicas: 2}, nil, true, 5, 5, ptr.To(int32(1))},
+		{"version v1 is written as v2 too", &srv1.AutoScalingPolicy{Version: "v1", MaxReplicas: 3}, nil, true, 1, 3, ptr.To(int32(1))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

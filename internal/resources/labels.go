@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // Component identifies one part of a cluster.
@@ -67,7 +67,7 @@ const (
 // SelectorLabels are the labels a component's StatefulSet or Deployment selects
 // its pods by, and its Services select endpoints by. StatefulSet selectors are
 // immutable, so this set stays minimal and never changes for a given cluster.
-func SelectorLabels(src *v1.StarRocksCluster, c Component) map[string]string {
+func SelectorLabels(src *srv1.StarRocksCluster, c Component) map[string]string {
 	return map[string]string{
 		OwnerLabel:     labelValue(src.Name + "-" + string(c)),
 		ComponentLabel: string(c),
@@ -76,7 +76,7 @@ func SelectorLabels(src *v1.StarRocksCluster, c Component) map[string]string {
 
 // Labels are the labels of every object of a component: the selector labels
 // plus the cluster, managed-by and name labels.
-func Labels(src *v1.StarRocksCluster, c Component) map[string]string {
+func Labels(src *srv1.StarRocksCluster, c Component) map[string]string {
 	l := SelectorLabels(src, c)
 	l[ClusterLabel] = labelValue(src.Name)
 	l[ManagedByLabel] = ManagedByValue
@@ -137,7 +137,7 @@ func shortHash(s string) string {
 }
 
 // objectMeta is the metadata of a component's object called name.
-func objectMeta(src *v1.StarRocksCluster, c Component, name string) metav1.ObjectMeta {
+func objectMeta(src *srv1.StarRocksCluster, c Component, name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{
 		Name:            name,
 		Namespace:       src.Namespace,
@@ -148,9 +148,9 @@ func objectMeta(src *v1.StarRocksCluster, c Component, name string) metav1.Objec
 
 // ownerReference makes the cluster the controller of a child, so that garbage
 // collection deletes the child with the cluster and owner watches map it back.
-func ownerReference(src *v1.StarRocksCluster) metav1.OwnerReference {
+func ownerReference(src *srv1.StarRocksCluster) metav1.OwnerReference {
 	return metav1.OwnerReference{
-		APIVersion:         v1.GroupVersion.String(),
+		APIVersion:         srv1.GroupVersion.String(),
 		Kind:               "StarRocksCluster",
 		Name:               src.Name,
 		UID:                src.UID,

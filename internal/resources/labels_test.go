@@ -25,7 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 func TestLabels(t *testing.T) {
@@ -57,8 +57,8 @@ func TestLabels(t *testing.T) {
 
 func TestLongClusterNameGivesValidDistinctLabels(t *testing.T) {
 	long := strings.Repeat("a", 70)
-	a := with(func(s *v1.StarRocksCluster) { s.Name = long + "x" })
-	b := with(func(s *v1.StarRocksCluster) { s.Name = long + "y" })
+	a := with(func(s *srv1.StarRocksCluster) { s.Name = long + "x" })
+	b := with(func(s *srv1.StarRocksCluster) { s.Name = long + "y" })
 	la, lb := Labels(a, ComponentFEProxy), Labels(b, ComponentFEProxy)
 	for k, v := range la {
 		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
@@ -74,9 +74,9 @@ func TestLongClusterNameGivesValidDistinctLabels(t *testing.T) {
 }
 
 func TestPodAndServiceLabelsNeverOverrideOurs(t *testing.T) {
-	src := with(func(s *v1.StarRocksCluster) {
+	src := with(func(s *srv1.StarRocksCluster) {
 		s.Spec.StarRocksBeSpec.PodLabels = map[string]string{OwnerLabel: "hijack", ComponentLabel: "x", ManagedByLabel: "me", "team": "db"}
-		s.Spec.StarRocksBeSpec.Service = &v1.StarRocksService{Labels: map[string]string{OwnerLabel: "hijack", ClusterLabel: "other", "team": "db"}}
+		s.Spec.StarRocksBeSpec.Service = &srv1.StarRocksService{Labels: map[string]string{OwnerLabel: "hijack", ClusterLabel: "other", "team": "db"}}
 	})
 	objs := BE(src, Config{}).Objects()
 	s := find[*appsv1.StatefulSet](t, objs, "sr-be")

@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // Probe settings. The defaults give the upstream behaviour: five minutes to
@@ -56,7 +56,7 @@ func typeMeta(apiVersion, kind string) metav1.TypeMeta {
 // templates carry both, CN only the namespace, the FE proxy neither): they
 // change nothing in the pods, but a template that differs rolls them.
 // configHash, when set, becomes ConfigHashAnnotation.
-func podMeta(src *v1.StarRocksCluster, c Component, load *v1.StarRocksLoadSpec, name, namespace, configHash string) metav1.ObjectMeta {
+func podMeta(src *srv1.StarRocksCluster, c Component, load *srv1.StarRocksLoadSpec, name, namespace, configHash string) metav1.ObjectMeta {
 	meta := metav1.ObjectMeta{
 		Name:        name,
 		Namespace:   namespace,
@@ -75,7 +75,7 @@ func podMeta(src *v1.StarRocksCluster, c Component, load *v1.StarRocksLoadSpec, 
 // loadPodSpec is the part of a pod spec every component, the FE proxy
 // included, takes from its spec: identity and scheduling. StarRocks never
 // calls the Kubernetes API, so the service account's token is not mounted.
-func loadPodSpec(src *v1.StarRocksCluster, load *v1.StarRocksLoadSpec) corev1.PodSpec {
+func loadPodSpec(src *srv1.StarRocksCluster, load *srv1.StarRocksLoadSpec) corev1.PodSpec {
 	sa := load.ServiceAccount
 	if sa == "" {
 		sa = src.Spec.ServiceAccount
@@ -97,7 +97,7 @@ func loadPodSpec(src *v1.StarRocksCluster, load *v1.StarRocksLoadSpec) corev1.Po
 // the volume does not match (no recursive chown of large volumes on every
 // start), fsGroup is the starrocks group when the container runs as non-root,
 // and the user's sysctls.
-func podSecurityContext(spec *v1.StarRocksComponentSpec) *corev1.PodSecurityContext {
+func podSecurityContext(spec *srv1.StarRocksComponentSpec) *corev1.PodSecurityContext {
 	psc := &corev1.PodSecurityContext{
 		FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch),
 		Sysctls:             spec.Sysctls,
@@ -112,7 +112,7 @@ func podSecurityContext(spec *v1.StarRocksComponentSpec) *corev1.PodSecurityCont
 // root filesystem writable unless asked (StarRocks writes pid files next to its
 // binaries) and, for runAsNonRoot, runs as the image's starrocks user: without
 // a numeric user kubelet refuses a non-root container whose image names none.
-func containerSecurityContext(spec *v1.StarRocksComponentSpec) *corev1.SecurityContext {
+func containerSecurityContext(spec *srv1.StarRocksComponentSpec) *corev1.SecurityContext {
 	sc := &corev1.SecurityContext{
 		Capabilities:             spec.Capabilities,
 		AllowPrivilegeEscalation: ptr.To(false),
@@ -129,7 +129,7 @@ func containerSecurityContext(spec *v1.StarRocksComponentSpec) *corev1.SecurityC
 // probes are the startup, liveness and readiness probes of a container: each
 // fails after about the given number of seconds (rounded up to whole periods),
 // nil seconds take the default, and 0 disables the probe.
-func probes(load *v1.StarRocksLoadSpec, handler func() corev1.ProbeHandler) (startup, liveness, readiness *corev1.Probe) {
+func probes(load *srv1.StarRocksLoadSpec, handler func() corev1.ProbeHandler) (startup, liveness, readiness *corev1.Probe) {
 	return probe(load.StartupProbeFailureSeconds, defaultStartupFailureSeconds, handler),
 		probe(load.LivenessProbeFailureSeconds, defaultLivenessFailureSeconds, handler),
 		probe(load.ReadinessProbeFailureSeconds, defaultReadinessFailureSeconds, handler)
@@ -184,7 +184,7 @@ func containerPorts(ports []namedPort) []corev1.ContainerPort {
 // never added by us, for clusters whose Kubernetes lacks those field paths.
 // FE gets the FE Service qualified by namespace, BE and CN its bare name (and
 // the FE query port), as the upstream's images expect.
-func componentEnv(src *v1.StarRocksCluster, c Component, feQueryPort int32, configMapPath string, user []corev1.EnvVar, opts Options) []corev1.EnvVar {
+func componentEnv(src *srv1.StarRocksCluster, c Component, feQueryPort int32, configMapPath string, user []corev1.EnvVar, opts Options) []corev1.EnvVar {
 	ours := []corev1.EnvVar{
 		fieldEnv("POD_NAME", "metadata.name"),
 		fieldEnv("POD_IP", "status.podIP"),

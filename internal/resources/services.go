@@ -21,7 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 var serviceTypeMeta = typeMeta("v1", "Service")
@@ -36,7 +36,7 @@ var serviceTypeMeta = typeMeta("v1", "Service")
 // listens behind them. FE's query port says appProtocol mysql. nodePort is only set on NodePort and LoadBalancer Services, and
 // loadBalancerIP / loadBalancerSourceRanges only on LoadBalancer Services,
 // because the API server rejects them elsewhere.
-func clientService(src *v1.StarRocksCluster, c Component, name string, ports []namedPort, custom *v1.StarRocksService) *corev1.Service {
+func clientService(src *srv1.StarRocksCluster, c Component, name string, ports []namedPort, custom *srv1.StarRocksService) *corev1.Service {
 	svc := &corev1.Service{
 		TypeMeta:   serviceTypeMeta,
 		ObjectMeta: objectMeta(src, c, name),
@@ -67,7 +67,7 @@ func clientService(src *v1.StarRocksCluster, c Component, name string, ports []n
 
 // servicePorts are the Service ports of a component's ports, with the
 // overrides of custom applied (see clientService).
-func servicePorts(ports []namedPort, custom *v1.StarRocksService) []corev1.ServicePort {
+func servicePorts(ports []namedPort, custom *srv1.StarRocksService) []corev1.ServicePort {
 	out := make([]corev1.ServicePort, 0, len(ports))
 	for _, p := range ports {
 		sp := corev1.ServicePort{
@@ -95,7 +95,7 @@ func servicePorts(ports []namedPort, custom *v1.StarRocksService) []corev1.Servi
 
 // portOverride is the first entry of custom.ports whose containerPort is p's
 // number, or else the first called p's name; nil when none.
-func portOverride(custom *v1.StarRocksService, p namedPort) *v1.StarRocksServicePort {
+func portOverride(custom *srv1.StarRocksService, p namedPort) *srv1.StarRocksServicePort {
 	if custom == nil {
 		return nil
 	}
@@ -123,7 +123,7 @@ func appProtocol(name string) *string {
 // searchService is a component's headless Service: it gives every pod a stable
 // DNS name (<pod>.<service>) from the start, ready or not, which StarRocks
 // nodes register each other by (HOST_TYPE=FQDN).
-func searchService(src *v1.StarRocksCluster, c Component, name string, p namedPort) *corev1.Service {
+func searchService(src *srv1.StarRocksCluster, c Component, name string, p namedPort) *corev1.Service {
 	return &corev1.Service{
 		TypeMeta:   serviceTypeMeta,
 		ObjectMeta: objectMeta(src, c, name),
@@ -146,8 +146,8 @@ func searchService(src *v1.StarRocksCluster, c Component, name string, p namedPo
 // feServicePort is the port the FE Service listens on for the FE port called
 // name: the FE's effective port, or the spec.service override of it. BE, CN and
 // the FE proxy reach FE through that Service.
-func feServicePort(src *v1.StarRocksCluster, feContent, name string) int32 {
-	var custom *v1.StarRocksService
+func feServicePort(src *srv1.StarRocksCluster, feContent, name string) int32 {
+	var custom *srv1.StarRocksService
 	if src.Spec.StarRocksFeSpec != nil {
 		custom = src.Spec.StarRocksFeSpec.Service
 	}

@@ -25,14 +25,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 func TestClientService(t *testing.T) {
 	tests := []struct {
 		name   string
 		c      Component
-		svc    *v1.StarRocksService
+		svc    *srv1.StarRocksService
 		cfg    Config
 		verify func(t *testing.T, s *corev1.Service)
 	}{
@@ -61,7 +61,7 @@ func TestClientService(t *testing.T) {
 			// From upstream-examples/deploy_a_starrocks_cluster_with_fe_proxy.yaml.
 			name: "NodePort example exposes the FE query port on node port 32755",
 			c:    ComponentFE,
-			svc: &v1.StarRocksService{Type: corev1.ServiceTypeNodePort, Ports: []v1.StarRocksServicePort{
+			svc: &srv1.StarRocksService{Type: corev1.ServiceTypeNodePort, Ports: []srv1.StarRocksServicePort{
 				{Name: "query", NodePort: 32755, Port: 9030, ContainerPort: 9030},
 			}},
 			verify: func(t *testing.T, s *corev1.Service) {
@@ -80,7 +80,7 @@ func TestClientService(t *testing.T) {
 		{
 			name: "port override changes port and target port only for that name",
 			c:    ComponentCN,
-			svc: &v1.StarRocksService{Ports: []v1.StarRocksServicePort{
+			svc: &srv1.StarRocksService{Ports: []srv1.StarRocksServicePort{
 				{Name: "webserver", Port: 80, ContainerPort: 8041},
 				{Name: "no-such-port", Port: 1234},
 			}},
@@ -97,7 +97,7 @@ func TestClientService(t *testing.T) {
 			name: "port override with only a nodePort keeps the conf port",
 			c:    ComponentFE,
 			cfg:  Config{Content: "query_port = 9031"},
-			svc: &v1.StarRocksService{Type: corev1.ServiceTypeLoadBalancer, Ports: []v1.StarRocksServicePort{
+			svc: &srv1.StarRocksService{Type: corev1.ServiceTypeLoadBalancer, Ports: []srv1.StarRocksServicePort{
 				{Name: "query", NodePort: 30001},
 			}},
 			verify: func(t *testing.T, s *corev1.Service) {
@@ -109,7 +109,7 @@ func TestClientService(t *testing.T) {
 		{
 			name: "nodePort is dropped on a ClusterIP Service",
 			c:    ComponentFE,
-			svc:  &v1.StarRocksService{Ports: []v1.StarRocksServicePort{{Name: "query", NodePort: 32755}}},
+			svc:  &srv1.StarRocksService{Ports: []srv1.StarRocksServicePort{{Name: "query", NodePort: 32755}}},
 			verify: func(t *testing.T, s *corev1.Service) {
 				if p, _ := servicePort(s, "query"); p.NodePort != 0 {
 					t.Errorf("query %+v", p)
@@ -119,7 +119,7 @@ func TestClientService(t *testing.T) {
 		{
 			name: "LoadBalancer gets its IP and source ranges, annotations and labels",
 			c:    ComponentFE,
-			svc: &v1.StarRocksService{
+			svc: &srv1.StarRocksService{
 				Type:                     corev1.ServiceTypeLoadBalancer,
 				LoadBalancerIP:           "10.0.0.9",
 				LoadBalancerSourceRanges: []string{"10.0.0.0/8"},
@@ -141,7 +141,7 @@ func TestClientService(t *testing.T) {
 		{
 			name: "load balancer fields are dropped on other Service types",
 			c:    ComponentBE,
-			svc:  &v1.StarRocksService{Type: corev1.ServiceTypeNodePort, LoadBalancerIP: "10.0.0.9", LoadBalancerSourceRanges: []string{"10.0.0.0/8"}},
+			svc:  &srv1.StarRocksService{Type: corev1.ServiceTypeNodePort, LoadBalancerIP: "10.0.0.9", LoadBalancerSourceRanges: []string{"10.0.0.0/8"}},
 			verify: func(t *testing.T, s *corev1.Service) {
 				if s.Spec.LoadBalancerIP != "" || s.Spec.LoadBalancerSourceRanges != nil {
 					t.Errorf("spec %+v", s.Spec)
@@ -152,7 +152,7 @@ func TestClientService(t *testing.T) {
 			// From upstream-examples/deploy_a_starrocks_cluster_with_fe_proxy.yaml.
 			name: "FE proxy NodePort example exposes http-port on node port 30180",
 			c:    ComponentFEProxy,
-			svc: &v1.StarRocksService{Type: corev1.ServiceTypeNodePort, Ports: []v1.StarRocksServicePort{
+			svc: &srv1.StarRocksService{Type: corev1.ServiceTypeNodePort, Ports: []srv1.StarRocksServicePort{
 				{Name: "http-port", ContainerPort: 8080, NodePort: 30180, Port: 8080},
 			}},
 			verify: func(t *testing.T, s *corev1.Service) {
@@ -192,8 +192,8 @@ func TestClientService(t *testing.T) {
 func TestSearchServiceIsHeadless(t *testing.T) {
 	src := newCluster()
 	// The client Service's customisation must not leak into the headless one.
-	src.Spec.StarRocksFeSpec.Service = &v1.StarRocksService{Type: corev1.ServiceTypeNodePort, Labels: map[string]string{"x": "y"},
-		Ports: []v1.StarRocksServicePort{{Name: "query", Port: 19030, NodePort: 32755}}}
+	src.Spec.StarRocksFeSpec.Service = &srv1.StarRocksService{Type: corev1.ServiceTypeNodePort, Labels: map[string]string{"x": "y"},
+		Ports: []srv1.StarRocksServicePort{{Name: "query", Port: 19030, NodePort: 32755}}}
 	tests := []struct {
 		name     string
 		c        Component
@@ -225,7 +225,7 @@ func TestSearchServiceIsHeadless(t *testing.T) {
 
 func TestFEServicePortOverrideReachesOtherComponents(t *testing.T) {
 	src := newCluster()
-	src.Spec.StarRocksFeSpec.Service = &v1.StarRocksService{Ports: []v1.StarRocksServicePort{
+	src.Spec.StarRocksFeSpec.Service = &srv1.StarRocksService{Ports: []srv1.StarRocksServicePort{
 		{Name: "query", Port: 19030}, {Name: "http", Port: 18030},
 	}}
 	if v, _ := envValue(mainOf(sts(t, src, ComponentBE, Config{})), "FE_QUERY_PORT"); v != "19030" {

@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // defaultImages are used when a component's spec gives no image.
@@ -45,7 +45,7 @@ type statefulSetInput struct {
 	c           Component
 	name        string // the StatefulSet
 	searchName  string // its headless Service
-	spec        *v1.StarRocksComponentSpec
+	spec        *srv1.StarRocksComponentSpec
 	env         []corev1.EnvVar // the user's extra variables
 	ports       []namedPort
 	healthPort  int32
@@ -56,7 +56,7 @@ type statefulSetInput struct {
 // statefulSet is the StatefulSet of FE, BE or CN. For the same spec its pod
 // template equals the upstream operator's (upstream-rendered in the reference
 // tests), so that taking a cluster over from it restarts no pod.
-func statefulSet(src *v1.StarRocksCluster, in statefulSetInput) *appsv1.StatefulSet {
+func statefulSet(src *srv1.StarRocksCluster, in statefulSetInput) *appsv1.StatefulSet {
 	spec := in.spec
 	vols := componentVolumes(in.c, spec, in.cfg.Options)
 
@@ -134,7 +134,7 @@ func templateConfigHash(content string, live ConfigState) string {
 // The image's entrypoint script runs unless command is set, and its argument
 // is the FE Service unless args are set: each default applies on its own, as
 // in the upstream.
-func mainContainer(src *v1.StarRocksCluster, in statefulSetInput, mounts []corev1.VolumeMount) corev1.Container {
+func mainContainer(src *srv1.StarRocksCluster, in statefulSetInput, mounts []corev1.VolumeMount) corev1.Container {
 	spec := in.spec
 	c := string(in.c)
 

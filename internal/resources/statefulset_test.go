@@ -26,11 +26,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // componentSpec is the shared spec of FE, BE or CN in src.
-func componentSpec(src *v1.StarRocksCluster, c Component) *v1.StarRocksComponentSpec {
+func componentSpec(src *srv1.StarRocksCluster, c Component) *srv1.StarRocksComponentSpec {
 	switch c {
 	case ComponentFE:
 		return &src.Spec.StarRocksFeSpec.StarRocksComponentSpec
@@ -229,7 +229,7 @@ func TestEnv(t *testing.T) {
 	})
 	t.Run("configMapInfo adds CONFIGMAP_MOUNT_PATH last", func(t *testing.T) {
 		src := newCluster()
-		src.Spec.StarRocksBeSpec.ConfigMapInfo = v1.ConfigMapInfo{ConfigMapName: "be-cm", ResolveKey: "be.conf"}
+		src.Spec.StarRocksBeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "be-cm", ResolveKey: "be.conf"}
 		c := mainOf(sts(t, src, ComponentBE, Config{}))
 		if want := append(append([]string{}, ours...), "CONFIGMAP_MOUNT_PATH"); !reflect.DeepEqual(names(c.Env), want) {
 			t.Errorf("env %v", names(c.Env))
@@ -324,7 +324,7 @@ func TestProbes(t *testing.T) {
 		for _, comp := range []Component{ComponentFE, ComponentBE, ComponentCN, ComponentFEProxy} {
 			t.Run(tt.name+" ("+string(comp)+")", func(t *testing.T) {
 				src := newCluster()
-				var load *v1.StarRocksLoadSpec
+				var load *srv1.StarRocksLoadSpec
 				if comp == ComponentFEProxy {
 					load = &src.Spec.StarRocksFeProxySpec.StarRocksLoadSpec
 				} else {
@@ -381,14 +381,14 @@ func TestSecurityContexts(t *testing.T) {
 	}
 	tests := []struct {
 		name          string
-		mutate        func(*v1.StarRocksComponentSpec)
+		mutate        func(*srv1.StarRocksComponentSpec)
 		wantPod       func(*corev1.PodSecurityContext)
 		wantContainer func(*corev1.SecurityContext)
 	}{
-		{"nothing set: no privilege escalation, writable root, as the upstream", func(*v1.StarRocksComponentSpec) {}, nil, nil},
+		{"nothing set: no privilege escalation, writable root, as the upstream", func(*srv1.StarRocksComponentSpec) {}, nil, nil},
 		{
 			"sysctls go to the pod",
-			func(s *v1.StarRocksComponentSpec) {
+			func(s *srv1.StarRocksComponentSpec) {
 				s.Sysctls = []corev1.Sysctl{{Name: "net.core.somaxconn", Value: "1024"}}
 			},
 			func(p *corev1.PodSecurityContext) {
@@ -398,16 +398,16 @@ func TestSecurityContexts(t *testing.T) {
 		},
 		{
 			"runAsNonRoot runs as the image's starrocks user and owns the volumes",
-			func(s *v1.StarRocksComponentSpec) { s.RunAsNonRoot = ptr.To(true) },
+			func(s *srv1.StarRocksComponentSpec) { s.RunAsNonRoot = ptr.To(true) },
 			func(p *corev1.PodSecurityContext) { p.FSGroup = ptr.To(int64(1000)) },
 			func(c *corev1.SecurityContext) {
 				c.RunAsUser, c.RunAsGroup, c.RunAsNonRoot = ptr.To(int64(1000)), ptr.To(int64(1000)), ptr.To(true)
 			},
 		},
-		{"runAsNonRoot false sets no user", func(s *v1.StarRocksComponentSpec) { s.RunAsNonRoot = ptr.To(false) }, nil, nil},
+		{"runAsNonRoot false sets no user", func(s *srv1.StarRocksComponentSpec) { s.RunAsNonRoot = ptr.To(false) }, nil, nil},
 		{
 			"capabilities and read-only root go to the main container",
-			func(s *v1.StarRocksComponentSpec) {
+			func(s *srv1.StarRocksComponentSpec) {
 				s.Capabilities = &corev1.Capabilities{Add: []corev1.Capability{"SYS_PTRACE"}}
 				s.ReadOnlyRootFilesystem = ptr.To(true)
 			},

@@ -29,7 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // Storage classes with a special meaning in storageVolumes[].storageClassName.
@@ -101,7 +101,7 @@ type podVolumes struct {
 // opts.PlainVolumeNames: one ConfigMap may be mounted at several paths. A
 // configMaps[] file mounted with subPath into a container whose command or
 // args are set is made executable (0755): it is usually the script they run.
-func componentVolumes(c Component, spec *v1.StarRocksComponentSpec, opts Options) podVolumes {
+func componentVolumes(c Component, spec *srv1.StarRocksComponentSpec, opts Options) podVolumes {
 	v := podVolumes{used: map[string]bool{}}
 
 	userPaths := map[string]bool{}
@@ -186,14 +186,14 @@ func mountVolumeName(name, mountPath, subPath string, opts Options) string {
 
 // skipStorageVolume reports whether a storage volume makes nothing: a size
 // starting with "0" (upstream's way to turn a volume off), or no mount path.
-func skipStorageVolume(sv v1.StorageVolume) bool {
+func skipStorageVolume(sv srv1.StorageVolume) bool {
 	return strings.HasPrefix(sv.StorageSize, "0") || sv.MountPath == ""
 }
 
 // storageVolumeError says why a storage volume cannot be made; "" when it can.
 // The upstream would silently fall back to an emptyDir, which loses the data
 // on every restart: we refuse instead.
-func storageVolumeError(sv v1.StorageVolume) string {
+func storageVolumeError(sv srv1.StorageVolume) string {
 	class := ptr.Deref(sv.StorageClassName, "")
 	switch {
 	case strings.EqualFold(class, storageClassEmptyDir):
@@ -214,11 +214,11 @@ func storageVolumeError(sv v1.StorageVolume) string {
 
 // StorageErrors lists, per component, the storage volumes that cannot be made
 // (see storageVolumeError), as messages naming the spec field; none when all can.
-func StorageErrors(src *v1.StarRocksCluster) []string {
+func StorageErrors(src *srv1.StarRocksCluster) []string {
 	var out []string
 	for _, c := range []struct {
 		field string
-		spec  *v1.StarRocksComponentSpec
+		spec  *srv1.StarRocksComponentSpec
 	}{
 		{"spec.starRocksFeSpec", ComponentSpec(src, ComponentFE)},
 		{"spec.starRocksBeSpec", ComponentSpec(src, ComponentBE)},
@@ -239,7 +239,7 @@ func StorageErrors(src *v1.StarRocksCluster) []string {
 	return out
 }
 
-func (v *podVolumes) addStorageVolume(sv v1.StorageVolume) {
+func (v *podVolumes) addStorageVolume(sv srv1.StorageVolume) {
 	name := v.name(sv.Name)
 	v.mounts = append(v.mounts, corev1.VolumeMount{Name: name, MountPath: sv.MountPath, SubPath: sv.SubPath})
 

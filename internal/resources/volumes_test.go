@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // volumeKind describes how a mount path is backed: "claim:<class>:<size>",
@@ -68,34 +68,34 @@ func TestStorageVolumes(t *testing.T) {
 	const meta, log = "/opt/starrocks/fe/meta", "/opt/starrocks/fe/log"
 	tests := []struct {
 		name    string
-		volumes []v1.StorageVolume
+		volumes []srv1.StorageVolume
 		want    map[string]string // mount path -> volumeKind
 	}{
 		{"no storage volumes gives meta and log emptyDirs", nil,
 			map[string]string{meta: "emptyDir", log: "emptyDir"}},
-		{"storage size starting with 0 skips the volume", []v1.StorageVolume{{Name: "data", StorageSize: "0", MountPath: "/data"}},
+		{"storage size starting with 0 skips the volume", []srv1.StorageVolume{{Name: "data", StorageSize: "0", MountPath: "/data"}},
 			map[string]string{"/data": "", meta: "emptyDir", log: "emptyDir"}},
-		{"a skipped meta volume leaves the default emptyDir", []v1.StorageVolume{{Name: "fe-meta", StorageSize: "0Gi", MountPath: meta}},
+		{"a skipped meta volume leaves the default emptyDir", []srv1.StorageVolume{{Name: "fe-meta", StorageSize: "0Gi", MountPath: meta}},
 			map[string]string{meta: "emptyDir"}},
-		{"0.5Gi also starts with 0 and is skipped", []v1.StorageVolume{{Name: "data", StorageSize: "0.5Gi", MountPath: "/data"}},
+		{"0.5Gi also starts with 0 and is skipped", []srv1.StorageVolume{{Name: "data", StorageSize: "0.5Gi", MountPath: "/data"}},
 			map[string]string{"/data": ""}},
-		{"no storage class makes a claim of the default class", []v1.StorageVolume{{Name: "fe-meta", StorageSize: "10Gi", MountPath: meta}},
+		{"no storage class makes a claim of the default class", []srv1.StorageVolume{{Name: "fe-meta", StorageSize: "10Gi", MountPath: meta}},
 			map[string]string{meta: "claim:<default>:10Gi", log: "emptyDir"}},
-		{"a storage class is passed to the claim", []v1.StorageVolume{{Name: "fe-meta", StorageClassName: ptr.To("fast"), StorageSize: "10Gi", MountPath: meta}},
+		{"a storage class is passed to the claim", []srv1.StorageVolume{{Name: "fe-meta", StorageClassName: ptr.To("fast"), StorageSize: "10Gi", MountPath: meta}},
 			map[string]string{meta: "claim:fast:10Gi"}},
-		{"an empty storage class is kept (no class, static volumes)", []v1.StorageVolume{{Name: "fe-meta", StorageClassName: ptr.To(""), StorageSize: "1Ti", MountPath: meta}},
+		{"an empty storage class is kept (no class, static volumes)", []srv1.StorageVolume{{Name: "fe-meta", StorageClassName: ptr.To(""), StorageSize: "1Ti", MountPath: meta}},
 			map[string]string{meta: "claim::1Ti"}},
-		{"storage class emptyDir makes an emptyDir", []v1.StorageVolume{{Name: "scratch", StorageClassName: ptr.To("emptyDir"), StorageSize: "10Gi", MountPath: "/scratch"}},
+		{"storage class emptyDir makes an emptyDir", []srv1.StorageVolume{{Name: "scratch", StorageClassName: ptr.To("emptyDir"), StorageSize: "10Gi", MountPath: "/scratch"}},
 			map[string]string{"/scratch": "emptyDir"}},
-		{"storage class hostPath uses hostPath", []v1.StorageVolume{{Name: "cache", StorageClassName: ptr.To("hostPath"), HostPath: &corev1.HostPathVolumeSource{Path: "/storage"}, StorageSize: "1Ti", MountPath: "/cache"}},
+		{"storage class hostPath uses hostPath", []srv1.StorageVolume{{Name: "cache", StorageClassName: ptr.To("hostPath"), HostPath: &corev1.HostPathVolumeSource{Path: "/storage"}, StorageSize: "1Ti", MountPath: "/cache"}},
 			map[string]string{"/cache": "hostPath:/storage"}},
-		{"a hostPath without a storage class uses hostPath", []v1.StorageVolume{{Name: "cache", HostPath: &corev1.HostPathVolumeSource{Path: "/storage"}, MountPath: "/cache"}},
+		{"a hostPath without a storage class uses hostPath", []srv1.StorageVolume{{Name: "cache", HostPath: &corev1.HostPathVolumeSource{Path: "/storage"}, MountPath: "/cache"}},
 			map[string]string{"/cache": "hostPath:/storage"}},
-		{"storage class hostPath without a path is refused, never an emptyDir", []v1.StorageVolume{{Name: "cache", StorageClassName: ptr.To("hostPath"), MountPath: "/cache"}},
+		{"storage class hostPath without a path is refused, never an emptyDir", []srv1.StorageVolume{{Name: "cache", StorageClassName: ptr.To("hostPath"), MountPath: "/cache"}},
 			map[string]string{"/cache": ""}},
-		{"a missing storage size is refused, never an emptyDir", []v1.StorageVolume{{Name: "data", MountPath: "/data"}},
+		{"a missing storage size is refused, never an emptyDir", []srv1.StorageVolume{{Name: "data", MountPath: "/data"}},
 			map[string]string{"/data": "", meta: "emptyDir"}},
-		{"a user volume at the log path replaces the default (trailing slash too)", []v1.StorageVolume{{Name: "logs", StorageSize: "1Gi", MountPath: log + "/"}},
+		{"a user volume at the log path replaces the default (trailing slash too)", []srv1.StorageVolume{{Name: "logs", StorageSize: "1Gi", MountPath: log + "/"}},
 			map[string]string{log + "/": "claim:<default>:1Gi", meta: "emptyDir"}},
 	}
 	for _, tt := range tests {
@@ -131,7 +131,7 @@ func TestStorageVolumes(t *testing.T) {
 
 func TestStorageVolumeDetails(t *testing.T) {
 	src := newCluster()
-	src.Spec.StarRocksBeSpec.StorageVolumes = []v1.StorageVolume{
+	src.Spec.StarRocksBeSpec.StorageVolumes = []srv1.StorageVolume{
 		{Name: "be-data", StorageSize: "1Ti", MountPath: "/opt/starrocks/be/storage", SubPath: "data"},
 	}
 	s := sts(t, src, ComponentBE, Config{})
@@ -176,7 +176,7 @@ func TestDefaultVolumesPerComponent(t *testing.T) {
 func TestConfigMapsAndSecrets(t *testing.T) {
 	t.Run("configMapInfo mounts the whole ConfigMap where the entrypoint looks", func(t *testing.T) {
 		src := newCluster()
-		src.Spec.StarRocksCnSpec.ConfigMapInfo = v1.ConfigMapInfo{ConfigMapName: "cn-cm", ResolveKey: "cn.conf"}
+		src.Spec.StarRocksCnSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "cn-cm", ResolveKey: "cn.conf"}
 		s := sts(t, src, ComponentCN, Config{})
 		if got := volumeKind(t, s, "/etc/starrocks/cn/conf"); got != "configMap:cn-cm" {
 			t.Errorf("got %q", got)
@@ -188,8 +188,8 @@ func TestConfigMapsAndSecrets(t *testing.T) {
 	t.Run("configMaps and secrets are mounted with their subPath", func(t *testing.T) {
 		src := newCluster()
 		spec := componentSpec(src, ComponentBE)
-		spec.ConfigMaps = []v1.ConfigMapReference{{Name: "hdfs-site", MountPath: "/opt/starrocks/be/conf/hdfs-site.xml", SubPath: "hdfs-site.xml"}}
-		spec.Secrets = []v1.SecretReference{{Name: "s3-keys", MountPath: "/etc/s3"}}
+		spec.ConfigMaps = []srv1.ConfigMapReference{{Name: "hdfs-site", MountPath: "/opt/starrocks/be/conf/hdfs-site.xml", SubPath: "hdfs-site.xml"}}
+		spec.Secrets = []srv1.SecretReference{{Name: "s3-keys", MountPath: "/etc/s3"}}
 		s := sts(t, src, ComponentBE, Config{})
 		if got := volumeKind(t, s, "/opt/starrocks/be/conf/hdfs-site.xml"); got != "configMap:hdfs-site" {
 			t.Errorf("configMap: %q", got)
@@ -204,9 +204,9 @@ func TestConfigMapsAndSecrets(t *testing.T) {
 	t.Run("volume names stay unique and valid", func(t *testing.T) {
 		src := newCluster()
 		spec := componentSpec(src, ComponentFE)
-		spec.StorageVolumes = []v1.StorageVolume{{Name: "fe-meta", StorageSize: "1Gi", MountPath: "/elsewhere"}}
-		spec.ConfigMapInfo = v1.ConfigMapInfo{ConfigMapName: "fe-configmap", ResolveKey: "fe.conf"}
-		spec.ConfigMaps = []v1.ConfigMapReference{
+		spec.StorageVolumes = []srv1.StorageVolume{{Name: "fe-meta", StorageSize: "1Gi", MountPath: "/elsewhere"}}
+		spec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "fe-configmap", ResolveKey: "fe.conf"}
+		spec.ConfigMaps = []srv1.ConfigMapReference{
 			{Name: "shared", MountPath: "/a", SubPath: "a"},
 			{Name: "shared", MountPath: "/b", SubPath: "b"}, // same ConfigMap, a volume per mount
 			{Name: "fe-configmap", MountPath: "/c"},
@@ -215,7 +215,7 @@ func TestConfigMapsAndSecrets(t *testing.T) {
 			{Name: "", MountPath: "/skipped"},
 			{Name: "no-path"},
 		}
-		spec.Secrets = []v1.SecretReference{{Name: "shared", MountPath: "/f"}}
+		spec.Secrets = []srv1.SecretReference{{Name: "shared", MountPath: "/f"}}
 		s := sts(t, src, ComponentFE, Config{})
 		if errs := validate(s); len(errs) > 0 {
 			t.Fatalf("invalid: %v", errs)
@@ -242,7 +242,7 @@ func TestConfigMapsAndSecrets(t *testing.T) {
 	})
 	t.Run("a ConfigMap mounted at the log path replaces the default emptyDir", func(t *testing.T) {
 		src := newCluster()
-		componentSpec(src, ComponentFE).ConfigMaps = []v1.ConfigMapReference{{Name: "logs", MountPath: "/opt/starrocks/fe/log"}}
+		componentSpec(src, ComponentFE).ConfigMaps = []srv1.ConfigMapReference{{Name: "logs", MountPath: "/opt/starrocks/fe/log"}}
 		if got := volumeKind(t, sts(t, src, ComponentFE, Config{}), "/opt/starrocks/fe/log"); got != "configMap:logs" {
 			t.Errorf("got %q", got)
 		}
@@ -278,7 +278,7 @@ func TestConfigMapModes(t *testing.T) {
 			src := newCluster()
 			spec := componentSpec(src, ComponentCN)
 			spec.Command = tt.command
-			spec.ConfigMaps = []v1.ConfigMapReference{{Name: "scripts", MountPath: "/opt/run.sh", SubPath: tt.subPath}}
+			spec.ConfigMaps = []srv1.ConfigMapReference{{Name: "scripts", MountPath: "/opt/run.sh", SubPath: tt.subPath}}
 			s := sts(t, src, ComponentCN, Config{})
 			m, _ := mountAt(mainOf(s), "/opt/run.sh")
 			v, _ := volumeNamed(s.Spec.Template.Spec, m.Name)
@@ -291,7 +291,7 @@ func TestConfigMapModes(t *testing.T) {
 
 func TestStorageErrorsNameTheField(t *testing.T) {
 	src := newCluster()
-	src.Spec.StarRocksBeSpec.StorageVolumes = []v1.StorageVolume{
+	src.Spec.StarRocksBeSpec.StorageVolumes = []srv1.StorageVolume{
 		{Name: "data", StorageClassName: ptr.To("hostPath"), MountPath: "/data"},
 		{Name: "log", MountPath: "/log"},
 		{Name: "ok", StorageSize: "1Gi", MountPath: "/ok"},

@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
 // MultiWarehouseEnv makes the CN entrypoint register its node in the named
@@ -50,7 +50,7 @@ type WarehouseConfig struct {
 // objects belong to the warehouse, pods join the cluster's FE, and the HPA
 // scales the warehouse (its scale subresource), whose replicas the
 // StatefulSet then follows. It returns nil without a template or FE spec.
-func Warehouse(wh *v1.StarRocksWarehouse, src *v1.StarRocksCluster, cfg WarehouseConfig) *StatefulSetObjects {
+func Warehouse(wh *srv1.StarRocksWarehouse, src *srv1.StarRocksCluster, cfg WarehouseConfig) *StatefulSetObjects {
 	if wh == nil || wh.Spec.Template == nil || src == nil || src.Spec.StarRocksFeSpec == nil {
 		return nil
 	}
@@ -64,7 +64,7 @@ func Warehouse(wh *v1.StarRocksWarehouse, src *v1.StarRocksCluster, cfg Warehous
 	as := src.DeepCopy()
 	as.Name, as.UID = wh.WarehouseComponentName(), wh.UID
 	as.Spec.StarRocksBeSpec, as.Spec.StarRocksFeProxySpec = nil, nil
-	as.Spec.StarRocksCnSpec = &v1.StarRocksCnSpec{StarRocksComponentSpec: tmpl.StarRocksComponentSpec, CnEnvVars: env}
+	as.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: tmpl.StarRocksComponentSpec, CnEnvVars: env}
 	objs := CN(as, Config{Content: cfg.Content, FEContent: cfg.FEContent, Live: cfg.Live})
 	if objs == nil {
 		return nil
@@ -89,7 +89,7 @@ func Warehouse(wh *v1.StarRocksWarehouse, src *v1.StarRocksCluster, cfg Warehous
 }
 
 // WarehouseNamed returns every object a warehouse can have, with names only.
-func WarehouseNamed(wh *v1.StarRocksWarehouse) *StatefulSetObjects {
+func WarehouseNamed(wh *srv1.StarRocksWarehouse) *StatefulSetObjects {
 	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: wh.Namespace, Name: name} }
 	return &StatefulSetObjects{
 		StatefulSet:   &appsv1.StatefulSet{ObjectMeta: meta(wh.CnStatefulSetName())},
@@ -100,24 +100,24 @@ func WarehouseNamed(wh *v1.StarRocksWarehouse) *StatefulSetObjects {
 }
 
 // WarehouseSelectorLabels are the labels the warehouse's pods are selected by.
-func WarehouseSelectorLabels(wh *v1.StarRocksWarehouse) map[string]string {
-	return SelectorLabels(&v1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: wh.WarehouseComponentName()}}, ComponentCN)
+func WarehouseSelectorLabels(wh *srv1.StarRocksWarehouse) map[string]string {
+	return SelectorLabels(&srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: wh.WarehouseComponentName()}}, ComponentCN)
 }
 
 // WarehouseClusterLabel is the ClusterLabel value of a warehouse's objects and pods.
-func WarehouseClusterLabel(wh *v1.StarRocksWarehouse) string {
+func WarehouseClusterLabel(wh *srv1.StarRocksWarehouse) string {
 	return labelValue(wh.WarehouseComponentName())
 }
 
 // FEServicePorts are the query (MySQL) and HTTP ports of the cluster's FE
 // Service, with fe.conf and spec.service overrides applied.
-func FEServicePorts(src *v1.StarRocksCluster, feConf string) (query, http int32) {
+func FEServicePorts(src *srv1.StarRocksCluster, feConf string) (query, http int32) {
 	return feServicePort(src, feConf, fePortQuery), feServicePort(src, feConf, fePortHTTP)
 }
 
-func warehouseOwner(wh *v1.StarRocksWarehouse) metav1.OwnerReference {
+func warehouseOwner(wh *srv1.StarRocksWarehouse) metav1.OwnerReference {
 	return metav1.OwnerReference{
-		APIVersion:         v1.GroupVersion.String(),
+		APIVersion:         srv1.GroupVersion.String(),
 		Kind:               "StarRocksWarehouse",
 		Name:               wh.Name,
 		UID:                wh.UID,
@@ -128,11 +128,11 @@ func warehouseOwner(wh *v1.StarRocksWarehouse) metav1.OwnerReference {
 
 // warehouseAutoscaler is the cluster CN autoscaler aimed at the warehouse's
 // scale subresource, as upstream does.
-func warehouseAutoscaler(wh *v1.StarRocksWarehouse, as *v1.StarRocksCluster, p *v1.AutoScalingPolicy) *autoscalingv2.HorizontalPodAutoscaler {
+func warehouseAutoscaler(wh *srv1.StarRocksWarehouse, as *srv1.StarRocksCluster, p *srv1.AutoScalingPolicy) *autoscalingv2.HorizontalPodAutoscaler {
 	hpa := cnAutoscaler(as, p)
 	hpa.OwnerReferences = []metav1.OwnerReference{warehouseOwner(wh)}
 	hpa.Spec.ScaleTargetRef = autoscalingv2.CrossVersionObjectReference{
-		APIVersion: v1.GroupVersion.String(),
+		APIVersion: srv1.GroupVersion.String(),
 		Kind:       "StarRocksWarehouse",
 		Name:       wh.Name,
 	}

@@ -23,23 +23,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/srscale/starrocks-operator/api/v1"
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
 
-func warehouseFixture() (*v1.StarRocksWarehouse, *v1.StarRocksCluster) {
-	src := &v1.StarRocksCluster{
+func warehouseFixture() (*srv1.StarRocksWarehouse, *srv1.StarRocksCluster) {
+	src := &srv1.StarRocksCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", UID: "cluster-uid"},
-		Spec: v1.StarRocksClusterSpec{
-			StarRocksFeSpec: &v1.StarRocksFeSpec{},
-			StarRocksBeSpec: &v1.StarRocksBeSpec{},
+		Spec: srv1.StarRocksClusterSpec{
+			StarRocksFeSpec: &srv1.StarRocksFeSpec{},
+			StarRocksBeSpec: &srv1.StarRocksBeSpec{},
 		},
 	}
-	wh := &v1.StarRocksWarehouse{
+	wh := &srv1.StarRocksWarehouse{
 		ObjectMeta: metav1.ObjectMeta{Name: "wh-1", Namespace: "ns", UID: "wh-uid"},
-		Spec: v1.StarRocksWarehouseSpec{StarRocksCluster: "c", Template: &v1.WarehouseComponentSpec{
-			StarRocksComponentSpec: v1.StarRocksComponentSpec{StarRocksLoadSpec: v1.StarRocksLoadSpec{Replicas: ptr.To(int32(2)), Image: "starrocks/cn-ubuntu:3.3"}},
+		Spec: srv1.StarRocksWarehouseSpec{StarRocksCluster: "c", Template: &srv1.WarehouseComponentSpec{
+			StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Replicas: ptr.To(int32(2)), Image: "starrocks/cn-ubuntu:3.3"}},
 			EnvVars:                []corev1.EnvVar{{Name: "X", Value: "y"}},
-			AutoScalingPolicy:      &v1.AutoScalingPolicy{MaxReplicas: 5},
+			AutoScalingPolicy:      &srv1.AutoScalingPolicy{MaxReplicas: 5},
 		}},
 	}
 	return wh, src
@@ -117,8 +117,8 @@ func TestWarehouseWithoutTemplateOrFEBuildsNothing(t *testing.T) {
 }
 
 func TestDisasterRecoveryFEIsUpstreamsRestoreShape(t *testing.T) {
-	src := &v1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}, Spec: v1.StarRocksClusterSpec{
-		StarRocksFeSpec: &v1.StarRocksFeSpec{StarRocksComponentSpec: v1.StarRocksComponentSpec{StarRocksLoadSpec: v1.StarRocksLoadSpec{Replicas: ptr.To(int32(3))}}},
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}, Spec: srv1.StarRocksClusterSpec{
+		StarRocksFeSpec: &srv1.StarRocksFeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Replicas: ptr.To(int32(3))}}},
 	}}
 	objs := FE(src, Config{Content: "query_port = 9931\n"})
 	held := objs.StatefulSet
