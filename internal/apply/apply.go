@@ -60,15 +60,18 @@ const HashAnnotation = "starrocks.com/desired-hash"
 type Action string
 
 const (
+	// Unchanged means nothing was written.
 	Unchanged Action = "unchanged"
-	Created   Action = "created"
-	// Updated: the desired state changed and was written.
+	// Created means the object did not exist and was created.
+	Created Action = "created"
+	// Updated means the desired state changed and was written.
 	Updated Action = "updated"
-	// Restored: the desired state did not change, but someone else changed
-	// the object (drift), and it was written back.
+	// Restored means the desired state did not change, but someone else
+	// changed the object (drift), and it was written back.
 	Restored Action = "restored"
-	Deleted  Action = "deleted"
-	// Failed: the write was sent and failed; the error says why.
+	// Deleted means the object was deleted.
+	Deleted Action = "deleted"
+	// Failed means the write was sent and failed; the error says why.
 	Failed Action = "failed"
 )
 

@@ -303,7 +303,7 @@ func parentValues(values [][]byte) ([]byte, error) {
 		text := values[i]
 		for _, line := range strings.Split(string(text), "\n") {
 			if strings.HasPrefix(line, "---") || strings.HasPrefix(line, "...") || strings.HasPrefix(line, "%") {
-				return nil, fmt.Errorf("%s/values.yaml: document markers and directives cannot be nested under %s:", sc.dir, sc.name)
+				return nil, fmt.Errorf("%s/values.yaml: document markers and directives cannot be nested under the %s key", sc.dir, sc.name)
 			}
 		}
 		fmt.Fprintf(&b, "\n%s:\n", sc.name)
