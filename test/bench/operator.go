@@ -120,7 +120,7 @@ func (p *operatorProcess) waitStarted(ctx context.Context, timeout time.Duration
 		return nil
 	case err := <-p.done:
 		p.done <- err
-		return fmt.Errorf("operator exited before starting its workers: %v; log in %s", err, p.logPath)
+		return fmt.Errorf("operator exited before starting its workers: %w; log in %s", err, p.logPath)
 	case <-time.After(timeout):
 		return fmt.Errorf("operator did not start its workers within %s; log in %s", timeout, p.logPath)
 	case <-ctx.Done():
@@ -132,7 +132,7 @@ func (p *operatorProcess) exited() error {
 	select {
 	case err := <-p.done:
 		p.done <- err
-		return fmt.Errorf("operator exited: %v; log in %s", err, p.logPath)
+		return fmt.Errorf("operator exited: %w; log in %s", err, p.logPath)
 	default:
 		return nil
 	}
@@ -198,7 +198,7 @@ func (p *operatorProcess) procStats() (procStats, error) {
 // scrape reads the operator's /metrics and returns the sum of each named
 // metric over its labels.
 func (p *operatorProcess) scrape(ctx context.Context) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.metricsAddr+"/metrics", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.metricsAddr+"/metrics", http.NoBody)
 	if err != nil {
 		return nil, err
 	}

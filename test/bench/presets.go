@@ -27,9 +27,9 @@ import (
 type Stage string
 
 const (
-	// StageFE: the FE StatefulSet exists, as the article measured on envtest.
+	// StageFE means the FE StatefulSet exists, as the article measured on envtest.
 	StageFE Stage = "fe"
-	// StageReady: on the simulated cluster, phase running with every FE, BE and CN pod Ready.
+	// StageReady means, on the simulated cluster, phase running with every FE, BE and CN pod Ready.
 	StageReady Stage = "ready"
 )
 

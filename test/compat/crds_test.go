@@ -42,8 +42,15 @@ const (
 
 // The upstream operator's CRDs and examples come from the reference directory
 // (see internal/upstreamref): without it, the tests that compare skip.
-func upstreamCRDDir(t *testing.T) string      { return upstreamref.Path(t, "upstream-crds") }
-func upstreamExamplesDir(t *testing.T) string { return upstreamref.Path(t, "upstream-examples") }
+func upstreamCRDDir(t *testing.T) string {
+	t.Helper()
+	return upstreamref.Path(t, "upstream-crds")
+}
+
+func upstreamExamplesDir(t *testing.T) string {
+	t.Helper()
+	return upstreamref.Path(t, "upstream-examples")
+}
 
 // crdFiles are the CRDs of the contract; upstream and ours use the same file names.
 var crdFiles = []string{

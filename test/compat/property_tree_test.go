@@ -17,6 +17,7 @@ limitations under the License.
 package compat
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -101,7 +102,7 @@ func compareTrees(upstream, ours map[string]schemaNode) []difference {
 		if lt, upLt := listType(our.schema), listType(up.schema); lt != upLt && lt != "atomic" {
 			diffs = append(diffs, difference{path, "list type " + lt + ", upstream " + upLt})
 		}
-		if up.schema.Default != nil && (our.schema.Default == nil || string(up.schema.Default.Raw) != string(our.schema.Default.Raw)) {
+		if up.schema.Default != nil && (our.schema.Default == nil || !bytes.Equal(up.schema.Default.Raw, our.schema.Default.Raw)) {
 			diffs = append(diffs, difference{path, fmt.Sprintf("default %s, upstream %s", rawOrNone(our.schema.Default), up.schema.Default.Raw)})
 		}
 		if preserves(up.schema) && !preserves(our.schema) {

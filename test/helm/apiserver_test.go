@@ -29,6 +29,7 @@ import (
 
 // vendoredCRDs are the CRDs that installing the parent chart installs.
 func vendoredCRDs(t testing.TB) string {
+	t.Helper()
 	return filepath.Join(chartPath(t, parentChart), "charts", "operator", "crds")
 }
 

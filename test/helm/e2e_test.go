@@ -269,7 +269,7 @@ func waitForStatefulSet(ctx context.Context, c client.Client, key client.ObjectK
 		}
 		select {
 		case <-op.done:
-			return fmt.Errorf("the operator exited (%v) before StatefulSet %s existed", op.err, key)
+			return fmt.Errorf("the operator exited (%w) before StatefulSet %s existed", op.err, key)
 		case <-ctx.Done():
 			return fmt.Errorf("StatefulSet %s did not appear within %s", key, timeout)
 		case <-tick.C:

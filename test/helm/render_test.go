@@ -56,6 +56,7 @@ func repoRoot(t testing.TB) string {
 }
 
 func chartPath(t testing.TB, chart string) string {
+	t.Helper()
 	return filepath.Join(repoRoot(t), filepath.FromSlash(chart))
 }
 

@@ -76,6 +76,7 @@ func TestOnSimulatedCluster(t *testing.T) {
 
 // manifests reads every object of the YAML files in dir, by file name.
 func manifests(t *testing.T, dir string) map[string][]*unstructured.Unstructured {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	files = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == "kustomization.yaml" })
 	if err != nil || len(files) == 0 {

@@ -53,6 +53,7 @@ func init() {
 }
 
 func crdPaths(t testing.TB) []string {
+	t.Helper()
 	root, err := testcluster.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -103,9 +104,9 @@ func (l *requestLog) since(mark int) []request {
 	return append([]request(nil), l.reqs[mark:]...)
 }
 
-// waitQuiet waits until the operator sent nothing for quiet, at most max.
-func (l *requestLog) waitQuiet(quiet, max time.Duration) {
-	deadline := time.Now().Add(max)
+// waitQuiet waits until the operator sent nothing for quiet, at most limit.
+func (l *requestLog) waitQuiet(quiet, limit time.Duration) {
+	deadline := time.Now().Add(limit)
 	last, lastChange := l.mark(), time.Now()
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)

@@ -180,7 +180,7 @@ func (c *Cluster) spawn(name, path string, args []string, out io.Writer) (*proce
 func (p *process) stop() error {
 	select {
 	case err := <-p.done:
-		return fmt.Errorf("%s had already exited: %v", p.name, err)
+		return fmt.Errorf("%s had already exited: %w", p.name, err)
 	default:
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
@@ -208,7 +208,7 @@ func writeKwokStages(ctx context.Context, dir string) (string, error) {
 	}
 	var mod struct{ Dir string }
 	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-		return "", fmt.Errorf("locating the kwok module: %v (%s)", err, out)
+		return "", fmt.Errorf("locating the kwok module: %w (%s)", err, out)
 	}
 	var docs []string
 	for _, f := range kwokStageFiles {
@@ -246,7 +246,7 @@ func (c *Cluster) waitNodesReady(ctx context.Context, n int) error {
 			select {
 			case err := <-p.done:
 				p.done <- err
-				return false, fmt.Errorf("%s exited: %v; log in %s", p.name, err, filepath.Join(c.Dir, p.name+".log"))
+				return false, fmt.Errorf("%s exited: %w; log in %s", p.name, err, filepath.Join(c.Dir, p.name+".log"))
 			default:
 			}
 		}

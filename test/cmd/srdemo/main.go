@@ -154,7 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err != nil {
-		if err != errReported {
+		if !errors.Is(err, errReported) {
 			fmt.Fprintln(stderr, "srdemo:", err)
 		}
 		return exitUsage

@@ -265,7 +265,7 @@ func TestRunsUntilInterruptedAndRefusesASecondDemo(t *testing.T) {
 		s := bufio.NewScanner(pipe)
 		once := sync.Once{}
 		for s.Scan() {
-			firstOut.Write([]byte(s.Text() + "\n"))
+			_, _ = firstOut.Write([]byte(s.Text() + "\n"))
 			if strings.Contains(s.Text(), "get src -A") {
 				once.Do(func() { close(ready) })
 			}

@@ -116,7 +116,7 @@ func (o *operator) waitReady(ctx context.Context, timeout time.Duration) error {
 
 // exitError describes the operator's exit for a user; call it after exited is closed.
 func (o *operator) exitError() error {
-	return fmt.Errorf("the operator exited (%v); its log is below", o.err)
+	return fmt.Errorf("the operator exited (%w); its log is below", o.err)
 }
 
 // stop sends SIGTERM, as Kubernetes would, and SIGKILL if it does not stop in 20 s.
@@ -130,7 +130,7 @@ func (o *operator) stop() error {
 	select {
 	case <-o.exited:
 		if o.err != nil {
-			return fmt.Errorf("the operator exited with %v after SIGTERM", o.err)
+			return fmt.Errorf("the operator exited with %w after SIGTERM", o.err)
 		}
 		return nil
 	case <-time.After(20 * time.Second):
@@ -171,7 +171,7 @@ func httpGet(ctx context.Context, url string) error {
 func fetch(ctx context.Context, url string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
 	if err != nil {
 		return nil, err
 	}

@@ -155,7 +155,7 @@ func (d *redrawDisplay) update(states []clusterState, elapsed time.Duration, fin
 		b.WriteString("\x1b[2K" + l + "\n")
 	}
 	d.lines = len(lines)
-	io.WriteString(d.w, b.String())
+	_, _ = io.WriteString(d.w, b.String())
 }
 
 // tableLines is the redrawn view: a header, then a line per cluster up to maxRows.

@@ -33,8 +33,8 @@ func main() {
 	simulated := flag.Bool("simulated", true, "also build kube-controller-manager, kube-scheduler and kwok")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	assets, err := testcluster.EnsureBinaries(ctx, *simulated, os.Stderr)
+	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testbin:", err)
 		os.Exit(1)
