@@ -128,7 +128,7 @@ type query struct{ where, expr string }
 func chartQueries(t *testing.T, root string) []query {
 	t.Helper()
 	var qs []query
-	data, err := os.ReadFile(filepath.Join(root, "charts/operator/files/starrocks-operator-dashboard.json"))
+	data, err := os.ReadFile(filepath.Join(root, "charts", "operator", "files", "starrocks-operator-dashboard.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func chartQueries(t *testing.T, root string) []query {
 			qs = append(qs, query{"dashboard panel " + p.Title, tg.Expr})
 		}
 	}
-	data, err = os.ReadFile(filepath.Join(root, "charts/operator/files/prometheus-rules.yaml"))
+	data, err = os.ReadFile(filepath.Join(root, "charts", "operator", "files", "prometheus-rules.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -194,11 +194,11 @@ func TestImage(t *testing.T) {
 				Image struct{ Repository, Tag string }
 			} `json:"starrocksOperator"`
 		}
-		readYAML(t, filepath.Join(root, "charts/operator/values.yaml"), &values)
+		readYAML(t, filepath.Join(root, "charts", "operator", "values.yaml"), &values)
 		var chart struct {
 			AppVersion string `json:"appVersion"`
 		}
-		readYAML(t, filepath.Join(root, "charts/operator/Chart.yaml"), &chart)
+		readYAML(t, filepath.Join(root, "charts", "operator", "Chart.yaml"), &chart)
 		img := values.StarrocksOperator.Image
 		ref := img.Repository + ":" + img.Tag
 		if img.Tag == "" { // the chart's default: its appVersion
