@@ -34,6 +34,7 @@ import (
 // FE is counted and fails. The integration tests speak to a real MySQL-wire
 // stand-in; this one only proves when FE is asked at all.
 func countingFE(t *testing.T) (*atomic.Int32, fe.Resolver) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +75,8 @@ func TestFEIsAskedOnlyAfterASettledScaleInInSharedDataMode(t *testing.T) {
 	}
 	first := cnStatefulSet(3, 3)
 	first.Generation, first.Status.ObservedGeneration = 1, 1
-	if cleanup.run(ctx, access, src, shared, first, "c-cn-search"); calls.Load() != 0 || cleanup.clean["sts-uid"] != 3 {
+	cleanup.run(ctx, access, src, shared, first, "c-cn-search")
+	if calls.Load() != 0 || cleanup.clean["sts-uid"] != 3 {
 		t.Fatal("FE asked about a StatefulSet that was never scaled")
 	}
 	restarted := newFEAccess(nil, resolve).cleanup // an operator restart forgets; a scaled StatefulSet is checked once
@@ -82,10 +84,12 @@ func TestFEIsAskedOnlyAfterASettledScaleInInSharedDataMode(t *testing.T) {
 		t.Fatal("after a restart, a StatefulSet whose spec changed was not checked")
 	}
 	calls.Store(0)
-	if cleanup.run(ctx, access, src, shared, cnStatefulSet(5, 3), "c-cn-search"); calls.Load() != 0 {
+	cleanup.run(ctx, access, src, shared, cnStatefulSet(5, 3), "c-cn-search")
+	if calls.Load() != 0 {
 		t.Fatal("FE asked on a scale-out")
 	}
-	if cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 5), "c-cn-search"); calls.Load() != 0 {
+	cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 5), "c-cn-search")
+	if calls.Load() != 0 {
 		t.Fatal("FE asked before the scale-in settled")
 	}
 	if _, after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); calls.Load() == 0 || after != cleanupRetry {

@@ -99,7 +99,7 @@ func (a *feAccess) password(ctx context.Context, src *srv1.StarRocksCluster) (st
 		}
 		v, ok := s.Data[ref.Key]
 		if !ok {
-			return "", fmt.Errorf("Secret %s/%s has no key %q for %s", src.Namespace, ref.Name, ref.Key, mysqlPasswordEnv)
+			return "", fmt.Errorf("reading %s: Secret %s/%s has no key %q", mysqlPasswordEnv, src.Namespace, ref.Name, ref.Key)
 		}
 		return string(v), nil
 	}

@@ -136,13 +136,15 @@ func (r *StarRocksClusterReconciler) expandClaims(ctx context.Context, live *app
 			patch := fmt.Sprintf(`{"spec":{"resources":{"requests":{"storage":%q}}}}`, g.to.String())
 			pvc := &corev1.PersistentVolumeClaim{}
 			pvc.Namespace, pvc.Name = live.Namespace, name
-			if err := r.Client.Patch(ctx, pvc, client.RawPatch(types.MergePatchType, []byte(patch)), client.FieldOwner(FieldOwner)); client.IgnoreNotFound(err) != nil {
+			err := r.Client.Patch(ctx, pvc, client.RawPatch(types.MergePatchType, []byte(patch)), client.FieldOwner(FieldOwner))
+			if client.IgnoreNotFound(err) != nil {
 				return fmt.Errorf("growing claim %s to %s: %w", name, g.to.String(), err)
 			}
 		}
 	}
 	uid := live.UID
-	if err := r.Client.Delete(ctx, live, client.Preconditions{UID: &uid}, client.PropagationPolicy("Orphan")); client.IgnoreNotFound(err) != nil {
+	err := r.Client.Delete(ctx, live, client.Preconditions{UID: &uid}, client.PropagationPolicy("Orphan"))
+	if client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("recreating StatefulSet %s with larger claims: %w", live.Name, err)
 	}
 	return nil

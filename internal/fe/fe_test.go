@@ -140,13 +140,19 @@ func TestSilentFEIsRetriedBoundedThenFails(t *testing.T) {
 	defer ln.Close()
 	var accepted atomic.Int32
 	go func() {
+		var open []net.Conn // held open and silent until the listener closes
+		defer func() {
+			for _, c := range open {
+				c.Close()
+			}
+		}()
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
 			accepted.Add(1)
-			defer c.Close()
+			open = append(open, c)
 		}
 	}()
 	c := &Client{Address: ln.Addr().String(), DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, Attempts: 3, Backoff: 10 * time.Millisecond}

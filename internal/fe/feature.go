@@ -43,7 +43,7 @@ func Features(ctx context.Context, client *http.Client, baseURL string) ([]strin
 	if client == nil {
 		client = &http.Client{Timeout: DefaultHTTPTimeout}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+FeaturePath, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+FeaturePath, http.NoBody)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package resources
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -222,7 +223,7 @@ func TestBuildingIsDeterministic(t *testing.T) {
 		}
 		ja, _ := json.Marshal(a)
 		jb, _ := json.Marshal(b)
-		if string(ja) != string(jb) {
+		if !bytes.Equal(ja, jb) {
 			t.Error("serialised builds differ")
 		}
 	})

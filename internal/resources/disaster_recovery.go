@@ -62,9 +62,10 @@ func DisasterRecoveryFE(objs *StatefulSetObjects, src *srv1.StarRocksCluster, fe
 			env = append(env, e)
 		}
 	}
-	main.Env = append(env,
+	env = append(env,
 		corev1.EnvVar{Name: RestoreGenerationEnv, Value: strconv.FormatInt(generation, 10)},
 		corev1.EnvVar{Name: RestoreSnapshotEnv, Value: "true"})
+	main.Env = env
 }
 
 // RestoreGeneration is the recovery generation a live FE StatefulSet runs, if any.

@@ -119,14 +119,14 @@ func labelValue(s string) string {
 	return shorten(s, validation.LabelValueMaxLength)
 }
 
-// shorten cuts s to at most max characters, replacing the tail with a short hash
-// of s, and trims characters a label or DNS label may not end with.
-func shorten(s string, max int) string {
-	if len(s) <= max {
+// shorten cuts s to at most limit characters, replacing the tail with a short
+// hash of s, and trims characters a label or DNS label may not end with.
+func shorten(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
 	h := shortHash(s)[:8]
-	head := strings.TrimRight(s[:max-len(h)-1], "-_.")
+	head := strings.TrimRight(s[:limit-len(h)-1], "-_.")
 	return head + "-" + h
 }
 
