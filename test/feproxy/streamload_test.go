@@ -74,14 +74,14 @@ func TestStreamLoadThroughNginx(t *testing.T) {
 	})
 
 	t.Run("the config before issue 11 fails the same load", func(t *testing.T) {
-		previousFails(t, nginx, newStarRocks(t, 2))
+		testPreviousConfigFails(t, nginx, newStarRocks(t, 2))
 	})
 	t.Run("the config before issue 11 fails even with a single redirect", func(t *testing.T) {
-		previousFails(t, nginx, newStarRocks(t, 1))
+		testPreviousConfigFails(t, nginx, newStarRocks(t, 1))
 	})
 }
 
-func previousFails(t *testing.T, nginx string, env *starRocks) {
+func testPreviousConfigFails(t *testing.T, nginx string, env *starRocks) {
 	{
 		tmpl, err := os.ReadFile(filepath.Join("testdata", "previous-nginx.conf"))
 		if err != nil {
@@ -99,6 +99,7 @@ func previousFails(t *testing.T, nginx string, env *starRocks) {
 
 // findNginx is the nginx binary; without one the test skips, or fails under CI.
 func findNginx(t *testing.T) string {
+	t.Helper()
 	for _, p := range []string{"nginx", "/usr/sbin/nginx"} {
 		if path, err := exec.LookPath(p); err == nil {
 			return path
@@ -132,6 +133,7 @@ func (s *starRocks) feBodies() int {
 // newStarRocks starts FE and BE; FE redirects a load hops times (2: follower
 // to leader, leader to BE; 1: straight to BE).
 func newStarRocks(t *testing.T, hops int) *starRocks {
+	t.Helper()
 	s := &starRocks{be: &backend{}, listen: freePort(t)}
 	be := httptest.NewServer(s.be)
 	t.Cleanup(be.Close)

@@ -190,32 +190,43 @@ func (f *FE) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// vitess mysql.Handler.
+// The rest of vitess's mysql.Handler: FE keeps no per-connection state and
+// speaks only the text protocol.
 
+// NewConnection is called when a client connects; nothing to set up.
 func (f *FE) NewConnection(*mysql.Conn) {}
 
+// ConnectionClosed is called when a client disconnects; nothing to clean up.
 func (f *FE) ConnectionClosed(*mysql.Conn) {}
 
+// ConnectionAborted is called when a handshake fails; nothing to clean up.
 func (f *FE) ConnectionAborted(*mysql.Conn, string) error { return nil }
 
+// ComInitDB accepts USE of any database.
 func (f *FE) ComInitDB(*mysql.Conn, string) error { return nil }
 
+// ComMultiQuery answers the whole text as one statement, as ComQuery does.
 func (f *FE) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	return "", f.ComQuery(ctx, c, query, callback)
 }
 
+// ComPrepare refuses prepared statements, which the operator never sends.
 func (f *FE) ComPrepare(context.Context, *mysql.Conn, string, *mysql.PrepareData) ([]*querypb.Field, error) {
 	return nil, mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownSQLState, "prepared statements are not supported by the stand-in")
 }
 
+// ComStmtExecute refuses prepared statements, which the operator never sends.
 func (f *FE) ComStmtExecute(context.Context, *mysql.Conn, *mysql.PrepareData, func(*sqltypes.Result) error) error {
 	return mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownSQLState, "prepared statements are not supported by the stand-in")
 }
 
+// WarningCount is always 0: the stand-in raises no warnings.
 func (f *FE) WarningCount(*mysql.Conn) uint16 { return 0 }
 
+// ComResetConnection has no session state to reset.
 func (f *FE) ComResetConnection(*mysql.Conn) error { return nil }
 
+// ParserOptionsForConnection is vitess's default parser for every connection.
 func (f *FE) ParserOptionsForConnection(*mysql.Conn) (sqlparser.ParserOptions, error) {
 	return sqlparser.ParserOptions{}, nil
 }
@@ -384,9 +395,7 @@ func identifier(s string) (name, rest string, err error) {
 		}
 		return "", "", fmt.Errorf("unterminated identifier %q", s)
 	}
-	end := strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	})
+	end := strings.IndexFunc(s, func(r rune) bool { return !isIdentRune(r) })
 	if end == 0 {
 		return "", s, fmt.Errorf("no identifier at %q", s)
 	}
@@ -394,6 +403,11 @@ func identifier(s string) (name, rest string, err error) {
 		end = len(s)
 	}
 	return s[:end], s[end:], nil
+}
+
+// isIdentRune reports whether r may appear in a bare identifier.
+func isIdentRune(r rune) bool {
+	return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 }
 
 // sqlStateSyntaxError is MySQL's SQLSTATE for a syntax error or access violation.

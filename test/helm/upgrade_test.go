@@ -112,7 +112,7 @@ func applyCRDsServerSide(t *testing.T, c client.Client, crds []*unstructured.Uns
 	for _, crd := range crds {
 		crd = crd.DeepCopy()
 		crd.SetGroupVersionKind(crdGVK)
-		if err := c.Patch(t.Context(), crd, client.Apply, client.FieldOwner("kubectl"), client.ForceOwnership); err != nil {
+		if err := c.Apply(t.Context(), client.ApplyConfigurationFromUnstructured(crd), client.FieldOwner("kubectl"), client.ForceOwnership); err != nil {
 			t.Fatalf("kubectl apply --server-side of CRD %s: %v", crd.GetName(), err)
 		}
 	}
@@ -317,11 +317,11 @@ func testHelmUpgradeFromUpstream(t *testing.T, cl *testcluster.Cluster) {
 				}
 				newKeys[objectKey(o, ns)] = true
 				for _, dry := range []bool{true, false} {
-					opts := []client.PatchOption{client.FieldOwner("helm"), client.ForceOwnership}
+					opts := []client.ApplyOption{client.FieldOwner("helm"), client.ForceOwnership}
 					if dry {
 						opts = append(opts, client.DryRunAll)
 					}
-					if err := cl.Client.Patch(ctx, o.DeepCopy(), client.Apply, opts...); err != nil {
+					if err := cl.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), opts...); err != nil {
 						t.Errorf("upgrading %s %s/%s (dry run %v): %v", o.GetKind(), o.GetNamespace(), o.GetName(), dry, err)
 						break
 					}

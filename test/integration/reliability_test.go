@@ -148,8 +148,8 @@ func testPersistentError(t *testing.T, c *testcluster.Cluster) {
 		t.Errorf("%d writes other than the failing Service applies, want 0", other)
 	}
 	// Back-off doubles from 5 ms: in 60 s a cluster is retried at most about 14 times, 2 Services each.
-	if max := clusters * 14 * 2; serviceApplies > max {
-		t.Errorf("%d Service applies, want at most %d (the back-off's retries)", serviceApplies, max)
+	if limit := clusters * 14 * 2; serviceApplies > limit {
+		t.Errorf("%d Service applies, want at most %d (the back-off's retries)", serviceApplies, limit)
 	}
 }
 

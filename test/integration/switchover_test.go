@@ -161,6 +161,7 @@ func testSwitchover(t *testing.T, c *testcluster.Cluster) {
 // object the upstream wrote, in a namespace of its own, with the upstream's
 // field manager: what the API server holds after the upstream reconciled it.
 func createUpstreamObjects(t *testing.T, c *testcluster.Cluster, dir string, sw *switchover) {
+	t.Helper()
 	ctx := context.Background()
 	createNamespace(t, c, sw.ns)
 	read := func(file string) []*unstructured.Unstructured {

@@ -93,7 +93,7 @@ func TestLeaderFailover(t *testing.T) {
 	holderC, takeover := waitHolder(t, ns, leaseName, holderB, leaseDuration+time.Minute)
 	waitConverged(t, cluster, ns, 3, time.Minute)
 	converged = time.Since(termed)
-	if err, exited := b.wait(30 * time.Second); !exited || err != nil {
+	if exited, err := b.wait(30 * time.Second); !exited || err != nil {
 		t.Errorf("the leader did not exit cleanly within 30 s of SIGTERM: exited %v, %v", exited, err)
 	}
 	t.Logf("SIGTERM: %s took over %s after SIGTERM; the cluster created during the handover converged %s after it",
@@ -104,7 +104,7 @@ func TestLeaderFailover(t *testing.T) {
 	if took := takeover.Sub(termed); took >= leaseDuration {
 		t.Errorf("takeover after SIGTERM took %s, not less than the lease duration %s: the leader did not release its Lease", took, leaseDuration)
 	}
-	if err, exited := c.wait(0); exited {
+	if exited, err := c.wait(0); exited {
 		t.Fatalf("the new leader exited: %v", err)
 	}
 	if !t.Failed() {

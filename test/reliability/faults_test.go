@@ -141,7 +141,7 @@ func testAPIFault(t *testing.T, slug, fault, injected string, window time.Durati
 	}
 	after := time.Since(faultEnded)
 	took := waitConverged(t, cluster, ns, total, size.converge)
-	if err, exited := op.wait(0); exited {
+	if exited, err := op.wait(0); exited {
 		t.Fatalf("the operator exited during the fault: %v", err)
 	}
 	if again := l.recreated(); len(again) > 0 {

@@ -93,16 +93,16 @@ func startOperator(t *testing.T, kubeconfig string, args ...string) *operatorPro
 // kill sends SIGKILL and waits for the process to be gone.
 func (p *operatorProcess) kill() {
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	p.wait(10 * time.Second)
+	_, _ = p.wait(10 * time.Second) // killed: how it ended says nothing
 }
 
-func (p *operatorProcess) wait(timeout time.Duration) (error, bool) {
+func (p *operatorProcess) wait(timeout time.Duration) (exited bool, err error) {
 	select {
 	case err := <-p.exited:
 		p.exited <- err // keep it for the next caller
-		return err, true
+		return true, err
 	case <-time.After(timeout):
-		return nil, false
+		return false, nil
 	}
 }
 
@@ -168,6 +168,7 @@ func kubeconfig(t *testing.T, c *testcluster.Cluster, addr string) string {
 
 // apiServerAddr is kube-apiserver's host:port.
 func apiServerAddr(t *testing.T, c *testcluster.Cluster) string {
+	t.Helper()
 	u, err := url.Parse(c.Config.Host)
 	if err != nil {
 		t.Fatal(err)

@@ -115,6 +115,7 @@ func run(m *testing.M) int {
 }
 
 func needCluster(t *testing.T) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a control plane and the operator binary")
 	}
