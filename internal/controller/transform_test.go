@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package controller
 
 import (
@@ -15,7 +31,7 @@ func TestConfigMapMetadataCacheDropsAnnotationsAndManagedFields(t *testing.T) {
 	cm := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 		Namespace: "ns", Name: "fe-conf", ResourceVersion: "42",
 		Annotations:   map[string]string{"kubectl.kubernetes.io/last-applied-configuration": big},
-		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", FieldsV1: &metav1.FieldsV1{Raw: []byte(big)}}},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", FieldsV1: metav1.NewFieldsV1(big)}},
 	}}
 	out, err := slimMetadata(cm)
 	if err != nil {
@@ -34,8 +50,8 @@ func TestConfigMapMetadataCacheDropsAnnotationsAndManagedFields(t *testing.T) {
 // for apply to know when to hand a create's fields over, at a fraction of the size.
 func TestCachedObjectsKeepManagersWithoutFieldSets(t *testing.T) {
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", ManagedFields: []metav1.ManagedFieldsEntry{
-		{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &metav1.Time{}, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}},
-		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{}`)}},
+		{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &metav1.Time{}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{}}`)},
+		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: metav1.NewFieldsV1(`{}`)},
 	}}}
 	out, err := slimManagedFields(svc)
 	if err != nil {

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package writeorder
 
 import (
@@ -21,11 +37,10 @@ func holdingServer(t *testing.T) (*httptest.Server, chan struct{}) {
 	return srv, release
 }
 
-func send(t *testing.T, c *http.Client, ctx context.Context, method, url string) <-chan error {
-	t.Helper()
+func send(ctx context.Context, c *http.Client, method, url string) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		req, err := http.NewRequestWithContext(ctx, method, url, nil)
+		req, err := http.NewRequestWithContext(ctx, method, url, http.NoBody)
 		if err != nil {
 			done <- err
 			return
@@ -56,14 +71,14 @@ func TestAWriteWaitsForAnotherClustersGatingWriteInFlight(t *testing.T) {
 	c := &http.Client{Transport: o.Wrap(http.DefaultTransport)}
 	a, b := WithOwner(context.Background(), "ns/a"), WithOwner(context.Background(), "ns/b")
 
-	gating := send(t, c, Gating(a), http.MethodPost, srv.URL+"/slow")
+	gating := send(Gating(a), c, http.MethodPost, srv.URL+"/slow")
 	for !inflight(o) {
 		time.Sleep(time.Millisecond)
 	}
-	other := send(t, c, b, http.MethodPatch, srv.URL+"/fast")
-	own := send(t, c, a, http.MethodPatch, srv.URL+"/fast")
-	unowned := send(t, c, context.Background(), http.MethodPost, srv.URL+"/fast")
-	read := send(t, c, b, http.MethodGet, srv.URL+"/fast")
+	other := send(b, c, http.MethodPatch, srv.URL+"/fast")
+	own := send(a, c, http.MethodPatch, srv.URL+"/fast")
+	unowned := send(context.Background(), c, http.MethodPost, srv.URL+"/fast")
+	read := send(b, c, http.MethodGet, srv.URL+"/fast")
 
 	if !finished(own, 5*time.Second) {
 		t.Error("a write waited for its own cluster's gating write")
@@ -88,12 +103,12 @@ func TestAWaitEndsWithItsContext(t *testing.T) {
 	defer close(release)
 	o := New()
 	c := &http.Client{Transport: o.Wrap(http.DefaultTransport)}
-	send(t, c, Gating(WithOwner(context.Background(), "ns/a")), http.MethodPost, srv.URL+"/slow")
+	send(Gating(WithOwner(context.Background(), "ns/a")), c, http.MethodPost, srv.URL+"/slow")
 	for !inflight(o) {
 		time.Sleep(time.Millisecond)
 	}
 	ctx, cancel := context.WithCancel(WithOwner(context.Background(), "ns/b"))
-	w := send(t, c, ctx, http.MethodPatch, srv.URL+"/fast")
+	w := send(ctx, c, http.MethodPatch, srv.URL+"/fast")
 	cancel()
 	select {
 	case err := <-w:
