@@ -3,16 +3,18 @@ SHELL := /usr/bin/env bash -o pipefail
 CONTROLLER_GEN := bin/controller-gen
 GOLANGCI_LINT := bin/golangci-lint
 GO_TEST_FLAGS ?= -count=1 -timeout=40m
-# Packages `make test` runs under the race detector: the two that own every
+# Packages `make test` runs under the race detector: the three that own every
 # goroutine and lock of the operator (internal/apply's parallel writes and its
 # memory of them; internal/controller's status write beside the applies, the FE
-# access and cleanup state). -race compiles the Kubernetes libraries a second
-# time: measured cold (empty GOCACHE, 2 busy cores) 4.5 min for these two. The
-# test module's integration package (the same code in a manager in-process)
-# would add 2.6 min more of compiling (its run is not slower: TestOnAPIServer
-# 58 s under -race, 56 s without), past the ~5 min -race may cost a cold CI: it is
-# not in the default (RACE_PKGS_TEST=./integration/... includes it).
-RACE_PKGS ?= ./internal/apply/... ./internal/controller/...
+# access and cleanup state; internal/writeorder's gate on concurrent requests).
+# -race compiles the Kubernetes libraries a second time: measured cold (empty
+# GOCACHE, 2 busy cores) 4.5 min for apply and controller (writeorder needs
+# only the standard library). The test module's integration package (the same
+# code in a manager in-process) would add 2.6 min more of compiling (its run is
+# not slower: TestOnAPIServer 58 s under -race, 56 s without), past the ~5 min
+# -race may cost a cold CI: it is not in the default
+# (RACE_PKGS_TEST=./integration/... includes it).
+RACE_PKGS ?= ./internal/apply/... ./internal/controller/... ./internal/writeorder/...
 RACE_PKGS_TEST ?=
 # Every Go module of the repository: `make verify` checks that each is tidy.
 GO_MODULES := . test tools tools/etcd tools/kwok tools/golangci-lint
