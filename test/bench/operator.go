@@ -249,7 +249,7 @@ func freeAddr() (string, error) {
 // for d into path.
 func cpuProfile(ctx context.Context, hc *http.Client, base string, d time.Duration, path string) error {
 	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, max(1, int(d.Seconds())))
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
 	if err != nil {
 		return err
 	}

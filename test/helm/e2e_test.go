@@ -104,7 +104,9 @@ func TestOperatorRunsWithTheChartsRBAC(t *testing.T) {
 			for _, obj := range objs {
 				if slices.Contains(rbacKinds, obj.GetKind()) {
 					// The metrics ClusterRoles have the same names in both cases.
-					if err := cl.Client.Create(ctx, obj); err != nil && !(apierrors.IsAlreadyExists(err) && obj.GetNamespace() == "") {
+					err := cl.Client.Create(ctx, obj)
+					createdBefore := apierrors.IsAlreadyExists(err) && obj.GetNamespace() == ""
+					if err != nil && !createdBefore {
 						t.Fatalf("creating %s %s: %v", obj.GetKind(), obj.GetName(), err)
 					}
 				}

@@ -202,7 +202,7 @@ func metricsTokens(t *testing.T, c *testcluster.Cluster) (reader, stranger strin
 
 func statusOf(t *testing.T, hc *http.Client, url, token string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+	req, err := http.NewRequest(http.MethodGet, url, http.NoBody)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func waitFor200(t *testing.T, hc *http.Client, url, token string, exited <-chan 
 			t.Fatalf("operator exited early: %v", err)
 		default:
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
 		if err != nil {
 			t.Fatal(err)
 		}

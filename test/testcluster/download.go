@@ -53,7 +53,7 @@ var releaseBase = "https://dl.k8s.io/release"
 func online(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodHead, releaseBase+"/stable.txt", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, releaseBase+"/stable.txt", http.NoBody)
 	if err != nil {
 		return false
 	}
@@ -135,7 +135,7 @@ func fetchVerified(ctx context.Context, url, sumURL, out string) error {
 		if err := get(ctx, sumURL, &sum); err != nil {
 			return err
 		}
-		want, got := strings.Fields(sum.String()+" ")[0], hex.EncodeToString(h.Sum(nil))
+		want, got := strings.Fields(sum.String() + " ")[0], hex.EncodeToString(h.Sum(nil))
 		if !strings.EqualFold(want, got) {
 			return fmt.Errorf("%s: SHA-256 %s, but %s says %s", url, got, sumURL, want)
 		}
@@ -144,7 +144,7 @@ func fetchVerified(ctx context.Context, url, sumURL, out string) error {
 }
 
 func get(ctx context.Context, url string, w io.Writer) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
 	if err != nil {
 		return err
 	}

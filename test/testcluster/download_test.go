@@ -35,11 +35,11 @@ func TestFetchVerifiedChecksTheSHA256(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/bin":
-			io.WriteString(w, body)
+			_, _ = io.WriteString(w, body)
 		case "/bin.sha256":
-			io.WriteString(w, hex.EncodeToString(sum[:])+"  kube-scheduler\n")
+			_, _ = io.WriteString(w, hex.EncodeToString(sum[:])+"  kube-scheduler\n")
 		case "/wrong.sha256":
-			io.WriteString(w, strings.Repeat("0", 64))
+			_, _ = io.WriteString(w, strings.Repeat("0", 64))
 		default:
 			http.NotFound(w, r)
 		}
@@ -79,7 +79,8 @@ func TestAnUnreachableReleaseHostMeansBuilding(t *testing.T) {
 	t.Setenv("SRSCALE_TESTBIN", "")
 	f := newFetcher()
 	var progress strings.Builder
-	if f.try(context.Background(), &progress) || f.try(context.Background(), &progress) {
+	first, again := f.try(context.Background(), &progress), f.try(context.Background(), &progress)
+	if first || again {
 		t.Fatal("an unreachable release host was tried")
 	}
 	if n := strings.Count(progress.String(), "building from Go modules"); n != 1 {
