@@ -104,7 +104,10 @@ type Applier struct {
 	// drops (a manager's API reader); nil reads through Client.
 	Reader client.Reader
 	// Gating, if set, says which objects readiness waits for: their writes
-	// go ahead of others' (see package writeorder).
+	// go ahead of others' (see package writeorder). It needs the writeorder
+	// transport on the client (options.ApplyToRESTConfig installs it);
+	// without it, ApplyAll's other writes wait for the gating ones to
+	// complete rather than to be sent.
 	Gating func(client.Object) bool
 	writes *Recent[string] // desired-state hash of our recent writes
 	noops  *noopRestores
@@ -362,13 +365,32 @@ func (a Applier) awaited(key, hash, cachedRV string) bool {
 	return ok && last == hash
 }
 
-// ApplyAll applies independent objects in parallel and reports every failure.
+// ApplyAll applies independent objects in parallel and reports every
+// failure. The objects that gate readiness go first: the others start once
+// each gating write is on the wire (or turned out not to be needed), so
+// that a cluster's Services never reach the API server ahead of its
+// StatefulSet; they still go in the same round trip.
 func (a Applier) ApplyAll(ctx context.Context, objs []client.Object) ([]Result, error) {
 	results := make([]Result, len(objs))
 	errs := make([]error, len(objs))
-	var wg sync.WaitGroup
+	var wg, sent sync.WaitGroup
+	gating := func(o client.Object) bool { return a.Gating != nil && a.Gating(o) }
 	for i, o := range objs {
-		wg.Go(func() { results[i], errs[i] = a.Apply(ctx, o) })
+		if !gating(o) {
+			continue
+		}
+		sent.Add(1)
+		once := sync.OnceFunc(sent.Done)
+		wg.Go(func() {
+			defer once()
+			results[i], errs[i] = a.Apply(writeorder.OnSend(ctx, once), o)
+		})
+	}
+	sent.Wait()
+	for i, o := range objs {
+		if !gating(o) {
+			wg.Go(func() { results[i], errs[i] = a.Apply(ctx, o) })
+		}
 	}
 	wg.Wait()
 	return results, errors.Join(errs...)

@@ -55,6 +55,15 @@ func Gating(ctx context.Context) context.Context {
 	return context.WithValue(ctx, gatingKey{}, true)
 }
 
+type sentKey struct{}
+
+// OnSend makes the transport call sent once a gating write made with ctx
+// is in flight: the caller can hold its other writes until then, so that
+// its own cluster's gating write is on the wire first.
+func OnSend(ctx context.Context, sent func()) context.Context {
+	return context.WithValue(ctx, sentKey{}, sent)
+}
+
 // Order tracks gating writes in flight. One Order serves every client built
 // from a rest.Config; see Wrap.
 type Order struct {
@@ -92,6 +101,9 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if ctx.Value(gatingKey{}) != nil {
 		defer t.order.begin(owner)()
+		if sent, ok := ctx.Value(sentKey{}).(func()); ok {
+			sent()
+		}
 		return t.next.RoundTrip(req)
 	}
 	if err := t.order.waitOthers(ctx, owner); err != nil {

@@ -71,9 +71,12 @@ func TestAWriteWaitsForAnotherClustersGatingWriteInFlight(t *testing.T) {
 	c := &http.Client{Transport: o.Wrap(http.DefaultTransport)}
 	a, b := WithOwner(context.Background(), "ns/a"), WithOwner(context.Background(), "ns/b")
 
-	gating := send(Gating(a), c, http.MethodPost, srv.URL+"/slow")
-	for !inflight(o) {
-		time.Sleep(time.Millisecond)
+	onWire := make(chan struct{})
+	gating := send(OnSend(Gating(a), func() { close(onWire) }), c, http.MethodPost, srv.URL+"/slow")
+	select {
+	case <-onWire: // told while the server still holds it
+	case <-time.After(5 * time.Second):
+		t.Fatal("OnSend was not called for a gating write in flight")
 	}
 	other := send(b, c, http.MethodPatch, srv.URL+"/fast")
 	own := send(a, c, http.MethodPatch, srv.URL+"/fast")
