@@ -126,7 +126,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 		return Result{}, err
 	}
 	res := Result{Kind: gvk.Kind, Name: desired.GetName(), Action: Unchanged}
-	if a.Gating != nil && a.Gating(desired) {
+	if a.gating(desired) {
 		ctx = writeorder.Gating(ctx)
 	}
 	want, hash, err := Desired(desired)
@@ -365,6 +365,8 @@ func (a Applier) awaited(key, hash, cachedRV string) bool {
 	return ok && last == hash
 }
 
+func (a Applier) gating(o client.Object) bool { return a.Gating != nil && a.Gating(o) }
+
 // ApplyAll applies independent objects in parallel and reports every
 // failure. The objects that gate readiness go first: the others start once
 // each gating write is on the wire (or turned out not to be needed), so
@@ -374,9 +376,8 @@ func (a Applier) ApplyAll(ctx context.Context, objs []client.Object) ([]Result, 
 	results := make([]Result, len(objs))
 	errs := make([]error, len(objs))
 	var wg, sent sync.WaitGroup
-	gating := func(o client.Object) bool { return a.Gating != nil && a.Gating(o) }
 	for i, o := range objs {
-		if !gating(o) {
+		if !a.gating(o) {
 			continue
 		}
 		sent.Add(1)
@@ -388,7 +389,7 @@ func (a Applier) ApplyAll(ctx context.Context, objs []client.Object) ([]Result, 
 	}
 	sent.Wait()
 	for i, o := range objs {
-		if !gating(o) {
+		if !a.gating(o) {
 			wg.Go(func() { results[i], errs[i] = a.Apply(ctx, o) })
 		}
 	}

@@ -17,7 +17,6 @@ limitations under the License.
 package testcluster
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -69,7 +68,7 @@ func online(ctx context.Context) bool {
 func download(ctx context.Context, root string, b binary, version, out string) error {
 	switch b.name {
 	case "etcd", "kube-apiserver":
-		return fromSetupEnvtest(ctx, root, b.name, version, out)
+		return fromSetupEnvtest(ctx, root, b.name, out)
 	case "kube-controller-manager", "kube-scheduler":
 		kube, err := moduleVersion(filepath.Join(root, "tools", "go.mod"), "k8s.io/kubernetes")
 		if err != nil {
@@ -89,7 +88,7 @@ func download(ctx context.Context, root string, b binary, version, out string) e
 // verifies what it downloads against its index's checksums. The etcd it
 // installs is the one envtest pairs with that Kubernetes version, which may
 // differ from the etcd module version tools/etcd pins.
-func fromSetupEnvtest(ctx context.Context, root, name, _, out string) error {
+func fromSetupEnvtest(ctx context.Context, root, name, out string) error {
 	kube, err := moduleVersion(filepath.Join(root, "tools", "go.mod"), "k8s.io/kubernetes")
 	if err != nil {
 		return err
@@ -156,7 +155,7 @@ func get(ctx context.Context, url string, w io.Writer) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	_, err = io.Copy(w, bufio.NewReader(resp.Body))
+	_, err = io.Copy(w, resp.Body)
 	return err
 }
 
