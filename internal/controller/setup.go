@@ -206,15 +206,19 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.
 	allowed := notDenied(cfg.DenyList)
+	// What Owns would watch, at followUpPriority: what our objects and pods
+	// ask for waits behind new clusters and spec changes.
+	owner := followUp(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &srv1.StarRocksCluster{}, handler.OnlyControllerOwner()))
+	r.StartApart = cfg.Controller.MaxConcurrentReconciles > 1
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named("starrockscluster").
 		For(&srv1.StarRocksCluster{}, builder.WithPredicates(managed(cfg.DenyList), specOrResync())).
-		Owns(&appsv1.StatefulSet{}, builder.WithPredicates(allowed, statefulSetChanged())).
-		Owns(&appsv1.Deployment{}, builder.WithPredicates(allowed, deploymentChanged())).
-		Owns(&corev1.Service{}, builder.WithPredicates(allowed, ownedObjectChanged())).
-		Owns(&corev1.ConfigMap{}, builder.WithPredicates(allowed, ownedObjectChanged())).
-		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, builder.WithPredicates(allowed, predicate.GenerationChangedPredicate{})).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(clusterOfPod), builder.WithPredicates(allowed, podChanged())).
+		Watches(&appsv1.StatefulSet{}, owner, builder.WithPredicates(allowed, statefulSetChanged())).
+		Watches(&appsv1.Deployment{}, owner, builder.WithPredicates(allowed, deploymentChanged())).
+		Watches(&corev1.Service{}, owner, builder.WithPredicates(allowed, ownedObjectChanged())).
+		Watches(&corev1.ConfigMap{}, owner, builder.WithPredicates(allowed, ownedObjectChanged())).
+		Watches(&autoscalingv2.HorizontalPodAutoscaler{}, owner, builder.WithPredicates(allowed, predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Pod{}, followUp(handler.EnqueueRequestsFromMapFunc(clusterOfPod)), builder.WithPredicates(allowed, podChanged())).
 		WatchesRawSource(source.Kind(configMetadata, cmMeta,
 			handler.TypedEnqueueRequestsFromMapFunc(r.clustersUsingConfigMap),
 			predicate.NewTypedPredicateFuncs(func(o *metav1.PartialObjectMetadata) bool { return !slices.Contains(cfg.DenyList, o.Namespace) }),

@@ -72,6 +72,10 @@ type StarRocksClusterReconciler struct {
 	// statuses remembers the status this process last wrote per cluster, so
 	// that a reconcile that runs before the cache shows it computes from it.
 	statuses *apply.Recent[srv1.StarRocksClusterStatus]
+	// StartApart makes a cluster's first reconcile create its FE StatefulSet
+	// apart from the rest (see startFE); set with more than one worker.
+	StartApart bool
+	started    *startedWrites
 }
 
 // NewStarRocksClusterReconciler wires a reconciler to its client, events and config source.
@@ -83,6 +87,7 @@ func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorde
 		Configs:  configs,
 		DenyList: denyList,
 		statuses: apply.NewRecent[srv1.StarRocksClusterStatus](),
+		started:  newStartedWrites(),
 	}
 }
 
@@ -108,6 +113,7 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	if src == nil || err != nil {
 		if src == nil && err == nil {
 			metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
+			r.started.take(req.String())
 		}
 		return ctrl.Result{}, err
 	}
@@ -116,6 +122,11 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		return ctrl.Result{}, nil
 	}
 	want, specErr := r.desiredState(ctx, src)
+	if specErr == nil {
+		if res, done := r.startFE(ctx, src, want); done {
+			return res, nil
+		}
+	}
 	obs := r.observe(ctx, src, want)
 	out := r.syncAndReport(ctx, src, want, obs, specErr)
 	res, err := r.recordOutcome(ctx, src, out)
@@ -669,6 +680,7 @@ var actionReports = map[apply.Action]actionReport{
 // and a warning only when the reconcile error is new; counts the writes and
 // the reconcile; and decides when to come back.
 func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv1.StarRocksCluster, out outcome) (ctrl.Result, error) {
+	out.results = append(r.started.take(client.ObjectKeyFromObject(src).String()), out.results...)
 	byAction := map[apply.Action][]string{}
 	wrote, pending, unreported := out.statusWritten, false, false
 	for _, res := range out.results {

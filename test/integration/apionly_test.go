@@ -43,7 +43,8 @@ func TestOnAPIServer(t *testing.T) {
 		t.Skip("starts a control plane")
 	}
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t)})
-	t.Run("a new FE-only cluster costs at most 4 writes and a resync none", func(t *testing.T) { testQuiet(t, c) })
+	t.Run("a new FE-only cluster costs at most 4 writes and a resync none", func(t *testing.T) { testQuiet(t, c, "quiet", 1) })
+	t.Run("with several workers too, its FE StatefulSet created first", func(t *testing.T) { testQuiet(t, c, "quiet4", 4) })
 	t.Run("drift on the FE StatefulSet and Service is corrected", func(t *testing.T) { testDrift(t, c) })
 	t.Run("a missing ConfigMap is reported without blocking other clusters", func(t *testing.T) { testInvalidSpec(t, c) })
 	t.Run("removed BE spec deletes BE objects only with consent", func(t *testing.T) { testRemovedComponent(t, c) })
@@ -121,21 +122,24 @@ func managers(o client.Object) string {
 	return strings.Join(out, ", ")
 }
 
-func testQuiet(t *testing.T, c *testcluster.Cluster) {
+// With more than one worker, the first reconcile of a new cluster creates
+// what FE's pods need and no more; its client Service and status follow in
+// the next, with the same number of writes and one Event.
+func testQuiet(t *testing.T, c *testcluster.Cluster, ns string, workers int) {
 	ctx := context.Background()
-	createNamespace(t, c, "quiet")
-	op := startOperator(t, c, "quiet", operatorOptions{})
+	createNamespace(t, c, ns)
+	op := startOperator(t, c, ns, operatorOptions{workers: workers})
 	op.log.waitQuiet(2*time.Second, 20*time.Second) // caches synced, nothing to do
 	start := op.log.mark()
-	src := feOnly("quiet", "q1")
+	src := feOnly(ns, "q1")
 	if err := c.Client.Create(ctx, src); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 30*time.Second, "FE StatefulSet and status", func(ctx context.Context) (bool, error) {
-		if err := get(ctx, c.Client, "quiet", "q1", src); err != nil {
+		if err := get(ctx, c.Client, ns, "q1", src); err != nil {
 			return false, err
 		}
-		return src.Status.Phase != "" && get(ctx, c.Client, "quiet", "q1-fe", &appsv1.StatefulSet{}) == nil, nil
+		return src.Status.Phase != "" && get(ctx, c.Client, ns, "q1-fe", &appsv1.StatefulSet{}) == nil, nil
 	})
 	op.log.waitQuiet(7*time.Second, 30*time.Second)
 	reqs := op.log.since(start)
@@ -159,10 +163,16 @@ func testQuiet(t *testing.T, c *testcluster.Cluster) {
 	if src.Status.ObservedGeneration != src.Generation || meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReady) == nil {
 		t.Errorf("status lacks observedGeneration or conditions: %+v", src.Status)
 	}
+	if after := servicesCreatedAfterStatefulSet(reqs); workers > 1 && after < 1 {
+		t.Errorf("with %d workers, no Service create started after the FE StatefulSet's create completed; the client Service belongs to the second reconcile", workers)
+	}
+	if workers > 1 {
+		return // the restart below is the same with any number of workers
+	}
 
 	// A restart and 20 resyncs of an unchanged cluster: no writes, no uncached reads.
 	op.stop()
-	op = startOperator(t, c, "quiet", operatorOptions{syncPeriod: 300 * time.Millisecond})
+	op = startOperator(t, c, ns, operatorOptions{syncPeriod: 300 * time.Millisecond})
 	eventually(t, 30*time.Second, "first reconcile after restart", func(context.Context) (bool, error) {
 		return op.log.mark() > 0 && reconciles() > 0, nil
 	})
@@ -364,4 +374,22 @@ func testRemovedComponent(t *testing.T, c *testcluster.Cluster) {
 	if err := get(ctx, c.Client, "removed", "r1-fe", &appsv1.StatefulSet{}); err != nil {
 		t.Errorf("FE StatefulSet gone with BE: %v", err)
 	}
+}
+
+// servicesCreatedAfterStatefulSet counts the Service creates sent after the
+// (first) StatefulSet create's response came.
+func servicesCreatedAfterStatefulSet(reqs []request) int {
+	var stsDone time.Time
+	for _, r := range reqs {
+		if r.verb == "create" && r.resource == "statefulsets" && (stsDone.IsZero() || r.end.Before(stsDone)) {
+			stsDone = r.end
+		}
+	}
+	n := 0
+	for _, r := range reqs {
+		if r.verb == "create" && r.resource == "services" && !stsDone.IsZero() && r.start.After(stsDone) {
+			n++
+		}
+	}
+	return n
 }

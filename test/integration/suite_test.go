@@ -65,6 +65,8 @@ func crdPaths(t testing.TB) []string {
 type request struct {
 	verb, resource, path string
 	code                 int
+	// start is when the request was sent, end when its response came.
+	start, end time.Time
 }
 
 // requestLog counts the operator's requests at its client: what the API server receives from it.
@@ -76,13 +78,15 @@ type requestLog struct {
 func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
 		verb, res := metrics.Classify(req.Method, req.URL.Path, req.URL.Query().Get("watch") == "true")
+		start := time.Now()
 		resp, err := rt.RoundTrip(req)
+		end := time.Now()
 		code := 0
 		if resp != nil {
 			code = resp.StatusCode
 		}
 		l.mu.Lock()
-		l.reqs = append(l.reqs, request{verb: verb, resource: res, path: req.URL.Path, code: code})
+		l.reqs = append(l.reqs, request{verb: verb, resource: res, path: req.URL.Path, code: code, start: start, end: end})
 		l.mu.Unlock()
 		return resp, err
 	})

@@ -1,0 +1,159 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/resources"
+)
+
+// followUpPriority is the queue priority of the reconciles that the
+// operator's own objects and pods ask for: below a user's change (a new
+// cluster, a spec edit, a ConfigMap edit; priority 0), above resyncs and the
+// initial list (handler.LowPriority). With many clusters queued, a new
+// cluster's first write does not wait behind the status refreshes of others.
+const followUpPriority = -1
+
+// startFE is the first step of a cluster whose FE StatefulSet does not exist
+// (a new cluster, or its StatefulSet deleted), when the operator has more
+// than one worker (StartApart). It writes what FE's pods need to start: the
+// StatefulSet, its ConfigMaps and the headless Service that gives the pods
+// their DNS names; and returns. The client Service, the status and the Event
+// follow in the next reconcile, which the StatefulSet's watch event brings
+// at followUpPriority: behind the clusters still waiting for their first
+// write. With many new clusters, every FE is created before any worker
+// spends a round trip on client Services, whose ClusterIP allocation is the
+// slowest write of a new cluster on the API server. The headless Service
+// stays in the first step because the pods need it, and because with a
+// client-side QPS limit it keeps the core/v1 bucket busy while the apps/v1
+// one paces the StatefulSets. The split costs no write and no Event: the
+// next reconcile writes what this one leaves, and tells both in one Event.
+//
+// With one worker the split would cost every new cluster a round trip (its
+// Services already go in the StatefulSet's, see apply.ApplyAll) and gain
+// nothing. Anything unusual (a held StatefulSet, a config that cannot be
+// read, disaster recovery, a failed or pending write) takes the full
+// reconcile, which reports it.
+func (r *StarRocksClusterReconciler) startFE(ctx context.Context, src *srv1.StarRocksCluster, want *desired) (ctrl.Result, bool) {
+	fe := resources.ComponentFE
+	if !r.StartApart || want.heldError() != nil || want.configWarning != nil || want.drHeld[fe] || r.liveStatefulSet(ctx, src, fe) != nil {
+		return ctrl.Result{}, false
+	}
+	svc := want.objects.Service(fe)
+	objs := slices.DeleteFunc(want.applicable(fe), func(o client.Object) bool { return o == client.Object(svc) })
+	if !slices.Contains(objs, client.Object(want.objects.StatefulSet(fe))) {
+		return ctrl.Result{}, false
+	}
+	results, err := r.Applier.ApplyAll(ctx, objs)
+	r.started.add(client.ObjectKeyFromObject(src).String(), results)
+	if err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending }) {
+		return ctrl.Result{}, false
+	}
+	// The StatefulSet's watch event comes back sooner; this is in case it does not.
+	return ctrl.Result{RequeueAfter: pendingRequeue, Priority: new(followUpPriority)}, true
+}
+
+// startedWrites holds per cluster what startFE wrote, until the next
+// reconcile counts and tells it with its own writes.
+type startedWrites struct {
+	mu sync.Mutex
+	m  map[string][]apply.Result
+}
+
+func newStartedWrites() *startedWrites { return &startedWrites{m: map[string][]apply.Result{}} }
+
+func (s *startedWrites) add(key string, results []apply.Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[key] = append(s.m[key], results...)
+}
+
+// take returns and forgets what was started for key.
+func (s *startedWrites) take(key string) []apply.Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	results := s.m[key]
+	delete(s.m, key)
+	return results
+}
+
+// followUp enqueues what h enqueues at followUpPriority, unless h chose a
+// priority (handler.LowPriority for resyncs and the initial list).
+func followUp(h handler.EventHandler) handler.EventHandler { return followUpHandler{h} }
+
+type followUpHandler struct{ h handler.EventHandler }
+
+func (f followUpHandler) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	f.h.Create(ctx, e, followUpQueueOf(q))
+}
+
+func (f followUpHandler) Update(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	f.h.Update(ctx, e, followUpQueueOf(q))
+}
+
+func (f followUpHandler) Delete(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	f.h.Delete(ctx, e, followUpQueueOf(q))
+}
+
+func (f followUpHandler) Generic(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	f.h.Generic(ctx, e, followUpQueueOf(q))
+}
+
+// followUpQueueOf wraps a priority queue; other queues have no priorities.
+func followUpQueueOf(q workqueue.TypedRateLimitingInterface[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+	if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
+		return followUpQueue{pq}
+	}
+	return q
+}
+
+type followUpQueue struct {
+	priorityqueue.PriorityQueue[reconcile.Request]
+}
+
+func (q followUpQueue) Add(item reconcile.Request) {
+	q.AddWithOpts(priorityqueue.AddOpts{}, item)
+}
+
+func (q followUpQueue) AddAfter(item reconcile.Request, after time.Duration) {
+	q.AddWithOpts(priorityqueue.AddOpts{After: after}, item)
+}
+
+func (q followUpQueue) AddRateLimited(item reconcile.Request) {
+	q.AddWithOpts(priorityqueue.AddOpts{RateLimited: true}, item)
+}
+
+func (q followUpQueue) AddWithOpts(o priorityqueue.AddOpts, items ...reconcile.Request) {
+	if o.Priority == nil {
+		o.Priority = new(followUpPriority)
+	}
+	q.PriorityQueue.AddWithOpts(o, items...)
+}

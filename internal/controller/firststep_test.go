@@ -1,0 +1,86 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+func TestFollowUpPriority(t *testing.T) {
+	pod := func(rv string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1-fe-0", ResourceVersion: rv}}
+	}
+	toCluster := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "c1"}}}
+	})
+	h := followUp(toCluster)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name string
+		send func(q workqueue.TypedRateLimitingInterface[reconcile.Request])
+		want int
+	}{
+		{"a pod created", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
+		}, followUpPriority},
+		{"a pod changed", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Update(ctx, event.UpdateEvent{ObjectOld: pod("1"), ObjectNew: pod("2")}, q)
+		}, followUpPriority},
+		{"a pod deleted", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Delete(ctx, event.DeleteEvent{Object: pod("1")}, q)
+		}, followUpPriority},
+		{"the initial list keeps the handler's low priority", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Create(ctx, event.CreateEvent{Object: pod("1"), IsInInitialList: true}, q)
+		}, handler.LowPriority},
+		{"a resync keeps the handler's low priority", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Update(ctx, event.UpdateEvent{ObjectOld: pod("1"), ObjectNew: pod("1")}, q)
+		}, handler.LowPriority},
+		{"a change of the cluster itself, queued after a follow-up, raises it", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
+			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "c1"}})
+		}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q := priorityqueue.New[reconcile.Request]("test")
+			defer q.ShutDown()
+			tt.send(q)
+			item, priority, _ := q.GetWithPriority()
+			if item.Name != "c1" || priority != tt.want {
+				t.Errorf("queued %v at priority %d, want c1 at %d", item, priority, tt.want)
+			}
+		})
+	}
+
+	// A queue without priorities gets the item as it is.
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+	h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
+	if item, _ := q.Get(); item.Name != "c1" {
+		t.Errorf("plain queue got %v, want c1", item)
+	}
+}
