@@ -32,6 +32,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -77,6 +78,7 @@ func (r *StarRocksClusterReconciler) startFE(ctx context.Context, src *srv1.Star
 	if err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending }) {
 		return ctrl.Result{}, false
 	}
+	metrics.ReconcileOutcomes.WithLabelValues("changed").Inc()
 	// The StatefulSet's watch event comes back sooner; this is in case it does not.
 	return ctrl.Result{RequeueAfter: pendingRequeue, Priority: new(followUpPriority)}, true
 }
