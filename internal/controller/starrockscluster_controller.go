@@ -72,10 +72,12 @@ type StarRocksClusterReconciler struct {
 	// statuses remembers the status this process last wrote per cluster, so
 	// that a reconcile that runs before the cache shows it computes from it.
 	statuses *apply.Recent[srv1.StarRocksClusterStatus]
-	// StartApart makes a cluster's first reconcile create its FE StatefulSet
-	// apart from the rest (see startFE); set with more than one worker.
+	// StartApart makes the first reconcile of a cluster without its FE
+	// StatefulSet write only what FE's pods need (see startFE); set with
+	// more than one worker.
 	StartApart bool
-	started    *startedWrites
+	// started holds what such a first reconcile wrote, for the next one's Event.
+	started *startedWrites
 }
 
 // NewStarRocksClusterReconciler wires a reconciler to its client, events and config source.
