@@ -136,3 +136,33 @@ func TestRecentForgetsAfterItsWindow(t *testing.T) {
 		t.Fatal("a write without a numeric resourceVersion is remembered")
 	}
 }
+
+func TestHashesWrittenHashesEachObjectOnce(t *testing.T) {
+	desired := &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Name: "a-fe-service", Namespace: "ns"},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "query", Port: 9030}}},
+	}
+	_, hash, err := Desired(desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := desired.DeepCopy()
+	live.Annotations = map[string]string{HashAnnotation: hash}
+	h := NewHashes()
+	if !h.Written(live, desired) || !Written(live, desired) {
+		t.Fatal("live carries desired's hash, but Written says no")
+	}
+	if h.Written(nil, desired) || h.Written(live, nil) {
+		t.Error("Written is true without a live or a desired object")
+	}
+	// The memo answers for the object it hashed, as it was then: a second
+	// comparison costs no conversion.
+	desired.Spec.Ports[0].Port = 9031
+	if !h.Written(live, desired) {
+		t.Error("Hashes hashed the same object again")
+	}
+	if Written(live, desired) {
+		t.Error("the package's Written kept a hash it should compute afresh")
+	}
+}

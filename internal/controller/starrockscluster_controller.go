@@ -191,6 +191,8 @@ type desired struct {
 	feConf string
 	// drHeld components are neither written nor deleted (disaster_recovery.go).
 	drHeld map[resources.Component]bool
+	// hashes holds the desired StatefulSets' hashes, compared more than once.
+	hashes *apply.Hashes
 }
 
 // desiredState resolves the referenced .conf files and builds every
@@ -234,7 +236,7 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 			held[c.component] = true
 		}
 	}
-	d := &desired{objects: resources.Build(src, cfg), held: map[resources.Component]string{}, grow: map[resources.Component][]claimGrowth{},
+	d := &desired{objects: resources.Build(src, cfg), hashes: apply.NewHashes(), held: map[resources.Component]string{}, grow: map[resources.Component][]claimGrowth{},
 		configHeld: held, configWarning: warning, feConf: cfg.FE}
 	if held[resources.ComponentFE] {
 		// BE, CN and the proxy read FE's ports from fe.conf: keep them all as they run.
@@ -260,7 +262,7 @@ func (r *StarRocksClusterReconciler) desiredState(ctx context.Context, src *srv1
 	}
 	workload := func(c resources.Component) rollout.Workload {
 		live, want := r.liveStatefulSet(ctx, src, c), d.objects.StatefulSet(c)
-		return rollout.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && apply.Written(live, want)}
+		return rollout.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && d.hashes.Written(live, want)}
 	}
 	d.rollout = rollout.Order(workload(resources.ComponentFE), workload(resources.ComponentBE), workload(resources.ComponentCN))
 	return d, nil
@@ -390,7 +392,7 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 				if comp.Waiting == "" {
 					comp.Waiting = want.rollout.Waiting(want.objects.StatefulSet(c))
 				}
-				comp.Outdated = comp.StatefulSet == nil || !apply.Written(comp.StatefulSet, want.objects.StatefulSet(c))
+				comp.Outdated = comp.StatefulSet == nil || !want.hashes.Written(comp.StatefulSet, want.objects.StatefulSet(c))
 				if comp.StatefulSet != nil && r.Applier.Unrestorable(comp.StatefulSet, want.objects.StatefulSet(c)) {
 					obs.Unrestorable = append(obs.Unrestorable, "StatefulSet "+comp.StatefulSet.Name)
 				}
@@ -419,7 +421,7 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, src *srv1.Star
 				comp.Deployment = d
 			}
 			if want != nil && want.objects.FEProxy != nil {
-				comp.Outdated = comp.Deployment == nil || !apply.Written(comp.Deployment, want.objects.FEProxy.Deployment)
+				comp.Outdated = comp.Deployment == nil || !want.hashes.Written(comp.Deployment, want.objects.FEProxy.Deployment)
 				if comp.Deployment != nil && r.Applier.Unrestorable(comp.Deployment, want.objects.FEProxy.Deployment) {
 					obs.Unrestorable = append(obs.Unrestorable, "Deployment "+comp.Deployment.Name)
 				}
