@@ -22,6 +22,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,26 +48,34 @@ const followUpPriority = -1
 // startFE is the first step of a cluster whose FE StatefulSet does not exist
 // (a new cluster, or its StatefulSet deleted), when the operator has more
 // than one worker (StartApart). It writes what FE's pods need to start: the
-// StatefulSet, its ConfigMaps and the headless Service that gives the pods
-// their DNS names; and returns. The client Service, the status and the Event
-// follow in the next reconcile, which the StatefulSet's watch event brings
-// at followUpPriority: behind the clusters still waiting for their first
-// write. With many new clusters, every FE is created before any worker
-// spends a round trip on client Services, whose ClusterIP allocation is the
-// slowest write of a new cluster on the API server. The headless Service
-// stays in the first step because the pods need it, and because with a
-// client-side QPS limit it keeps the core/v1 bucket busy while the apps/v1
-// one paces the StatefulSets. The split costs no write and no Event: the
-// next reconcile writes what this one leaves, and tells both in one Event.
+// StatefulSet and the headless Service that gives the pods their DNS names;
+// and returns. The client Service, the status and the Event follow in the
+// next reconcile, which the StatefulSet's watch event brings at
+// followUpPriority: behind the clusters still waiting for their first write.
+// With many new clusters, every FE is created before any worker spends a
+// round trip on client Services, whose ClusterIP allocation is the slowest
+// write of a new cluster on the API server. The headless Service stays in
+// the first step because the pods need it, and because with a client-side
+// QPS limit it keeps the core/v1 bucket busy while the apps/v1 one paces the
+// StatefulSets. The split costs no write and no Event: the next reconcile
+// writes what this one leaves, and one Event tells both (what this one
+// wrote is remembered in memory; after a restart in between, the Event
+// tells only the second step).
 //
 // With one worker the split would cost every new cluster a round trip (its
 // Services already go in the StatefulSet's, see apply.ApplyAll) and gain
-// nothing. Anything unusual (a held StatefulSet, a config that cannot be
-// read, disaster recovery, a failed or pending write) takes the full
-// reconcile, which reports it.
+// nothing. Anything unusual takes the full reconcile, which reports it: a
+// held StatefulSet, a config that cannot be read, a disaster recovery (its
+// status steps come with the first write), a failed or pending write in
+// this step (the full reconcile goes on at once), or an error in the last
+// reconcile (a write that keeps failing is sent once per retry, not twice).
 func (r *StarRocksClusterReconciler) startFE(ctx context.Context, src *srv1.StarRocksCluster, want *desired) (ctrl.Result, bool) {
 	fe := resources.ComponentFE
-	if !r.StartApart || want.heldError() != nil || want.configWarning != nil || want.drHeld[fe] || r.liveStatefulSet(ctx, src, fe) != nil {
+	if !r.StartApart || want.heldError() != nil || want.configWarning != nil || r.liveStatefulSet(ctx, src, fe) != nil ||
+		meta.IsStatusConditionTrue(src.Status.Conditions, srv1.ConditionReconcileError) {
+		return ctrl.Result{}, false
+	}
+	if _, dr := recovering(src); dr {
 		return ctrl.Result{}, false
 	}
 	svc := want.objects.Service(fe)
@@ -74,7 +84,12 @@ func (r *StarRocksClusterReconciler) startFE(ctx context.Context, src *srv1.Star
 		return ctrl.Result{}, false
 	}
 	results, err := r.Applier.ApplyAll(ctx, objs)
-	r.started.add(client.ObjectKeyFromObject(src).String(), results)
+	for _, res := range results {
+		if _, told := actionReports[res.Action]; told && !res.Pending {
+			metrics.ObjectWrites.WithLabelValues(res.Kind, string(res.Action)).Inc()
+		}
+	}
+	r.started.add(src, results)
 	if err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending }) {
 		return ctrl.Result{}, false
 	}
@@ -84,27 +99,49 @@ func (r *StarRocksClusterReconciler) startFE(ctx context.Context, src *srv1.Star
 }
 
 // startedWrites holds per cluster what startFE wrote, until the next
-// reconcile counts and tells it with its own writes.
+// reconcile tells it in its Event.
 type startedWrites struct {
 	mu sync.Mutex
-	m  map[string][]apply.Result
+	m  map[string]started
 }
 
-func newStartedWrites() *startedWrites { return &startedWrites{m: map[string][]apply.Result{}} }
-
-func (s *startedWrites) add(key string, results []apply.Result) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.m[key] = append(s.m[key], results...)
+// started is what the first step wrote to one cluster (by UID: a cluster
+// deleted and made again under its name starts afresh).
+type started struct {
+	uid     types.UID
+	results []apply.Result
 }
 
-// take returns and forgets what was started for key.
-func (s *startedWrites) take(key string) []apply.Result {
+func newStartedWrites() *startedWrites { return &startedWrites{m: map[string]started{}} }
+
+func (s *startedWrites) add(src *srv1.StarRocksCluster, results []apply.Result) {
+	key := client.ObjectKeyFromObject(src).String()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	results := s.m[key]
+	if old, ok := s.m[key]; ok && old.uid == src.UID {
+		results = append(old.results, results...)
+	}
+	s.m[key] = started{uid: src.UID, results: results}
+}
+
+// take returns and forgets what was started for src.
+func (s *startedWrites) take(src *srv1.StarRocksCluster) []apply.Result {
+	key := client.ObjectKeyFromObject(src).String()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.m[key]
 	delete(s.m, key)
-	return results
+	if !ok || st.uid != src.UID {
+		return nil
+	}
+	return st.results
+}
+
+// forget drops what was started for a cluster that is gone.
+func (s *startedWrites) forget(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, key)
 }
 
 // followUp enqueues what h enqueues at followUpPriority, unless h chose a

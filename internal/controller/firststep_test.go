@@ -19,16 +19,22 @@ package controller
 import (
 	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/scheme"
 )
 
 func TestFollowUpPriority(t *testing.T) {
@@ -38,7 +44,15 @@ func TestFollowUpPriority(t *testing.T) {
 	toCluster := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "c1"}}}
 	})
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(srv1.GroupVersion.WithKind("StarRocksCluster"), meta.RESTScopeNamespace)
+	owned := func(rv string) *corev1.Pod {
+		p := pod(rv)
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: srv1.GroupVersion.String(), Kind: "StarRocksCluster", Name: "c1", UID: "u", Controller: ptr.To(true)}}
+		return p
+	}
 	h := followUp(toCluster)
+	owner := followUp(handler.EnqueueRequestForOwner(scheme.New(), mapper, &srv1.StarRocksCluster{}, handler.OnlyControllerOwner()))
 	ctx := context.Background()
 	for _, tt := range []struct {
 		name string
@@ -60,6 +74,15 @@ func TestFollowUpPriority(t *testing.T) {
 		{"a resync keeps the handler's low priority", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			h.Update(ctx, event.UpdateEvent{ObjectOld: pod("1"), ObjectNew: pod("1")}, q)
 		}, handler.LowPriority},
+		{"an owned object created", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			owner.Create(ctx, event.CreateEvent{Object: owned("1")}, q)
+		}, followUpPriority},
+		{"an owned object resynced", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			owner.Update(ctx, event.UpdateEvent{ObjectOld: owned("1"), ObjectNew: owned("1")}, q)
+		}, handler.LowPriority},
+		{"an owned object deleted", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			owner.Delete(ctx, event.DeleteEvent{Object: owned("1")}, q)
+		}, followUpPriority},
 		{"a change of the cluster itself, queued after a follow-up, raises it", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
 			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "c1"}})
@@ -69,7 +92,20 @@ func TestFollowUpPriority(t *testing.T) {
 			q := priorityqueue.New[reconcile.Request]("test")
 			defer q.ShutDown()
 			tt.send(q)
-			item, priority, _ := q.GetWithPriority()
+			type got struct {
+				item     reconcile.Request
+				priority int
+			}
+			ch := make(chan got, 1)
+			go func() { item, priority, _ := q.GetWithPriority(); ch <- got{item, priority} }()
+			var item reconcile.Request
+			var priority int
+			select {
+			case g := <-ch:
+				item, priority = g.item, g.priority
+			case <-time.After(10 * time.Second):
+				t.Fatal("nothing was queued")
+			}
 			if item.Name != "c1" || priority != tt.want {
 				t.Errorf("queued %v at priority %d, want c1 at %d", item, priority, tt.want)
 			}

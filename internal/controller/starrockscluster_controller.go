@@ -115,12 +115,13 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	if src == nil || err != nil {
 		if src == nil && err == nil {
 			metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
-			r.started.take(req.String())
+			r.started.forget(req.String())
 		}
 		return ctrl.Result{}, err
 	}
 	if r.skip(src) {
 		metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
+		r.started.forget(req.String())
 		return ctrl.Result{}, nil
 	}
 	want, specErr := r.desiredState(ctx, src)
@@ -684,8 +685,12 @@ var actionReports = map[apply.Action]actionReport{
 // and a warning only when the reconcile error is new; counts the writes and
 // the reconcile; and decides when to come back.
 func (r *StarRocksClusterReconciler) recordOutcome(ctx context.Context, src *srv1.StarRocksCluster, out outcome) (ctrl.Result, error) {
-	out.results = append(r.started.take(client.ObjectKeyFromObject(src).String()), out.results...)
 	byAction := map[apply.Action][]string{}
+	for _, res := range r.started.take(src) { // counted when written, told now
+		if _, told := actionReports[res.Action]; told && !res.Pending {
+			byAction[res.Action] = append(byAction[res.Action], res.Kind+" "+res.Name)
+		}
+	}
 	wrote, pending, unreported := out.statusWritten, false, false
 	for _, res := range out.results {
 		pending = pending || res.Pending
