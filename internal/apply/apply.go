@@ -225,12 +225,12 @@ func (a Applier) Unrestorable(live, desired client.Object) bool {
 	if err != nil {
 		return false
 	}
-	key := gvk.Kind + "/" + desired.GetNamespace() + "/" + desired.GetName()
-	if !a.noops.at(key, live.GetResourceVersion()) {
+	rec, ok := a.noops.lookup(gvk.Kind + "/" + desired.GetNamespace() + "/" + desired.GetName())
+	if !ok || rec.rv != live.GetResourceVersion() {
 		return false // the common case, decided without hashing desired
 	}
 	_, hash, err := Desired(desired)
-	return err == nil && a.noops.same(key, hash, live.GetResourceVersion())
+	return err == nil && rec.hash == hash
 }
 
 // noopRestores remembers, per object, a restore that the server answered
@@ -253,24 +253,19 @@ func (n *noopRestores) record(key, hash, rv string) {
 }
 
 func (n *noopRestores) same(key, hash, rv string) bool {
-	if n == nil {
-		return false
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	v, ok := n.m[key]
+	v, ok := n.lookup(key)
 	return ok && v.hash == hash && v.rv == rv
 }
 
-// at reports whether a no-op restore of key left it at resourceVersion rv.
-func (n *noopRestores) at(key, rv string) bool {
+// lookup returns the no-op restore recorded for key.
+func (n *noopRestores) lookup(key string) (noop, bool) {
 	if n == nil {
-		return false
+		return noop{}, false
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	v, ok := n.m[key]
-	return ok && v.rv == rv
+	return v, ok
 }
 
 func (n *noopRestores) forget(key string) {
@@ -445,13 +440,6 @@ func (a Applier) delete(ctx context.Context, obj client.Object) (Result, error) 
 	return res, nil
 }
 
-// Written reports whether live carries desired as this operator last wrote
-// it: live exists and its hash annotation is desired's hash. Of live it reads
-// only the annotation; desired it converts and hashes whole (see Hashes).
-func Written(live, desired client.Object) bool {
-	return NewHashes().Written(live, desired)
-}
-
 // Hashes remembers the desired-state hash of objects compared more than
 // once, as a reconcile compares each desired StatefulSet with its live copy
 // for the rollout order and again for status: Desired converts and hashes
@@ -465,7 +453,9 @@ type Hashes struct {
 // NewHashes returns an empty memo.
 func NewHashes() *Hashes { return &Hashes{m: map[client.Object]string{}} }
 
-// Written is the package's Written, hashing desired at most once.
+// Written reports whether live carries desired as this operator last wrote
+// it: live exists and its hash annotation is desired's hash. Of live it reads
+// only the annotation; desired it converts and hashes whole, once per Hashes.
 func (h *Hashes) Written(live, desired client.Object) bool {
 	if live == nil || desired == nil {
 		return false

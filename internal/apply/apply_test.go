@@ -150,7 +150,7 @@ func TestHashesWrittenHashesEachObjectOnce(t *testing.T) {
 	live := desired.DeepCopy()
 	live.Annotations = map[string]string{HashAnnotation: hash}
 	h := NewHashes()
-	if !h.Written(live, desired) || !Written(live, desired) {
+	if !h.Written(live, desired) || !NewHashes().Written(live, desired) {
 		t.Fatal("live carries desired's hash, but Written says no")
 	}
 	if h.Written(nil, desired) || h.Written(live, nil) {
@@ -162,7 +162,7 @@ func TestHashesWrittenHashesEachObjectOnce(t *testing.T) {
 	if !h.Written(live, desired) {
 		t.Error("Hashes hashed the same object again")
 	}
-	if Written(live, desired) {
-		t.Error("the package's Written kept a hash it should compute afresh")
+	if NewHashes().Written(live, desired) {
+		t.Error("a new Hashes kept a hash it should compute afresh")
 	}
 }

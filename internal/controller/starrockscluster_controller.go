@@ -114,14 +114,12 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	src, err := r.get(ctx, req.NamespacedName)
 	if src == nil || err != nil {
 		if src == nil && err == nil {
-			metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
-			r.started.forget(req.String())
+			r.forget(req)
 		}
 		return ctrl.Result{}, err
 	}
 	if r.skip(src) {
-		metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
-		r.started.forget(req.String())
+		r.forget(req)
 		return ctrl.Result{}, nil
 	}
 	want, specErr := r.desiredState(ctx, src)
@@ -134,6 +132,12 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	out := r.syncAndReport(ctx, src, want, obs, specErr)
 	res, err := r.recordOutcome(ctx, src, out)
 	return r.afterSync(ctx, src, want, res, err) // cn_cleanup.go
+}
+
+// forget drops what the process keeps of a cluster that is gone or left alone.
+func (r *StarRocksClusterReconciler) forget(req ctrl.Request) {
+	metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
+	r.started.forget(req.String())
 }
 
 // get reads the cluster from the cache, with the status this process last
