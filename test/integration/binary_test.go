@@ -202,14 +202,7 @@ func metricsTokens(t *testing.T, c *testcluster.Cluster) (reader, stranger strin
 
 func statusOf(t *testing.T, hc *http.Client, url, token string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, http.NoBody)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := hc.Do(req)
+	resp, err := bearerGet(context.Background(), hc, url, token)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
@@ -228,14 +221,7 @@ func waitFor200(t *testing.T, hc *http.Client, url, token string, exited <-chan 
 			t.Fatalf("operator exited early: %v", err)
 		default:
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := hc.Do(req)
+		resp, err := bearerGet(ctx, hc, url, token)
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
@@ -267,4 +253,16 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// bearerGet GETs url, with the token as a bearer token unless it is empty.
+func bearerGet(ctx context.Context, hc *http.Client, url, token string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
+	if err != nil {
+		return nil, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return hc.Do(req)
 }

@@ -70,7 +70,7 @@ func download(ctx context.Context, root string, b binary, version, out string) e
 	case "etcd", "kube-apiserver":
 		return fromSetupEnvtest(ctx, root, b.name, out)
 	case "kube-controller-manager", "kube-scheduler":
-		kube, err := moduleVersion(filepath.Join(root, "tools", "go.mod"), "k8s.io/kubernetes")
+		kube, err := kubernetesVersion(root)
 		if err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func download(ctx context.Context, root string, b binary, version, out string) e
 // installs is the one envtest pairs with that Kubernetes version, which may
 // differ from the etcd module version tools/etcd pins.
 func fromSetupEnvtest(ctx context.Context, root, name, out string) error {
-	kube, err := moduleVersion(filepath.Join(root, "tools", "go.mod"), "k8s.io/kubernetes")
+	kube, err := kubernetesVersion(root)
 	if err != nil {
 		return err
 	}
@@ -110,26 +110,21 @@ func fromSetupEnvtest(ctx context.Context, root, name, out string) error {
 	return copyFile(filepath.Join(strings.TrimSpace(string(dir)), name), out)
 }
 
+// kubernetesVersion is the Kubernetes version tools/go.mod pins.
+func kubernetesVersion(root string) (string, error) {
+	return moduleVersion(filepath.Join(root, "tools", "go.mod"), "k8s.io/kubernetes")
+}
+
 // fetchVerified downloads url to out; with sumURL, the file's SHA-256 must be
 // the first word of what sumURL serves.
 func fetchVerified(ctx context.Context, url, sumURL, out string) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	tmp := out + ".download"
-	defer os.Remove(tmp)
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
-	if err != nil {
-		return err
-	}
-	h := sha256.New()
-	if err := get(ctx, url, io.MultiWriter(f, h)); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if sumURL != "" {
+	return writeExecutable(out, func(w io.Writer) error {
+		h := sha256.New()
+		if err := get(ctx, url, io.MultiWriter(w, h)); err != nil || sumURL == "" {
+			return err
+		}
 		var sum strings.Builder
 		if err := get(ctx, sumURL, &sum); err != nil {
 			return err
@@ -138,6 +133,25 @@ func fetchVerified(ctx context.Context, url, sumURL, out string) error {
 		if !strings.EqualFold(want, got) {
 			return fmt.Errorf("%s: SHA-256 %s, but %s says %s", url, got, sumURL, want)
 		}
+		return nil
+	})
+}
+
+// writeExecutable writes out through a temporary file, moved into place only
+// when write succeeded: an interrupted download never leaves a binary behind.
+func writeExecutable(out string, write func(io.Writer) error) error {
+	tmp := out + ".download"
+	defer os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
 	}
 	return os.Rename(tmp, out)
 }
@@ -165,19 +179,10 @@ func copyFile(from, to string) error {
 		return err
 	}
 	defer in.Close()
-	tmp := to + ".download"
-	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
-	if err != nil {
+	return writeExecutable(to, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, to)
+	})
 }
 
 // fetcher decides once per EnsureBinaries whether to try downloads: only
