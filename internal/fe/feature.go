@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"time"
 )
 
@@ -60,15 +59,6 @@ func Features(ctx context.Context, client *http.Client, baseURL string) ([]strin
 		return nil, fmt.Errorf("GET %s: HTTP %d", FeaturePath, resp.StatusCode)
 	}
 	return parseFeatures(body)
-}
-
-// HasFeature reports whether FE at baseURL lists feature.
-func HasFeature(ctx context.Context, client *http.Client, baseURL, feature string) (bool, error) {
-	fs, err := Features(ctx, client, baseURL)
-	if err != nil {
-		return false, err
-	}
-	return slices.Contains(fs, feature), nil
 }
 
 func parseFeatures(body []byte) ([]string, error) {

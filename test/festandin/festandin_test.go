@@ -95,9 +95,9 @@ func TestOperatorClientAgainstStandIn(t *testing.T) {
 		}
 	})
 	t.Run("the feature API lists multi-warehouse", func(t *testing.T) {
-		ok, err := fe.HasFeature(ctx, nil, f.HTTPURL(), fe.FeatureMultiWarehouse)
-		if err != nil || !ok {
-			t.Errorf("HasFeature = %v, %v", ok, err)
+		fs, err := fe.Features(ctx, nil, f.HTTPURL())
+		if err != nil || !slices.Contains(fs, fe.FeatureMultiWarehouse) {
+			t.Errorf("Features = %v, %v; want %s among them", fs, err, fe.FeatureMultiWarehouse)
 		}
 	})
 	t.Run("a stopped FE refuses, and the client gives up", func(t *testing.T) {
