@@ -22,7 +22,7 @@ if [ "$status" -ne 0 ]; then
 fi
 skipped=$(grep -o -E '[A-Za-z0-9_/.:-]+: upstream reference not found' "$tmp/test.log" | sed -E 's/^.*_test\.go:[0-9]+: //; s/: upstream reference not found$//' | sort -u)
 if [ -z "$skipped" ]; then
-	echo "standalone: FAIL: no test reported 'upstream reference not found'; are the reference tests still gated by internal/upstreamref?"
+	echo "standalone: FAIL: no test reported 'upstream reference not found'; are the reference tests still gated by internal/test/upstreamref?"
 	exit 1
 fi
 echo "standalone: tests skipped without the upstream reference:"

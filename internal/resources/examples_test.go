@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/upstreamref"
+	"github.com/srscale/starrocks-operator/internal/test/upstreamref"
 )
 
 // samples are our own example manifests, the ones users copy.

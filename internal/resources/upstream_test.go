@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/srscale/starrocks-operator/internal/upstreamref"
+	"github.com/srscale/starrocks-operator/internal/test/upstreamref"
 )
 
 // For every upstream example, the pod templates of our StatefulSets and

@@ -29,7 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/srscale/starrocks-operator/internal/upstreamref"
+	"github.com/srscale/starrocks-operator/internal/test/upstreamref"
 )
 
 // Paths are relative to this directory.
@@ -41,7 +41,7 @@ const (
 )
 
 // The upstream operator's CRDs and examples come from the reference directory
-// (see internal/upstreamref): without it, the tests that compare skip.
+// (see internal/test/upstreamref): without it, the tests that compare skip.
 func upstreamCRDDir(t *testing.T) string {
 	t.Helper()
 	return upstreamref.Path(t, "upstream-crds")

@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/srscale/starrocks-operator/internal/crdcheck"
-	"github.com/srscale/starrocks-operator/internal/upstreamref"
+	"github.com/srscale/starrocks-operator/internal/test/upstreamref"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 

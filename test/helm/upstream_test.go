@@ -28,7 +28,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/srscale/starrocks-operator/internal/upstreamref"
+	"github.com/srscale/starrocks-operator/internal/test/upstreamref"
 )
 
 // upstreamCase is one folder of upstream-chart-rendered/: a values file, the

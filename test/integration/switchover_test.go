@@ -38,7 +38,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/upstreamref"
+	"github.com/srscale/starrocks-operator/internal/test/upstreamref"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
