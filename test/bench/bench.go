@@ -46,6 +46,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -235,7 +236,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 
 	var pprofAddr string
 	if cfg.CPUProfile > 0 {
-		if pprofAddr, err = freeAddr(); err != nil {
+		if pprofAddr, err = testutil.FreeAddr(); err != nil {
 			return res, err
 		}
 	}

@@ -22,7 +22,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -34,6 +33,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 )
 
 // operatorProcess is the real operator binary, run as a subprocess.
@@ -52,11 +53,11 @@ type operatorProcess struct {
 // startOperator runs the operator binary with s's knobs; a non-empty
 // pprofAddr also serves its /debug/pprof there.
 func startOperator(bin, kubeconfig, logPath string, s Setting, pprofAddr string) (*operatorProcess, error) {
-	metricsAddr, err := freeAddr()
+	metricsAddr, err := testutil.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	probeAddr, err := freeAddr()
+	probeAddr, err := testutil.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -234,15 +235,6 @@ func (p *operatorProcess) scrape(ctx context.Context) (map[string]float64, error
 		}
 	}
 	return out, nil
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // cpuProfile records the CPU profile that base serves under /debug/pprof

@@ -24,6 +24,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,7 @@ import (
 	"time"
 
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 )
 
 // A Stream Load through the FE proxy, with a real nginx: the client PUTs to the
@@ -134,7 +136,7 @@ func (s *starRocks) feBodies() int {
 // to leader, leader to BE; 1: straight to BE).
 func newStarRocks(t *testing.T, hops int) *starRocks {
 	t.Helper()
-	s := &starRocks{be: &backend{}, listen: freePort(t)}
+	s := &starRocks{be: &backend{}, listen: int32(netip.MustParseAddrPort(testutil.FreeAddrT(t)).Port())}
 	be := httptest.NewServer(s.be)
 	t.Cleanup(be.Close)
 	var fe *httptest.Server
@@ -271,16 +273,6 @@ func startNginx(t *testing.T, nginx, conf string, port int32) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-func freePort(t *testing.T) int32 {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return int32(l.Addr().(*net.TCPAddr).Port)
 }
 
 // csv is rows lines of CSV, the kind of data Stream Load carries.

@@ -21,7 +21,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -176,7 +176,7 @@ func localArgs(t *testing.T, rendered []string) []string {
 	for _, a := range rendered {
 		for _, flag := range []string{"--metrics-bind-address=", "--health-probe-bind-address="} {
 			if strings.HasPrefix(a, flag) {
-				a = flag + freeLoopbackAddress(t)
+				a = flag + testutil.FreeAddrT(t)
 				replaced++
 			}
 		}
@@ -186,16 +186,6 @@ func localArgs(t *testing.T, rendered []string) []string {
 		t.Fatalf("the chart's arguments %q lack a bind address", rendered)
 	}
 	return args
-}
-
-func freeLoopbackAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // operatorProcess is the operator running as a subprocess.

@@ -23,7 +23,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +40,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -64,7 +64,7 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
+	metricsAddr, probeAddr := testutil.FreeAddrT(t), testutil.FreeAddrT(t)
 	cmd := exec.Command(bin, "--kubeconfig="+kubeconfig,
 		"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+probeAddr,
 		"--max-concurrent-reconciles=7", "--sync-period=30m", "--kube-api-qps=100", "--kube-api-burst=200")
@@ -155,16 +155,6 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 	case <-time.After(45 * time.Second):
 		t.Fatal("operator did not stop within 45s of SIGTERM")
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // metricsTokens returns a token of a ServiceAccount bound to a ClusterRole

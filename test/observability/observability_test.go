@@ -22,7 +22,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -38,6 +37,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -67,7 +67,7 @@ func TestDashboardAndAlertsNameServedMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testutil.FreeAddrT(t)
 	cmd := exec.CommandContext(t.Context(), bin, "--kubeconfig="+kubeconfig, "--metrics-bind-address="+addr, "--metrics-secure=false", "--health-probe-bind-address=0")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -212,14 +212,4 @@ func scrape(t *testing.T, url string) map[string]bool {
 		}
 	}
 	return names
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

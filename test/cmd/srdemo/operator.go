@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 )
 
 // operator is the operator binary running as a child process, as users run it.
@@ -43,11 +44,11 @@ type operator struct {
 }
 
 func startOperator(bin, kubeconfig, logPath string, knobArgs []string) (*operator, error) {
-	metricsAddr, err := freeLoopbackAddr()
+	metricsAddr, err := testutil.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	probeAddr, err := freeLoopbackAddr()
+	probeAddr, err := testutil.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -82,15 +83,6 @@ func startOperator(bin, kubeconfig, logPath string, knobArgs []string) (*operato
 		close(o.exited)
 	}()
 	return o, nil
-}
-
-func freeLoopbackAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("finding a free loopback port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // waitReady waits for /readyz, and fails at once if the operator exits, for

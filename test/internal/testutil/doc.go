@@ -1,0 +1,22 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package testutil holds the small helpers that several test packages, the
+// benchmark and the demo need alike: a free loopback address, a buffer that a
+// subprocess and a test may use at once, polling an HTTP endpoint, and
+// creating a namespace. Helpers that return an error serve non-test code; the
+// ones that take a testing.TB fail the test instead.
+package testutil
