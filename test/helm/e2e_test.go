@@ -17,7 +17,6 @@ limitations under the License.
 package helm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,7 +25,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -193,22 +191,10 @@ type operatorProcess struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error // set before done is closed
-
-	mu  sync.Mutex
-	out bytes.Buffer
+	out  testutil.SyncBuffer
 }
 
-func (p *operatorProcess) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.Write(b)
-}
-
-func (p *operatorProcess) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
-}
+func (p *operatorProcess) output() string { return p.out.String() }
 
 // stop asks the operator to stop, as the kubelet would, and waits for it.
 func (p *operatorProcess) stop() {
@@ -230,7 +216,7 @@ func startOperator(t *testing.T, bin string, args []string) *operatorProcess {
 	t.Helper()
 	p := &operatorProcess{done: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
-	p.cmd.Stdout, p.cmd.Stderr = p, p
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
 	// Only --kubeconfig may choose the cluster.
 	p.cmd.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "KUBECONFIG=") })
 	if err := p.cmd.Start(); err != nil {

@@ -18,7 +18,6 @@ package integration_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -28,7 +27,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -68,7 +66,7 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 	cmd := exec.Command(bin, "--kubeconfig="+kubeconfig,
 		"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+probeAddr,
 		"--max-concurrent-reconciles=7", "--sync-period=30m", "--kube-api-qps=100", "--kube-api-burst=200")
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -226,23 +224,6 @@ func waitFor200(t *testing.T, hc *http.Client, url, token string, exited <-chan 
 	}
 	t.Fatalf("%s never answered 200: %s", url, last)
 	return ""
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // bearerGet GETs url, with the token as a bearer token unless it is empty.

@@ -39,6 +39,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/test/upstreamref"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -90,7 +91,7 @@ func testSwitchover(t *testing.T, c *testcluster.Cluster) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "--kubeconfig="+kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0", "--max-concurrent-reconciles=4")
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -35,6 +35,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -254,7 +255,7 @@ func TestRunsUntilInterruptedAndRefusesASecondDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var firstOut syncBuffer
+	var firstOut testutil.SyncBuffer
 	first.Stderr = &firstOut
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
@@ -345,21 +346,4 @@ type testLog struct{ t *testing.T }
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
