@@ -18,10 +18,11 @@ package integration_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -81,7 +82,7 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 	})
 
 	for _, url := range []string{"http://" + probeAddr + "/healthz", "http://" + probeAddr + "/readyz"} {
-		body := waitFor200(t, http.DefaultClient, url, "", exited)
+		body, _ := waitFor200(t, http.DefaultClient, url, "", exited, nil)
 		if strings.TrimSpace(body) != "ok" {
 			t.Errorf("%s answered %q, want ok", url, body)
 		}
@@ -98,18 +99,11 @@ func TestBinaryServesProbesAndStopsOnSIGTERM(t *testing.T) {
 	reader, stranger := metricsTokens(t, cluster)
 	https := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // a self-signed certificate
 	metricsURL := "https://" + metricsAddr + "/metrics"
-	var metrics string
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		metrics = waitFor200(t, https, metricsURL, reader, exited)
-		missing := slices.DeleteFunc(slices.Clone(wantMetrics), func(m string) bool { return strings.Contains(metrics, m) })
-		if len(missing) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/metrics lacks %q after 60s\noperator output:\n%s", missing, logs.String())
-		}
-		time.Sleep(200 * time.Millisecond)
+	missing := func(metrics []byte) []string {
+		return slices.DeleteFunc(slices.Clone(wantMetrics), func(m string) bool { return bytes.Contains(metrics, []byte(m)) })
+	}
+	if metrics, ok := waitFor200(t, https, metricsURL, reader, exited, func(b []byte) bool { return len(missing(b)) == 0 }); !ok {
+		t.Fatalf("/metrics lacks %q after 60s\noperator output:\n%s", missing([]byte(metrics)), logs.String())
 	}
 
 	for _, c := range []struct {
@@ -190,7 +184,7 @@ func metricsTokens(t *testing.T, c *testcluster.Cluster) (reader, stranger strin
 
 func statusOf(t *testing.T, hc *http.Client, url, token string) int {
 	t.Helper()
-	resp, err := bearerGet(context.Background(), hc, url, token)
+	resp, err := testutil.BearerGet(context.Background(), hc, url, token)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
@@ -198,42 +192,33 @@ func statusOf(t *testing.T, hc *http.Client, url, token string) int {
 	return resp.StatusCode
 }
 
-func waitFor200(t *testing.T, hc *http.Client, url, token string, exited <-chan error) string {
+// waitFor200 GETs url for up to 60 s until it answers 200 OK with a body
+// that until accepts (any body, when until is nil), and returns that body. It
+// fails t when the operator exits first or url never answers 200; when url
+// answers 200 but never with a body until accepts, it returns the last one and
+// false.
+func waitFor200(t *testing.T, hc *http.Client, url, token string, exited <-chan error, until func(body []byte) bool) (string, bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var last string
-	for ctx.Err() == nil {
+	body, err := testutil.WaitHTTP(ctx, url, testutil.HTTPWait{Client: hc, Token: token, Until: until, Abort: func() error {
 		select {
 		case err := <-exited:
-			t.Fatalf("operator exited early: %v", err)
-		default:
-		}
-		resp, err := bearerGet(ctx, hc, url, token)
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return string(body)
+			if err == nil {
+				return errors.New("operator exited early, with exit code 0")
 			}
-			last = fmt.Sprintf("status %d: %s", resp.StatusCode, body)
-		} else {
-			last = err.Error()
+			return fmt.Errorf("operator exited early: %w", err)
+		default:
+			return nil
 		}
-		time.Sleep(200 * time.Millisecond)
+	}})
+	switch {
+	case err == nil:
+		return string(body), true
+	case !errors.Is(err, context.DeadlineExceeded):
+		t.Fatal(err)
+	case body == nil:
+		t.Fatalf("%s never answered 200: %v", url, err)
 	}
-	t.Fatalf("%s never answered 200: %s", url, last)
-	return ""
-}
-
-// bearerGet GETs url, with the token as a bearer token unless it is empty.
-func bearerGet(ctx context.Context, hc *http.Client, url, token string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
-	if err != nil {
-		return nil, err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	return hc.Do(req)
+	return string(body), false
 }

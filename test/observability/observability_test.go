@@ -20,9 +20,9 @@ package observability_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,17 +85,14 @@ func TestDashboardAndAlertsNameServedMetrics(t *testing.T) {
 	}
 
 	// Served once the operator has written the cluster's objects.
-	var served map[string]bool
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		served = scrape(t, "http://"+addr+"/metrics")
-		if served["starrocks_operator_object_writes_total"] && served["workqueue_depth"] {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the operator did not count an object write within 90s; it serves %d metrics", len(served))
-		}
-		time.Sleep(300 * time.Millisecond)
+	served := map[string]bool{}
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	if _, err := testutil.WaitHTTP(ctx, "http://"+addr+"/metrics", testutil.HTTPWait{Interval: 300 * time.Millisecond, Until: func(body []byte) bool {
+		served = sampleNames(body)
+		return served["starrocks_operator_object_writes_total"] && served["workqueue_depth"]
+	}}); err != nil {
+		t.Fatalf("the operator did not count an object write within 90s; it serves %d metrics (%v)", len(served), err)
 	}
 
 	actions := map[string]bool{}
@@ -190,17 +187,11 @@ func metricNames(expr string) []string {
 	return names
 }
 
-// scrape returns the names of the samples /metrics serves (with _bucket, _sum, _count).
-func scrape(t *testing.T, url string) map[string]bool {
-	t.Helper()
+// sampleNames returns the names of the samples in an answer of /metrics
+// (with _bucket, _sum, _count).
+func sampleNames(metrics []byte) map[string]bool {
 	names := map[string]bool{}
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url, http.NoBody)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return names
-	}
-	defer resp.Body.Close()
-	s := bufio.NewScanner(resp.Body)
+	s := bufio.NewScanner(bytes.NewReader(metrics))
 	s.Buffer(make([]byte, 1<<20), 1<<20)
 	for s.Scan() {
 		line := s.Text()

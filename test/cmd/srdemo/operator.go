@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -90,20 +89,18 @@ func startOperator(bin, kubeconfig, logPath string, knobArgs []string) (*operato
 func (o *operator) waitReady(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	_, err := testutil.WaitHTTP(ctx, o.readyzURL, testutil.HTTPWait{Interval: 100 * time.Millisecond, Abort: func() error {
 		select {
 		case <-o.exited:
 			return o.exitError()
-		case <-ctx.Done():
-			return fmt.Errorf("the operator did not answer %s within %s", o.readyzURL, timeout)
-		case <-tick.C:
-			if httpGet(ctx, o.readyzURL) == nil {
-				return nil
-			}
+		default:
+			return nil
 		}
+	}})
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("the operator did not answer %s within %s", o.readyzURL, timeout)
 	}
+	return err
 }
 
 // exitError describes the operator's exit for a user; call it after exited is closed.
@@ -153,31 +150,4 @@ func (o *operator) printLog(w io.Writer) {
 	}
 	lines = lines[max(0, len(lines)-15):]
 	fmt.Fprintf(w, "--- %s of the operator's log ---\n%s\n---\n", what, strings.Join(lines, "\n"))
-}
-
-func httpGet(ctx context.Context, url string) error {
-	_, err := fetch(ctx, url)
-	return err
-}
-
-func fetch(ctx context.Context, url string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return body, nil
 }

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 )
 
 const (
@@ -290,7 +291,7 @@ func printSummary(ctx context.Context, w io.Writer, states []clusterState, metri
 			fmt.Fprintf(w, "    %s: %s\n", s.key, s.reason)
 		}
 	}
-	body, err := fetch(ctx, metricsURL)
+	body, err := testutil.Fetch(ctx, nil, metricsURL, "")
 	if err != nil {
 		fmt.Fprintf(w, "    (operator metrics unavailable: %v)\n", err)
 		return
