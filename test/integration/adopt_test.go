@@ -29,6 +29,7 @@ import (
 
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -38,7 +39,7 @@ import (
 func testAdoption(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
 	const ns = "adopt"
-	createNamespace(t, c, ns)
+	testutil.CreateNamespace(t, c.Client, ns)
 
 	legacy := func(name string) *appsv1.Deployment {
 		labels := map[string]string{"app": name}

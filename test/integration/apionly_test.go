@@ -33,6 +33,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -59,7 +60,7 @@ func TestOnAPIServer(t *testing.T) {
 func testCreatedThenApplied(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
 	const ns = "created"
-	createNamespace(t, c, ns)
+	testutil.CreateNamespace(t, c.Client, ns)
 	op := startOperator(t, c, ns, operatorOptions{})
 	src := feOnly(ns, "c1")
 	src.Spec.StarRocksFeSpec.FeEnvVars = []corev1.EnvVar{{Name: "KEEP", Value: "1"}, {Name: "DROP", Value: "2"}}
@@ -127,7 +128,7 @@ func managers(o client.Object) string {
 // the next, with the same number of writes and one Event.
 func testQuiet(t *testing.T, c *testcluster.Cluster, ns string, workers int) {
 	ctx := context.Background()
-	createNamespace(t, c, ns)
+	testutil.CreateNamespace(t, c.Client, ns)
 	op := startOperator(t, c, ns, operatorOptions{workers: workers})
 	op.log.waitQuiet(2*time.Second, 20*time.Second) // caches synced, nothing to do
 	start := op.log.mark()
@@ -196,7 +197,7 @@ func testQuiet(t *testing.T, c *testcluster.Cluster, ns string, workers int) {
 
 func testDrift(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "drift")
+	testutil.CreateNamespace(t, c.Client, "drift")
 	startOperator(t, c, "drift", operatorOptions{})
 	src := feOnly("drift", "d1")
 	src.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](3)
@@ -234,7 +235,7 @@ func testDrift(t *testing.T, c *testcluster.Cluster) {
 
 func testInvalidSpec(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "invalid")
+	testutil.CreateNamespace(t, c.Client, "invalid")
 	startOperator(t, c, "invalid", operatorOptions{})
 	bad := feOnly("invalid", "bad")
 	bad.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "missing-fe-conf", ResolveKey: "fe.conf"}
@@ -316,7 +317,7 @@ func hasPort(sts *appsv1.StatefulSet, port int32) bool {
 // the FE StatefulSet's status say so, as kube-controller-manager would.
 func testRemovedComponent(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "removed")
+	testutil.CreateNamespace(t, c.Client, "removed")
 	startOperator(t, c, "removed", operatorOptions{})
 	src := feOnly("removed", "r1")
 	src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/be-ubuntu:3.3.2"}}}

@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -51,7 +52,7 @@ func TestBadInput(t *testing.T) {
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t)})
 	ctx := context.Background()
 	const ns = "bad"
-	createNamespace(t, c, ns)
+	testutil.CreateNamespace(t, c.Client, ns)
 	startOperator(t, c, ns, operatorOptions{workers: 2})
 
 	// Rejected by the CRD: the cases test/compat keeps, each with the words

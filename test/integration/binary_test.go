@@ -156,7 +156,7 @@ func metricsTokens(t *testing.T, c *testcluster.Cluster) (reader, stranger strin
 	t.Helper()
 	ctx := context.Background()
 	const ns = "monitoring"
-	createNamespace(t, c, ns)
+	testutil.CreateNamespace(t, c.Client, ns)
 	objs := []client.Object{
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "prometheus"}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "stranger"}},

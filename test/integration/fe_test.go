@@ -41,6 +41,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/test/festandin"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -78,7 +79,7 @@ func TestTalkingToFE(t *testing.T) {
 	}
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
 	dir := &feDirectory{}
-	createNamespace(t, c, "fe")
+	testutil.CreateNamespace(t, c.Client, "fe")
 	op := startOperator(t, c, "fe", operatorOptions{workers: 4, fe: dir.resolve})
 
 	t.Run("a warehouse is created, runs, scales through its HPA target and is dropped from FE once on deletion", func(t *testing.T) {

@@ -33,6 +33,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -49,7 +50,7 @@ func TestReliabilityOnAPIServer(t *testing.T) {
 
 func testDeniedNamespace(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "denied")
+	testutil.CreateNamespace(t, c.Client, "denied")
 	src := feOnly("denied", "den")
 	if err := c.Client.Create(ctx, src); err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func testDeniedNamespace(t *testing.T, c *testcluster.Cluster) {
 func testPersistentError(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
 	const ns, clusters = "noservices", 20
-	createNamespace(t, c, ns)
+	testutil.CreateNamespace(t, c.Client, ns)
 	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-services"},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceServices: resource.MustParse("0")}}}
 	if err := c.Client.Create(ctx, quota); err != nil {
@@ -158,7 +159,7 @@ func testPersistentError(t *testing.T, c *testcluster.Cluster) {
 // same no-op patch, and an Event claiming a restore, forever.
 func testUnrestorableDrift(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "setenv")
+	testutil.CreateNamespace(t, c.Client, "setenv")
 	op := startOperator(t, c, "setenv", operatorOptions{syncPeriod: 500 * time.Millisecond})
 	src := feOnly("setenv", "se")
 	if err := c.Client.Create(ctx, src); err != nil {

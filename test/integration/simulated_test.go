@@ -44,6 +44,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/test/upstreamref"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -238,7 +239,7 @@ func rolledOut(s *appsv1.StatefulSet) bool {
 
 func testOrderedRollout(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "rollout")
+	testutil.CreateNamespace(t, c.Client, "rollout")
 	startOperator(t, c, "rollout", operatorOptions{})
 	src := threeComponents("rollout", "r", "3.2.0")
 	if err := c.Client.Create(ctx, src); err != nil {
@@ -307,7 +308,7 @@ func testOrderedRollout(t *testing.T, c *testcluster.Cluster) {
 
 func testScaleCN(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "scale")
+	testutil.CreateNamespace(t, c.Client, "scale")
 	startOperator(t, c, "scale", operatorOptions{})
 	src := threeComponents("scale", "s", "3.3.0")
 	if err := c.Client.Create(ctx, src); err != nil {
@@ -325,7 +326,7 @@ func testScaleCN(t *testing.T, c *testcluster.Cluster) {
 
 func testConfigChangeRolls(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "config")
+	testutil.CreateNamespace(t, c.Client, "config")
 	startOperator(t, c, "config", operatorOptions{})
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "config", Name: "fe-conf"}, Data: map[string]string{"fe.conf": "sys_log_level = INFO\n"}}
 	if err := c.Client.Create(ctx, cm); err != nil {
@@ -354,7 +355,7 @@ func testConfigChangeRolls(t *testing.T, c *testcluster.Cluster) {
 
 func testAutoscalingKeepsReplicas(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "autoscale")
+	testutil.CreateNamespace(t, c.Client, "autoscale")
 	startOperator(t, c, "autoscale", operatorOptions{})
 	src := threeComponents("autoscale", "as", "3.3.0")
 	src.Spec.StarRocksCnSpec.Replicas = ptr.To[int32](3)
@@ -388,7 +389,7 @@ func testAutoscalingKeepsReplicas(t *testing.T, c *testcluster.Cluster) {
 // "the change is done": it must not appear while the StatefulSet lacks it.
 func testReadyOnlyWhenApplied(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "ready")
+	testutil.CreateNamespace(t, c.Client, "ready")
 	startOperator(t, c, "ready", operatorOptions{})
 	src := feOnly("ready", "rd")
 	if err := c.Client.Create(ctx, src); err != nil {
@@ -462,7 +463,7 @@ func podUIDs(t *testing.T, c *testcluster.Cluster, ns, prefix string) map[string
 
 func testClaimsGrow(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "grow")
+	testutil.CreateNamespace(t, c.Client, "grow")
 	class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "expandable"}, Provisioner: "example.com/none", AllowVolumeExpansion: ptr.To(true)}
 	if err := c.Client.Create(ctx, class); err != nil {
 		t.Fatal(err)
@@ -504,7 +505,7 @@ func testClaimsGrow(t *testing.T, c *testcluster.Cluster) {
 
 func testImmutableChangeHeld(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	createNamespace(t, c, "immutable")
+	testutil.CreateNamespace(t, c.Client, "immutable")
 	startOperator(t, c, "immutable", operatorOptions{})
 	src := beWithStorage("immutable", "im", "standard", "10Gi")
 	src.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/cn-ubuntu:3.3.2"}}}

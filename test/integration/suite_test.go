@@ -29,7 +29,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/zap/zapcore"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
@@ -207,13 +206,6 @@ func reconciles() float64 {
 		n += testutil.ToFloat64(metrics.ReconcileOutcomes.WithLabelValues(outcome))
 	}
 	return n
-}
-
-func createNamespace(t *testing.T, c *testcluster.Cluster, name string) {
-	t.Helper()
-	if err := c.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func feOnly(ns, name string) *srv1.StarRocksCluster {

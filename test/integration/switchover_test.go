@@ -164,7 +164,7 @@ func testSwitchover(t *testing.T, c *testcluster.Cluster) {
 func createUpstreamObjects(t *testing.T, c *testcluster.Cluster, dir string, sw *switchover) {
 	t.Helper()
 	ctx := context.Background()
-	createNamespace(t, c, sw.ns)
+	testutil.CreateNamespace(t, c.Client, sw.ns)
 	read := func(file string) []*unstructured.Unstructured {
 		data, err := os.ReadFile(file)
 		if err != nil {

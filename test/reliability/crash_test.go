@@ -25,6 +25,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 )
 
 // SIGKILL the operator while clusters are being created, halfway through;
@@ -40,7 +42,7 @@ func TestCrashWhileCreating(t *testing.T) {
 			report.add(row{fault, injected, clusters, "**FAILED** (see the test log)", "-", "see the test log"})
 		}
 	}()
-	createNamespace(t, cluster, ns)
+	testutil.CreateNamespace(t, cluster.Client, ns)
 	l := startLedger(t, cluster, ns)
 	kc := kubeconfig(t, cluster, "")
 	op := startOperator(t, kc, "--namespace="+ns)

@@ -25,6 +25,8 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 )
 
 // The client-go leader elector a standby runs retries every RetryPeriod (2 s
@@ -38,7 +40,7 @@ const retryBound = 2 * time.Second * 22 / 10
 func TestLeaderFailover(t *testing.T) {
 	needCluster(t)
 	const ns, leaseName = "failover", "starrocks-operator-failover"
-	createNamespace(t, cluster, ns)
+	testutil.CreateNamespace(t, cluster.Client, ns)
 	kc := kubeconfig(t, cluster, "")
 	args := []string{"--namespace=" + ns, "--leader-elect", "--leader-election-namespace=" + ns, "--leader-election-id=" + leaseName}
 

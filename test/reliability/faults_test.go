@@ -22,6 +22,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
 )
 
 // Faults between the operator and kube-apiserver, while clusters are being
@@ -100,7 +102,7 @@ func TestAPIFaults(t *testing.T) {
 // namespace takes to converge once the fault and the writes are over.
 func testAPIFault(t *testing.T, slug, fault, injected string, window time.Duration, inject func(*testing.T, *apiProxy)) {
 	ns := "fault-" + slug
-	createNamespace(t, cluster, ns)
+	testutil.CreateNamespace(t, cluster.Client, ns)
 	l := startLedger(t, cluster, ns)
 	p := startProxy(t, apiServerAddr(t, cluster))
 	op := startOperator(t, kubeconfig(t, cluster, p.Listen), "--namespace="+ns)

@@ -176,13 +176,6 @@ func apiServerAddr(t *testing.T, c *testcluster.Cluster) string {
 	return u.Host
 }
 
-func createNamespace(t *testing.T, c *testcluster.Cluster, name string) {
-	t.Helper()
-	if err := c.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // feOnly is the smallest cluster: one FE StatefulSet and its two Services.
 func feOnly(ns, name string) *srv1.StarRocksCluster {
 	return &srv1.StarRocksCluster{
