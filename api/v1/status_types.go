@@ -81,6 +81,9 @@ const (
 	// spec, but keeps running with its data until the cluster is annotated
 	// starrocks.com/delete-removed-components=true.
 	ReasonRemovalHeld = "RemovalHeld"
+	// ReasonDisasterRecovery: BE and CN are held, neither written nor
+	// deleted, while FE alone restores a cluster snapshot; their phase says so.
+	ReasonDisasterRecovery = "DisasterRecovery"
 	// ReasonStable (Progressing=False): nothing is changing.
 	ReasonStable = "Stable"
 	// ReasonPodsFailing (Degraded=True): pods crash, or cannot pull or start.

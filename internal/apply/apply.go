@@ -40,7 +40,6 @@ import (
 	"slices"
 	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -149,9 +148,6 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 		return res, fmt.Errorf("reading %s %s: %w", gvk.Kind, desired.GetName(), err)
 	default:
 		res.Action = Updated
-		if err := keepImmutable(live, want); err != nil {
-			return res, err
-		}
 		if live.GetAnnotations()[HashAnnotation] == hash {
 			liveMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(live)
 			if err != nil {
@@ -330,39 +326,6 @@ func (a Applier) adopt(ctx context.Context, desired client.Object) error {
 		return err
 	}
 	return a.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch))
-}
-
-// keepImmutable copies into want the fields of a live StatefulSet that the
-// API server refuses to change (serviceName, podManagementPolicy, selector,
-// volumeClaimTemplates), where want differs: an apply that changes them fails
-// forever, and replacing a StatefulSet that holds data is no apply's decision.
-func keepImmutable(live client.Object, want *unstructured.Unstructured) error {
-	sts, ok := live.(*appsv1.StatefulSet)
-	if !ok {
-		return nil
-	}
-	liveMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(sts)
-	if err != nil {
-		return err
-	}
-	for _, field := range []string{"serviceName", "podManagementPolicy", "selector", "volumeClaimTemplates"} {
-		lv, found, _ := unstructured.NestedFieldNoCopy(liveMap, "spec", field)
-		wv, wanted, _ := unstructured.NestedFieldNoCopy(want.Object, "spec", field)
-		if !found && !wanted {
-			continue
-		}
-		if found && wanted && covers(lv, wv) {
-			continue
-		}
-		if !found {
-			unstructured.RemoveNestedField(want.Object, "spec", field)
-			continue
-		}
-		if err := unstructured.SetNestedField(want.Object, runtime.DeepCopyJSONValue(pruneNulls(lv)), "spec", field); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // awaited reports whether the cache's copy (cachedRV, "" for none) predates

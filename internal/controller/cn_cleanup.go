@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	ctrl "sigs.k8s.io/controller-runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -118,21 +117,14 @@ func tellDropped(recorder events.EventRecorder, obj runtime.Object, dropped []st
 	}
 }
 
-// afterSync runs what follows a successful cluster reconcile: the shared-data
-// cleanup of compute nodes a CN scale-in removed.
-func (r *StarRocksClusterReconciler) afterSync(ctx context.Context, src *srv1.StarRocksCluster, want *desired, res ctrl.Result, err error) (ctrl.Result, error) {
-	if err == nil && r.recoveryJustDone(src) {
-		// Our own status write triggers no reconcile: come back now to return to the normal spec.
-		res.RequeueAfter = time.Millisecond
+// cleanUpComputeNodes drops from FE, in shared-data mode, the compute nodes
+// a CN scale-in removed, once the writes succeeded.
+func (r *StarRocksClusterReconciler) cleanUpComputeNodes(ctx context.Context, s *clusterScope) bool {
+	if s.err != nil || r.FE == nil || s.src.Spec.StarRocksCnSpec == nil {
+		return true
 	}
-	if err != nil || want == nil || r.FE == nil || src.Spec.StarRocksCnSpec == nil {
-		return res, err
-	}
-	sts := r.liveStatefulSet(ctx, src, resources.ComponentCN)
-	dropped, after := r.FE.cleanup.run(ctx, r.FE, src, want.feConf, sts, src.CnSearchServiceName())
-	tellDropped(r.Recorder, src, dropped)
-	if after > 0 && (res.RequeueAfter == 0 || after < res.RequeueAfter) {
-		res.RequeueAfter = after
-	}
-	return res, nil
+	dropped, after := r.FE.cleanup.run(ctx, r.FE, s.src, s.want.feConf, s.in.live[resources.ComponentCN], s.src.CnSearchServiceName())
+	s.dropped = append(s.dropped, dropped...)
+	s.later(after)
+	return true
 }

@@ -47,15 +47,6 @@ type configEntry struct {
 	data            map[string]string
 }
 
-// specError is a problem the user must fix in the cluster's spec or ConfigMap;
-// retrying cannot help until they do.
-type specError struct {
-	reason string
-	msg    string
-}
-
-func (e *specError) Error() string { return e.msg }
-
 func newConfigSource(metadata, live client.Reader) *configSource {
 	return &configSource{metadata: metadata, live: live, data: map[types.NamespacedName]configEntry{}}
 }
@@ -67,7 +58,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	if err := s.metadata.Get(ctx, nn, meta); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", &specError{reason: srv1.ReasonConfigMapNotFound, msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
+			return "", &userError{reason: srv1.ReasonConfigMapNotFound, msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
 		}
 		return "", err
 	}
@@ -78,7 +69,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 		var cm corev1.ConfigMap
 		if err := s.live.Get(ctx, nn, &cm); err != nil {
 			if apierrors.IsNotFound(err) {
-				return "", &specError{reason: srv1.ReasonConfigMapNotFound, msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
+				return "", &userError{reason: srv1.ReasonConfigMapNotFound, msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
 			}
 			return "", fmt.Errorf("reading ConfigMap %s: %w", nn, err)
 		}
@@ -89,7 +80,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 	}
 	v, ok := entry.data[key]
 	if !ok {
-		return "", &specError{reason: srv1.ReasonConfigKeyNotFound, msg: fmt.Sprintf("%s.resolveKey: ConfigMap %q has no key %q", field, name, key)}
+		return "", &userError{reason: srv1.ReasonConfigKeyNotFound, msg: fmt.Sprintf("%s.resolveKey: ConfigMap %q has no key %q", field, name, key)}
 	}
 	return v, nil
 }

@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -46,19 +48,22 @@ func recovering(src *srv1.StarRocksCluster) (int64, bool) {
 }
 
 // disasterRecovery rewrites the desired FE for a recovery and holds BE and
-// CN. A recovery without cluster_snapshot.yaml among FE's configMaps is a
-// spec error: nothing is changed.
-func (r *StarRocksClusterReconciler) disasterRecovery(ctx context.Context, src *srv1.StarRocksCluster, d *desired) error {
-	gen, ok := recovering(src)
+// CN: neither written nor deleted. A recovery without cluster_snapshot.yaml
+// among FE's configMaps is a user error: nothing is changed.
+func (r *StarRocksClusterReconciler) disasterRecovery(_ context.Context, s *clusterScope) bool {
+	gen, ok := recovering(s.src)
 	if !ok {
-		return nil
+		return true
 	}
-	if err := r.clusterSnapshot(ctx, src); err != nil {
-		return err
+	if s.in.snapshot != nil {
+		s.fail(s.in.snapshot)
+		return false
 	}
-	resources.DisasterRecoveryFE(d.objects.FE, src, d.feConf, gen)
-	d.drHeld = map[resources.Component]bool{resources.ComponentBE: true, resources.ComponentCN: true}
-	return nil
+	resources.DisasterRecoveryFE(s.want.objects.FE, s.src, s.want.feConf, gen)
+	for _, c := range []resources.Component{resources.ComponentBE, resources.ComponentCN} {
+		s.holds = append(s.holds, hold{component: c, reason: srv1.ReasonDisasterRecovery, message: "held while disaster recovery runs", report: waits})
+	}
+	return true
 }
 
 // clusterSnapshot checks that a ConfigMap in FE's configMaps provides cluster_snapshot.yaml.
@@ -69,14 +74,14 @@ func (r *StarRocksClusterReconciler) clusterSnapshot(ctx context.Context, src *s
 			return nil
 		}
 	}
-	return &specError{reason: srv1.ReasonClusterSnapshotMissing, msg: fmt.Sprintf(
+	return &userError{reason: srv1.ReasonClusterSnapshotMissing, msg: fmt.Sprintf(
 		"spec.disasterRecovery is enabled but no ConfigMap in spec.starRocksFeSpec.configMaps has the key %s, which tells FE the snapshot to restore", resources.ClusterSnapshotFile)}
 }
 
 // disasterRecoveryStatus moves the recovery on from what the cache shows:
 // todo when asked, doing once FE runs the recovery template, done once that
 // FE has rolled out and is ready.
-func (r *StarRocksClusterReconciler) disasterRecoveryStatus(ctx context.Context, src *srv1.StarRocksCluster) *srv1.DisasterRecoveryStatus {
+func disasterRecoveryStatus(src *srv1.StarRocksCluster, live *appsv1.StatefulSet) *srv1.DisasterRecoveryStatus {
 	cur := src.Status.DisasterRecoveryStatus
 	gen, ok := recovering(src)
 	if !ok {
@@ -87,7 +92,6 @@ func (r *StarRocksClusterReconciler) disasterRecoveryStatus(ctx context.Context,
 		return &srv1.DisasterRecoveryStatus{Phase: srv1.DisasterRecoveryTodo, ObservedGeneration: gen, StartTimestamp: now, Reason: "FE is being set up to restore the cluster snapshot"}
 	}
 	next := cur.DeepCopy()
-	live := r.liveStatefulSet(ctx, src, resources.ComponentFE)
 	running := false
 	if live != nil && len(live.Spec.Template.Spec.Containers) > 0 {
 		g, has := resources.RestoreGeneration(live.Spec.Template.Spec.Containers[0])
@@ -108,6 +112,6 @@ func (r *StarRocksClusterReconciler) recoveryJustDone(src *srv1.StarRocksCluster
 	if _, ok := recovering(src); !ok {
 		return false
 	}
-	st, ok := r.statuses.Ahead(client.ObjectKeyFromObject(src).String(), src.ResourceVersion)
+	st, ok := r.status.recent.Ahead(client.ObjectKeyFromObject(src).String(), src.ResourceVersion)
 	return ok && st.DisasterRecoveryStatus != nil && st.DisasterRecoveryStatus.Phase == srv1.DisasterRecoveryDone
 }

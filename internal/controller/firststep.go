@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -34,7 +33,6 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
-	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -45,57 +43,49 @@ import (
 // cluster's first write does not wait behind the status refreshes of others.
 const followUpPriority = -1
 
-// startFE is the first step of a cluster whose FE StatefulSet does not exist
-// (a new cluster, or its StatefulSet deleted), when the operator has more
-// than one worker (StartApart). It writes what FE's pods need to start: the
-// StatefulSet and the headless Service that gives the pods their DNS names;
-// and returns. The client Service, the status and the Event follow in the
-// next reconcile, which the StatefulSet's watch event brings at
-// followUpPriority: behind the clusters still waiting for their first write.
-// With many new clusters, every FE is created before any worker spends a
-// round trip on client Services, whose ClusterIP allocation is the slowest
-// write of a new cluster on the API server. The headless Service stays in
-// the first step because the pods need it, and because with a client-side
-// QPS limit it keeps the core/v1 bucket busy while the apps/v1 one paces the
-// StatefulSets. The split costs no write and no Event: the next reconcile
-// writes what this one leaves, and one Event tells both (what this one
-// wrote is remembered in memory; after a restart in between, the Event
-// tells only the second step).
+// firstStep is the first step of a cluster whose FE StatefulSet does not
+// exist (a new cluster, or its StatefulSet deleted), when the operator has
+// more than one worker (StartApart). It writes what FE's pods need to start:
+// the StatefulSet and the headless Service that gives the pods their DNS
+// names; and ends the reconcile. The client Service, the status and the
+// Event follow in the next reconcile, which the StatefulSet's watch event
+// brings at followUpPriority: behind the clusters still waiting for their
+// first write. With many new clusters, every FE is created before any
+// worker spends a round trip on client Services, whose ClusterIP allocation
+// is the slowest write of a new cluster on the API server. The headless
+// Service stays in the first step because the pods need it, and because
+// with a client-side QPS limit it keeps the core/v1 bucket busy while the
+// apps/v1 one paces the StatefulSets. The split costs no write and no
+// Event: the next reconcile writes what this one leaves, and one Event
+// tells both (what this one wrote is remembered in memory; after a restart
+// in between, the Event tells only the second step).
 //
 // With one worker the split would cost every new cluster a round trip (its
 // Services already go in the StatefulSet's, see apply.ApplyAll) and gain
 // nothing. Anything unusual takes the full reconcile, which reports it: a
-// held StatefulSet, a config that cannot be read, a disaster recovery (its
-// status steps come with the first write), a failed or pending write in
-// this step (the full reconcile goes on at once), or an error in the last
-// reconcile (a write that keeps failing is sent once per retry, not twice).
-func (r *StarRocksClusterReconciler) startFE(ctx context.Context, src *srv1.StarRocksCluster, want *desired) (ctrl.Result, bool) {
+// hold, a disaster recovery (its status steps come with the first write),
+// a failed or pending write in this step (the full reconcile goes on at
+// once), or an error in the last reconcile (a write that keeps failing is
+// sent once per retry, not twice).
+func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterScope) bool {
 	fe := resources.ComponentFE
-	if !r.StartApart || want.heldError() != nil || want.configWarning != nil || r.liveStatefulSet(ctx, src, fe) != nil ||
-		meta.IsStatusConditionTrue(src.Status.Conditions, srv1.ConditionReconcileError) {
-		return ctrl.Result{}, false
+	if !r.StartApart || s.holds.err() != nil || s.holds.warning() != nil || s.in.live[fe] != nil || s.recovering() ||
+		meta.IsStatusConditionTrue(s.src.Status.Conditions, srv1.ConditionReconcileError) {
+		return true
 	}
-	if _, dr := recovering(src); dr {
-		return ctrl.Result{}, false
-	}
-	svc := want.objects.Service(fe)
-	objs := slices.DeleteFunc(want.applicable(fe), func(o client.Object) bool { return o == client.Object(svc) })
-	if !slices.Contains(objs, client.Object(want.objects.StatefulSet(fe))) {
-		return ctrl.Result{}, false
+	svc := s.want.objects.Service(fe)
+	objs := slices.DeleteFunc(s.applicable(fe), func(o client.Object) bool { return o == client.Object(svc) })
+	if !slices.Contains(objs, client.Object(s.want.objects.StatefulSet(fe))) {
+		return true
 	}
 	results, err := r.Applier.ApplyAll(ctx, objs)
-	for _, res := range results {
-		if _, told := actionReports[res.Action]; told && !res.Pending {
-			metrics.ObjectWrites.WithLabelValues(res.Kind, string(res.Action)).Inc()
-		}
-	}
-	r.started.add(src, results)
+	countWrites(results)
+	r.started.add(s.src, results)
 	if err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending }) {
-		return ctrl.Result{}, false
+		return true
 	}
-	metrics.ReconcileOutcomes.WithLabelValues("changed").Inc()
-	// The StatefulSet's watch event comes back sooner; this is in case it does not.
-	return ctrl.Result{RequeueAfter: pendingRequeue, Priority: new(followUpPriority)}, true
+	s.started = true
+	return false
 }
 
 // startedWrites holds per cluster what startFE wrote, until the next

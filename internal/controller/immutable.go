@@ -126,7 +126,7 @@ func checkImmutable(live, desired *appsv1.StatefulSet, field string) immutableCh
 func (r *StarRocksClusterReconciler) expandClaims(ctx context.Context, live *appsv1.StatefulSet, grow []claimGrowth) error {
 	for _, g := range grow {
 		if err := r.checkExpandable(ctx, g.storageClassName); err != nil {
-			return &specError{reason: srv1.ReasonStorageNotExpandable, msg: fmt.Sprintf("storageVolumes[%s].storageSize: cannot grow from %s to %s: %v", g.template, g.from.String(), g.to.String(), err)}
+			return &userError{reason: srv1.ReasonStorageNotExpandable, msg: fmt.Sprintf("storageVolumes[%s].storageSize: cannot grow from %s to %s: %v", g.template, g.from.String(), g.to.String(), err)}
 		}
 	}
 	replicas := ptr.Deref(live.Spec.Replicas, 1)

@@ -325,8 +325,8 @@ func TestUpstreamEventReasons(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&specError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required"}, "SyncFeFailed"},
-		{&specError{reason: srv1.ReasonConfigKeyNotFound, msg: `spec.starRocksCnSpec.configMapInfo.resolveKey: ConfigMap "x" has no key "cn.conf"`}, "SyncCnFailed"},
+		{&userError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required"}, "SyncFeFailed"},
+		{&userError{reason: srv1.ReasonConfigKeyNotFound, msg: `spec.starRocksCnSpec.configMapInfo.resolveKey: ConfigMap "x" has no key "cn.conf"`}, "SyncCnFailed"},
 		{errors.New("applying StatefulSet sr-be: admission webhook said no"), "SyncBeFailed"},
 		{errors.New("applying Deployment sr-fe-proxy: forbidden"), "SyncFeProxyFailed"},
 		{errors.New("applying Service sr-fe-service: forbidden"), "SyncFeFailed"},
@@ -473,5 +473,35 @@ func TestWhatAFirstStepWroteGoesWithItsCluster(t *testing.T) {
 	s.forget("ns/sr")
 	if got := s.take(old); len(got) != 0 {
 		t.Errorf("a forgotten cluster still had %v", got)
+	}
+}
+
+func TestAUserErrorBesideAFailedWriteIsRetried(t *testing.T) {
+	src := feCluster()
+	src.Spec.StarRocksFeSpec.StorageVolumes = []srv1.StorageVolume{{Name: "fe-meta", StorageSize: "10Gi", MountPath: "/opt/starrocks/fe/meta"}}
+	api := &fakeAPI{}
+	r := newReconciler(t, api, src)
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatalf("first reconcile: %v", err)
+	}
+	// The claims grow, which no StorageClass allows here (a user error), and
+	// the client Service's new type cannot be written (a failed write).
+	if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(src), src); err != nil {
+		t.Fatal(err)
+	}
+	src.Spec.StarRocksFeSpec.StorageVolumes[0].StorageSize = "20Gi"
+	src.Spec.StarRocksFeSpec.Service = &srv1.StarRocksService{Type: corev1.ServiceTypeNodePort}
+	src.Generation++
+	if err := r.Client.Update(t.Context(), src); err != nil {
+		t.Fatal(err)
+	}
+	api.failApply = "Service"
+	_, err := reconcileOnce(t, r)
+	if err == nil {
+		t.Fatal("Reconcile returned no error; the failed Service write beside the user error must be retried")
+	}
+	st := api.statusWrites()
+	if got := reconcileErrorReason(st[len(st)-1]); got != srv1.ReasonStorageNotExpandable {
+		t.Errorf("ReconcileError reason %q; want %s, the user's to fix", got, srv1.ReasonStorageNotExpandable)
 	}
 }

@@ -21,16 +21,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
@@ -43,7 +39,6 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/fe"
-	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 	"github.com/srscale/starrocks-operator/internal/writeorder"
@@ -67,7 +62,7 @@ type StarRocksWarehouseReconciler struct {
 	FE       *feAccess
 	DenyList []string
 
-	statuses *apply.Recent[srv1.StarRocksWarehouseStatus]
+	status *statusPath[*srv1.StarRocksWarehouse, srv1.StarRocksWarehouseStatus]
 	// dropped remembers warehouses (by UID) FE has dropped, so that a
 	// reconcile running on a cache that still shows the finalizer does not
 	// send DROP WAREHOUSE again.
@@ -80,19 +75,31 @@ type StarRocksWarehouseReconciler struct {
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrockswarehouses/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
-// checkError is a warehouse precondition that does not hold; reason names it.
-type checkError struct {
-	reason, msg string
-	retry       bool // FE did not answer: retry with back-off; others wait for a watch event
+// warehouseScope is one reconcile of one warehouse, as clusterScope is of a cluster.
+type warehouseScope struct {
+	wh     *srv1.StarRocksWarehouse
+	src    *srv1.StarRocksCluster
+	feConf string
+	// live is the warehouse's CN StatefulSet as the cache shows it.
+	live *appsv1.StatefulSet
+	// want is nil until the checks pass and the objects are built.
+	want    *resources.StatefulSetObjects
+	holds   holds
+	obs     status.WarehouseObserved
+	results []apply.Result
+	err     error
+	dropped []string
+	after   time.Duration
 }
 
-func (e *checkError) Error() string { return e.msg }
+// warehousePhase is one step of a warehouse reconcile; false ends it there.
+type warehousePhase func(ctx context.Context, s *warehouseScope) bool
 
 // Reconcile brings one warehouse's objects to its spec, or finalizes it.
 func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ctx = writeorder.WithOwner(ctx, req.String())
-	wh, err := r.get(ctx, req.NamespacedName)
-	if wh == nil || err != nil {
+	wh, ok, err := r.status.get(ctx, req.NamespacedName)
+	if !ok || err != nil {
 		return ctrl.Result{}, err
 	}
 	if wh.Annotations[IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, wh.Namespace) {
@@ -104,76 +111,61 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if err := r.ensureFinalizer(ctx, wh); err != nil {
 		return ctrl.Result{}, err
 	}
-	src, feConf, checkErr := r.check(ctx, wh)
-	var results []apply.Result
-	var syncErr error
-	obs := status.WarehouseObserved{}
-	if checkErr == nil {
-		var want *resources.StatefulSetObjects
-		want, checkErr = r.desired(ctx, wh, src, feConf)
-		if checkErr == nil {
-			obs = r.observe(ctx, wh)
-			results, syncErr = r.sync(ctx, wh, want)
+	s := &warehouseScope{wh: wh}
+	phases := []warehousePhase{
+		r.check,            // the cluster exists, runs shared-data, and its FE is ready
+		r.desired,          // the CN objects, with FE's multi-warehouse feature and the immutable-field gate
+		r.syncWarehouse,    // write and delete objects
+		r.cleanUpWarehouse, // cn_cleanup.go: drop from FE the compute nodes a scale-in removed
+	}
+	for _, phase := range phases {
+		if !phase(ctx, s) {
+			break
 		}
 	}
-	reconcileErr := errors.Join(checkErr, syncErr)
+	return r.finish(ctx, s)
+}
+
+// finish writes the status and Events from the scope and decides when to come back.
+func (r *StarRocksWarehouseReconciler) finish(ctx context.Context, s *warehouseScope) (ctrl.Result, error) {
+	key := client.ObjectKeyFromObject(s.wh).String()
+	reconcileErr := errors.Join(s.holds.err(), s.err)
+	obs := s.obs
 	if reconcileErr != nil {
-		obs.ReconcileError, obs.ReconcileErrorReason = reconcileErr, warehouseErrorReason(checkErr, syncErr)
+		obs.ReconcileError, obs.ReconcileErrorReason = reconcileErr, errorReason(reconcileErr)
 	}
-	_, statusErr := r.writeStatus(ctx, wh, status.ComputeWarehouse(wh, obs))
-	r.report(ctx, wh, results, reconcileErr)
-	var ce *checkError
-	var se *specError
-	if errors.As(checkErr, &se) && syncErr == nil {
-		return ctrl.Result{}, statusErr // the user must fix a ConfigMap; its watch brings us back
+	_, statusErr := r.status.write(ctx, s.wh, status.ComputeWarehouse(s.wh, obs))
+	r.tell(ctx, s.wh, s.results, reconcileErr)
+	tellDropped(r.Recorder, s.wh, s.dropped)
+	if transient(s.err) || statusErr != nil {
+		return ctrl.Result{}, errors.Join(s.err, statusErr)
 	}
-	if errors.As(checkErr, &ce) && syncErr == nil {
-		if !ce.retry {
-			return ctrl.Result{}, statusErr // the cluster and warehouse watches bring us back
-		}
+	if slices.ContainsFunc(s.holds, func(h hold) bool { return h.backoff }) {
 		// FE did not answer: reported in status; retried with our own
 		// back-off (1 s doubling to 5 min), not logged as a failure each time.
-		return ctrl.Result{RequeueAfter: r.feBackoff.When(req.String())}, statusErr
+		return ctrl.Result{RequeueAfter: r.feBackoff.When(key)}, nil
 	}
-	r.feBackoff.Forget(req.String())
-	if err := errors.Join(reconcileErr, statusErr); err != nil {
-		return ctrl.Result{}, err
+	r.feBackoff.Forget(key)
+	if s.err != nil {
+		return ctrl.Result{}, nil // the cluster, warehouse and ConfigMap watches bring us back
 	}
-	var res ctrl.Result
-	if slices.ContainsFunc(results, func(r apply.Result) bool { return r.Pending }) {
-		res.RequeueAfter = pendingRequeue
+	if slices.ContainsFunc(s.results, func(r apply.Result) bool { return r.Pending }) && (s.after == 0 || pendingRequeue < s.after) {
+		s.after = pendingRequeue
 	}
-	dropped, after := r.FE.cleanup.run(ctx, r.FE, src, feConf, obs.CN.StatefulSet, wh.CnSearchServiceName())
-	tellDropped(r.Recorder, wh, dropped)
-	if after > 0 {
-		res.RequeueAfter = after
-	}
-	return res, nil
+	return ctrl.Result{RequeueAfter: s.after}, nil
 }
 
-func warehouseErrorReason(checkErr, syncErr error) string {
-	var ce *checkError
-	var se *specError
-	switch {
-	case errors.As(checkErr, &ce):
-		return ce.reason
-	case errors.As(checkErr, &se):
-		return se.reason
-	case syncErr != nil:
-		return srv1.ReasonApplyFailed
+// tell emits one Event per kind of write and one Warning per new error, and counts the writes.
+func (r *StarRocksWarehouseReconciler) tell(ctx context.Context, wh *srv1.StarRocksWarehouse, results []apply.Result, err error) {
+	countWrites(results)
+	tellWrites(r.Recorder, wh, results)
+	if err == nil {
+		return
 	}
-	return srv1.ReasonApplyFailed
-}
-
-func (r *StarRocksWarehouseReconciler) get(ctx context.Context, key types.NamespacedName) (*srv1.StarRocksWarehouse, error) {
-	wh := &srv1.StarRocksWarehouse{}
-	if err := r.Client.Get(ctx, key, wh); err != nil {
-		return nil, client.IgnoreNotFound(err)
+	if newWarning(wh.Status.Conditions, srv1.ConditionReconcileError, err, false) {
+		warn(r.Recorder, wh, errorReason(err), "", err)
 	}
-	if st, ok := r.statuses.Ahead(key.String(), wh.ResourceVersion); ok {
-		wh.Status = *st.DeepCopy()
-	}
-	return wh, nil
+	logf.FromContext(ctx).V(1).Info("warehouse reconcile failed", "error", err.Error())
 }
 
 // ensureFinalizer adds the finalizer once; a warehouse that has it costs nothing.
@@ -191,36 +183,45 @@ func (r *StarRocksWarehouseReconciler) ensureFinalizer(ctx context.Context, wh *
 
 // check verifies that the warehouse can run: its name differs from the
 // cluster's, the cluster exists, runs shared-data, and its FE is ready.
-func (r *StarRocksWarehouseReconciler) check(ctx context.Context, wh *srv1.StarRocksWarehouse) (*srv1.StarRocksCluster, string, error) {
-	name := wh.Spec.StarRocksCluster
+// What fails is a user error: the cluster and warehouse watches bring the
+// reconcile back once it changes.
+func (r *StarRocksWarehouseReconciler) check(ctx context.Context, s *warehouseScope) bool {
+	wh, name := s.wh, s.wh.Spec.StarRocksCluster
+	refuse := func(reason, format string, args ...any) bool {
+		s.err = &userError{reason: reason, msg: fmt.Sprintf(format, args...)}
+		return false
+	}
 	if wh.Spec.Template == nil {
-		return nil, "", &checkError{reason: srv1.ReasonTemplateMissing, msg: "spec.template is required: it describes the warehouse's compute nodes"}
+		return refuse(srv1.ReasonTemplateMissing, "spec.template is required: it describes the warehouse's compute nodes")
 	}
 	if wh.Name == name {
-		return nil, "", &checkError{reason: srv1.ReasonNameConflict, msg: fmt.Sprintf("the warehouse has the name of its cluster %q; its objects would collide with the cluster's: rename the warehouse", name)}
+		return refuse(srv1.ReasonNameConflict, "the warehouse has the name of its cluster %q; its objects would collide with the cluster's: rename the warehouse", name)
 	}
 	src := &srv1.StarRocksCluster{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: name}, src); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, "", &checkError{reason: srv1.ReasonClusterNotFound, msg: fmt.Sprintf("spec.starRocksCluster: StarRocksCluster %q not found in namespace %q", name, wh.Namespace)}
+			return refuse(srv1.ReasonClusterNotFound, "spec.starRocksCluster: StarRocksCluster %q not found in namespace %q", name, wh.Namespace)
 		}
-		return nil, "", err
+		s.err = err
+		return false
 	}
 	if src.Spec.StarRocksFeSpec == nil {
-		return nil, "", &checkError{reason: srv1.ReasonFENotReady, msg: fmt.Sprintf("StarRocksCluster %q has no FE", name)}
+		return refuse(srv1.ReasonFENotReady, "StarRocksCluster %q has no FE", name)
 	}
 	feConf, err := r.clusterFEConf(ctx, src)
 	if err != nil {
-		return nil, "", err
+		s.err = err
+		return false
 	}
 	if !fe.SharedData(feConf) {
-		return nil, "", &checkError{reason: srv1.ReasonNotSharedData, msg: fmt.Sprintf("StarRocksCluster %q does not run in shared-data mode (run_mode = shared_data in fe.conf): warehouses need it", name)}
+		return refuse(srv1.ReasonNotSharedData, "StarRocksCluster %q does not run in shared-data mode (run_mode = shared_data in fe.conf): warehouses need it", name)
 	}
 	sts := &appsv1.StatefulSet{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: src.Namespace, Name: src.FeStatefulSetName()}, sts); err != nil || !status.FEReady(src, sts) {
-		return nil, "", &checkError{reason: srv1.ReasonFENotReady, msg: fmt.Sprintf("waiting for FE of StarRocksCluster %q to become ready", name)}
+		return refuse(srv1.ReasonFENotReady, "waiting for FE of StarRocksCluster %q to become ready", name)
 	}
-	return src, feConf, nil
+	s.src, s.feConf = src, feConf
+	return true
 }
 
 func (r *StarRocksWarehouseReconciler) clusterFEConf(ctx context.Context, src *srv1.StarRocksCluster) (string, error) {
@@ -231,37 +232,77 @@ func (r *StarRocksWarehouseReconciler) clusterFEConf(ctx context.Context, src *s
 	return r.Configs.Content(ctx, src.Namespace, info.ConfigMapName, info.ResolveKey, "StarRocksCluster "+src.Name+" spec.starRocksFeSpec.configMapInfo")
 }
 
-// desired builds the warehouse's objects; it asks FE (once per FE image)
-// whether it has multiple warehouses.
-func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, wh *srv1.StarRocksWarehouse, src *srv1.StarRocksCluster, feConf string) (*resources.StatefulSetObjects, error) {
+// desired gathers what the warehouse's objects are built from (its cn.conf,
+// whether FE has multiple warehouses, once per FE image, and the live
+// StatefulSet), builds them, and holds a StatefulSet edit Kubernetes cannot make.
+func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouseScope) bool {
+	wh := s.wh
 	cnConf := ""
 	if info := wh.Spec.Template.ConfigMapInfo; info.ConfigMapName != "" {
 		var err error
 		if cnConf, err = r.Configs.Content(ctx, wh.Namespace, info.ConfigMapName, info.ResolveKey, "spec.template.configMapInfo"); err != nil {
-			return nil, err
+			s.err = err
+			return false
 		}
 	}
-	multi, err := r.FE.hasFeature(ctx, src, feConf, fe.FeatureMultiWarehouse)
+	multi, err := r.FE.hasFeature(ctx, s.src, s.feConf, fe.FeatureMultiWarehouse)
 	if err != nil {
-		return nil, &checkError{reason: srv1.ReasonFEUnreachable, msg: err.Error(), retry: true}
+		s.holds = append(s.holds, hold{component: resources.ComponentCN, reason: srv1.ReasonFEUnreachable, message: err.Error(), report: refuses, backoff: true})
+		return false
+	}
+	sts := &appsv1.StatefulSet{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err == nil {
+		s.live = sts
 	}
 	// What the live StatefulSet records of its cn.conf decides whether a
 	// change of it rolls the pods (see resources.ConfigState).
 	var live resources.ConfigState
-	sts := &appsv1.StatefulSet{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err == nil {
-		live = resources.ConfigState{Template: sts.Spec.Template.Annotations[resources.ConfigHashAnnotation], Recorded: sts.Annotations[resources.ConfigHashAnnotation]}
+	if s.live != nil {
+		live = resources.ConfigState{Template: s.live.Spec.Template.Annotations[resources.ConfigHashAnnotation], Recorded: s.live.Annotations[resources.ConfigHashAnnotation]}
 	}
-	return resources.Warehouse(wh, src, resources.WarehouseConfig{Content: cnConf, FEContent: feConf, MultiWarehouse: multi, Live: live}), nil
+	s.want = resources.Warehouse(wh, s.src, resources.WarehouseConfig{Content: cnConf, FEContent: s.feConf, MultiWarehouse: multi, Live: live})
+	check := checkImmutable(s.live, s.want.StatefulSet, "spec.template")
+	held := check.held
+	if held == "" && len(check.grow) > 0 {
+		held = growRefused(check.grow, s.live.Name)
+	}
+	if held != "" {
+		s.holds = append(s.holds, hold{component: resources.ComponentCN, object: s.want.StatefulSet, reason: srv1.ReasonImmutableFieldChanged, message: held, report: refuses})
+	}
+	return true
+}
+
+// growRefused says that a warehouse's claims do not grow: unlike a
+// cluster's, its StatefulSet is not recreated around its pods.
+func growRefused(grow []claimGrowth, name string) string {
+	g := grow[0]
+	return fmt.Sprintf("spec.template.storageVolumes[%s].storageSize: a warehouse's claims cannot grow (from %s to %s); StatefulSet %s keeps its current spec",
+		g.template, g.from.String(), g.to.String(), name)
+}
+
+// syncWarehouse reads what the status reports, applies the objects less
+// those held, and deletes the autoscaler when the policy is gone.
+func (r *StarRocksWarehouseReconciler) syncWarehouse(ctx context.Context, s *warehouseScope) bool {
+	s.obs = r.observe(ctx, s)
+	objs := slices.DeleteFunc(s.want.Objects(), func(o client.Object) bool { return s.holds.keeps(resources.ComponentCN, o) })
+	applied, applyErr := r.Applier.ApplyAll(ctx, objs)
+	deleted, deleteErr := r.Applier.DeleteAll(ctx, unwanted(resources.WarehouseNamed(s.wh).Objects(), s.want.Objects()))
+	s.results = slices.Concat(applied, deleted)
+	s.err = errors.Join(applyErr, deleteErr)
+	return s.err == nil
+}
+
+// cleanUpWarehouse drops from FE the compute nodes a scale-in removed.
+func (r *StarRocksWarehouseReconciler) cleanUpWarehouse(ctx context.Context, s *warehouseScope) bool {
+	dropped, after := r.FE.cleanup.run(ctx, r.FE, s.src, s.feConf, s.obs.CN.StatefulSet, s.wh.CnSearchServiceName())
+	s.dropped, s.after = dropped, after
+	return true
 }
 
 // observe reads from the cache what the status reports.
-func (r *StarRocksWarehouseReconciler) observe(ctx context.Context, wh *srv1.StarRocksWarehouse) status.WarehouseObserved {
-	comp := &status.Component{Name: "CN", ServiceName: wh.CnServiceName(), ResourceNames: []string{wh.CnStatefulSetName()}, Replicas: ptr.Deref(wh.Spec.Template.Replicas, 1)}
-	sts := &appsv1.StatefulSet{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err == nil {
-		comp.StatefulSet = sts
-	}
+func (r *StarRocksWarehouseReconciler) observe(ctx context.Context, s *warehouseScope) status.WarehouseObserved {
+	wh := s.wh
+	comp := &status.Component{Name: "CN", ServiceName: wh.CnServiceName(), ResourceNames: []string{wh.CnStatefulSetName()}, Replicas: ptr.Deref(wh.Spec.Template.Replicas, 1), StatefulSet: s.live}
 	var pods corev1.PodList
 	if err := r.Client.List(ctx, &pods, client.InNamespace(wh.Namespace), client.MatchingLabels(resources.WarehouseSelectorLabels(wh))); err == nil {
 		comp.Pods = pods.Items
@@ -271,137 +312,4 @@ func (r *StarRocksWarehouseReconciler) observe(ctx context.Context, wh *srv1.Sta
 		obs.HPAName = wh.CnAutoscalerName()
 	}
 	return obs
-}
-
-// sync applies the objects and deletes the autoscaler when the policy is gone.
-func (r *StarRocksWarehouseReconciler) sync(ctx context.Context, wh *srv1.StarRocksWarehouse, want *resources.StatefulSetObjects) ([]apply.Result, error) {
-	applied, applyErr := r.Applier.ApplyAll(ctx, want.Objects())
-	deleted, deleteErr := r.Applier.DeleteAll(ctx, unwanted(resources.WarehouseNamed(wh).Objects(), want.Objects()))
-	return slices.Concat(applied, deleted), errors.Join(applyErr, deleteErr)
-}
-
-// finalize drops the warehouse from FE, releases and deletes its objects,
-// then removes the finalizer. An unreachable FE keeps the finalizer: the
-// error is reported in status and retried with back-off.
-func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(wh, WarehouseFinalizer) {
-		return ctrl.Result{}, r.releaseAdopted(ctx, wh) // not ours (or done): only free what upstream left
-	}
-	if _, done := r.dropped.Load(wh.UID); !done {
-		if err := r.dropFromFE(ctx, wh); err != nil {
-			obs := status.WarehouseObserved{ReconcileError: err, ReconcileErrorReason: srv1.ReasonFEUnreachable}
-			_, statusErr := r.writeStatus(ctx, wh, status.ComputeWarehouse(wh, obs))
-			r.report(ctx, wh, nil, err)
-			return ctrl.Result{RequeueAfter: r.feBackoff.When(client.ObjectKeyFromObject(wh).String())}, statusErr
-		}
-		r.feBackoff.Forget(client.ObjectKeyFromObject(wh).String())
-		r.dropped.Store(wh.UID, true)
-	}
-	if err := r.releaseAdopted(ctx, wh); err != nil {
-		return ctrl.Result{}, err
-	}
-	results, err := r.Applier.DeleteAll(ctx, resources.WarehouseNamed(wh).Objects())
-	r.report(ctx, wh, results, err)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	patch := client.MergeFromWithOptions(wh.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	controllerutil.RemoveFinalizer(wh, WarehouseFinalizer)
-	if err := r.Client.Patch(ctx, wh, patch); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("removing finalizer of warehouse %s: %w", wh.Name, err)
-	}
-	return ctrl.Result{}, nil
-}
-
-// dropFromFE sends DROP WAREHOUSE to the cluster's FE. Without the cluster
-// (or while it is being deleted) there is no FE to tell.
-func (r *StarRocksWarehouseReconciler) dropFromFE(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
-	src := &srv1.StarRocksCluster{}
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.Spec.StarRocksCluster}, src)
-	if apierrors.IsNotFound(err) || (err == nil && (src.DeletionTimestamp != nil || src.Spec.StarRocksFeSpec == nil)) || wh.Name == wh.Spec.StarRocksCluster {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	feConf, err := r.clusterFEConf(ctx, src)
-	if err != nil {
-		return fmt.Errorf("reading fe.conf of cluster %s to reach FE: %w", src.Name, err)
-	}
-	if !fe.SharedData(feConf) {
-		return nil // a shared-nothing FE never had the warehouse
-	}
-	c, err := r.FE.sql(ctx, src, feConf)
-	if err != nil {
-		return err
-	}
-	if err := c.DropWarehouse(ctx, fe.WarehouseName(wh.Name)); err != nil {
-		return err
-	}
-	logf.FromContext(ctx).Info("dropped warehouse from FE", "warehouse", fe.WarehouseName(wh.Name), "cluster", src.Name)
-	return nil
-}
-
-// releaseAdopted removes the upstream operator's finalizer from the
-// warehouse's StatefulSet, which would otherwise never go away.
-func (r *StarRocksWarehouseReconciler) releaseAdopted(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
-	sts := &appsv1.StatefulSet{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	if !controllerutil.ContainsFinalizer(sts, UpstreamWarehouseFinalizer) {
-		return nil
-	}
-	patch := client.MergeFromWithOptions(sts.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	controllerutil.RemoveFinalizer(sts, UpstreamWarehouseFinalizer)
-	if err := r.Client.Patch(ctx, sts, patch); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("releasing StatefulSet %s from the upstream finalizer: %w", sts.Name, err)
-	}
-	return nil
-}
-
-// writeStatus writes the status only when it changed (server-side apply of the whole status).
-func (r *StarRocksWarehouseReconciler) writeStatus(ctx context.Context, wh *srv1.StarRocksWarehouse, st srv1.StarRocksWarehouseStatus) (bool, error) {
-	if equality.Semantic.DeepEqual(wh.Status, st) {
-		return false, nil
-	}
-	body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
-	if err != nil {
-		return false, err
-	}
-	patched := &unstructured.Unstructured{Object: map[string]any{"status": body}}
-	patched.SetGroupVersionKind(srv1.GroupVersion.WithKind("StarRocksWarehouse"))
-	patched.SetNamespace(wh.Namespace)
-	patched.SetName(wh.Name)
-	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(patched), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("writing status of warehouse %s/%s: %w", wh.Namespace, wh.Name, err)
-	}
-	r.statuses.Record(client.ObjectKeyFromObject(wh).String(), patched.GetResourceVersion(), *st.DeepCopy())
-	return true, nil
-}
-
-// report emits one Event per kind of write and one warning per new error, and counts them.
-func (r *StarRocksWarehouseReconciler) report(ctx context.Context, wh *srv1.StarRocksWarehouse, results []apply.Result, err error) {
-	byAction := map[apply.Action][]string{}
-	for _, res := range results {
-		if _, told := actionReports[res.Action]; !told || res.Pending {
-			continue
-		}
-		metrics.ObjectWrites.WithLabelValues(res.Kind, string(res.Action)).Inc()
-		byAction[res.Action] = append(byAction[res.Action], res.Kind+" "+res.Name)
-	}
-	for _, action := range slices.Sorted(mapKeys(byAction)) {
-		rep, objs := actionReports[action], byAction[action]
-		slices.Sort(objs)
-		r.Recorder.Eventf(wh, nil, corev1.EventTypeNormal, rep.reason, rep.action, "%s %s", rep.verb, strings.Join(objs, ", "))
-	}
-	if err != nil {
-		if old := meta.FindStatusCondition(wh.Status.Conditions, srv1.ConditionReconcileError); old == nil || old.Message != err.Error() {
-			r.Recorder.Eventf(wh, nil, corev1.EventTypeWarning, warehouseErrorReason(err, nil), "Reconcile", "%s", err.Error())
-		}
-		logf.FromContext(ctx).V(1).Info("warehouse reconcile failed", "error", err.Error())
-	}
 }

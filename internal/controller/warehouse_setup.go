@@ -39,7 +39,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -80,7 +79,7 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, config
 		Configs:   configs,
 		FE:        access,
 		DenyList:  cfg.DenyList,
-		statuses:  apply.NewRecent[srv1.StarRocksWarehouseStatus](),
+		status:    warehouseStatusPath(mgr.GetClient()),
 		feBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 	}
 	r.Applier.Reader = mgr.GetAPIReader() // adoption needs managedFields, which the cache slims

@@ -1,0 +1,203 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// observe reads, from the cache, what status reports of each component. It
+// runs before the writes: a new object reads the same before and after its
+// creation, so the status write need not wait for them.
+func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScope) *status.Observed {
+	src, want := s.src, s.want
+	named := resources.Named(src)
+	pods := r.pods(ctx, src)
+	live := s.in.live
+	feReady := status.FEReady(src, live[resources.ComponentFE])
+	obs := &status.Observed{}
+	for _, c := range resources.Components {
+		spec := resources.LoadSpec(src, c)
+		if spec == nil {
+			continue
+		}
+		comp := &status.Component{Name: c.Title(), ServiceName: named.Service(c).Name, Pods: pods[c], Replicas: ptr.Deref(spec.Replicas, 1)}
+		if c != resources.ComponentFE && !feReady {
+			comp.Waiting = "waiting for FE to become ready"
+		}
+		if why := s.holds.waiting(c); why != "" && (comp.Waiting == "" || s.recovering()) {
+			comp.Waiting = why // a disaster recovery's hold tells more than FE's readiness
+		}
+		if sts := named.StatefulSet(c); sts != nil {
+			comp.ResourceNames = []string{sts.Name}
+			comp.StatefulSet = live[c]
+			if want != nil {
+				comp.Outdated = comp.StatefulSet == nil || !want.hashes.Written(comp.StatefulSet, want.objects.StatefulSet(c))
+				if comp.StatefulSet != nil && r.Applier.Unrestorable(comp.StatefulSet, want.objects.StatefulSet(c)) {
+					obs.Unrestorable = append(obs.Unrestorable, "StatefulSet "+comp.StatefulSet.Name)
+				}
+			}
+		}
+		switch c {
+		case resources.ComponentFE:
+			obs.FE = comp
+		case resources.ComponentBE:
+			obs.BE = comp
+		case resources.ComponentCN:
+			obs.CN = comp
+			obs.Selector = labelsString(resources.SelectorLabels(src, c))
+			if p := src.Spec.StarRocksCnSpec.AutoScalingPolicy; p != nil {
+				// The version asked for is reported; the HPA is written as v2, which every version maps onto.
+				obs.HPAName, obs.HPAVersion = src.CnAutoscalerName(), p.Version
+				if obs.HPAVersion == "" {
+					obs.HPAVersion = srv1.AutoScalerV2
+				}
+			}
+		case resources.ComponentFEProxy:
+			obs.FEProxy = comp
+			comp.ResourceNames = []string{named.FEProxy.Deployment.Name}
+			comp.Deployment = s.in.proxy
+			if want != nil && want.objects.FEProxy != nil {
+				comp.Outdated = comp.Deployment == nil || !want.hashes.Written(comp.Deployment, want.objects.FEProxy.Deployment)
+				if comp.Deployment != nil && r.Applier.Unrestorable(comp.Deployment, want.objects.FEProxy.Deployment) {
+					obs.Unrestorable = append(obs.Unrestorable, "Deployment "+comp.Deployment.Name)
+				}
+			}
+		}
+	}
+	if want != nil {
+		obs.Rollout = want.rollout.Message
+	}
+	s.holds.observe(obs)
+	obs.DisasterRecovery = disasterRecoveryStatus(src, live[resources.ComponentFE])
+	return obs
+}
+
+func (r *StarRocksClusterReconciler) pods(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component][]corev1.Pod {
+	owners := make([]string, 0, len(resources.Components))
+	for _, c := range resources.Components {
+		owners = append(owners, resources.SelectorLabels(src, c)[resources.OwnerLabel])
+	}
+	sel, err := labels.NewRequirement(resources.OwnerLabel, selection.In, owners)
+	if err != nil {
+		return nil
+	}
+	var list corev1.PodList
+	if err := r.Client.List(ctx, &list, client.InNamespace(src.Namespace), client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*sel)}); err != nil {
+		return nil
+	}
+	out := map[resources.Component][]corev1.Pod{}
+	for _, p := range list.Items {
+		if !ownedByCluster(&p, src) {
+			continue
+		}
+		c := resources.Component(p.Labels[resources.ComponentLabel])
+		out[c] = append(out[c], p)
+	}
+	return out
+}
+
+// ownedByCluster is true for pods of this cluster's workloads (pods are owned by
+// a StatefulSet or ReplicaSet, not by the cluster): the owner label names them.
+func ownedByCluster(p *corev1.Pod, src *srv1.StarRocksCluster) bool {
+	return strings.HasPrefix(p.Labels[resources.OwnerLabel], src.Name+"-")
+}
+
+// writeStatusBeside writes the status computed before the writes while
+// write runs: status is read from the cache before the writes, so it need
+// not wait for them. When write fails, writeStatus writes it again with
+// the error, which this one could not know.
+//
+// A cluster whose last reconcile failed is different: its writes will most
+// likely fail again, and a status computed before them would clear the
+// error only to set it again, two status writes (and an Event) per retry,
+// for as long as the error lasts. Its status waits for the writes instead,
+// and costs nothing while the error stays the same.
+func (r *StarRocksClusterReconciler) writeStatusBeside(ctx context.Context, s *clusterScope, write func() error) {
+	if meta.IsStatusConditionTrue(s.src.Status.Conditions, srv1.ConditionReconcileError) {
+		_ = write()
+		return
+	}
+	var wg sync.WaitGroup
+	early := s.computeStatus()
+	wg.Go(func() {
+		s.status.written, s.status.err = r.writeClusterStatus(ctx, s.src, early)
+		s.status.early = true
+	})
+	_ = write()
+	wg.Wait()
+}
+
+// writeStatus writes the status from the scope, once the phases are done:
+// unless the status written beside the writes still holds.
+func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, s *clusterScope) {
+	if s.status.early && (s.err == nil || s.status.err != nil) {
+		return
+	}
+	if s.status.early {
+		r.status.ahead(s.src) // compute from what was just written
+	}
+	written, err := r.writeClusterStatus(ctx, s.src, s.computeStatus())
+	s.status.written, s.status.err = s.status.written || written, err
+}
+
+// computeStatus is the status the scope tells.
+func (s *clusterScope) computeStatus() srv1.StarRocksClusterStatus {
+	obs := status.Observed{}
+	if s.obs != nil {
+		obs = *s.obs
+	}
+	if err := s.reconcileError(); err != nil {
+		obs.ReconcileError, obs.ReconcileErrorReason = err, errorReason(err)
+	}
+	return status.Compute(s.src, obs)
+}
+
+// writeClusterStatus writes st when it differs, and keeps the Ready gauge
+// and the time-to-ready histogram.
+func (r *StarRocksClusterReconciler) writeClusterStatus(ctx context.Context, src *srv1.StarRocksCluster, st srv1.StarRocksClusterStatus) (bool, error) {
+	ready := meta.IsStatusConditionTrue(st.Conditions, srv1.ConditionReady)
+	metrics.ClusterReady.WithLabelValues(src.Namespace, src.Name).Set(boolGauge(ready))
+	wasReady := meta.IsStatusConditionTrue(src.Status.Conditions, srv1.ConditionReady)
+	written, err := r.status.write(ctx, src, st)
+	if written && !wasReady && ready && !src.CreationTimestamp.IsZero() {
+		metrics.TimeToReady.Observe(time.Since(src.CreationTimestamp.Time).Seconds())
+	}
+	return written, err
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

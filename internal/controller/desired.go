@@ -1,0 +1,276 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/rollout"
+)
+
+// The desired state is made in three steps, one way: validate the spec
+// alone, gather what else it depends on (the live workloads, the .conf
+// files), then build every object from both, without another read.
+
+// clusterInputs is what a cluster's desired state is built from besides its
+// spec, read from the cache (and a ConfigMap's data once per change) before
+// anything is built.
+type clusterInputs struct {
+	// live are the StatefulSets of FE, BE and CN as the cache shows them;
+	// one that does not exist is absent.
+	live map[resources.Component]*appsv1.StatefulSet
+	// proxy is the FE proxy's Deployment; nil when absent or not asked for.
+	proxy *appsv1.Deployment
+	// confs are the .conf files of FE, BE and CN, or why one could not be read.
+	confs map[resources.Component]confRead
+	// snapshot is why a disaster recovery the spec asks for cannot run (FE
+	// has no cluster_snapshot.yaml); nil when it can, or none is asked for.
+	snapshot error
+}
+
+// confRead is a component's .conf file, or why it could not be read.
+type confRead struct {
+	content string
+	err     error
+}
+
+// desired is what the spec asks for, built from the spec and the inputs.
+type desired struct {
+	objects resources.ClusterObjects
+	// grow lists, per StatefulSet, the claims that grow (see checkImmutable).
+	grow map[resources.Component][]claimGrowth
+	// feConf is fe.conf, for what talks to FE.
+	feConf string
+	// rollout orders image changes across components (the rollout phase).
+	rollout rollout.Plan
+	// hashes memoises the desired StatefulSets' hashes, compared more than once.
+	hashes *apply.Hashes
+}
+
+// statefulSetComponents are the components that run as StatefulSets.
+var statefulSetComponents = []resources.Component{resources.ComponentFE, resources.ComponentBE, resources.ComponentCN}
+
+// gather reads what the cluster's desired state depends on.
+func (r *StarRocksClusterReconciler) gather(ctx context.Context, src *srv1.StarRocksCluster) *clusterInputs {
+	in := &clusterInputs{live: map[resources.Component]*appsv1.StatefulSet{}, confs: map[resources.Component]confRead{}}
+	for _, c := range statefulSetComponents {
+		if sts := r.liveStatefulSet(ctx, src, c); sts != nil {
+			in.live[c] = sts
+		}
+		content, err := r.config(ctx, src, c)
+		in.confs[c] = confRead{content: content, err: err}
+	}
+	if src.Spec.StarRocksFeProxySpec != nil {
+		d := &appsv1.Deployment{}
+		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(resources.Named(src).FEProxy.Deployment), d); err == nil {
+			in.proxy = d
+		}
+	}
+	if _, ok := recovering(src); ok && src.Spec.StarRocksFeSpec != nil {
+		in.snapshot = r.clusterSnapshot(ctx, src)
+	}
+	return in
+}
+
+func (r *StarRocksClusterReconciler) liveStatefulSet(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) *appsv1.StatefulSet {
+	name := resources.StatefulSetName(src, c)
+	if name == "" {
+		return nil
+	}
+	sts := &appsv1.StatefulSet{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: name}, sts); err != nil {
+		return nil
+	}
+	return sts
+}
+
+// config returns the .conf file that the component's configMapInfo names; empty when none.
+func (r *StarRocksClusterReconciler) config(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) (string, error) {
+	from, ok := resources.ConfSourceOf(c, resources.ComponentSpec(src, c))
+	if !ok {
+		return "", nil
+	}
+	content, err := r.Configs.Content(ctx, src.Namespace, from.ConfigMap, from.Key, configField(c))
+	var user *userError
+	if from.Fallback && errors.As(err, &user) {
+		return "", nil // a .conf the user mounts through configMaps[]: without it, the defaults
+	}
+	return content, err
+}
+
+// configStates is what each live workload records of its configuration (see resources.ConfigState).
+func (in *clusterInputs) configStates() map[resources.Component]resources.ConfigState {
+	out := map[resources.Component]resources.ConfigState{}
+	state := func(obj, tmpl map[string]string) resources.ConfigState {
+		return resources.ConfigState{Template: tmpl[resources.ConfigHashAnnotation], Recorded: obj[resources.ConfigHashAnnotation]}
+	}
+	for c, sts := range in.live {
+		out[c] = state(sts.Annotations, sts.Spec.Template.Annotations)
+	}
+	if in.proxy != nil {
+		out[resources.ComponentFEProxy] = state(in.proxy.Annotations, in.proxy.Spec.Template.Annotations)
+	}
+	return out
+}
+
+// validate checks what the spec alone decides; a cluster it rejects is left as it runs.
+func validate(src *srv1.StarRocksCluster) error {
+	if src.Spec.StarRocksFeSpec == nil {
+		// Without FE the builders build nothing; deleting BE and CN (and their data) for it would be wrong.
+		return &userError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required: StarRocks cannot run without FE; nothing was changed"}
+	}
+	if err := checkNames(src); err != nil {
+		return err
+	}
+	if msg := resources.ResolverError(src); msg != "" {
+		return &userError{reason: srv1.ReasonInvalidResolver, msg: msg + "; nothing was changed"}
+	}
+	if errs := resources.StorageErrors(src); len(errs) > 0 {
+		return &userError{reason: srv1.ReasonInvalidStorageVolume, msg: strings.Join(errs, "; ") + "; nothing was changed"}
+	}
+	return nil
+}
+
+// build makes every component's objects from the spec and the inputs, and
+// decides what must keep its live value: a running component whose .conf
+// cannot be read (the upstream reads it as empty and carries on), a
+// StatefulSet edit Kubernetes cannot make, a removed component holding data.
+// It reads nothing.
+func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options) (*desired, holds, error) {
+	cfg := resources.Configs{Options: opts, Live: in.configStates()}
+	var hs holds
+	for _, c := range statefulSetComponents {
+		read := in.confs[c]
+		if errs := resources.PortErrors(c, read.content); read.err == nil && len(errs) > 0 {
+			return nil, nil, &userError{reason: srv1.ReasonInvalidConfig, msg: fmt.Sprintf("%s: %s; nothing was changed", configField(c), strings.Join(errs, "; "))}
+		}
+		if read.err != nil {
+			var user *userError
+			if !errors.As(read.err, &user) || in.live[c] == nil {
+				return nil, nil, read.err // a new component: nothing to keep, say what is wrong
+			}
+			hs = append(hs, hold{component: c, reason: user.reason, message: user.msg, report: warns})
+		}
+		switch c {
+		case resources.ComponentFE:
+			cfg.FE = read.content
+		case resources.ComponentBE:
+			cfg.BE = read.content
+		case resources.ComponentCN:
+			cfg.CN = read.content
+		}
+	}
+	if hs.whole(resources.ComponentFE) {
+		// BE, CN and the proxy read FE's ports from fe.conf: keep them all as they run.
+		for _, c := range resources.Components[1:] {
+			if !hs.whole(c) {
+				hs = append(hs, hold{component: c, reason: hs[0].reason, message: hs[0].message, report: warns})
+			}
+		}
+	}
+	d := &desired{objects: resources.Build(src, cfg), hashes: apply.NewHashes(), grow: map[resources.Component][]claimGrowth{}, feConf: cfg.FE}
+	resources.KeepFEQuorum(d.objects.StatefulSet(resources.ComponentFE), in.live[resources.ComponentFE])
+	for _, c := range statefulSetComponents {
+		if hs.whole(c) {
+			continue // keeps its live objects whatever they say
+		}
+		check := checkImmutable(in.live[c], d.objects.StatefulSet(c), specField(c))
+		if check.held != "" {
+			hs = append(hs, hold{component: c, object: d.objects.StatefulSet(c), reason: srv1.ReasonImmutableFieldChanged, message: check.held, report: refuses})
+		} else if len(check.grow) > 0 {
+			d.grow[c] = check.grow
+		}
+	}
+	for _, c := range holdsData {
+		if removalHeld(src, c) {
+			h := hold{component: c, reason: srv1.ReasonRemovalHeld, report: awaitsConsent}
+			if in.live[c] != nil {
+				h.message = c.Title() // reported only while its StatefulSet runs
+			}
+			hs = append(hs, h)
+		}
+	}
+	return d, hs, nil
+}
+
+// holdsData are the components whose pods keep data (BE) or caches (CN).
+var holdsData = []resources.Component{resources.ComponentBE, resources.ComponentCN}
+
+// removalHeld is true for a component that holds data, whose spec is gone,
+// and whose deletion the user has not agreed to.
+func removalHeld(src *srv1.StarRocksCluster, c resources.Component) bool {
+	return resources.LoadSpec(src, c) == nil && src.Annotations[DeleteRemovedComponentsAnnotation] != "true"
+}
+
+// Kubernetes limits on the names of a cluster's objects: a Service name is a
+// DNS label, and a StatefulSet's name goes with a 10-character revision hash
+// into a label value, which is a DNS label too.
+const (
+	maxServiceName     = 63
+	maxStatefulSetName = 63 - 11
+)
+
+// checkNames rejects a cluster whose name makes a child's name too long for
+// Kubernetes: the writes would fail forever with a message about the child.
+func checkNames(src *srv1.StarRocksCluster) error {
+	named := resources.Named(src)
+	for _, c := range resources.Components {
+		for _, o := range named.Of(c) {
+			limit := 0
+			switch o.(type) {
+			case *corev1.Service:
+				limit = maxServiceName
+			case *appsv1.StatefulSet:
+				limit = maxStatefulSetName
+			default:
+				continue
+			}
+			if len(o.GetName()) > limit {
+				return &userError{reason: srv1.ReasonNameTooLong, msg: fmt.Sprintf(
+					"metadata.name: %q is too long: its %s would be named %q, %d characters, and Kubernetes allows %d; nothing was changed",
+					src.Name, reflect.TypeOf(o).Elem().Name(), o.GetName(), len(o.GetName()), limit)}
+			}
+		}
+	}
+	return nil
+}
+
+// specField is the spec path of a component, for messages.
+func specField(c resources.Component) string {
+	return map[resources.Component]string{
+		resources.ComponentFE:      "spec.starRocksFeSpec",
+		resources.ComponentBE:      "spec.starRocksBeSpec",
+		resources.ComponentCN:      "spec.starRocksCnSpec",
+		resources.ComponentFEProxy: "spec.starRocksFeProxySpec",
+	}[c]
+}
+
+// configField is the spec path of a component's configMapInfo, for messages.
+func configField(c resources.Component) string {
+	return specField(c) + ".configMapInfo"
+}

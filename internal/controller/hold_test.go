@@ -1,0 +1,124 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+func TestAJoinedErrorIsTransientIfAnyPartIs(t *testing.T) {
+	user := &userError{reason: srv1.ReasonStorageNotExpandable, msg: "cannot grow"}
+	write := errors.New("applying Service sr-fe-service: connection refused")
+	for _, tt := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"no error", nil, false},
+		{"a user error", user, false},
+		{"a wrapped user error", fmt.Errorf("reading: %w", user), false},
+		{"two user errors", errors.Join(user, &userError{reason: srv1.ReasonConfigMapNotFound, msg: "gone"}), false},
+		{"a failed write", write, true},
+		{"a user error beside a failed write", errors.Join(user, write), true},
+		{"a wrapped join with a failed write", fmt.Errorf("sync: %w", errors.Join(user, write)), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := transient(tt.err); got != tt.want {
+				t.Errorf("transient(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+	if got := errorReason(errors.Join(write, user)); got != srv1.ReasonStorageNotExpandable {
+		t.Errorf("errorReason of a joined error = %q; want the user error's reason", got)
+	}
+}
+
+func TestHoldsKeepWhatTheySay(t *testing.T) {
+	sts, svc := &appsv1.StatefulSet{}, &corev1.Service{}
+	hs := holds{
+		{component: resources.ComponentBE, reason: srv1.ReasonDisasterRecovery, message: "held while disaster recovery runs", report: waits},
+		{component: resources.ComponentFE, object: sts, reason: srv1.ReasonImmutableFieldChanged, message: "podManagementPolicy", report: refuses},
+		{component: resources.ComponentCN, object: sts, field: []string{"spec", "replicas"}, reason: "Decommissioning", report: waits},
+	}
+	for _, tt := range []struct {
+		name string
+		got  bool
+		want bool
+	}{
+		{"a whole component is held, written and deleted alike", hs.whole(resources.ComponentBE), true},
+		{"an object hold holds no whole component", hs.whole(resources.ComponentFE), false},
+		{"every object of a whole-held component is kept", hs.keeps(resources.ComponentBE, svc), true},
+		{"the held object is kept", hs.keeps(resources.ComponentFE, sts), true},
+		{"the component's other objects are written", hs.keeps(resources.ComponentFE, svc), false},
+		{"a field hold writes the rest of the object", hs.keeps(resources.ComponentCN, sts), false},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+	if f := hs.fields(sts); len(f) != 1 || f[0][1] != "replicas" {
+		t.Errorf("fields = %v; want spec.replicas", f)
+	}
+	obs := &status.Observed{}
+	hs.observe(obs)
+	if obs.ReconcileError == nil || obs.ReconcileErrorReason != srv1.ReasonImmutableFieldChanged || transient(obs.ReconcileError) {
+		t.Errorf("a refusal is reported as a user error: %v (%s)", obs.ReconcileError, obs.ReconcileErrorReason)
+	}
+	if hs.waiting(resources.ComponentBE) != "held while disaster recovery runs" || hs.waiting(resources.ComponentFE) != "" {
+		t.Errorf("waiting: BE %q, FE %q", hs.waiting(resources.ComponentBE), hs.waiting(resources.ComponentFE))
+	}
+}
+
+func TestAFieldHoldKeepsTheLiveValueAndWritesTheRest(t *testing.T) {
+	live := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "sr-be"}, Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](3),
+		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "be", Image: "be:3.3.1"}}}}}}
+	want := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "sr-be", Labels: map[string]string{"a": "b"}}, Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](2),
+		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "be", Image: "be:3.3.2"}}}}}}
+	s := &clusterScope{in: &clusterInputs{live: map[resources.Component]*appsv1.StatefulSet{resources.ComponentBE: live}}}
+	if err := s.hold(hold{component: resources.ComponentBE, object: want, field: []string{"spec", "replicas"}, report: waits}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ptr.Deref(want.Spec.Replicas, 0); got != 3 {
+		t.Errorf("replicas = %d; want the live 3", got)
+	}
+	if want.Spec.Template.Spec.Containers[0].Image != "be:3.3.2" || want.Labels["a"] != "b" {
+		t.Errorf("the rest of the object changed: %+v", want)
+	}
+	// A field the live object lacks is dropped from the desired one.
+	unset := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "sr-be"}}
+	want.Spec.MinReadySeconds = 10
+	if err := keepFields(want, unset, [][]string{{"spec", "minReadySeconds"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want.Spec.MinReadySeconds != 0 || ptr.Deref(want.Spec.Replicas, 0) != 3 {
+		t.Errorf("minReadySeconds %d, replicas %v; want 0 and 3", want.Spec.MinReadySeconds, want.Spec.Replicas)
+	}
+	if s.live(resources.ComponentBE, &corev1.Service{}) != nil {
+		t.Error("a Service has no live workload")
+	}
+}

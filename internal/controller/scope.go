@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// clusterScope is one reconcile of one cluster: what it read, what the spec
+// asks for, what is held back, and what the phases did so far. The phases
+// read and fill it; status and Events are written from it, once, at the end.
+type clusterScope struct {
+	src *srv1.StarRocksCluster
+	in  *clusterInputs
+	// want is nil when there is nothing to write: the spec cannot be built,
+	// or a phase refused it; err says why.
+	want  *desired
+	holds holds
+	// obs is what the status reports, read from the cache before the writes.
+	obs *status.Observed
+	// results are the writes made, err the reconcile's errors so far.
+	results []apply.Result
+	err     error
+	// status is the status write: early (beside the writes) or at the end.
+	status statusWrite
+	// started is true when the reconcile was a new cluster's first step:
+	// its status and Event come with the next one.
+	started bool
+	// dropped are the compute nodes dropped from FE, for an Event.
+	dropped []string
+	// after is how soon to look again; zero for a watch event.
+	after time.Duration
+}
+
+// statusWrite is the outcome of writing status.
+type statusWrite struct {
+	// early is true when the status was written beside the writes, before their outcome was known.
+	early   bool
+	written bool
+	err     error
+}
+
+// clusterPhase is one step of a reconcile. It returns false to end the
+// reconcile there; the status is written in any case.
+type clusterPhase func(ctx context.Context, s *clusterScope) bool
+
+// scope gathers the inputs, validates the spec and builds the desired
+// state: nothing after it reads what the objects are built from.
+func (r *StarRocksClusterReconciler) scope(ctx context.Context, src *srv1.StarRocksCluster) *clusterScope {
+	s := &clusterScope{src: src, in: r.gather(ctx, src)}
+	if err := validate(src); err != nil {
+		s.fail(err)
+		return s
+	}
+	want, hs, err := build(src, s.in, r.BuildOptions)
+	if err != nil {
+		s.fail(err)
+		return s
+	}
+	s.want, s.holds = want, hs
+	return s
+}
+
+// fail records an error that stops every write: only the status that says so is written.
+func (s *clusterScope) fail(err error) {
+	s.err = errors.Join(s.err, err)
+	s.want = nil
+}
+
+// hold adds a hold. A field hold takes the live value at once, before
+// anything hashes the object.
+func (s *clusterScope) hold(h hold) error {
+	s.holds = append(s.holds, h)
+	if len(h.field) == 0 {
+		return nil
+	}
+	return keepFields(h.object, s.live(h.component, h.object), [][]string{h.field})
+}
+
+// live is the live copy of a desired workload of c; nil for other objects or none.
+func (s *clusterScope) live(c resources.Component, obj client.Object) client.Object {
+	if sts := s.in.live[c]; sts != nil && sts.Name == obj.GetName() {
+		return sts
+	}
+	if s.in.proxy != nil && s.in.proxy.Name == obj.GetName() {
+		return s.in.proxy
+	}
+	return nil
+}
+
+// reconcileError is everything that went wrong: the refused changes and the errors.
+func (s *clusterScope) reconcileError() error {
+	return errors.Join(s.holds.err(), s.err)
+}
+
+// later asks to look again within d.
+func (s *clusterScope) later(d time.Duration) {
+	if d > 0 && (s.after == 0 || d < s.after) {
+		s.after = d
+	}
+}
+
+// recovering is true while the disaster recovery the spec asks for runs.
+func (s *clusterScope) recovering() bool {
+	_, ok := recovering(s.src)
+	return ok
+}

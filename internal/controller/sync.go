@@ -1,0 +1,93 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// sync writes what the spec asks for, less what is held: FE first; BE, CN
+// and the FE proxy once FE is ready. Objects of removed components, or
+// removed from one (the CN autoscaler), are deleted whatever FE's state. A
+// failed write of one component does not hold back the others: BE, CN and
+// the proxy depend on FE being ready, not on FE's last write having
+// succeeded. The status is written beside the writes (see writeStatusBeside).
+func (r *StarRocksClusterReconciler) sync(ctx context.Context, s *clusterScope) bool {
+	s.obs = r.observe(ctx, s)
+	r.writeStatusBeside(ctx, s, func() error { return r.write(ctx, s) })
+	return true
+}
+
+// write makes the writes of sync and records them in s.
+func (r *StarRocksClusterReconciler) write(ctx context.Context, s *clusterScope) error {
+	feReady := status.FEReady(s.src, s.in.live[resources.ComponentFE])
+	var growErrs []error
+	for _, c := range statefulSetComponents {
+		if grow, ok := s.want.grow[c]; ok && (c == resources.ComponentFE || feReady) {
+			if err := r.expandClaims(ctx, s.in.live[c], grow); err != nil {
+				growErrs = append(growErrs, err)
+			}
+		}
+	}
+	results, feErr := r.Applier.ApplyAll(ctx, s.applicable(resources.ComponentFE))
+	named := resources.Named(s.src)
+	var toApply, toDelete []client.Object
+	for _, c := range resources.Components {
+		if c != resources.ComponentFE && feReady {
+			toApply = append(toApply, s.applicable(c)...)
+		}
+		if !s.holds.whole(c) {
+			toDelete = append(toDelete, unwanted(named.Of(c), s.want.objects.Of(c))...)
+		}
+	}
+	// BE, CN and the proxy don't depend on each other: one parallel round.
+	applied, applyErr := r.Applier.ApplyAll(ctx, toApply)
+	deleted, deleteErr := r.Applier.DeleteAll(ctx, toDelete)
+	s.results = slices.Concat(s.results, results, applied, deleted)
+	err := errors.Join(append([]error{feErr, applyErr, deleteErr}, growErrs...)...)
+	s.err = errors.Join(s.err, err)
+	return err
+}
+
+// applicable is what to write of a component now: its objects less those
+// held, and less a StatefulSet whose claims grow (expandClaims recreates it).
+func (s *clusterScope) applicable(c resources.Component) []client.Object {
+	sts := s.want.objects.StatefulSet(c)
+	_, growing := s.want.grow[c]
+	return slices.DeleteFunc(s.want.objects.Of(c), func(o client.Object) bool {
+		return s.holds.keeps(c, o) || (growing && o == client.Object(sts))
+	})
+}
+
+// unwanted are the objects of all that a component can have that are not wanted.
+func unwanted(all, wanted []client.Object) []client.Object {
+	return slices.DeleteFunc(all, func(o client.Object) bool {
+		return slices.ContainsFunc(wanted, func(w client.Object) bool { return w.GetName() == o.GetName() && sameKind(w, o) })
+	})
+}
+
+func sameKind(a, b client.Object) bool {
+	return reflect.TypeOf(a) == reflect.TypeOf(b)
+}

@@ -1,0 +1,255 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/scheme"
+)
+
+// These tests drive the warehouse reconciler with controller-runtime's fake
+// client; test/integration runs it against an API server and a stand-in FE.
+
+// warehouseWorld is a shared-data cluster whose FE is ready, and a warehouse of it.
+func warehouseWorld() (*srv1.StarRocksCluster, *corev1.ConfigMap, *appsv1.StatefulSet, *srv1.StarRocksWarehouse) {
+	src := feCluster()
+	src.UID = "cluster-uid"
+	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "fe-conf", ResolveKey: "fe.conf"}
+	conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fe-conf"}, Data: map[string]string{"fe.conf": "run_mode = shared_data\n"}}
+	feSts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName()},
+		Status: appsv1.StatefulSetStatus{Replicas: 1, ReadyReplicas: 1}}
+	wh := &srv1.StarRocksWarehouse{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "wh1", Generation: 1, Finalizers: []string{WarehouseFinalizer}},
+		Spec: srv1.StarRocksWarehouseSpec{StarRocksCluster: src.Name, Template: &srv1.WarehouseComponentSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{
+			StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/cn-ubuntu:3.3.2",
+				StorageVolumes: []srv1.StorageVolume{{Name: "cn-data", StorageSize: "10Gi", MountPath: "/opt/starrocks/cn/storage"}}}}}},
+	}
+	return src, conf, feSts, wh
+}
+
+// newWarehouseReconciler wires a reconciler to a fake client holding objs.
+// features, when not nil, is what FE's /api/v2/feature lists, known
+// beforehand; nil leaves FE to be asked at an address where nothing listens.
+func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs ...client.Object) *StarRocksWarehouseReconciler {
+	t.Helper()
+	count := func() {
+		if writes != nil {
+			*writes++
+		}
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
+		WithStatusSubresource(&srv1.StarRocksWarehouse{}).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				count()
+				return c.Create(ctx, obj, opts...)
+			},
+			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+				count()
+				return c.Patch(ctx, obj, patch, opts...)
+			},
+			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+				count()
+				return c.Apply(ctx, obj, opts...)
+			},
+			SubResourceApply: func(ctx context.Context, c client.Client, sub string, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+				count()
+				return c.SubResource(sub).Apply(ctx, obj, opts...)
+			},
+		}).Build()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := closed.Addr().String()
+	_ = closed.Close() // nothing listens there any more: FE does not answer
+	access := newFEAccess(c, func(fe.Target) (string, string) { return addr, "http://" + addr })
+	if features != nil {
+		for _, src := range objs {
+			if cluster, ok := src.(*srv1.StarRocksCluster); ok {
+				access.features[string(cluster.UID)+"/"+cluster.Spec.StarRocksFeSpec.Image] = features
+			}
+		}
+	}
+	return &StarRocksWarehouseReconciler{
+		Client: c, Recorder: events.NewFakeRecorder(100), Applier: newApplier(c), Configs: newConfigSource(c, c), FE: access,
+		status:    warehouseStatusPath(c),
+		feBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
+	}
+}
+
+func reconcileWarehouse(t *testing.T, r *StarRocksWarehouseReconciler) (ctrl.Result, error) {
+	t.Helper()
+	return r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "wh1"}})
+}
+
+func warehouseCondition(t *testing.T, r *StarRocksWarehouseReconciler, condition string) *metav1.Condition {
+	t.Helper()
+	wh := &srv1.StarRocksWarehouse{}
+	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "wh1"}, wh); err != nil {
+		t.Fatal(err)
+	}
+	return meta.FindStatusCondition(wh.Status.Conditions, condition)
+}
+
+func warnings(r *StarRocksWarehouseReconciler) []string {
+	rec := r.Recorder.(*events.FakeRecorder)
+	var out []string
+	for {
+		select {
+		case e := <-rec.Events:
+			if strings.HasPrefix(e, "Warning") {
+				out = append(out, e)
+			}
+		default:
+			return out
+		}
+	}
+}
+
+func TestAWarehouseRunsItsComputeNodesAndThenCostsNothing(t *testing.T) {
+	src, conf, feSts, wh := warehouseWorld()
+	writes := 0
+	r := newWarehouseReconciler(t, []string{fe.FeatureMultiWarehouse}, &writes, src, conf, feSts, wh)
+	if _, err := reconcileWarehouse(t, r); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	sts := &appsv1.StatefulSet{}
+	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: wh.CnStatefulSetName()}, sts); err != nil {
+		t.Fatalf("the warehouse's CN StatefulSet: %v", err)
+	}
+	if c := warehouseCondition(t, r, srv1.ConditionReconcileError); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("ReconcileError = %+v; want False", c)
+	}
+	before := writes
+	if _, err := reconcileWarehouse(t, r); err != nil {
+		t.Fatalf("second Reconcile: %v", err)
+	}
+	if writes != before {
+		t.Errorf("an unchanged warehouse cost %d writes; want 0", writes-before)
+	}
+}
+
+func TestAWarehouseStorageSizeEditIsReportedNotDropped(t *testing.T) {
+	src, conf, feSts, wh := warehouseWorld()
+	r := newWarehouseReconciler(t, []string{fe.FeatureMultiWarehouse}, nil, src, conf, feSts, wh)
+	if _, err := reconcileWarehouse(t, r); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	warnings(r)
+	if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(wh), wh); err != nil {
+		t.Fatal(err)
+	}
+	wh.Spec.Template.StorageVolumes[0].StorageSize = "20Gi"
+	wh.Generation++
+	if err := r.Client.Update(t.Context(), wh); err != nil {
+		t.Fatal(err)
+	}
+	res, err := reconcileWarehouse(t, r)
+	if err != nil || res.RequeueAfter != 0 {
+		t.Fatalf("Reconcile = %+v, %v; a refused edit waits for the user", res, err)
+	}
+	c := warehouseCondition(t, r, srv1.ConditionReconcileError)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != srv1.ReasonImmutableFieldChanged || !strings.Contains(c.Message, "storageSize") {
+		t.Errorf("ReconcileError = %+v; want True, %s, naming storageSize", c, srv1.ReasonImmutableFieldChanged)
+	}
+	sts := &appsv1.StatefulSet{}
+	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: wh.CnStatefulSetName()}, sts); err != nil {
+		t.Fatal(err)
+	}
+	if got := sts.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage]; got.String() != "10Gi" {
+		t.Errorf("claim template %s; want the live 10Gi kept", got.String())
+	}
+	if w := warnings(r); len(w) != 1 || !strings.Contains(w[0], srv1.ReasonImmutableFieldChanged) {
+		t.Errorf("warnings %q; want one %s", w, srv1.ReasonImmutableFieldChanged)
+	}
+	if _, err := reconcileWarehouse(t, r); err != nil {
+		t.Fatal(err)
+	}
+	if w := warnings(r); len(w) != 0 {
+		t.Errorf("warnings %q on the next reconcile; want none, the error is not new", w)
+	}
+}
+
+func TestAWarehouseWaitsForWhatItNeeds(t *testing.T) {
+	src, conf, feSts, wh := warehouseWorld()
+	notReady := feSts.DeepCopy()
+	notReady.Status.ReadyReplicas = 0
+	sharedNothing := conf.DeepCopy()
+	sharedNothing.Data["fe.conf"] = ""
+	for _, tt := range []struct {
+		name   string
+		objs   []client.Object
+		reason string
+	}{
+		{"its cluster does not exist", []client.Object{wh.DeepCopy()}, srv1.ReasonClusterNotFound},
+		{"its cluster runs shared-nothing", []client.Object{src.DeepCopy(), sharedNothing, feSts.DeepCopy(), wh.DeepCopy()}, srv1.ReasonNotSharedData},
+		{"its cluster's FE is not ready", []client.Object{src.DeepCopy(), conf.DeepCopy(), notReady, wh.DeepCopy()}, srv1.ReasonFENotReady},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newWarehouseReconciler(t, []string{fe.FeatureMultiWarehouse}, nil, tt.objs...)
+			res, err := reconcileWarehouse(t, r)
+			if err != nil || res.RequeueAfter != 0 {
+				t.Errorf("Reconcile = %+v, %v; want neither: a watch brings it back", res, err)
+			}
+			if c := warehouseCondition(t, r, srv1.ConditionReconcileError); c == nil || c.Status != metav1.ConditionTrue || c.Reason != tt.reason {
+				t.Errorf("ReconcileError = %+v; want True, %s", c, tt.reason)
+			}
+		})
+	}
+}
+
+func TestAWarehouseWhoseFEDoesNotAnswerIsRetriedOnItsOwnBackOff(t *testing.T) {
+	src, conf, feSts, wh := warehouseWorld()
+	r := newWarehouseReconciler(t, nil, nil, src, conf, feSts, wh)
+	var afters []time.Duration
+	for range 3 {
+		res, err := reconcileWarehouse(t, r)
+		if err != nil {
+			t.Fatalf("Reconcile: %v; FE not answering is reported, not returned", err)
+		}
+		afters = append(afters, res.RequeueAfter)
+	}
+	if afters[0] != time.Second || afters[1] <= afters[0] || afters[2] <= afters[1] {
+		t.Errorf("requeues %v; want 1 s, doubling", afters)
+	}
+	if c := warehouseCondition(t, r, srv1.ConditionReconcileError); c == nil || c.Reason != srv1.ReasonFEUnreachable {
+		t.Errorf("ReconcileError = %+v; want %s", c, srv1.ReasonFEUnreachable)
+	}
+	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: wh.CnStatefulSetName()}, &appsv1.StatefulSet{}); err == nil {
+		t.Error("a CN StatefulSet was made without FE's word on multiple warehouses")
+	}
+}
