@@ -96,7 +96,7 @@ func WaitHTTP(ctx context.Context, url string, w HTTPWait) ([]byte, error) {
 		interval = 200 * time.Millisecond
 	}
 	var lastOK []byte
-	last := "no answer yet"
+	var last string
 	for {
 		if w.Abort != nil {
 			if err := w.Abort(); err != nil {
