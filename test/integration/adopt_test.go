@@ -24,7 +24,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/srscale/starrocks-operator/internal/apply"
@@ -110,42 +109,4 @@ func testAdoption(t *testing.T, c *testcluster.Cluster) {
 		t.Errorf("without adoption the old fields should stay (this test would prove nothing): %v %v", names, labels)
 	}
 
-	t.Run("immutable fields of a live StatefulSet are kept, not fought", func(t *testing.T) {
-		sts := &appsv1.StatefulSet{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "legacy-sts"},
-			Spec: appsv1.StatefulSetSpec{
-				Replicas:            ptr.To(int32(1)),
-				ServiceName:         "legacy-search",
-				PodManagementPolicy: appsv1.OrderedReadyPodManagement,
-				Selector:            &metav1.LabelSelector{MatchLabels: map[string]string{"app": "sts"}},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "sts"}},
-					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "fe", Image: "fe:1"}}},
-				},
-			},
-		}
-		if err := c.Client.Create(ctx, sts.DeepCopy(), client.FieldOwner("sroperator")); err != nil {
-			t.Fatal(err)
-		}
-		want := sts.DeepCopy()
-		want.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"}
-		want.Spec.ServiceName, want.Spec.PodManagementPolicy = "new-search", appsv1.ParallelPodManagement
-		want.Spec.Replicas = ptr.To(int32(2))
-		for range 2 { // the second apply must find nothing to do
-			if _, err := adopting.Apply(ctx, want); err != nil {
-				t.Fatalf("apply failed instead of keeping the immutable fields: %v", err)
-			}
-		}
-		var got appsv1.StatefulSet
-		if err := get(ctx, c.Client, ns, "legacy-sts", &got); err != nil {
-			t.Fatal(err)
-		}
-		if got.Spec.ServiceName != "legacy-search" || got.Spec.PodManagementPolicy != appsv1.OrderedReadyPodManagement || *got.Spec.Replicas != 2 {
-			t.Errorf("serviceName %q podManagementPolicy %q replicas %d", got.Spec.ServiceName, got.Spec.PodManagementPolicy, *got.Spec.Replicas)
-		}
-		res, err := adopting.Apply(ctx, want)
-		if err != nil || res.Action != apply.Unchanged {
-			t.Errorf("third apply: %+v %v, want unchanged", res, err)
-		}
-	})
 }

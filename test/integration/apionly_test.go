@@ -33,6 +33,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
@@ -51,6 +52,64 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("removed BE spec deletes BE objects only with consent", func(t *testing.T) { testRemovedComponent(t, c) })
 	t.Run("fields another manager wrote with Update are taken over and removed", func(t *testing.T) { testAdoption(t, c) })
 	t.Run("a field removed from the spec leaves an object the operator created", func(t *testing.T) { testCreatedThenApplied(t, c) })
+	t.Run("immutable fields of a live StatefulSet are kept when only worded otherwise, reported when changed", func(t *testing.T) { testImmutable(t, c) })
+}
+
+// A StatefulSet another operator made may word immutable fields otherwise
+// (its serviceName) or hold another value (podManagementPolicy). The
+// controller's one gate (checkImmutable) keeps the first and writes the
+// rest, and holds the second, reported, without fighting the API server.
+func testImmutable(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	const ns = "immutable"
+	testutil.CreateNamespace(t, c.Client, ns)
+	legacy := func(src *srv1.StarRocksCluster, change func(*appsv1.StatefulSet)) {
+		sts := resources.Build(src, resources.Configs{}).StatefulSet(resources.ComponentFE)
+		sts.Spec.ServiceName, sts.OwnerReferences = "legacy-search", nil // made before the cluster: no owner yet
+		change(sts)
+		if err := c.Client.Create(ctx, sts, client.FieldOwner(controller.UpstreamFieldManager)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reworded, changed := feOnly(ns, "i1"), feOnly(ns, "i2")
+	legacy(reworded, func(sts *appsv1.StatefulSet) { sts.Spec.Template.Annotations = map[string]string{"legacy": "yes"} })
+	legacy(changed, func(sts *appsv1.StatefulSet) { sts.Spec.PodManagementPolicy = appsv1.OrderedReadyPodManagement })
+	op := startOperator(t, c, ns, operatorOptions{})
+	for _, src := range []*srv1.StarRocksCluster{reworded, changed} {
+		if err := c.Client.Create(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sts := &appsv1.StatefulSet{}
+	eventually(t, 30*time.Second, "i1's FE StatefulSet written, with its live serviceName", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, "i1-fe", sts); err != nil {
+			return false, err
+		}
+		return sts.Spec.Template.Annotations["legacy"] == "" && sts.Spec.ServiceName == "legacy-search", nil
+	})
+	eventually(t, 30*time.Second, "i2's podManagementPolicy change reported", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, "i2", changed); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(changed.Status.Conditions, srv1.ConditionReconcileError)
+		return cond != nil && cond.Status == metav1.ConditionTrue && cond.Reason == srv1.ReasonImmutableFieldChanged &&
+			strings.Contains(cond.Message, "podManagementPolicy"), nil
+	})
+	if err := get(ctx, c.Client, ns, "i2-fe", sts); err != nil || sts.Spec.PodManagementPolicy != appsv1.OrderedReadyPodManagement || sts.Spec.ServiceName != "legacy-search" {
+		t.Errorf("i2's StatefulSet was changed: policy %q, serviceName %q (%v)", sts.Spec.PodManagementPolicy, sts.Spec.ServiceName, err)
+	}
+	if err := get(ctx, c.Client, ns, changed.FeServiceName(), &corev1.Service{}); err != nil {
+		t.Errorf("i2's other objects were not written beside the held StatefulSet: %v", err)
+	}
+	// Held, not fought: once reported, nothing more is written.
+	op.log.waitQuiet(2*time.Second, 20*time.Second)
+	mark := op.log.mark()
+	time.Sleep(3 * time.Second)
+	for _, r := range op.log.since(mark) {
+		if isWrite(r) {
+			t.Errorf("a write while the change is held: %+v", r)
+		}
+	}
 }
 
 // The operator makes a missing object with a plain create, cheaper for the
