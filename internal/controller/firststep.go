@@ -88,7 +88,7 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 	return false
 }
 
-// startedWrites holds per cluster what startFE wrote, until the next
+// startedWrites holds per cluster what firstStep wrote, until the next
 // reconcile tells it in its Event.
 type startedWrites struct {
 	mu sync.Mutex
