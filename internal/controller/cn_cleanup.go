@@ -100,7 +100,7 @@ func dropStale(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster
 	}
 	var dropped []string
 	for _, n := range fe.StaleNodes(nodes, sts.Name, searchService, sts.Namespace, want) {
-		if err := client.DropComputeNode(ctx, n.Host, n.HeartbeatPort); err != nil {
+		if err := client.DropComputeNode(ctx, n); err != nil {
 			return dropped, fmt.Errorf("dropping compute node %s: %w", n.Host, err)
 		}
 		info("dropped compute node removed by scale-in from FE", "node", n.Host, "heartbeatPort", n.HeartbeatPort)

@@ -78,13 +78,24 @@ const (
 )
 
 // DropComputeNodeSQL is the statement that removes one compute node from FE.
-func DropComputeNodeSQL(host string, heartbeatPort int) string {
-	return "ALTER SYSTEM DROP COMPUTE NODE " + QuoteString(net.JoinHostPort(host, strconv.Itoa(heartbeatPort)))
+// A node FE lists in a warehouse is dropped FROM that WAREHOUSE: without the
+// clause FE looks in default_warehouse and answers "compute node [h:p] does
+// not exist in warehouse default_warehouse" (facts sheet §8). FE versions
+// without warehouses list no WarehouseName, and get no clause.
+func DropComputeNodeSQL(host string, heartbeatPort int, warehouse string) string {
+	stmt := "ALTER SYSTEM DROP COMPUTE NODE " + QuoteString(net.JoinHostPort(host, strconv.Itoa(heartbeatPort)))
+	if warehouse != "" {
+		stmt += " FROM WAREHOUSE " + QuoteIdentifier(warehouse)
+	}
+	return stmt
 }
 
-// DropWarehouseSQL is the statement that removes a warehouse from FE.
+// DropWarehouseSQL is the statement that removes a warehouse from FE: with
+// IF EXISTS, which the grammar has (DROP WAREHOUSE (IF EXISTS)?
+// identifierOrString, facts sheet §13), so that a warehouse already gone is
+// no error.
 func DropWarehouseSQL(name string) string {
-	return "DROP WAREHOUSE " + QuoteIdentifier(name)
+	return "DROP WAREHOUSE IF EXISTS " + QuoteIdentifier(name)
 }
 
 // WarehouseName is the name FE knows a StarRocksWarehouse by: the object's
@@ -148,27 +159,41 @@ func (c *Client) ShowComputeNodes(ctx context.Context) ([]ComputeNode, error) {
 	return nodes, nil
 }
 
-// DropComputeNode removes one compute node from FE.
-func (c *Client) DropComputeNode(ctx context.Context, host string, heartbeatPort int) error {
-	return c.exec(ctx, DropComputeNodeSQL(host, heartbeatPort))
-}
-
-// DropWarehouse removes a warehouse (FE's name, see WarehouseName) from FE.
-// A warehouse FE does not know is no error: an earlier drop may have
-// succeeded just before the operator lost its answer or restarted.
-func (c *Client) DropWarehouse(ctx context.Context, name string) error {
-	err := c.exec(ctx, DropWarehouseSQL(name))
+// DropComputeNode removes one compute node from FE, from the warehouse FE
+// lists it in (the node's Warehouse; empty without warehouses). A node
+// already gone is no error: the CN's own stop script may have dropped it
+// meanwhile (facts sheet §12), and FE then answers "compute node does not
+// exists[<h>:<p>]" (§8). A node FE lists in another warehouse is an error.
+func (c *Client) DropComputeNode(ctx context.Context, n ComputeNode) error {
+	err := c.exec(ctx, DropComputeNodeSQL(n.Host, n.HeartbeatPort, n.Warehouse))
 	var refused *mysql.MySQLError
-	if errors.As(err, &refused) && unknownWarehouse(refused.Message) {
+	if errors.As(err, &refused) && strings.HasPrefix(refused.Message, "compute node does not exists[") {
 		return nil
 	}
 	return err
 }
 
-// unknownWarehouse recognises FE's refusal to drop a warehouse it does not have.
-func unknownWarehouse(msg string) bool {
+// DropWarehouse removes a warehouse (FE's name, see WarehouseName) from FE.
+// What FE has no such warehouse to drop is no error: an earlier drop may
+// have succeeded just before the operator lost its answer or restarted,
+// and an FE without warehouses never had it.
+func (c *Client) DropWarehouse(ctx context.Context, name string) error {
+	err := c.exec(ctx, DropWarehouseSQL(name))
+	var refused *mysql.MySQLError
+	if errors.As(err, &refused) && nothingToDrop(refused.Message) {
+		return nil
+	}
+	return err
+}
+
+// nothingToDrop recognises FE's answers that it has no such warehouse
+// (facts sheet §13): an open-source FE's "Multi-Warehouse is not
+// implemented", and "Warehouse name: <wh> not exist." or "Warehouse '<wh>'
+// doesn't exist" from builds with warehouses.
+func nothingToDrop(msg string) bool {
 	m := strings.ToLower(msg)
-	return strings.Contains(m, "warehouse") && (strings.Contains(m, "not exist") || strings.Contains(m, "unknown") || strings.Contains(m, "not found"))
+	return strings.Contains(m, "multi-warehouse is not implemented") ||
+		(strings.Contains(m, "warehouse") && (strings.Contains(m, "not exist") || strings.Contains(m, "doesn't exist")))
 }
 
 func (c *Client) exec(ctx context.Context, stmt string) error {

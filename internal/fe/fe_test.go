@@ -29,11 +29,12 @@ import (
 
 func TestStatementsQuoteWhatTheyAreGiven(t *testing.T) {
 	cases := []struct{ name, got, want string }{
-		{"drop compute node by FQDN", DropComputeNodeSQL("c-cn-2.c-cn-search.ns.svc.cluster.local", 9050), "ALTER SYSTEM DROP COMPUTE NODE 'c-cn-2.c-cn-search.ns.svc.cluster.local:9050'"},
-		{"drop compute node by IPv6", DropComputeNodeSQL("fd00::1", 9050), "ALTER SYSTEM DROP COMPUTE NODE '[fd00::1]:9050'"},
-		{"quote in a host cannot end the literal", DropComputeNodeSQL("a'; DROP DATABASE x; --", 1), `ALTER SYSTEM DROP COMPUTE NODE 'a\'; DROP DATABASE x; --:1'`},
-		{"drop warehouse quotes the identifier", DropWarehouseSQL("wh_1"), "DROP WAREHOUSE `wh_1`"},
-		{"backquote in a warehouse name is doubled", DropWarehouseSQL("a`b"), "DROP WAREHOUSE `a``b`"},
+		{"drop compute node by FQDN", DropComputeNodeSQL("c-cn-2.c-cn-search.ns.svc.cluster.local", 9050, ""), "ALTER SYSTEM DROP COMPUTE NODE 'c-cn-2.c-cn-search.ns.svc.cluster.local:9050'"},
+		{"drop compute node from its warehouse", DropComputeNodeSQL("w-cn-2.w-cn-search.ns.svc.cluster.local", 9050, "wh_1"), "ALTER SYSTEM DROP COMPUTE NODE 'w-cn-2.w-cn-search.ns.svc.cluster.local:9050' FROM WAREHOUSE `wh_1`"},
+		{"drop compute node by IPv6", DropComputeNodeSQL("fd00::1", 9050, ""), "ALTER SYSTEM DROP COMPUTE NODE '[fd00::1]:9050'"},
+		{"quote in a host cannot end the literal", DropComputeNodeSQL("a'; DROP DATABASE x; --", 1, ""), `ALTER SYSTEM DROP COMPUTE NODE 'a\'; DROP DATABASE x; --:1'`},
+		{"drop warehouse quotes the identifier, if it exists", DropWarehouseSQL("wh_1"), "DROP WAREHOUSE IF EXISTS `wh_1`"},
+		{"backquote in a warehouse name is doubled", DropWarehouseSQL("a`b"), "DROP WAREHOUSE IF EXISTS `a``b`"},
 		{"backslash and newline escaped", QuoteString("a\\b\nc"), `'a\\b\nc'`},
 	}
 	for _, c := range cases {
