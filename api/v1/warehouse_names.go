@@ -47,9 +47,15 @@ const (
 	ReasonNameConflict = "NameConflict"
 	// ReasonFEUnreachable: FE's HTTP or MySQL port did not answer; retried with back-off.
 	ReasonFEUnreachable = "FEUnreachable"
+	// ReasonMultiWarehouseUnsupported: the cluster's FE does not list the
+	// multi-warehouse feature (GET /api/v2/feature; an open-source FE lists
+	// only RBAC): it cannot run the warehouse, and no compute node is deployed.
+	ReasonMultiWarehouseUnsupported = "MultiWarehouseUnsupported"
 	// ReasonTemplateMissing: spec.template is missing.
 	ReasonTemplateMissing = "TemplateMissing"
 	// ReasonClusterSnapshotMissing (cluster, ReconcileError=True):
-	// spec.disasterRecovery is enabled but no FE configMap provides cluster_snapshot.yaml.
+	// spec.disasterRecovery is enabled on a shared-data cluster but no FE
+	// configMaps entry mounts cluster_snapshot.yaml where FE reads it
+	// (/opt/starrocks/fe/conf/cluster_snapshot.yaml).
 	ReasonClusterSnapshotMissing = "ClusterSnapshotMissing"
 )

@@ -250,6 +250,14 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouse
 		s.holds = append(s.holds, hold{component: resources.ComponentCN, reason: srv1.ReasonFEUnreachable, message: err.Error(), report: refuses, backoff: true})
 		return false
 	}
+	if !multi {
+		// Its compute nodes would join default_warehouse silently, and the
+		// warehouse could never be dropped (the upstream refuses too).
+		s.err = &userError{reason: srv1.ReasonMultiWarehouseUnsupported, msg: fmt.Sprintf(
+			"FE of StarRocksCluster %q does not list the %s feature (GET %s): this StarRocks build cannot run warehouses; no compute node was deployed",
+			s.src.Name, fe.FeatureMultiWarehouse, fe.FeaturePath)}
+		return false
+	}
 	sts := &appsv1.StatefulSet{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err == nil {
 		s.live = sts
@@ -260,7 +268,7 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouse
 	if s.live != nil {
 		live = resources.ConfigState{Template: s.live.Spec.Template.Annotations[resources.ConfigHashAnnotation], Recorded: s.live.Annotations[resources.ConfigHashAnnotation]}
 	}
-	s.want = resources.Warehouse(wh, s.src, resources.WarehouseConfig{Content: cnConf, FEContent: s.feConf, MultiWarehouse: multi, Live: live})
+	s.want = resources.Warehouse(wh, s.src, resources.WarehouseConfig{Content: cnConf, FEContent: s.feConf, MultiWarehouse: true, Live: live})
 	check := checkImmutable(s.live, s.want.StatefulSet, "spec.template")
 	held := check.held
 	if held == "" && len(check.grow) > 0 {

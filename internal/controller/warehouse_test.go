@@ -253,3 +253,18 @@ func TestAWarehouseWhoseFEDoesNotAnswerIsRetriedOnItsOwnBackOff(t *testing.T) {
 		t.Error("a CN StatefulSet was made without FE's word on multiple warehouses")
 	}
 }
+
+func TestAWarehouseIsRefusedByAnFEWithoutMultipleWarehouses(t *testing.T) {
+	src, conf, feSts, wh := warehouseWorld()
+	r := newWarehouseReconciler(t, []string{"RBAC"}, nil, src, conf, feSts, wh) // what an open-source FE lists
+	res, err := reconcileWarehouse(t, r)
+	if err != nil || res.RequeueAfter != 0 {
+		t.Errorf("Reconcile = %+v, %v; a refusal waits for the user", res, err)
+	}
+	if c := warehouseCondition(t, r, srv1.ConditionReconcileError); c == nil || c.Status != metav1.ConditionTrue || c.Reason != srv1.ReasonMultiWarehouseUnsupported {
+		t.Errorf("ReconcileError = %+v; want True, %s", c, srv1.ReasonMultiWarehouseUnsupported)
+	}
+	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: wh.CnStatefulSetName()}, &appsv1.StatefulSet{}); err == nil {
+		t.Error("compute nodes deployed that would join default_warehouse")
+	}
+}
