@@ -98,7 +98,7 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScop
 		obs.Rollout = want.rollout.Message
 	}
 	s.holds.observe(obs)
-	obs.DisasterRecovery = disasterRecoveryStatus(src, live[resources.ComponentFE])
+	obs.DisasterRecovery = disasterRecoveryStatus(src, s.in.confs[resources.ComponentFE].content, live[resources.ComponentFE])
 	return obs
 }
 

@@ -91,7 +91,7 @@ func (r *StarRocksClusterReconciler) gather(ctx context.Context, src *srv1.StarR
 			in.proxy = d
 		}
 	}
-	if _, ok := recovering(src); ok && src.Spec.StarRocksFeSpec != nil {
+	if _, ok := recovering(src, in.confs[resources.ComponentFE].content); ok && src.Spec.StarRocksFeSpec != nil {
 		in.snapshot = r.clusterSnapshot(ctx, src)
 	}
 	return in

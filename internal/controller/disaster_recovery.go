@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -36,10 +38,13 @@ import (
 // then the cluster returns to its normal spec.
 
 // recovering returns the generation of the recovery the spec asks for that
-// has not finished yet.
-func recovering(src *srv1.StarRocksCluster) (int64, bool) {
+// has not finished yet. A recovery restores a shared-data cluster from its
+// object storage: on a shared-nothing cluster (feConf without run_mode =
+// shared_data) spec.disasterRecovery is ignored, as the upstream ignores it
+// (facts sheet §13).
+func recovering(src *srv1.StarRocksCluster, feConf string) (int64, bool) {
 	dr := src.Spec.DisasterRecovery
-	if dr == nil || !dr.Enabled {
+	if dr == nil || !dr.Enabled || !fe.SharedData(feConf) {
 		return 0, false
 	}
 	st := src.Status.DisasterRecoveryStatus
@@ -49,9 +54,9 @@ func recovering(src *srv1.StarRocksCluster) (int64, bool) {
 
 // disasterRecovery rewrites the desired FE for a recovery and holds BE and
 // CN: neither written nor deleted. A recovery without cluster_snapshot.yaml
-// among FE's configMaps is a user error: nothing is changed.
+// where FE reads it is a user error: nothing is changed.
 func (r *StarRocksClusterReconciler) disasterRecovery(_ context.Context, s *clusterScope) bool {
-	gen, ok := recovering(s.src)
+	gen, ok := recovering(s.src, s.want.feConf)
 	if !ok {
 		return true
 	}
@@ -66,24 +71,31 @@ func (r *StarRocksClusterReconciler) disasterRecovery(_ context.Context, s *clus
 	return true
 }
 
-// clusterSnapshot checks that a ConfigMap in FE's configMaps provides cluster_snapshot.yaml.
+// clusterSnapshot checks that FE's configMaps put cluster_snapshot.yaml
+// where FE reads it (resources.ClusterSnapshotSources). A ConfigMap or key
+// that is not there is the user's to fix; a failed read is retried.
 func (r *StarRocksClusterReconciler) clusterSnapshot(ctx context.Context, src *srv1.StarRocksCluster) error {
-	for i, cm := range src.Spec.StarRocksFeSpec.ConfigMaps {
-		field := fmt.Sprintf("spec.starRocksFeSpec.configMaps[%d]", i)
-		if _, err := r.Configs.Content(ctx, src.Namespace, cm.Name, resources.ClusterSnapshotFile, field); err == nil {
-			return nil
+	for _, from := range resources.ClusterSnapshotSources(&src.Spec.StarRocksFeSpec.StarRocksComponentSpec) {
+		_, err := r.Configs.Content(ctx, src.Namespace, from.ConfigMap, from.Key, "spec.starRocksFeSpec.configMaps")
+		var user *userError
+		if err == nil || !errors.As(err, &user) {
+			return err
 		}
 	}
 	return &userError{reason: srv1.ReasonClusterSnapshotMissing, msg: fmt.Sprintf(
-		"spec.disasterRecovery is enabled but no ConfigMap in spec.starRocksFeSpec.configMaps has the key %s, which tells FE the snapshot to restore", resources.ClusterSnapshotFile)}
+		"spec.disasterRecovery is enabled but no entry of spec.starRocksFeSpec.configMaps mounts %s where FE reads it: mount a ConfigMap with that key at %s, or the key with subPath at %s/%s",
+		resources.ClusterSnapshotFile, feConfDir, feConfDir, resources.ClusterSnapshotFile)}
 }
+
+// feConfDir is FE's $STARROCKS_HOME/conf in the StarRocks images.
+const feConfDir = "/opt/starrocks/fe/conf"
 
 // disasterRecoveryStatus moves the recovery on from what the cache shows:
 // todo when asked, doing once FE runs the recovery template, done once that
 // FE has rolled out and is ready.
-func disasterRecoveryStatus(src *srv1.StarRocksCluster, live *appsv1.StatefulSet) *srv1.DisasterRecoveryStatus {
+func disasterRecoveryStatus(src *srv1.StarRocksCluster, feConf string, live *appsv1.StatefulSet) *srv1.DisasterRecoveryStatus {
 	cur := src.Status.DisasterRecoveryStatus
-	gen, ok := recovering(src)
+	gen, ok := recovering(src, feConf)
 	if !ok {
 		return cur
 	}
@@ -108,8 +120,8 @@ func disasterRecoveryStatus(src *srv1.StarRocksCluster, live *appsv1.StatefulSet
 
 // recoveryJustDone is true when this reconcile wrote a done recovery status
 // while it still built the recovery spec.
-func (r *StarRocksClusterReconciler) recoveryJustDone(src *srv1.StarRocksCluster) bool {
-	if _, ok := recovering(src); !ok {
+func (r *StarRocksClusterReconciler) recoveryJustDone(src *srv1.StarRocksCluster, feConf string) bool {
+	if _, ok := recovering(src, feConf); !ok {
 		return false
 	}
 	st, ok := r.status.recent.Ahead(client.ObjectKeyFromObject(src).String(), src.ResourceVersion)

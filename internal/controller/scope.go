@@ -125,6 +125,6 @@ func (s *clusterScope) later(d time.Duration) {
 
 // recovering is true while the disaster recovery the spec asks for runs.
 func (s *clusterScope) recovering() bool {
-	_, ok := recovering(s.src)
+	_, ok := recovering(s.src, s.in.confs[resources.ComponentFE].content)
 	return ok
 }

@@ -170,7 +170,7 @@ func (r *StarRocksClusterReconciler) finish(ctx context.Context, s *clusterScope
 	if slices.ContainsFunc(s.results, func(res apply.Result) bool { return res.Pending }) || s.unreportedUnrestorable() {
 		s.later(pendingRequeue)
 	}
-	if r.recoveryJustDone(s.src) {
+	if r.recoveryJustDone(s.src, s.in.confs[resources.ComponentFE].content) {
 		s.later(time.Millisecond) // our own status write triggers no reconcile: return to the normal spec now
 	}
 	return ctrl.Result{RequeueAfter: s.after}, nil

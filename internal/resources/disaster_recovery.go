@@ -17,6 +17,7 @@ limitations under the License.
 package resources
 
 import (
+	"path"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +34,32 @@ const (
 	// ClusterSnapshotFile must be one of FE's configMaps for a recovery.
 	ClusterSnapshotFile = "cluster_snapshot.yaml"
 )
+
+// ClusterSnapshotSources are the configMaps entries of FE that put
+// cluster_snapshot.yaml where FE reads it, $STARROCKS_HOME/conf (facts
+// sheet §13: RestoreClusterSnapshotMgr loads
+// $STARROCKS_HOME/conf/cluster_snapshot.yaml, StarRocksFE.java): a
+// ConfigMap mounted whole at /opt/starrocks/fe/conf, read at the key
+// cluster_snapshot.yaml, or one key of it mounted with subPath at
+// /opt/starrocks/fe/conf/cluster_snapshot.yaml. An entry mounted anywhere
+// else restores nothing.
+func ClusterSnapshotSources(spec *srv1.StarRocksComponentSpec) []ConfSource {
+	if spec == nil {
+		return nil
+	}
+	dir := starRocksRoot + "/" + string(ComponentFE) + "/conf"
+	var out []ConfSource
+	for _, r := range spec.ConfigMaps {
+		switch {
+		case r.Name == "":
+		case r.SubPath == "" && path.Clean(r.MountPath) == dir:
+			out = append(out, ConfSource{ConfigMap: r.Name, Key: ClusterSnapshotFile})
+		case r.SubPath != "" && path.Clean(r.MountPath) == dir+"/"+ClusterSnapshotFile:
+			out = append(out, ConfSource{ConfigMap: r.Name, Key: r.SubPath})
+		}
+	}
+	return out
+}
 
 // DisasterRecoveryFE turns the FE StatefulSet built by FE into the one that
 // restores a shared-data cluster, as upstream does: one replica, no startup or
