@@ -31,8 +31,8 @@ import (
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
-// mysqlPasswordEnv is the FE container variable holding root's password, as
-// the upstream chart and operator read it.
+// mysqlPasswordEnv is the variable holding root's password, as the upstream
+// chart sets it and the mysql client in the entrypoint scripts reads it.
 const mysqlPasswordEnv = "MYSQL_PWD"
 
 // feAccess reaches a cluster's FE through its Service: the MySQL port for
@@ -75,35 +75,72 @@ func (a *feAccess) sql(ctx context.Context, src *srv1.StarRocksCluster, feConf s
 	return &fe.Client{Address: addr, User: fe.RootUser, Password: pw}, nil
 }
 
-// password is MYSQL_PWD of the FE container: a literal value or a Secret key.
+// password is root's password as the upstream operator finds it: MYSQL_PWD
+// of the CN container (the upstream reads the CN StatefulSet's env), else of
+// FE, else of BE; the init-password chart sets it in all three (facts sheet
+// §11, §13). A literal value, a ConfigMap key or a Secret key; none means no
+// password.
 func (a *feAccess) password(ctx context.Context, src *srv1.StarRocksCluster) (string, error) {
-	if src.Spec.StarRocksFeSpec == nil {
-		return "", nil
+	var envs [][]corev1.EnvVar
+	if cn := src.Spec.StarRocksCnSpec; cn != nil {
+		envs = append(envs, cn.CnEnvVars)
 	}
-	var found *corev1.EnvVar
-	for i, e := range src.Spec.StarRocksFeSpec.FeEnvVars {
-		if e.Name == mysqlPasswordEnv {
-			found = &src.Spec.StarRocksFeSpec.FeEnvVars[i] // the last one wins, as in a container
+	if feSpec := src.Spec.StarRocksFeSpec; feSpec != nil {
+		envs = append(envs, feSpec.FeEnvVars)
+	}
+	if be := src.Spec.StarRocksBeSpec; be != nil {
+		envs = append(envs, be.BeEnvVars)
+	}
+	for _, env := range envs {
+		if found := lastEnv(env, mysqlPasswordEnv); found != nil {
+			return a.envValue(ctx, src.Namespace, found)
 		}
 	}
+	return "", nil
+}
+
+// lastEnv is the variable name in env; the last one wins, as in a container.
+func lastEnv(env []corev1.EnvVar, name string) *corev1.EnvVar {
+	var found *corev1.EnvVar
+	for i := range env {
+		if env[i].Name == name {
+			found = &env[i]
+		}
+	}
+	return found
+}
+
+// envValue reads a variable as the kubelet would: its value, or the key of
+// the Secret or ConfigMap it names.
+func (a *feAccess) envValue(ctx context.Context, namespace string, e *corev1.EnvVar) (string, error) {
+	from := e.ValueFrom
 	switch {
-	case found == nil:
-		return "", nil
-	case found.ValueFrom == nil:
-		return found.Value, nil
-	case found.ValueFrom.SecretKeyRef != nil:
-		ref := found.ValueFrom.SecretKeyRef
+	case from == nil:
+		return e.Value, nil
+	case from.SecretKeyRef != nil:
+		ref := from.SecretKeyRef
 		var s corev1.Secret
-		if err := a.live.Get(ctx, types.NamespacedName{Namespace: src.Namespace, Name: ref.Name}, &s); err != nil {
-			return "", fmt.Errorf("reading %s from Secret %s/%s: %w", mysqlPasswordEnv, src.Namespace, ref.Name, err)
+		if err := a.live.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, &s); err != nil {
+			return "", fmt.Errorf("reading %s from Secret %s/%s: %w", e.Name, namespace, ref.Name, err)
 		}
 		v, ok := s.Data[ref.Key]
 		if !ok {
-			return "", fmt.Errorf("reading %s: Secret %s/%s has no key %q", mysqlPasswordEnv, src.Namespace, ref.Name, ref.Key)
+			return "", fmt.Errorf("reading %s: Secret %s/%s has no key %q", e.Name, namespace, ref.Name, ref.Key)
 		}
 		return string(v), nil
+	case from.ConfigMapKeyRef != nil:
+		ref := from.ConfigMapKeyRef
+		var cm corev1.ConfigMap
+		if err := a.live.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, &cm); err != nil {
+			return "", fmt.Errorf("reading %s from ConfigMap %s/%s: %w", e.Name, namespace, ref.Name, err)
+		}
+		v, ok := cm.Data[ref.Key]
+		if !ok {
+			return "", fmt.Errorf("reading %s: ConfigMap %s/%s has no key %q", e.Name, namespace, ref.Name, ref.Key)
+		}
+		return v, nil
 	}
-	return "", fmt.Errorf("%s of FE comes from neither a value nor a Secret key; the operator cannot read it", mysqlPasswordEnv)
+	return "", fmt.Errorf("%s comes from neither a value, a Secret key nor a ConfigMap key; the operator cannot read it", e.Name)
 }
 
 // hasFeature asks FE's /api/v2/feature once per cluster and FE image.
