@@ -1,0 +1,31 @@
+//go:build !linux && !darwin
+
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package simstarrocks
+
+import (
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// clientGone cannot look at the connection here: the wait ends at its bound.
+func clientGone(*mysql.Conn) bool {
+	time.Sleep(20 * time.Millisecond)
+	return false
+}

@@ -1,0 +1,662 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package simstarrocks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The model: the FE group, the nodes, the tablets and the warehouses.
+
+const (
+	// clusterID and clusterToken are simulated values (the FE generates
+	// both when the first FE bootstraps).
+	clusterID    = 1647598232
+	clusterToken = "5f8bc1b6-0c52-4bd4-9a3e-simstarrocks"
+
+	// defaultWarehouse is WarehouseManager.DEFAULT_WAREHOUSE_NAME
+	// (server/WarehouseManager.java @006750c6).
+	defaultWarehouse = "default_warehouse"
+
+	// The FE's own ports (fe.conf defaults, sheet §1: http_port 8030,
+	// query_port 9030) and rpc_port (fe.conf default 9020).
+	feHTTPPort  = 8030
+	feQueryPort = 9030
+	feRPCPort   = 9020
+
+	// What a BE/CN reports in its first heartbeat: be_port 9060,
+	// webserver_port 8040, brpc 8060 (sheet §1). The hardware numbers are
+	// simulated.
+	beBePort     = 9060
+	beHTTPPort   = 8040
+	beBrpcPort   = 8060
+	beCPUCores   = 8
+	beMemLimit   = 16 << 30
+	starletPort  = 9070 // UNVERIFIED: the starlet_port a shared-data node reports
+	firstID      = 10001
+	commitHash   = "0000000"
+	roleFollower = "FOLLOWER"
+	roleObserver = "OBSERVER"
+	roleLeader   = "LEADER"
+)
+
+// The ComputeNode.Status names (system/ComputeNode.java @0139a862):
+// CONNECTING for a new node with no heartbeat yet, OK while alive,
+// DISCONNECTED once an alive node stops answering.
+const (
+	statusConnecting   = "CONNECTING"
+	statusOK           = "OK"
+	statusDisconnected = "DISCONNECTED"
+)
+
+type feNode struct {
+	id          int64
+	name        string
+	host        string
+	editLogPort int
+	role        string // FOLLOWER | OBSERVER
+	join        bool
+	alive       bool
+	helper      bool
+	// From heartbeats: 0/zero until the first one (Frontend fields default).
+	queryPort, rpcPort int
+	lastHeartbeat      time.Time
+	startTime          time.Time
+	version            string
+}
+
+// node is what BEs and CNs share (a Backend is a ComputeNode in the FE).
+type node struct {
+	id                         int64
+	host                       string
+	hbPort                     int
+	alive, everAlive           bool
+	status                     string
+	bePort, httpPort, brpcPort int // -1 until the first heartbeat (ComputeNode(id, host, port))
+	lastStart, lastHeartbeat   time.Time
+	version                    string
+	cpuCores                   int
+	memLimit                   int64
+	warehouse                  string
+	workerID                   int64
+	starletPort                int
+}
+
+type beNode struct {
+	node
+	decommissioned         bool
+	dataUsed, avail, total int64
+	credit                 float64 // replicas it may move now
+	lastReport             time.Time
+}
+
+type cnNode struct {
+	node
+}
+
+type replica struct {
+	beID         int64
+	catchUpUntil time.Time
+}
+
+type tablet struct {
+	id       int64
+	cloud    bool
+	replicas []*replica
+}
+
+type table struct {
+	id             int64
+	name           string
+	replicationNum int
+	tablets        []*tablet
+}
+
+type database struct {
+	id     int64
+	name   string
+	tables []*table
+}
+
+type cluster struct {
+	opts       Options
+	now        time.Time
+	nextID     int64
+	journal    int64
+	frontends  []*feNode
+	leader     *feNode
+	removedFEs map[string]bool
+	lastNameMs int64
+	feSeq      int64
+	backends   []*beNode
+	cns        []*cnNode
+	dbs        []*database
+	warehouses []string
+	rr         int // round-robin cursor for CreateTable
+	history    int // replicas the simulated tablet scheduler has moved
+}
+
+func newCluster(opts Options, now time.Time) *cluster {
+	return &cluster{
+		opts: opts, now: now, nextID: firstID,
+		removedFEs: map[string]bool{},
+		warehouses: []string{defaultWarehouse},
+	}
+}
+
+func (c *cluster) newID() int64 {
+	id := c.nextID
+	c.nextID++
+	return id
+}
+
+// release is the version string the simulated nodes report: Version.
+// STARROCKS_VERSION, and with the commit hash where the FE shows both
+// ("3.3.10-227b0b3", sheet §2).
+func (c *cluster) release() string { return c.opts.Version + ".0" }
+
+func (c *cluster) fullVersion() string { return c.release() + "-" + commitHash }
+
+// Frontends.
+
+func (c *cluster) frontendAt(host string, port int) *feNode {
+	for _, fe := range c.frontends {
+		if fe.host == host && fe.editLogPort == port {
+			return fe
+		}
+	}
+	return nil
+}
+
+// nodeName is GlobalStateMgr.genFeNodeName's new style, <host>_<port>_<ms>
+// (sheet §1). The simulation keeps the milliseconds strictly increasing.
+func (c *cluster) nodeName(host string, port int) string {
+	ms := c.now.UnixMilli()
+	if ms <= c.lastNameMs {
+		ms = c.lastNameMs + 1
+	}
+	c.lastNameMs = ms
+	return fmt.Sprintf("%s_%d_%d", host, port, ms)
+}
+
+func (c *cluster) bootstrapFrontend(host string, port int) {
+	if fe := c.frontendAt(host, port); fe != nil {
+		c.heartbeatFE(fe, true)
+		c.elect()
+		return
+	}
+	if len(c.frontends) > 0 {
+		return
+	}
+	// The first FE: a FOLLOWER in its own BDBJE group, the helper of the
+	// others (sheet §1 step 3, §2 IsHelper).
+	c.feSeq++
+	fe := &feNode{id: c.feSeq, name: c.nodeName(host, port), host: host, editLogPort: port, role: roleFollower, join: true, helper: true}
+	c.frontends = append(c.frontends, fe)
+	c.heartbeatFE(fe, true)
+	c.journal++
+	c.elect()
+}
+
+func (c *cluster) startFrontend(host string, port int) error {
+	fe := c.frontendAt(host, port)
+	if fe == nil {
+		return fmt.Errorf("simstarrocks: no FE row %s:%d: start_fe.sh --helper would fail (ADD FOLLOWER/OBSERVER first, sheet §7)", host, port)
+	}
+	// The node joins BDBJE when it starts with --helper (sheet §7).
+	fe.join = true
+	c.heartbeatFE(fe, true)
+	c.elect()
+	return nil
+}
+
+func (c *cluster) heartbeatFE(fe *feNode, alive bool) {
+	if alive {
+		if !fe.alive {
+			fe.startTime = c.now
+		}
+		fe.alive = true
+		fe.lastHeartbeat = c.now
+		fe.queryPort, fe.rpcPort = feQueryPort, feRPCPort
+		fe.version = c.fullVersion()
+		return
+	}
+	fe.alive = false
+}
+
+// elect keeps or chooses the leader. The electable members are the
+// FOLLOWERs in the BDBJE group (Join=true); a leader exists while a majority
+// of them is alive (a dead member still counts, sheet §7). A leader whose
+// node is down is replaced by the first alive electable member.
+func (c *cluster) elect() {
+	var electable []*feNode
+	alive := 0
+	for _, fe := range c.frontends {
+		if fe.role == roleFollower && fe.join {
+			electable = append(electable, fe)
+			if fe.alive {
+				alive++
+			}
+		}
+	}
+	if len(electable) == 0 || 2*alive <= len(electable) {
+		c.leader = nil
+		return
+	}
+	if c.leader != nil && c.leader.alive && slices.Contains(electable, c.leader) {
+		return
+	}
+	for _, fe := range electable {
+		if fe.alive {
+			c.leader = fe
+			return
+		}
+	}
+}
+
+// feAlive is the Alive column: the FE answering (the leader) shows itself
+// alive; the others as heartbeats found them (sheet §2).
+func (c *cluster) feAlive(fe *feNode) bool { return fe == c.leader || fe.alive }
+
+// replayedJournalID: the leader's own max journal id; an alive member has
+// replayed it all; a dead one sits at 0 (sheet §2, operator #789).
+func (c *cluster) replayedJournalID(fe *feNode) int64 {
+	if c.feAlive(fe) {
+		return c.journal
+	}
+	return 0
+}
+
+// roleColumn is LEADER for the leader, else FOLLOWER or OBSERVER
+// (FrontendsProcNode.getFrontendsInfo @4ad31e8f: host equals leaderIp).
+func (c *cluster) roleColumn(fe *feNode) string {
+	if c.leader != nil && fe.host == c.leader.host {
+		return roleLeader
+	}
+	return fe.role
+}
+
+// Heartbeats of all kinds.
+
+func (c *cluster) setAlive(host string, alive bool) bool {
+	found := false
+	for _, fe := range c.frontends {
+		if fe.host == host {
+			c.heartbeatFE(fe, alive)
+			found = true
+		}
+	}
+	if found {
+		c.elect()
+	}
+	for _, be := range c.backends {
+		if be.host != host {
+			continue
+		}
+		cameBack := alive && !be.alive && be.everAlive
+		c.heartbeatNode(&be.node, alive)
+		if alive {
+			be.lastReport = c.now
+		}
+		if cameBack && c.opts.CatchUp > 0 {
+			// Its replicas missed the loads while it was down: they stay
+			// behind (VERSION_INCOMPLETE, unhealthy) while they catch up.
+			for _, tb := range c.allTablets() {
+				for _, r := range tb.replicas {
+					if r.beID == be.id {
+						r.catchUpUntil = c.now.Add(c.opts.CatchUp)
+					}
+				}
+			}
+		}
+		found = true
+	}
+	for _, cn := range c.cns {
+		if cn.host == host {
+			c.heartbeatNode(&cn.node, alive)
+			found = true
+		}
+	}
+	return found
+}
+
+// heartbeatNode follows ComputeNode (system/ComputeNode.java @0139a862):
+// the first good heartbeat sets the ports and, if the node was not alive,
+// lastStartTime; setAlive moves the status CONNECTING/DISCONNECTED -> OK and
+// OK -> DISCONNECTED.
+func (c *cluster) heartbeatNode(n *node, alive bool) {
+	if alive {
+		if !n.alive {
+			n.lastStart = c.now
+		}
+		n.alive, n.everAlive = true, true
+		n.status = statusOK
+		n.lastHeartbeat = c.now
+		n.bePort, n.httpPort, n.brpcPort = beBePort, beHTTPPort, beBrpcPort
+		n.version = c.fullVersion()
+		n.cpuCores, n.memLimit = beCPUCores, beMemLimit
+		if c.opts.SharedData {
+			n.starletPort = starletPort
+		}
+		return
+	}
+	if n.alive && n.status == statusOK {
+		n.status = statusDisconnected
+	}
+	n.alive = false
+}
+
+// Backends and compute nodes.
+
+func (c *cluster) backendAt(host string, port int) *beNode {
+	for _, be := range c.backends {
+		if be.host == host && be.hbPort == port {
+			return be
+		}
+	}
+	return nil
+}
+
+func (c *cluster) computeNodeAt(host string, port int) *cnNode {
+	for _, cn := range c.cns {
+		if cn.host == host && cn.hbPort == port {
+			return cn
+		}
+	}
+	return nil
+}
+
+func (c *cluster) newNode(host string, port int) node {
+	id := c.newID()
+	return node{
+		id: id, host: host, hbPort: port, status: statusConnecting,
+		bePort: -1, httpPort: -1, brpcPort: -1,
+		warehouse: defaultWarehouse, workerID: id - firstID + 1,
+	}
+}
+
+func (c *cluster) removeBackend(be *beNode) {
+	c.backends = slices.DeleteFunc(c.backends, func(b *beNode) bool { return b == be })
+	// The dropped BE's replicas go with it.
+	for _, tb := range c.allTablets() {
+		tb.replicas = slices.DeleteFunc(tb.replicas, func(r *replica) bool { return r.beID == be.id })
+	}
+	c.journal++
+}
+
+// sortedBackends is the SHOW BACKENDS order: ListComparator(1, 3), the IP
+// then the BePort column, both compared as strings (BackendsProcDir
+// @226b3c7c; sheet §3).
+func (c *cluster) sortedBackends() []*beNode {
+	out := slices.Clone(c.backends)
+	slices.SortStableFunc(out, func(a, b *beNode) int { return compareNodes(&a.node, &b.node) })
+	return out
+}
+
+func (c *cluster) sortedComputeNodes() []*cnNode {
+	out := slices.Clone(c.cns)
+	slices.SortStableFunc(out, func(a, b *cnNode) int { return compareNodes(&a.node, &b.node) })
+	return out
+}
+
+func compareNodes(a, b *node) int {
+	if x := strings.Compare(a.host, b.host); x != 0 {
+		return x
+	}
+	return strings.Compare(fmt.Sprint(a.bePort), fmt.Sprint(b.bePort))
+}
+
+// available is Backend.isAvailable: status OK and not decommissioned
+// (ComputeNode.isAvailable @0139a862).
+func (be *beNode) available() bool { return be.status == statusOK && !be.decommissioned }
+
+func (c *cluster) backendByID(id int64) *beNode {
+	for _, be := range c.backends {
+		if be.id == id {
+			return be
+		}
+	}
+	return nil
+}
+
+// Tablets.
+
+func (c *cluster) db(name string) *database {
+	for _, d := range c.dbs {
+		if d.name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+func (c *cluster) createTable(dbName, tableName string, replicationNum, tablets int) error {
+	if replicationNum < 1 || tablets < 1 {
+		return fmt.Errorf("simstarrocks: replication number %d and tablets %d must be positive", replicationNum, tablets)
+	}
+	d := c.db(dbName)
+	if d != nil && slices.ContainsFunc(d.tables, func(t *table) bool { return t.name == tableName }) {
+		return fmt.Errorf("simstarrocks: table %s.%s exists", dbName, tableName)
+	}
+	var candidates []*beNode
+	if !c.opts.SharedData {
+		for _, be := range c.backends {
+			if be.alive && !be.decommissioned {
+				candidates = append(candidates, be)
+			}
+		}
+		if len(candidates) < replicationNum {
+			return fmt.Errorf("simstarrocks: %s.%s needs %d alive, not decommissioned BEs, there are %d", dbName, tableName, replicationNum, len(candidates))
+		}
+	}
+	if d == nil {
+		d = &database{id: c.newID(), name: dbName}
+		c.dbs = append(c.dbs, d)
+	}
+	tb := &table{id: c.newID(), name: tableName, replicationNum: replicationNum}
+	// A table has one partition and one (base) index here; their ids are
+	// taken as the FE would take them.
+	c.newID()
+	c.newID()
+	for range tablets {
+		t := &tablet{id: c.newID(), cloud: c.opts.SharedData}
+		if !t.cloud {
+			for k := range replicationNum {
+				be := candidates[(c.rr+k)%len(candidates)]
+				t.replicas = append(t.replicas, &replica{beID: be.id})
+			}
+			c.rr = (c.rr + 1) % len(candidates)
+		}
+		tb.tablets = append(tb.tablets, t)
+	}
+	d.tables = append(d.tables, tb)
+	c.journal++
+	return nil
+}
+
+func (c *cluster) dropTable(dbName, tableName string) {
+	if d := c.db(dbName); d != nil {
+		n := len(d.tables)
+		d.tables = slices.DeleteFunc(d.tables, func(t *table) bool { return t.name == tableName })
+		if len(d.tables) != n {
+			c.journal++
+		}
+	}
+}
+
+func (c *cluster) allTablets() []*tablet {
+	var out []*tablet
+	for _, d := range c.dbs {
+		for _, t := range d.tables {
+			out = append(out, t.tablets...)
+		}
+	}
+	return out
+}
+
+func (c *cluster) replicasOn(beID int64) int {
+	n := 0
+	for _, tb := range c.allTablets() {
+		for _, r := range tb.replicas {
+			if r.beID == beID {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// liveReplicas counts the replicas on registered, alive BEs.
+func (c *cluster) liveReplicas(tb *tablet) int {
+	n := 0
+	for _, r := range tb.replicas {
+		if be := c.backendByID(r.beID); be != nil && be.alive {
+			n++
+		}
+	}
+	return n
+}
+
+// healthyReplicas counts the replicas on registered, alive BEs that are not
+// catching up.
+func (c *cluster) healthyReplicas(tb *tablet, now time.Time) int {
+	n := 0
+	for _, r := range tb.replicas {
+		if c.replicaHealthy(r, now) {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *cluster) replicaHealthy(r *replica, now time.Time) bool {
+	be := c.backendByID(r.beID)
+	return be != nil && be.alive && !now.Before(r.catchUpUntil)
+}
+
+// unhealthy is the simulation's reading of LocalTablet.getHealthStatusWithPriority
+// as StatisticProcDir counts it (@673e1a09): a tablet with fewer healthy
+// replicas than its replication number is REPLICA_MISSING or
+// VERSION_INCOMPLETE; more is REDUNDANT, which counts as healthy.
+// Cloud-native tablets are never unhealthy (sheet §9). UNVERIFIED: the FE
+// also calls replicas on a decommissioned BE REPLICA_RELOCATING; the
+// simulation counts them healthy while their BE is alive.
+func (c *cluster) unhealthy(t *table, tb *tablet) bool {
+	return !tb.cloud && c.healthyReplicas(tb, c.now) < t.replicationNum
+}
+
+// The simulated tablet scheduler.
+
+// advance moves the clock to now: each decommissioning BE hands
+// MigrationRate replicas a second to alive, not decommissioned BEs that do
+// not hold the tablet yet (the TabletScheduler cloning them away, sheet §5),
+// and, with drop_backend_after_decommission on (the default), a
+// decommissioned BE with no tablets left is dropped (SystemHandler
+// .runAlterJobV2 @00f64430).
+func (c *cluster) advance(now time.Time) {
+	dt := now.Sub(c.now)
+	if dt < 0 {
+		dt = 0
+	}
+	c.now = now
+	for _, be := range c.backends {
+		if !be.decommissioned {
+			continue
+		}
+		be.credit += c.opts.MigrationRate * dt.Seconds()
+		for be.credit >= 1 && c.migrateOne(be) {
+			be.credit--
+			c.history++
+		}
+		if be.credit > 1 {
+			// Nothing could move: do not bank time for later.
+			be.credit = 1
+		}
+	}
+	if c.opts.KeepDrainedBackends {
+		return
+	}
+	for _, be := range slices.Clone(c.backends) {
+		if be.decommissioned && c.replicasOn(be.id) == 0 {
+			c.removeBackend(be)
+		}
+	}
+}
+
+// migrateOne moves one replica off be, the first (table, tablet order) that
+// has a healthy source (itself or another replica of its tablet) and a
+// target. The target is the alive, not decommissioned BE holding the fewest
+// replicas (then the earliest added) that does not hold the tablet.
+func (c *cluster) migrateOne(be *beNode) bool {
+	counts := map[int64]int{}
+	for _, tb := range c.allTablets() {
+		for _, r := range tb.replicas {
+			counts[r.beID]++
+		}
+	}
+	for _, tb := range c.allTablets() {
+		idx := slices.IndexFunc(tb.replicas, func(r *replica) bool { return r.beID == be.id })
+		if idx < 0 || c.healthyReplicas(tb, c.now) == 0 {
+			continue
+		}
+		var target *beNode
+		for _, cand := range c.backends {
+			if !cand.alive || cand.decommissioned {
+				continue
+			}
+			if slices.ContainsFunc(tb.replicas, func(r *replica) bool { return r.beID == cand.id }) {
+				continue
+			}
+			if target == nil || counts[cand.id] < counts[target.id] {
+				target = cand
+			}
+		}
+		if target == nil {
+			continue
+		}
+		tb.replicas[idx] = &replica{beID: target.id}
+		c.journal++
+		return true
+	}
+	return false
+}
+
+// pendingTablets is what the simulated scheduler still has to do: tablets
+// with a replica on a decommissioned BE, and unhealthy tablets.
+func (c *cluster) pendingTablets() int {
+	n := 0
+	for _, d := range c.dbs {
+		for _, t := range d.tables {
+			for _, tb := range t.tablets {
+				if tb.cloud {
+					continue
+				}
+				onDecom := slices.ContainsFunc(tb.replicas, func(r *replica) bool {
+					be := c.backendByID(r.beID)
+					return be != nil && be.decommissioned
+				})
+				if onDecom || c.unhealthy(t, tb) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}

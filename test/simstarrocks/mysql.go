@@ -1,0 +1,194 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package simstarrocks
+
+import (
+	"context"
+	"crypto/subtle"
+	"crypto/x509"
+	"errors"
+	"net"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// leaderWait bounds how long a statement waits for a leader (sheet §1 step
+// 5: the FE hangs, the client's timeout ends it).
+const leaderWait = 60 * time.Second
+
+// authServer logs root in with mysql_native_password, the FE's plugin
+// (sheet §0).
+type authServer struct{ s *StarRocks }
+
+func (a *authServer) AuthMethods() []mysql.AuthMethod {
+	return []mysql.AuthMethod{mysql.NewMysqlNativeAuthMethod(a, a)}
+}
+
+func (a *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
+	return mysql.MysqlNativePassword
+}
+
+// HandleUser lets every user name try; the password check decides.
+func (a *authServer) HandleUser(string, net.Addr) bool { return true }
+
+// UserEntryWithHash checks the scrambled password. A refusal is
+// ERR_ACCESS_DENIED_ERROR / ERR_AUTHENTICATION_FAIL, 1045 / 28000, "Access
+// denied for user '%s' (using password: %s)" with the user name alone as the
+// first argument and YES when the client sent a scramble, NO when it sent
+// none (common/ErrorCode.java @00421d9c; MysqlProto.authenticate @00b57d40
+// and authentication/AuthenticationHandler.java @05d855c2: usePasswd =
+// authResponse.length == 0 ? "NO" : "YES"; sheet §11).
+func (a *authServer) UserEntryWithHash(_ []*x509.Certificate, salt []byte, user string, authResponse []byte, _ net.Addr) (mysql.Getter, error) {
+	usePasswd := "YES"
+	if len(authResponse) == 0 {
+		usePasswd = "NO"
+	}
+	ok := user == "root"
+	if ok {
+		want := mysql.ScrambleMysqlNativePassword(salt, []byte(a.s.opts.Password))
+		ok = len(want) == len(authResponse) && subtle.ConstantTimeCompare(want, authResponse) == 1
+	}
+	if !ok {
+		return nil, mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "Access denied for user '%s' (using password: %s)", user, usePasswd)
+	}
+	a.s.mu.Lock()
+	a.s.logins = append(a.s.logins, user)
+	a.s.mu.Unlock()
+	return userData(user), nil
+}
+
+type userData string
+
+func (u userData) Get() *querypb.VTGateCallerID { return &querypb.VTGateCallerID{Username: string(u)} }
+
+// handler is vitess's mysql.Handler: text protocol only, no session state.
+type handler struct{ s *StarRocks }
+
+func (h *handler) NewConnection(*mysql.Conn)                   {}
+func (h *handler) ConnectionClosed(*mysql.Conn)                {}
+func (h *handler) ConnectionAborted(*mysql.Conn, string) error { return nil }
+func (h *handler) ComInitDB(*mysql.Conn, string) error         { return nil }
+func (h *handler) WarningCount(*mysql.Conn) uint16             { return 0 }
+func (h *handler) ComResetConnection(*mysql.Conn) error        { return nil }
+
+func (h *handler) ParserOptionsForConnection(*mysql.Conn) (sqlparser.ParserOptions, error) {
+	return sqlparser.ParserOptions{}, nil
+}
+
+// ComMultiQuery answers the whole text as one statement: the mysql client
+// splits its -e text at ';' itself.
+func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	return "", h.ComQuery(ctx, c, query, callback)
+}
+
+var errNoPrepare = mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownSQLState, "simstarrocks: prepared statements are not simulated")
+
+func (h *handler) ComPrepare(context.Context, *mysql.Conn, string, *mysql.PrepareData) ([]*querypb.Field, error) {
+	return nil, errNoPrepare
+}
+
+func (h *handler) ComStmtExecute(context.Context, *mysql.Conn, *mysql.PrepareData, func(*sqltypes.Result) error) error {
+	return errNoPrepare
+}
+
+// ComQuery records the statement as sent, parses it, waits for a leader if
+// it needs one, and runs it.
+func (h *handler) ComQuery(_ context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	s := h.s
+	s.mu.Lock()
+	s.statements = append(s.statements, query)
+	s.mu.Unlock()
+
+	st, err := parse(query, s.opts.Version != "3.1" && s.opts.Version != "3.2")
+	if err != nil {
+		var se *syntaxError
+		if errors.As(err, &se) {
+			// A syntax error: 1064 / HY000 like every ParsingException (sheet §0).
+			return mysql.NewSQLError(1064, "HY000", "%s", se.message())
+		}
+		return err
+	}
+	deadline := time.Now().Add(leaderWait)
+	var res *result
+	var serr *sqlError
+	for {
+		if st.needsLeader() && !s.waitLeader(c, deadline) {
+			return mysql.NewSQLError(mysql.CRServerLost, mysql.SSUnknownSQLState, "simstarrocks: no leader within %s", leaderWait)
+		}
+		ran := false
+		s.locked(func(cl *cluster) {
+			if st.needsLeader() && cl.leader == nil {
+				return // lost again since the wait: wait on
+			}
+			res, serr = cl.execute(st)
+			ran = true
+		})
+		if ran {
+			break
+		}
+	}
+	if serr != nil {
+		return mysql.NewSQLError(serr.code, serr.state, "%s", serr.msg)
+	}
+	if res == nil {
+		return callback(&sqltypes.Result{}, false)
+	}
+	return callback(toSQLResult(res), false)
+}
+
+// waitLeader blocks until there is a leader, the client goes away, the
+// simulation stops, or leaderWait passes.
+func (s *StarRocks) waitLeader(c *mysql.Conn, deadline time.Time) bool {
+	for {
+		var ok bool
+		s.locked(func(cl *cluster) { ok = cl.leader != nil })
+		if ok {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-s.stopped:
+			return false
+		default:
+		}
+		if clientGone(c) {
+			return false
+		}
+	}
+}
+
+func toSQLResult(r *result) *sqltypes.Result {
+	out := &sqltypes.Result{}
+	for _, col := range r.columns {
+		// Proc results are strings (BaseProcResult); VARCHAR, utf8.
+		out.Fields = append(out.Fields, &querypb.Field{Name: col, Type: querypb.Type_VARCHAR, Charset: 33})
+	}
+	for _, row := range r.rows {
+		vals := make([]sqltypes.Value, len(row))
+		for i, v := range row {
+			vals[i] = sqltypes.NewVarChar(v)
+		}
+		out.Rows = append(out.Rows, vals)
+	}
+	return out
+}

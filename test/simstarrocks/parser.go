@@ -1,0 +1,654 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package simstarrocks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// The statements the simulated FE understands, parsed the way StarRocks'
+// ANTLR grammar (fe-core .../sql/parser/StarRocks.g4) reads them: keywords
+// case-insensitive, host:port arguments as `string` (SINGLE_QUOTED_TEXT or
+// DOUBLE_QUOTED_TEXT, sheet §0), lists separated by commas, an optional
+// trailing ';' (singleStatement: statement (SEMICOLON | EOF)).
+
+type tokenKind int
+
+const (
+	tokEOF tokenKind = iota
+	tokWord
+	tokString
+	tokQuotedIdent
+	tokSymbol
+)
+
+type token struct {
+	kind tokenKind
+	text string // as written
+	val  string // unquoted value of strings and backquoted identifiers
+	line int    // 1-based, as ANTLR's Token.getLine
+	col  int    // 0-based, as ANTLR's Token.getCharPositionInLine
+}
+
+// display is how the FE's error strategy names an offending token:
+// the token text, '<EOF>' at the end (StarRocksDefaultErrorStrategy.java,
+// EOF = "<EOF>").
+func (t token) display() string {
+	if t.kind == tokEOF {
+		return "<EOF>"
+	}
+	return t.text
+}
+
+type lexError struct {
+	tok token
+	msg string
+}
+
+func (e *lexError) Error() string { return e.msg }
+
+// lex splits a statement into tokens. Comments (-- ..., # ..., /* ... */)
+// and whitespace are skipped, as the StarRocks lexer sends them to a hidden
+// channel.
+func lex(src string) ([]token, *lexError) {
+	var toks []token
+	line, col := 1, 0
+	i := 0
+	advance := func(n int) {
+		for k := 0; k < n && i < len(src); k++ {
+			if src[i] == '\n' {
+				line++
+				col = 0
+			} else {
+				col++
+			}
+			i++
+		}
+	}
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			advance(1)
+		case c == '-' && strings.HasPrefix(src[i:], "--"), c == '#':
+			for i < len(src) && src[i] != '\n' {
+				advance(1)
+			}
+		case c == '/' && strings.HasPrefix(src[i:], "/*"):
+			end := strings.Index(src[i+2:], "*/")
+			if end < 0 {
+				advance(len(src) - i)
+			} else {
+				advance(end + 4)
+			}
+		case c == '\'' || c == '"':
+			start := token{kind: tokString, line: line, col: col}
+			val, n, ok := readQuoted(src[i:], c)
+			if !ok {
+				start.text = src[i:]
+				return nil, &lexError{tok: start, msg: "unterminated string"}
+			}
+			start.text, start.val = src[i:i+n], val
+			toks = append(toks, start)
+			advance(n)
+		case c == '`':
+			start := token{kind: tokQuotedIdent, line: line, col: col}
+			val, n, ok := readBackquoted(src[i:])
+			if !ok {
+				start.text = src[i:]
+				return nil, &lexError{tok: start, msg: "unterminated identifier"}
+			}
+			start.text, start.val = src[i:i+n], val
+			toks = append(toks, start)
+			advance(n)
+		case isWordByte(c):
+			j := i
+			for j < len(src) && isWordByte(src[j]) {
+				j++
+			}
+			toks = append(toks, token{kind: tokWord, text: src[i:j], val: src[i:j], line: line, col: col})
+			advance(j - i)
+		default:
+			toks = append(toks, token{kind: tokSymbol, text: src[i : i+1], val: src[i : i+1], line: line, col: col})
+			advance(1)
+		}
+	}
+	toks = append(toks, token{kind: tokEOF, line: line, col: col})
+	return toks, nil
+}
+
+// readQuoted reads a MySQL-style quoted string: backslash escapes and a
+// doubled quote for the quote itself.
+func readQuoted(s string, q byte) (val string, n int, ok bool) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			case '0':
+				b.WriteByte(0)
+			case 'Z':
+				b.WriteByte(0x1a)
+			default:
+				b.WriteByte(s[i])
+			}
+		case c == q && i+1 < len(s) && s[i+1] == q:
+			b.WriteByte(q)
+			i++
+		case c == q:
+			return b.String(), i + 1, true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", 0, false
+}
+
+func readBackquoted(s string) (val string, n int, ok bool) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		if s[i] == '`' {
+			if i+1 < len(s) && s[i+1] == '`' {
+				b.WriteByte('`')
+				i++
+				continue
+			}
+			return b.String(), i + 1, true
+		}
+		b.WriteByte(s[i])
+	}
+	return "", 0, false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// Statements, as parsed.
+
+type stmtKind int
+
+const (
+	stShowFrontends stmtKind = iota
+	stShowBackends
+	stShowComputeNodes
+	stShowProc
+	stAddBackend
+	stDropBackend
+	stDecommissionBackend
+	stCancelDecommission
+	stAddFrontend
+	stDropFrontend
+	stAddComputeNode
+	stDropComputeNode
+	stCreateWarehouse
+	stDropWarehouse
+)
+
+type statement struct {
+	kind      stmtKind
+	hostPorts []string // the `string` arguments, unquoted
+	force     bool     // DROP BACKEND ... FORCE
+	role      string   // FOLLOWER | OBSERVER
+	warehouse string   // INTO/FROM WAREHOUSE, or the CREATE/DROP WAREHOUSE name
+	hasWh     bool     // an INTO/FROM WAREHOUSE clause was given
+	ifClause  bool     // IF NOT EXISTS / IF EXISTS
+	procPath  string
+}
+
+// syntaxError is the parser's refusal: the offending token and what the
+// grammar would have taken there.
+type syntaxError struct {
+	tok      token
+	expected []string // display names: 'KEYWORD', SINGLE_QUOTED_TEXT, ',', <EOF>, or identifier
+	detail   string   // a lexer message instead of expected tokens
+}
+
+func (e *syntaxError) Error() string { return e.message() }
+
+// message renders the FE's syntax error. The frame is ParsingException
+// .getMessage (fe-core .../sql/parser/ParsingException.java, undated copy):
+// "Getting syntax error" + " at line L, column C" (ParserErrorMsg
+// nodePositionPoint "at line {0}, column {1}") + ". Detail message: " +
+// detail + "."; the detail is ParserErrorMsg.unexpectedInput "Unexpected
+// input '{0}', the most similar input is {1}" as StarRocksDefaultErrorStrategy
+// .reportInputMismatch builds it (@420892e3). Real outputs of this form:
+// StarRocks docs (keywords page, "ERROR 1064 (HY000): Getting syntax error at
+// line 1, column 16. Detail message: Unexpected input 'like', the most similar
+// input is {a legal identifier}.") and a StarRocks SQL test ("Getting syntax
+// error at line 1, column 0. Detail message: Unexpected input 'sleep', the
+// most similar input is {'SELECT', 'SET', 'HELP', 'STOP', 'ALTER', '(', ';'}.").
+//
+// UNVERIFIED: the expected set. The FE lists ANTLR's expected tokens at the
+// error point of its full grammar; the simulation lists the alternatives of
+// its own, smaller grammar (exact where only a string, an identifier or the
+// statement's end can follow; a subset where the real grammar has more
+// keywords). The ranking (Jaro-Winkler distance to the offending token, five
+// words at most, then the symbols) is the FE's filterExpectingToken.
+func (e *syntaxError) message() string {
+	detail := e.detail
+	if detail == "" {
+		detail = fmt.Sprintf("Unexpected input '%s', the most similar input is %s", e.tok.display(), similarInput(e.tok.display(), e.expected))
+	}
+	return fmt.Sprintf("Getting syntax error at line %d, column %d. Detail message: %s.", e.tok.line, e.tok.col, detail)
+}
+
+// identifierExpected stands for any identifier; the FE prints it as
+// "a legal identifier" when the expected set holds the non-reserved
+// keywords (StarRocksDefaultErrorStrategy.filterExpectingToken: words
+// contain 'ACCESS').
+const identifierExpected = "a legal identifier"
+
+// similarInput is StarRocksDefaultErrorStrategy.filterExpectingToken over
+// the simulation's expected set: words (display names whose second character
+// is an upper-case letter) sorted by Jaro-Winkler distance to the upper-cased
+// token, at most 5, then the symbols; "{...}" joined by ", ".
+func similarInput(tok string, expected []string) string {
+	var words, symbols []string
+	eof := false
+	for _, e := range expected {
+		switch {
+		case e == identifierExpected:
+			return "{" + identifierExpected + "}"
+		case e == "<EOF>":
+			// EOF is a symbol, and the lowest token type, so it comes first.
+			eof = true
+		case len(e) > 1 && e[1] >= 'A' && e[1] <= 'Z':
+			words = append(words, e)
+		default:
+			symbols = append(symbols, e)
+		}
+	}
+	if eof {
+		symbols = append([]string{"<EOF>"}, symbols...)
+	}
+	upper := strings.ToUpper(tok)
+	sort.SliceStable(words, func(i, j int) bool {
+		return jaroWinklerDistance(words[i], upper) < jaroWinklerDistance(words[j], upper)
+	})
+	if len(words) > 5 {
+		words = words[:5]
+	}
+	return "{" + strings.Join(append(words, symbols...), ", ") + "}"
+}
+
+// jaroWinklerDistance is 1 - the Jaro-Winkler similarity (prefix scale 0.1,
+// prefix of at most 4, boost only from a Jaro similarity of 0.7), the
+// measure Apache Commons Text's JaroWinklerDistance gives, which the FE uses
+// to rank its suggestions.
+func jaroWinklerDistance(a, b string) float64 {
+	if a == b {
+		return 0
+	}
+	short, long := a, b
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	window := len(long)/2 - 1
+	if window < 0 {
+		window = 0
+	}
+	matchedLong := make([]bool, len(long))
+	var fromShort []byte
+	shortIdx := make([]int, len(short))
+	for i := range shortIdx {
+		shortIdx[i] = -1
+	}
+	for i := 0; i < len(short); i++ {
+		lo, hi := max(i-window, 0), min(i+window+1, len(long))
+		for j := lo; j < hi; j++ {
+			if !matchedLong[j] && short[i] == long[j] {
+				matchedLong[j] = true
+				shortIdx[i] = j
+				break
+			}
+		}
+	}
+	for i := range short {
+		if shortIdx[i] >= 0 {
+			fromShort = append(fromShort, short[i])
+		}
+	}
+	m := len(fromShort)
+	if m == 0 {
+		return 1
+	}
+	var fromLong []byte
+	for j := range long {
+		if matchedLong[j] {
+			fromLong = append(fromLong, long[j])
+		}
+	}
+	half := 0
+	for k := 0; k < m; k++ {
+		if fromShort[k] != fromLong[k] {
+			half++
+		}
+	}
+	prefix := 0
+	for k := 0; k < min(4, len(short)); k++ {
+		if a[k] != b[k] {
+			break
+		}
+		prefix++
+	}
+	fm := float64(m)
+	jaro := (fm/float64(len(a)) + fm/float64(len(b)) + (fm-float64(half)/2)/fm) / 3
+	if jaro >= 0.7 {
+		jaro += 0.1 * float64(prefix) * (1 - jaro)
+	}
+	return 1 - jaro
+}
+
+type parser struct {
+	toks []token
+	pos  int
+	// warehouseClauses: the CN clauses take INTO/FROM WAREHOUSE (sheet §8:
+	// not in the ≤3.2 grammar).
+	warehouseClauses bool
+}
+
+func kw(words ...string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = "'" + w + "'"
+	}
+	return out
+}
+
+// The display names of a string token (string : SINGLE_QUOTED_TEXT |
+// DOUBLE_QUOTED_TEXT, sheet §0; ANTLR shows token types without a literal
+// by their symbolic name).
+var stringExpected = []string{"SINGLE_QUOTED_TEXT", "DOUBLE_QUOTED_TEXT"}
+
+func (p *parser) peek() token { return p.toks[p.pos] }
+
+func (p *parser) fail(expected ...string) *syntaxError {
+	return &syntaxError{tok: p.peek(), expected: expected}
+}
+
+func (p *parser) isWord(w string) bool {
+	t := p.peek()
+	return t.kind == tokWord && strings.EqualFold(t.text, w)
+}
+
+func (p *parser) acceptWord(w string) bool {
+	if p.isWord(w) {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expectWord(w string) error {
+	if p.acceptWord(w) {
+		return nil
+	}
+	return p.fail(kw(w)...)
+}
+
+func (p *parser) isSymbol(s string) bool {
+	t := p.peek()
+	return t.kind == tokSymbol && t.text == s
+}
+
+func (p *parser) stringArg() (string, error) {
+	t := p.peek()
+	if t.kind != tokString {
+		return "", p.fail(stringExpected...)
+	}
+	p.pos++
+	return t.val, nil
+}
+
+// stringList is `string (COMMA string)*`.
+func (p *parser) stringList() ([]string, error) {
+	first, err := p.stringArg()
+	if err != nil {
+		return nil, err
+	}
+	out := []string{first}
+	for p.isSymbol(",") {
+		p.pos++
+		s, err := p.stringArg()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// identifierOrString is identifier (bare or backquoted) | string.
+func (p *parser) identifierOrString() (string, error) {
+	t := p.peek()
+	switch t.kind {
+	case tokWord, tokQuotedIdent, tokString:
+		p.pos++
+		return t.val, nil
+	}
+	return "", p.fail(identifierExpected)
+}
+
+// end accepts the end of the statement: an optional ';' and EOF. more are
+// the display names of what could still have followed.
+func (p *parser) end(more ...string) error {
+	if p.isSymbol(";") {
+		p.pos++
+		if p.peek().kind == tokEOF {
+			return nil
+		}
+		// A second statement: the simulation takes one per query.
+		return p.fail("<EOF>")
+	}
+	if p.peek().kind == tokEOF {
+		return nil
+	}
+	return p.fail(append(append([]string{}, more...), "<EOF>", "';'")...)
+}
+
+// parse reads one statement. warehouseClauses enables INTO/FROM WAREHOUSE on
+// the compute-node clauses.
+func parse(src string, warehouseClauses bool) (*statement, error) {
+	toks, le := lex(src)
+	if le != nil {
+		// UNVERIFIED: the text the FE gives for a lexer error (an
+		// unterminated quote); the frame is ParsingException's.
+		return nil, &syntaxError{tok: le.tok, detail: le.msg}
+	}
+	p := &parser{toks: toks, warehouseClauses: warehouseClauses}
+	return p.statement()
+}
+
+func (p *parser) statement() (*statement, error) {
+	switch {
+	case p.acceptWord("SHOW"):
+		return p.show()
+	case p.acceptWord("ALTER"):
+		if err := p.expectWord("SYSTEM"); err != nil {
+			return nil, err
+		}
+		return p.alterSystem()
+	case p.acceptWord("CANCEL"):
+		// cancelAlterSystemStatement: CANCEL DECOMMISSION BACKEND string (COMMA string)* (sheet §5).
+		if err := p.expectWord("DECOMMISSION"); err != nil {
+			return nil, err
+		}
+		if err := p.expectWord("BACKEND"); err != nil {
+			return nil, err
+		}
+		hps, err := p.stringList()
+		if err != nil {
+			return nil, err
+		}
+		return &statement{kind: stCancelDecommission, hostPorts: hps}, p.end("','")
+	case p.acceptWord("CREATE"):
+		if err := p.expectWord("WAREHOUSE"); err != nil {
+			return nil, err
+		}
+		st := &statement{kind: stCreateWarehouse}
+		if p.acceptWord("IF") {
+			if err := p.expectWord("NOT"); err != nil {
+				return nil, err
+			}
+			if err := p.expectWord("EXISTS"); err != nil {
+				return nil, err
+			}
+			st.ifClause = true
+		}
+		name, err := p.identifierOrString()
+		if err != nil {
+			return nil, err
+		}
+		st.warehouse = name
+		return st, p.end()
+	case p.acceptWord("DROP"):
+		// DROP WAREHOUSE (IF EXISTS)? identifierOrString (sheet §13).
+		if err := p.expectWord("WAREHOUSE"); err != nil {
+			return nil, err
+		}
+		st := &statement{kind: stDropWarehouse}
+		if p.acceptWord("IF") {
+			if err := p.expectWord("EXISTS"); err != nil {
+				return nil, err
+			}
+			st.ifClause = true
+		}
+		name, err := p.identifierOrString()
+		if err != nil {
+			return nil, err
+		}
+		st.warehouse = name
+		return st, p.end()
+	}
+	return nil, p.fail(kw("SHOW", "ALTER", "CANCEL", "CREATE", "DROP")...)
+}
+
+func (p *parser) show() (*statement, error) {
+	switch {
+	case p.acceptWord("FRONTENDS"):
+		return &statement{kind: stShowFrontends}, p.end()
+	case p.acceptWord("BACKENDS"):
+		return &statement{kind: stShowBackends}, p.end()
+	case p.acceptWord("COMPUTE"):
+		if err := p.expectWord("NODES"); err != nil {
+			return nil, err
+		}
+		return &statement{kind: stShowComputeNodes}, p.end()
+	case p.acceptWord("PROC"):
+		path, err := p.stringArg()
+		if err != nil {
+			return nil, err
+		}
+		return &statement{kind: stShowProc, procPath: path}, p.end()
+	}
+	return nil, p.fail(kw("FRONTENDS", "BACKENDS", "COMPUTE", "PROC")...)
+}
+
+func (p *parser) alterSystem() (*statement, error) {
+	switch {
+	case p.acceptWord("ADD"):
+		return p.addOrDrop(true)
+	case p.acceptWord("DROP"):
+		return p.addOrDrop(false)
+	case p.acceptWord("DECOMMISSION"):
+		// decommissionBackendClause: DECOMMISSION BACKEND string (COMMA string)* (sheet §5).
+		if err := p.expectWord("BACKEND"); err != nil {
+			return nil, err
+		}
+		hps, err := p.stringList()
+		if err != nil {
+			return nil, err
+		}
+		return &statement{kind: stDecommissionBackend, hostPorts: hps}, p.end("','")
+	}
+	return nil, p.fail(kw("ADD", "DROP", "DECOMMISSION")...)
+}
+
+func (p *parser) addOrDrop(add bool) (*statement, error) {
+	switch {
+	case p.acceptWord("BACKEND"):
+		// addBackendClause: ADD BACKEND string (COMMA string)*;
+		// dropBackendClause (3.x): DROP BACKEND string (COMMA string)* FORCE? (sheet §6).
+		hps, err := p.stringList()
+		if err != nil {
+			return nil, err
+		}
+		if add {
+			return &statement{kind: stAddBackend, hostPorts: hps}, p.end("','")
+		}
+		st := &statement{kind: stDropBackend, hostPorts: hps}
+		st.force = p.acceptWord("FORCE")
+		if st.force {
+			return st, p.end()
+		}
+		return st, p.end("','", "'FORCE'")
+	case p.isWord("FOLLOWER") || p.isWord("OBSERVER"):
+		// (ADD|DROP) (FOLLOWER|OBSERVER) string: one host:port only (sheet §7).
+		role := strings.ToUpper(p.peek().text)
+		p.pos++
+		hp, err := p.stringArg()
+		if err != nil {
+			return nil, err
+		}
+		kind := stDropFrontend
+		if add {
+			kind = stAddFrontend
+		}
+		return &statement{kind: kind, role: role, hostPorts: []string{hp}}, p.end()
+	case p.acceptWord("COMPUTE"):
+		// (ADD|DROP) COMPUTE NODE string (COMMA string)* ((INTO|FROM) WAREHOUSE wh)? (sheet §8).
+		if err := p.expectWord("NODE"); err != nil {
+			return nil, err
+		}
+		hps, err := p.stringList()
+		if err != nil {
+			return nil, err
+		}
+		kind, clause := stDropComputeNode, "FROM"
+		if add {
+			kind, clause = stAddComputeNode, "INTO"
+		}
+		st := &statement{kind: kind, hostPorts: hps}
+		if !p.warehouseClauses {
+			return st, p.end("','")
+		}
+		if p.acceptWord(clause) {
+			if err := p.expectWord("WAREHOUSE"); err != nil {
+				return nil, err
+			}
+			wh, err := p.identifierOrString()
+			if err != nil {
+				return nil, err
+			}
+			st.warehouse, st.hasWh = wh, true
+			return st, p.end()
+		}
+		return st, p.end("','", "'"+clause+"'")
+	}
+	return nil, p.fail(kw("BACKEND", "FOLLOWER", "OBSERVER", "COMPUTE")...)
+}
