@@ -230,6 +230,10 @@ func TestLeaderElection(t *testing.T) {
 	if s.Leader() != "fe-0" {
 		t.Errorf("leader %q, want fe-0", s.Leader())
 	}
+	// The ADD BACKEND whose client gave up while there was no leader never ran.
+	if got := s.Backends(); len(got) != 0 {
+		t.Errorf("an abandoned statement ran: %+v", got)
+	}
 
 	// Dropping the dead follower shrinks the group: 2 of 2 alive.
 	mustExec(t, db, `ALTER SYSTEM DROP FOLLOWER "fe-1:9010"`)

@@ -119,12 +119,13 @@ func (h *handler) ComQuery(_ context.Context, c *mysql.Conn, query string, callb
 
 	st, err := parse(query, s.opts.Version != "3.1" && s.opts.Version != "3.2")
 	if err != nil {
+		// A syntax error: 1064 / HY000 like every ParsingException (sheet §0);
+		// the simulation's own refusals likewise.
 		var se *syntaxError
 		if errors.As(err, &se) {
-			// A syntax error: 1064 / HY000 like every ParsingException (sheet §0).
 			return mysql.NewSQLError(1064, "HY000", "%s", se.message())
 		}
-		return err
+		return mysql.NewSQLError(1064, "HY000", "%s", err.Error())
 	}
 	deadline := time.Now().Add(leaderWait)
 	var res *result

@@ -17,6 +17,7 @@ limitations under the License.
 package simstarrocks
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -63,9 +64,9 @@ type lexError struct {
 
 func (e *lexError) Error() string { return e.msg }
 
-// lex splits a statement into tokens. Comments (-- ..., # ..., /* ... */)
-// and whitespace are skipped, as the StarRocks lexer sends them to a hidden
-// channel.
+// lex splits a statement into tokens. Comments (-- ... and /* ... */) and
+// whitespace are skipped, as the StarRocks lexer sends them to its hidden
+// channel (SIMPLE_COMMENT, BRACKETED_COMMENT, WS in StarRocksLex.g4).
 func lex(src string) ([]token, *lexError) {
 	var toks []token
 	line, col := 1, 0
@@ -86,7 +87,7 @@ func lex(src string) ([]token, *lexError) {
 		switch {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 			advance(1)
-		case c == '-' && strings.HasPrefix(src[i:], "--"), c == '#':
+		case c == '-' && strings.HasPrefix(src[i:], "--"):
 			for i < len(src) && src[i] != '\n' {
 				advance(1)
 			}
@@ -364,6 +365,9 @@ func jaroWinklerDistance(a, b string) float64 {
 	return 1 - jaro
 }
 
+// errMultiStatement refuses a second statement in one query.
+var errMultiStatement = errors.New("simstarrocks: one statement per query is simulated")
+
 type parser struct {
 	toks []token
 	pos  int
@@ -443,11 +447,18 @@ func (p *parser) stringList() ([]string, error) {
 	return out, nil
 }
 
-// identifierOrString is identifier (bare or backquoted) | string.
+// identifierOrString is identifier (bare or backquoted) | string. Digits
+// alone lex as INTEGER_VALUE, not as an identifier.
 func (p *parser) identifierOrString() (string, error) {
 	t := p.peek()
 	switch t.kind {
-	case tokWord, tokQuotedIdent, tokString:
+	case tokWord:
+		if strings.Trim(t.val, "0123456789") == "" {
+			break
+		}
+		p.pos++
+		return t.val, nil
+	case tokQuotedIdent, tokString:
 		p.pos++
 		return t.val, nil
 	}
@@ -462,8 +473,9 @@ func (p *parser) end(more ...string) error {
 		if p.peek().kind == tokEOF {
 			return nil
 		}
-		// A second statement: the simulation takes one per query.
-		return p.fail("<EOF>")
+		// The FE's grammar takes several statements (sqlStatements:
+		// singleStatement+); the simulation runs one per query and says so.
+		return errMultiStatement
 	}
 	if p.peek().kind == tokEOF {
 		return nil

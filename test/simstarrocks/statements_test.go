@@ -504,6 +504,18 @@ var statementCases = []statementCase{
 		stmt: "SELECT 1", wantErr: "Getting syntax error at line 1, column 0. Detail message: Unexpected input 'SELECT', the most similar input is {", errPrefix: true,
 	},
 	{
+		name: "DROP WAREHOUSE of a number: digits lex as INTEGER_VALUE, not an identifier",
+		stmt: "DROP WAREHOUSE 123", wantErr: "Getting syntax error at line 1, column 15. Detail message: Unexpected input '123', the most similar input is {a legal identifier}.",
+	},
+	{
+		name: "two statements in one query: the simulation says it runs one",
+		stmt: "SHOW BACKENDS; SHOW FRONTENDS", wantErr: "simstarrocks: one statement per query is simulated",
+	},
+	{
+		name: "comments are skipped (StarRocksLex.g4 hidden channel)",
+		stmt: "/* probe */ SHOW BACKENDS -- the BEs", wantCols: backendCols33,
+	},
+	{
 		name: "DROPP BACKEND is a syntax error on 3.x (sheet §6)",
 		stmt: `ALTER SYSTEM DROPP BACKEND "be-0:9050"`, wantErr: "Getting syntax error at line 1, column 13. Detail message: Unexpected input 'DROPP', the most similar input is {", errPrefix: true,
 	},
