@@ -45,7 +45,7 @@ func backendRow(t *testing.T, db *sql.DB, host string) map[string]string {
 // (the default); no tablet is lost on the way; CANCEL after the drop is
 // refused because the row is gone.
 func TestDecommissionToGone(t *testing.T) {
-	s, db := started(t, simstarrocks.Options{MigrationRate: 200})
+	s, db := started(t, simstarrocks.Options{MigrationRate: 60})
 	withBackends(t, s, db, 4)
 	if err := s.CreateTable("db1", "t1", 3, 40); err != nil {
 		t.Fatal(err)
@@ -59,7 +59,8 @@ func TestDecommissionToGone(t *testing.T) {
 	if r == nil || r["SystemDecommissioned"] != "true" || r["ClusterDecommissioned"] != "false" || r["Alive"] != "true" {
 		t.Fatalf("right after DECOMMISSION: %v", r)
 	}
-	seen := map[int]bool{}
+	first, _ := strconv.Atoi(r["TabletNum"])
+	seen := map[int]bool{first: true}
 	waitFor(t, "be-0 to vanish from SHOW BACKENDS", 5*time.Second, func() bool {
 		r := backendRow(t, db, "be-0")
 		if r == nil {
@@ -251,7 +252,7 @@ func TestLeaderElection(t *testing.T) {
 // SHOW PROC '/statistic' UnhealthyTabletNum meanwhile (sheet §9); a tablet
 // with a replica on a dead BE is unhealthy too, but not lost.
 func TestCatchUpInStatistic(t *testing.T) {
-	s, db := started(t, simstarrocks.Options{CatchUp: 400 * time.Millisecond})
+	s, db := started(t, simstarrocks.Options{CatchUp: time.Second})
 	withBackends(t, s, db, 3)
 	if err := s.CreateTable("db1", "t1", 3, 10); err != nil {
 		t.Fatal(err)
@@ -275,7 +276,7 @@ func TestCatchUpInStatistic(t *testing.T) {
 	if p := rowOf(t, cols, rows, "Item", "pending_tablets")["Number"]; p != "10" {
 		t.Errorf("pending_tablets %s while catching up", p)
 	}
-	waitFor(t, "the replicas to catch up", 3*time.Second, func() bool { return unhealthy() == "0" })
+	waitFor(t, "the replicas to catch up", 5*time.Second, func() bool { return unhealthy() == "0" })
 	if s.TabletsBelow(3) != 0 {
 		t.Errorf("below 3 after catch-up: %d", s.TabletsBelow(3))
 	}
