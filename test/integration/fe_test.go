@@ -18,6 +18,7 @@ package integration_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -40,39 +41,48 @@ import (
 	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"github.com/srscale/starrocks-operator/test/festandin"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
+	"github.com/srscale/starrocks-operator/test/simstarrocks"
+	"github.com/srscale/starrocks-operator/test/simstarrocks/registrar"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
-// feDirectory points each cluster's FE Service at a stand-in: the operator
-// runs in the test process and cannot resolve cluster DNS. An FE not listed
-// is unreachable (a closed port).
+// feDirectory points each cluster's FE Service at its simulated StarRocks:
+// the operator runs in the test process and cannot resolve cluster DNS. An
+// FE not listed is unreachable (a closed port). The registrar finds a
+// cluster's StarRocks here too, to register its pods as their entrypoints do.
 type feDirectory struct {
 	mu sync.Mutex
-	m  map[string]*festandin.FE // namespace/service
+	m  map[string]*simstarrocks.StarRocks // namespace/cluster
 }
 
-func (d *feDirectory) set(ns, service string, f *festandin.FE) {
+func (d *feDirectory) set(ns, cluster string, f *simstarrocks.StarRocks) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.m == nil {
-		d.m = map[string]*festandin.FE{}
+		d.m = map[string]*simstarrocks.StarRocks{}
 	}
-	d.m[ns+"/"+service] = f
+	d.m[ns+"/"+cluster] = f
+}
+
+func (d *feDirectory) cluster(ns, cluster string) *simstarrocks.StarRocks {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.m[ns+"/"+cluster]
 }
 
 func (d *feDirectory) resolve(t fe.Target) (string, string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if f, ok := d.m[t.Namespace+"/"+t.Service]; ok {
+	if f := d.cluster(t.Namespace, strings.TrimSuffix(t.Service, "-fe-service")); f != nil {
 		return f.QueryAddress(), f.HTTPURL()
 	}
 	return "127.0.0.1:1", "http://127.0.0.1:1"
 }
 
-// The features that talk to StarRocks, against an FE stand-in that speaks
-// MySQL wire and HTTP, on a simulated cluster where pods become Ready.
+// The features that talk to StarRocks, against a simulated StarRocks that
+// answers as the real FE does (test/simstarrocks), on a simulated cluster
+// whose pods register with it as their entrypoint scripts would
+// (test/simstarrocks/registrar). Both kinds of FE: an open-source one
+// (features: RBAC only) and one with multiple warehouses.
 func TestTalkingToFE(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
@@ -80,45 +90,67 @@ func TestTalkingToFE(t *testing.T) {
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
 	dir := &feDirectory{}
 	testutil.CreateNamespace(t, c.Client, "fe")
+	registrar.Start(t.Context(), t, c.Config, dir.cluster, registrar.Options{Pod0LeaderTimeout: time.Second})
 	op := startOperator(t, c, "fe", operatorOptions{workers: 4, fe: dir.resolve})
 
-	t.Run("a warehouse is created, runs, scales through its HPA target and is dropped from FE once on deletion", func(t *testing.T) {
+	t.Run("multi-warehouse FE: a warehouse is created, runs, scales through its HPA target and is dropped from FE once on deletion", func(t *testing.T) {
 		testWarehouseLifecycle(t, c, dir, op)
+	})
+	t.Run("multi-warehouse FE: a warehouse's scale-in drops its compute nodes FROM its WAREHOUSE", func(t *testing.T) {
+		testWarehouseScaleIn(t, c, dir)
 	})
 	t.Run("a warehouse says which check failed: cluster, name, shared-data mode", func(t *testing.T) {
 		testWarehouseChecks(t, c)
 	})
-	t.Run("a warehouse whose FE is unreachable says so and recovers when FE answers", func(t *testing.T) {
-		testWarehouseFEUnreachable(t, c, dir)
+	t.Run("open-source FE: a warehouse whose FE is unreachable says so, is refused once FE answers without multi-warehouse, and is deleted", func(t *testing.T) {
+		testWarehouseOnOpenSourceFE(t, c, dir)
 	})
-	t.Run("CN scale-in 3 to 1 drops exactly 2 nodes in shared-data mode and none in shared-nothing mode", func(t *testing.T) {
+	t.Run("open-source FE: CN scale-in 3 to 1 drops exactly 2 nodes in shared-data mode and none in shared-nothing mode", func(t *testing.T) {
 		testSharedDataScaleIn(t, c, dir)
 	})
-	t.Run("a warehouse adopted from the upstream is released from its finalizer on deletion", func(t *testing.T) {
+	t.Run("multi-warehouse FE: a warehouse adopted from the upstream is released from its finalizer on deletion", func(t *testing.T) {
 		testAdoptedWarehouseReleased(t, c, dir)
 	})
 	t.Run("disaster recovery runs todo, doing, done with FE rewritten and BE and CN held, then restores the spec", func(t *testing.T) {
 		testDisasterRecovery(t, c)
 	})
-	t.Run("disaster recovery without cluster_snapshot.yaml is refused with a condition", func(t *testing.T) {
+	t.Run("disaster recovery is ignored on a shared-nothing cluster", func(t *testing.T) {
+		testDisasterRecoveryOnSharedNothing(t, c)
+	})
+	t.Run("disaster recovery without cluster_snapshot.yaml where FE reads it is refused with a condition", func(t *testing.T) {
 		testDisasterRecoveryWithoutSnapshot(t, c)
 	})
 }
 
 const feConfShared = "run_mode = shared_data\n"
 
+// passwordOn says where a cluster's root password is set.
+type passwordOn int
+
+const (
+	passwordOnFE passwordOn = iota // FE's env, from a Secret
+	passwordOnCN                   // CN's env only, from a Secret: where the upstream reads it
+)
+
 // sharedDataCluster creates a cluster named name whose fe.conf (ConfigMap
-// <name>-fe-conf) has conf, and root's password in a Secret.
-func sharedDataCluster(t *testing.T, c *testcluster.Cluster, ns, name, conf string, cn *int32) *srv1.StarRocksCluster {
+// <name>-fe-conf) has conf, root's password "pw-<name>" in a Secret, read
+// from MYSQL_PWD where pw says, and cn CN replicas (none when nil).
+func sharedDataCluster(t *testing.T, c *testcluster.Cluster, ns, name, conf string, cn *int32, pw passwordOn) *srv1.StarRocksCluster {
 	t.Helper()
 	ctx := context.Background()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-fe-conf"}, Data: map[string]string{"fe.conf": conf}}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-root"}, Data: map[string][]byte{"password": []byte("pw-" + name)}}
+	password := []corev1.EnvVar{{Name: "MYSQL_PWD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret.Name}, Key: "password"}}}}
 	src := feOnly(ns, name)
 	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: cm.Name, ResolveKey: "fe.conf"}
-	src.Spec.StarRocksFeSpec.FeEnvVars = []corev1.EnvVar{{Name: "MYSQL_PWD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret.Name}, Key: "password"}}}}
+	if pw == passwordOnFE {
+		src.Spec.StarRocksFeSpec.FeEnvVars = password
+	}
 	if cn != nil {
 		src.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/cn-ubuntu:3.3.2", Replicas: cn}}}
+		if pw == passwordOnCN {
+			src.Spec.StarRocksCnSpec.CnEnvVars = password
+		}
 	}
 	for _, o := range []client.Object{cm, secret, src} {
 		if err := c.Client.Create(ctx, o); err != nil {
@@ -127,6 +159,35 @@ func sharedDataCluster(t *testing.T, c *testcluster.Cluster, ns, name, conf stri
 	}
 	waitRunning(t, c, ns, name, 2*time.Minute)
 	return src
+}
+
+// startFE runs the simulated StarRocks of a cluster, reachable by the
+// operator and the registrar.
+func startFE(t *testing.T, dir *feDirectory, ns, cluster string, opts simstarrocks.Options) *simstarrocks.StarRocks {
+	t.Helper()
+	if opts.Password == "" {
+		opts.Password = "pw-" + cluster
+	}
+	f := simstarrocks.Start(t, opts)
+	// FE-0 as its first start leaves it: the leader (facts sheet §1). The
+	// registrar would get there too, after its entrypoint's probe of a
+	// leaderless group timed out (15 s).
+	f.BootstrapFrontend(fmt.Sprintf("%s-fe-0.%s-fe-search.%s.svc.cluster.local", cluster, cluster, ns), 9010)
+	dir.set(ns, cluster, f)
+	return f
+}
+
+// execFE runs a statement on f as root, as another client would.
+func execFE(t *testing.T, f *simstarrocks.StarRocks, password, stmt string) {
+	t.Helper()
+	db, err := sql.Open("mysql", fmt.Sprintf("root:%s@tcp(%s)/", password, f.QueryAddress()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), stmt); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
 }
 
 func warehouse(ns, name, cluster string, replicas int32) *srv1.StarRocksWarehouse {
@@ -142,15 +203,12 @@ func warehouse(ns, name, cluster string, replicas int32) *srv1.StarRocksWarehous
 func waitWarehouse(t *testing.T, c *testcluster.Cluster, ns, name, what string, cond func(*srv1.StarRocksWarehouse) bool) *srv1.StarRocksWarehouse {
 	t.Helper()
 	wh := &srv1.StarRocksWarehouse{}
-	var last string
 	eventually(t, 2*time.Minute, what, func(ctx context.Context) (bool, error) {
 		if err := get(ctx, c.Client, ns, name, wh); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
-		last = fmt.Sprintf("%+v", wh.Status)
 		return cond(wh), nil
 	})
-	_ = last
 	return wh
 }
 
@@ -182,12 +240,27 @@ func gone(t *testing.T, c *testcluster.Cluster, what string, objs ...client.Obje
 	})
 }
 
+// hosts are the IP column of FE's compute nodes in warehouse wh (any, for
+// ""), sorted.
+func hosts(f *simstarrocks.StarRocks, wh string) []string {
+	var out []string
+	for _, n := range f.ComputeNodes() {
+		if wh == "" || n.Warehouse == wh {
+			out = append(out, n.Host)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func cnHost(ns, sts, search string, ordinal int) string {
+	return fmt.Sprintf("%s-%d.%s.%s.svc.cluster.local", sts, ordinal, search, ns)
+}
+
 func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirectory, op *operator) {
 	ctx := context.Background()
-	f := festandin.Start(t, festandin.Options{Password: "pw-wc", Features: []string{"multi-warehouse"}})
-	dir.set("fe", "wc-fe-service", f)
-	sharedDataCluster(t, c, "fe", "wc", feConfShared, nil)
-	f.AddWarehouse("wh_a") // what the CN entrypoint does when a pod of the warehouse starts
+	f := startFE(t, dir, "fe", "wc", simstarrocks.Options{SharedData: true, MultiWarehouse: true})
+	sharedDataCluster(t, c, "fe", "wc", feConfShared, nil, passwordOnFE)
 
 	cnConf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-a-cn-conf"}, Data: map[string]string{"cn.conf": "sys_log_level = INFO\n"}}
 	if err := c.Client.Create(ctx, cnConf); err != nil {
@@ -195,6 +268,7 @@ func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 	}
 	wh := warehouse("fe", "wh-a", "wc", 1)
 	wh.Spec.Template.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: cnConf.Name, ResolveKey: "cn.conf"}
+	wh.Spec.Template.EnvVars = []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-wc"}} // for its entrypoint, as the init-password chart sets it
 	if err := c.Client.Create(ctx, wh); err != nil {
 		t.Fatal(err)
 	}
@@ -215,6 +289,10 @@ func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 	if v, _ := envValue(sts, "FE_SERVICE_NAME"); v != "wc-fe-service" {
 		t.Errorf("FE_SERVICE_NAME = %q", v)
 	}
+	// Its pod registered as its entrypoint does: the warehouse, then the node in it.
+	eventually(t, time.Minute, "the CN registered in wh_a", func(context.Context) (bool, error) {
+		return slices.Equal(hosts(f, "wh_a"), []string{cnHost("fe", "wh-a-warehouse-cn", "wh-a-warehouse-cn-search", 0)}), nil
+	})
 	for _, name := range []string{"wh-a-warehouse-cn-service", "wh-a-warehouse-cn-search"} {
 		if err := get(ctx, c.Client, "fe", name, &corev1.Service{}); err != nil {
 			t.Errorf("Service %s: %v", name, err)
@@ -288,10 +366,10 @@ func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-a-warehouse-cn-search"}},
 		&autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-a-warehouse-cn-autoscaler"}})
 	time.Sleep(2 * time.Second) // a late duplicate would arrive now
-	if got := f.StatementsLike("DROP WAREHOUSE"); !slices.Equal(got, []string{"DROP WAREHOUSE `wh_a`"}) {
+	if got := f.StatementsLike("DROP WAREHOUSE"); !slices.Equal(got, []string{"DROP WAREHOUSE IF EXISTS `wh_a`"}) {
 		t.Errorf("DROP WAREHOUSE statements: %q, want exactly one", got)
 	}
-	if len(f.Warehouses()) != 0 {
+	if slices.Contains(f.Warehouses(), "wh_a") {
 		t.Errorf("FE still has warehouses %v", f.Warehouses())
 	}
 	for _, u := range f.Logins() {
@@ -302,9 +380,42 @@ func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 	t.Logf("statements FE received: %q", f.Statements())
 }
 
-func testWarehouseFEUnreachable(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+// A warehouse's compute nodes live in its warehouse: dropping them without
+// FROM WAREHOUSE fails on a real FE (facts sheet §8).
+func testWarehouseScaleIn(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	ctx := context.Background()
-	sharedDataCluster(t, c, "fe", "wu", feConfShared, nil)
+	f := startFE(t, dir, "fe", "ws", simstarrocks.Options{SharedData: true, MultiWarehouse: true})
+	sharedDataCluster(t, c, "fe", "ws", feConfShared, nil, passwordOnFE)
+	wh := warehouse("fe", "wh-s", "ws", 3)
+	wh.Spec.Template.AutoScalingPolicy = nil
+	wh.Spec.Template.EnvVars = []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-ws"}}
+	if err := c.Client.Create(ctx, wh); err != nil {
+		t.Fatal(err)
+	}
+	waitWarehouse(t, c, "fe", "wh-s", "warehouse running with 3 CN", warehouseRunning(3))
+	host := func(i int) string { return cnHost("fe", "wh-s-warehouse-cn", "wh-s-warehouse-cn-search", i) }
+	eventually(t, time.Minute, "3 CN registered in wh_s", func(context.Context) (bool, error) {
+		return len(hosts(f, "wh_s")) == 3, nil
+	})
+	mutate(t, c.Client, wh, func(w *srv1.StarRocksWarehouse) { w.Spec.Template.Replicas = ptr.To(int32(1)) })
+	waitWarehouse(t, c, "fe", "wh-s", "warehouse running with 1 CN", warehouseRunning(1))
+	eventually(t, time.Minute, "the removed nodes dropped from wh_s", func(context.Context) (bool, error) {
+		return slices.Equal(hosts(f, "wh_s"), []string{host(0)}), nil
+	})
+	want := []string{
+		fmt.Sprintf("ALTER SYSTEM DROP COMPUTE NODE '%s:9050' FROM WAREHOUSE `wh_s`", host(1)),
+		fmt.Sprintf("ALTER SYSTEM DROP COMPUTE NODE '%s:9050' FROM WAREHOUSE `wh_s`", host(2)),
+	}
+	if got := f.StatementsLike("ALTER SYSTEM DROP COMPUTE NODE"); !slices.Equal(got, want) {
+		t.Errorf("DROP COMPUTE NODE statements %q, want %q", got, want)
+	}
+}
+
+// An open-source FE lists only RBAC: it cannot run a warehouse, and answers
+// DROP WAREHOUSE with "Multi-Warehouse is not implemented" (facts sheet §13).
+func testWarehouseOnOpenSourceFE(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	sharedDataCluster(t, c, "fe", "wu", feConfShared, nil, passwordOnFE)
 	wh := warehouse("fe", "wh-u", "wu", 1)
 	if err := c.Client.Create(ctx, wh); err != nil {
 		t.Fatal(err)
@@ -325,16 +436,14 @@ func testWarehouseFEUnreachable(t *testing.T, c *testcluster.Cluster, dir *feDir
 	}
 	waitRunning(t, c, "fe", "wu-other", time.Minute)
 
-	f := festandin.Start(t, festandin.Options{Password: "pw-wu"}) // no multi-warehouse
-	f.AddWarehouse("wh_u")
-	dir.set("fe", "wu-fe-service", f)
-	waitWarehouse(t, c, "fe", "wh-u", "warehouse running once FE answers", warehouseRunning(1))
-	sts := &appsv1.StatefulSet{}
-	if err := get(ctx, c.Client, "fe", "wh-u-warehouse-cn", sts); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := envValue(sts, resources.MultiWarehouseEnv); ok {
-		t.Errorf("%s set though FE does not list multi-warehouse", resources.MultiWarehouseEnv)
+	f := startFE(t, dir, "fe", "wu", simstarrocks.Options{SharedData: true}) // open source: no multi-warehouse
+	waitWarehouse(t, c, "fe", "wh-u", "condition MultiWarehouseUnsupported", func(wh *srv1.StarRocksWarehouse) bool {
+		cond := meta.FindStatusCondition(wh.Status.Conditions, srv1.ConditionReconcileError)
+		return cond != nil && cond.Status == metav1.ConditionTrue && cond.Reason == srv1.ReasonMultiWarehouseUnsupported
+	})
+	time.Sleep(2 * time.Second) // a StatefulSet would be made by now
+	if err := get(ctx, c.Client, "fe", "wh-u-warehouse-cn", &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+		t.Errorf("compute nodes deployed on an FE without multi-warehouse (they would join default_warehouse): %v", err)
 	}
 	if err := c.Client.Delete(ctx, wh); err != nil {
 		t.Fatal(err)
@@ -345,21 +454,26 @@ func testWarehouseFEUnreachable(t *testing.T, c *testcluster.Cluster, dir *feDir
 	}
 }
 
-func cnNode(ns, cluster string, ordinal int) festandin.ComputeNode {
-	return festandin.ComputeNode{Host: fmt.Sprintf("%s-cn-%d.%s-cn-search.%s.svc.cluster.local", cluster, ordinal, cluster, ns), HeartbeatPort: 9050, Alive: true}
-}
-
 func testSharedDataScaleIn(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	for _, tc := range []struct {
 		name, conf string
 		drops      int
 	}{{"sd", feConfShared, 2}, {"sn", "run_mode = shared_nothing\n", 0}} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := festandin.Start(t, festandin.Options{Password: "pw-" + tc.name})
-			dir.set("fe", tc.name+"-fe-service", f)
-			src := sharedDataCluster(t, c, "fe", tc.name, tc.conf, ptr.To(int32(3)))
-			// The CN pods' entrypoint registers them; other clusters' nodes share the table.
-			f.SetComputeNodes(cnNode("fe", tc.name, 0), cnNode("fe", tc.name, 1), cnNode("fe", tc.name, 2), cnNode("fe", "other", 2), cnNode("other-ns", tc.name, 2))
+			f := startFE(t, dir, "fe", tc.name, simstarrocks.Options{SharedData: tc.conf == feConfShared})
+			// The password is on CN only: the operator must find it there, as the upstream does.
+			src := sharedDataCluster(t, c, "fe", tc.name, tc.conf, ptr.To(int32(3)), passwordOnCN)
+			host := func(cluster string, i int) string { return cnHost("fe", cluster+"-cn", cluster+"-cn-search", i) }
+			wh := ""
+			if tc.conf == feConfShared {
+				wh = "default_warehouse" // an open-source shared-data FE lists every CN there (facts sheet §4, §8)
+			}
+			eventually(t, time.Minute, "3 CN registered", func(context.Context) (bool, error) {
+				return len(hosts(f, wh)) == 3, nil
+			})
+			// Another cluster's node shares FE's table; it must stay.
+			execFE(t, f, "pw-"+tc.name, fmt.Sprintf("ALTER SYSTEM ADD COMPUTE NODE '%s:9050'", host("other", 2)))
+			before := len(f.Statements())
 			mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksCnSpec.Replicas = ptr.To(int32(1)) })
 			got := waitRunning(t, c, "fe", tc.name, 2*time.Minute)
 			if cn := got.Status.StarRocksCnStatus; cn == nil || cn.Replicas != 1 {
@@ -367,7 +481,7 @@ func testSharedDataScaleIn(t *testing.T, c *testcluster.Cluster, dir *feDirector
 			}
 			if tc.drops > 0 {
 				eventually(t, time.Minute, "stale nodes dropped", func(context.Context) (bool, error) {
-					return len(f.StatementsLike("ALTER SYSTEM DROP COMPUTE NODE")) >= tc.drops, nil
+					return slices.Equal(hosts(f, wh), []string{host("other", 2), host(tc.name, 0)}), nil
 				})
 			} else {
 				time.Sleep(3 * time.Second) // the cleanup would have run by now
@@ -376,43 +490,39 @@ func testSharedDataScaleIn(t *testing.T, c *testcluster.Cluster, dir *feDirector
 			if len(drops) != tc.drops {
 				t.Errorf("DROP COMPUTE NODE statements %q, want %d", drops, tc.drops)
 			}
-			if tc.drops == 0 && len(f.Statements()) != 0 {
-				t.Errorf("a shared-nothing cluster's FE was sent %q", f.Statements())
-			}
-			if tc.drops > 0 {
-				want := []festandin.ComputeNode{cnNode("fe", tc.name, 0), cnNode("fe", "other", 2), cnNode("other-ns", tc.name, 2)}
-				if got := f.ComputeNodes(); !slices.Equal(got, want) {
-					t.Errorf("FE's nodes after cleanup %+v, want %+v", got, want)
+			if tc.drops == 0 {
+				if got := hosts(f, wh); len(got) != 4 {
+					t.Errorf("FE's nodes %q after a shared-nothing scale-in; the operator dropped some", got)
 				}
-				wantStatements := []string{"SHOW COMPUTE NODES",
-					"ALTER SYSTEM DROP COMPUTE NODE 'sd-cn-1.sd-cn-search.fe.svc.cluster.local:9050'",
-					"ALTER SYSTEM DROP COMPUTE NODE 'sd-cn-2.sd-cn-search.fe.svc.cluster.local:9050'"}
-				if got := f.Statements(); !slices.Equal(got, wantStatements) {
-					t.Errorf("statements FE received %q, want %q", got, wantStatements)
-				}
-				eventually(t, 30*time.Second, "a ComputeNodesDropped event", func(ctx context.Context) (bool, error) {
-					var evs eventsv1.EventList
-					if err := c.Client.List(ctx, &evs, client.InNamespace("fe")); err != nil {
-						return false, err
-					}
-					for _, e := range evs.Items {
-						if e.Regarding.Name == tc.name && e.Reason == "ComputeNodesDropped" {
-							return strings.Contains(e.Note, tc.name+"-cn-1.") && strings.Contains(e.Note, tc.name+"-cn-2."), nil
-						}
-					}
-					return false, nil
-				})
+				return
 			}
+			wantStatements := []string{"SHOW COMPUTE NODES",
+				fmt.Sprintf("ALTER SYSTEM DROP COMPUTE NODE '%s:9050' FROM WAREHOUSE `default_warehouse`", host(tc.name, 1)),
+				fmt.Sprintf("ALTER SYSTEM DROP COMPUTE NODE '%s:9050' FROM WAREHOUSE `default_warehouse`", host(tc.name, 2))}
+			if got := f.Statements()[before:]; !slices.Equal(got, wantStatements) {
+				t.Errorf("statements FE received %q, want %q", got, wantStatements)
+			}
+			eventually(t, 30*time.Second, "a ComputeNodesDropped event", func(ctx context.Context) (bool, error) {
+				var evs eventsv1.EventList
+				if err := c.Client.List(ctx, &evs, client.InNamespace("fe")); err != nil {
+					return false, err
+				}
+				for _, e := range evs.Items {
+					if e.Regarding.Name == tc.name && e.Reason == "ComputeNodesDropped" {
+						return strings.Contains(e.Note, tc.name+"-cn-1.") && strings.Contains(e.Note, tc.name+"-cn-2."), nil
+					}
+				}
+				return false, nil
+			})
 		})
 	}
 }
 
 func testAdoptedWarehouseReleased(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	ctx := context.Background()
-	f := festandin.Start(t, festandin.Options{Password: "pw-wa", Features: []string{"multi-warehouse"}})
-	dir.set("fe", "wa-fe-service", f)
-	sharedDataCluster(t, c, "fe", "wa", feConfShared, nil)
-	f.AddWarehouse("wh_adopted")
+	f := startFE(t, dir, "fe", "wa", simstarrocks.Options{SharedData: true, MultiWarehouse: true})
+	sharedDataCluster(t, c, "fe", "wa", feConfShared, nil, passwordOnFE)
+	execFE(t, f, "pw-wa", "CREATE WAREHOUSE IF NOT EXISTS wh_adopted") // what the upstream's CN entrypoint did
 
 	wh := warehouse("fe", "wh-adopted", "wa", 1)
 	wh.Spec.Template.AutoScalingPolicy = nil
@@ -449,29 +559,47 @@ func testAdoptedWarehouseReleased(t *testing.T, c *testcluster.Cluster, dir *feD
 		t.Fatal(err)
 	}
 	gone(t, c, "adopted warehouse and its StatefulSet", &srv1.StarRocksWarehouse{ObjectMeta: wh.ObjectMeta}, sts)
-	if got := f.StatementsLike("DROP WAREHOUSE"); !slices.Equal(got, []string{"DROP WAREHOUSE `wh_adopted`"}) {
+	if got := f.StatementsLike("DROP WAREHOUSE"); !slices.Equal(got, []string{"DROP WAREHOUSE IF EXISTS `wh_adopted`"}) {
 		t.Errorf("DROP WAREHOUSE statements %q", got)
+	}
+	if slices.Contains(f.Warehouses(), "wh_adopted") {
+		t.Errorf("FE still has wh_adopted: %v", f.Warehouses())
 	}
 }
 
-func drCluster(name string, snapshot bool) (*srv1.StarRocksCluster, *corev1.ConfigMap) {
+// drCluster is a 3-FE cluster with BE and CN asking for recovery generation
+// 7 from the ConfigMaps it returns: fe.conf (run_mode per feConf) and the
+// snapshot, whose key and mount path are what FE reads unless changed.
+func drCluster(name, feConf string) (*srv1.StarRocksCluster, []*corev1.ConfigMap) {
 	src := threeComponents("fe", name, "3.3.2")
 	src.Spec.StarRocksFeSpec.Replicas = ptr.To(int32(3))
 	src.Spec.DisasterRecovery = &srv1.DisasterRecovery{Enabled: true, Generation: 7}
-	key := resources.ClusterSnapshotFile
-	if !snapshot {
-		key = "something-else.yaml"
+	conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: name + "-fe-conf"}, Data: map[string]string{"fe.conf": feConf}}
+	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: conf.Name, ResolveKey: "fe.conf"}
+	snap := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: name + "-snapshot"}, Data: map[string]string{resources.ClusterSnapshotFile: "cluster_snapshot:\n  cluster_snapshot_path: s3://bucket/snap\n"}}
+	src.Spec.StarRocksFeSpec.ConfigMaps = []srv1.ConfigMapReference{{Name: snap.Name, MountPath: "/opt/starrocks/fe/conf/" + resources.ClusterSnapshotFile, SubPath: resources.ClusterSnapshotFile}}
+	return src, []*corev1.ConfigMap{conf, snap}
+}
+
+func createAll(t *testing.T, c *testcluster.Cluster, src *srv1.StarRocksCluster, cms []*corev1.ConfigMap) {
+	t.Helper()
+	for _, cm := range cms {
+		if err := c.Client.Create(context.Background(), cm); err != nil {
+			t.Fatal(err)
+		}
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: name + "-snapshot"}, Data: map[string]string{key: "cluster_snapshot:\n  cluster_snapshot_path: s3://bucket/snap\n"}}
-	src.Spec.StarRocksFeSpec.ConfigMaps = []srv1.ConfigMapReference{{Name: cm.Name, MountPath: "/opt/starrocks/fe/conf/" + resources.ClusterSnapshotFile, SubPath: resources.ClusterSnapshotFile}}
-	return src, cm
+	if err := c.Client.Create(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func testDisasterRecovery(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	src, cm := drCluster("dr", true)
-	if err := c.Client.Create(ctx, cm); err != nil {
-		t.Fatal(err)
+	src, cms := drCluster("dr", feConfShared)
+	for _, cm := range cms {
+		if err := c.Client.Create(ctx, cm); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Every status version, so that no phase goes unseen.
 	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: c.Client.Scheme()})
@@ -566,25 +694,54 @@ func checkRecoveryFE(t *testing.T, c *testcluster.Cluster, generation int) {
 	}
 }
 
-func testDisasterRecoveryWithoutSnapshot(t *testing.T, c *testcluster.Cluster) {
+// A shared-nothing cluster has no snapshot to restore: the upstream ignores
+// spec.disasterRecovery there (facts sheet §13), and so do we.
+func testDisasterRecoveryOnSharedNothing(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
-	src, cm := drCluster("drx", false)
-	src.Name = "drx"
-	for _, o := range []client.Object{cm, src} {
-		if err := c.Client.Create(ctx, o); err != nil {
-			t.Fatal(err)
-		}
+	src, cms := drCluster("drn", "run_mode = shared_nothing\n")
+	src.Spec.StarRocksBeSpec.Replicas = ptr.To(int32(1))
+	createAll(t, c, src, cms)
+	got := waitRunning(t, c, "fe", "drn", 2*time.Minute)
+	if got.Status.DisasterRecoveryStatus != nil {
+		t.Errorf("a recovery status on a shared-nothing cluster: %+v", got.Status.DisasterRecoveryStatus)
 	}
-	eventually(t, time.Minute, "ClusterSnapshotMissing reported", func(ctx context.Context) (bool, error) {
-		got := &srv1.StarRocksCluster{}
-		if err := get(ctx, c.Client, "fe", "drx", got); err != nil {
-			return false, err
+	feSts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "fe", "drn-fe", feSts); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := envValue(feSts, resources.RestoreSnapshotEnv); ok || *feSts.Spec.Replicas != 3 {
+		t.Errorf("FE rewritten for a recovery: replicas %d, %s set %v", *feSts.Spec.Replicas, resources.RestoreSnapshotEnv, ok)
+	}
+}
+
+// FE reads only $STARROCKS_HOME/conf/cluster_snapshot.yaml: a ConfigMap
+// without the key, or the key mounted anywhere else, restores nothing.
+func testDisasterRecoveryWithoutSnapshot(t *testing.T, c *testcluster.Cluster) {
+	for _, tc := range []struct {
+		name   string
+		change func(*srv1.StarRocksCluster, *corev1.ConfigMap)
+	}{
+		{"drx", func(_ *srv1.StarRocksCluster, snap *corev1.ConfigMap) {
+			snap.Data = map[string]string{"something-else.yaml": "x"}
+		}},
+		{"dry", func(src *srv1.StarRocksCluster, _ *corev1.ConfigMap) {
+			src.Spec.StarRocksFeSpec.ConfigMaps[0].MountPath = "/etc/starrocks/" + resources.ClusterSnapshotFile
+		}},
+	} {
+		src, cms := drCluster(tc.name, feConfShared)
+		tc.change(src, cms[1])
+		createAll(t, c, src, cms)
+		eventually(t, time.Minute, tc.name+": ClusterSnapshotMissing reported", func(ctx context.Context) (bool, error) {
+			got := &srv1.StarRocksCluster{}
+			if err := get(ctx, c.Client, "fe", tc.name, got); err != nil {
+				return false, err
+			}
+			cond := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionReconcileError)
+			return cond != nil && cond.Status == metav1.ConditionTrue && cond.Reason == srv1.ReasonClusterSnapshotMissing, nil
+		})
+		if err := get(context.Background(), c.Client, "fe", tc.name+"-fe", &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s: FE created without a snapshot to restore: %v", tc.name, err)
 		}
-		cond := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionReconcileError)
-		return cond != nil && cond.Status == metav1.ConditionTrue && cond.Reason == srv1.ReasonClusterSnapshotMissing, nil
-	})
-	if err := get(ctx, c.Client, "fe", "drx-fe", &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
-		t.Errorf("FE created without a snapshot to restore: %v", err)
 	}
 }
 
