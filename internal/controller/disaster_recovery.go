@@ -66,7 +66,7 @@ func (r *StarRocksClusterReconciler) disasterRecovery(_ context.Context, s *clus
 	}
 	resources.DisasterRecoveryFE(s.want.objects.FE, s.src, s.want.feConf, gen)
 	for _, c := range []resources.Component{resources.ComponentBE, resources.ComponentCN} {
-		s.holds = append(s.holds, hold{component: c, reason: srv1.ReasonDisasterRecovery, message: "held while disaster recovery runs", report: waits})
+		s.hold(hold{component: c, reason: srv1.ReasonDisasterRecovery, message: "held while disaster recovery runs", report: waits})
 	}
 	return true
 }

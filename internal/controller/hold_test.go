@@ -100,7 +100,7 @@ func TestAFieldHoldKeepsTheLiveValueAndWritesTheRest(t *testing.T) {
 	want := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "sr-be", Labels: map[string]string{"a": "b"}}, Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](2),
 		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "be", Image: "be:3.3.2"}}}}}}
 	s := &clusterScope{in: &clusterInputs{live: map[resources.Component]*appsv1.StatefulSet{resources.ComponentBE: live}}}
-	if err := s.hold(hold{component: resources.ComponentBE, object: want, field: []string{"spec", "replicas"}, report: waits}); err != nil {
+	if err := s.holdField(hold{component: resources.ComponentBE, object: want, field: []string{"spec", "replicas"}, report: waits}); err != nil {
 		t.Fatal(err)
 	}
 	if got := ptr.Deref(want.Spec.Replicas, 0); got != 3 {

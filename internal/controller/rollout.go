@@ -36,7 +36,7 @@ func (r *StarRocksClusterReconciler) rolloutOrder(_ context.Context, s *clusterS
 	s.want.rollout = plan
 	for _, c := range statefulSetComponents {
 		if sts := s.want.objects.StatefulSet(c); plan.Holds(sts) {
-			s.holds = append(s.holds, hold{component: c, object: sts, reason: srv1.ReasonOrderedRollout, message: plan.Waiting(sts), report: waits})
+			s.hold(hold{component: c, object: sts, reason: srv1.ReasonOrderedRollout, message: plan.Waiting(sts), report: waits})
 		}
 	}
 	return true

@@ -90,14 +90,19 @@ func (s *clusterScope) fail(err error) {
 	s.want = nil
 }
 
-// hold adds a hold. A field hold takes the live value at once, before
-// anything hashes the object.
-func (s *clusterScope) hold(h hold) error {
+// hold adds a hold that keeps a component or one object of it.
+func (s *clusterScope) hold(h hold) {
 	s.holds = append(s.holds, h)
-	if len(h.field) == 0 {
-		return nil
+}
+
+// holdField adds a hold that keeps one field of h.object at its live value
+// (h.field), and takes that value at once, before anything hashes the object.
+func (s *clusterScope) holdField(h hold) error {
+	if err := keepFields(h.object, s.live(h.component, h.object), [][]string{h.field}); err != nil {
+		return err
 	}
-	return keepFields(h.object, s.live(h.component, h.object), [][]string{h.field})
+	s.holds = append(s.holds, h)
+	return nil
 }
 
 // live is the live copy of a desired workload of c; nil for other objects or none.
