@@ -61,7 +61,10 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScop
 			comp.ResourceNames = []string{sts.Name}
 			comp.StatefulSet = live[c]
 			if want != nil {
-				comp.Outdated = comp.StatefulSet == nil || !want.hashes.Written(comp.StatefulSet, want.objects.StatefulSet(c))
+				// A held workload is kept as it runs on purpose: no write is
+				// coming, and its phase follows its pods.
+				held := s.holds.keeps(c, want.objects.StatefulSet(c))
+				comp.Outdated = !held && (comp.StatefulSet == nil || !want.hashes.Written(comp.StatefulSet, want.objects.StatefulSet(c)))
 				if comp.StatefulSet != nil && r.Applier.Unrestorable(comp.StatefulSet, want.objects.StatefulSet(c)) {
 					obs.Unrestorable = append(obs.Unrestorable, "StatefulSet "+comp.StatefulSet.Name)
 				}
@@ -87,7 +90,8 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScop
 			comp.ResourceNames = []string{named.FEProxy.Deployment.Name}
 			comp.Deployment = s.in.proxy
 			if want != nil && want.objects.FEProxy != nil {
-				comp.Outdated = comp.Deployment == nil || !want.hashes.Written(comp.Deployment, want.objects.FEProxy.Deployment)
+				held := s.holds.keeps(c, want.objects.FEProxy.Deployment)
+				comp.Outdated = !held && (comp.Deployment == nil || !want.hashes.Written(comp.Deployment, want.objects.FEProxy.Deployment))
 				if comp.Deployment != nil && r.Applier.Unrestorable(comp.Deployment, want.objects.FEProxy.Deployment) {
 					obs.Unrestorable = append(obs.Unrestorable, "Deployment "+comp.Deployment.Name)
 				}

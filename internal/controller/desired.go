@@ -57,6 +57,9 @@ type clusterInputs struct {
 type confRead struct {
 	content string
 	err     error
+	// fallback is true for a .conf mounted through configMaps[], not
+	// configMapInfo (see resources.ConfSource).
+	fallback bool
 }
 
 // desired is what the spec asks for, built from the spec and the inputs.
@@ -82,8 +85,7 @@ func (r *StarRocksClusterReconciler) gather(ctx context.Context, src *srv1.StarR
 		if sts := r.liveStatefulSet(ctx, src, c); sts != nil {
 			in.live[c] = sts
 		}
-		content, err := r.config(ctx, src, c)
-		in.confs[c] = confRead{content: content, err: err}
+		in.confs[c] = r.config(ctx, src, c)
 	}
 	if src.Spec.StarRocksFeProxySpec != nil {
 		d := &appsv1.Deployment{}
@@ -109,18 +111,19 @@ func (r *StarRocksClusterReconciler) liveStatefulSet(ctx context.Context, src *s
 	return sts
 }
 
-// config returns the .conf file that the component's configMapInfo names; empty when none.
-func (r *StarRocksClusterReconciler) config(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) (string, error) {
+// config reads the .conf file that the component's configMapInfo, or a
+// configMaps[] entry mounting it where StarRocks reads it, names; empty when none.
+func (r *StarRocksClusterReconciler) config(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) confRead {
 	from, ok := resources.ConfSourceOf(c, resources.ComponentSpec(src, c))
 	if !ok {
-		return "", nil
+		return confRead{}
 	}
-	content, err := r.Configs.Content(ctx, src.Namespace, from.ConfigMap, from.Key, configField(c))
-	var user *userError
-	if from.Fallback && errors.As(err, &user) {
-		return "", nil // a .conf the user mounts through configMaps[]: without it, the defaults
+	field := configField(c)
+	if from.Fallback {
+		field = specField(c) + ".configMaps"
 	}
-	return content, err
+	content, err := r.Configs.Content(ctx, src.Namespace, from.ConfigMap, from.Key, field)
+	return confRead{content: content, err: err, fallback: from.Fallback}
 }
 
 // configStates is what each live workload records of its configuration (see resources.ConfigState).
@@ -171,10 +174,20 @@ func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options
 		}
 		if read.err != nil {
 			var user *userError
-			if !errors.As(read.err, &user) || in.live[c] == nil {
+			switch {
+			case !errors.As(read.err, &user):
+				return nil, nil, read.err // a failed read: retried
+			case in.live[c] != nil && (!read.fallback || user.reason == srv1.ReasonConfigMapNotFound):
+				// Running: keep it as it runs. A ConfigMap the user mounts
+				// that is briefly gone (a GitOps replace, a rename) must not
+				// roll the component to default ports into pods that cannot
+				// mount it.
+				hs = append(hs, hold{component: c, reason: user.reason, message: user.msg, report: warns})
+			case read.fallback:
+				read.content = "" // a mount of the user's without the file: StarRocks' defaults, as the upstream reads it
+			default:
 				return nil, nil, read.err // a new component: nothing to keep, say what is wrong
 			}
-			hs = append(hs, hold{component: c, reason: user.reason, message: user.msg, report: warns})
 		}
 		switch c {
 		case resources.ComponentFE:

@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -40,6 +41,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/scheme"
 )
 
@@ -503,5 +505,75 @@ func TestAUserErrorBesideAFailedWriteIsRetried(t *testing.T) {
 	st := api.statusWrites()
 	if got := reconcileErrorReason(st[len(st)-1]); got != srv1.ReasonStorageNotExpandable {
 		t.Errorf("ReconcileError reason %q; want %s, the user's to fix", got, srv1.ReasonStorageNotExpandable)
+	}
+}
+
+func TestABrieflyMissingMountedConfKeepsTheRunningComponentsAsTheyRun(t *testing.T) {
+	src := feCluster()
+	src.Spec.StarRocksFeSpec.ConfigMaps = []srv1.ConfigMapReference{{Name: "fe-conf", MountPath: "/opt/starrocks/fe/conf/fe.conf", SubPath: "fe.conf"}}
+	conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fe-conf"}, Data: map[string]string{"fe.conf": "query_port = 9031\n"}}
+	api := &fakeAPI{}
+	r := newReconciler(t, api, src, conf)
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	queryPort := func() int32 {
+		svc := &corev1.Service{}
+		if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: src.FeServiceName()}, svc); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range svc.Spec.Ports {
+			if p.Name == "query" {
+				return p.Port
+			}
+		}
+		return 0
+	}
+	if got := queryPort(); got != 9031 {
+		t.Fatalf("query port %d; want fe.conf's 9031", got)
+	}
+	// A GitOps tool replaces the ConfigMap: for a moment it is gone.
+	if err := r.Client.Delete(t.Context(), conf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if got := queryPort(); got != 9031 {
+		t.Errorf("query port %d while the ConfigMap is gone; want 9031 kept, not the default", got)
+	}
+	st := api.statusWrites()
+	cond := meta.FindStatusCondition(st[len(st)-1].Conditions, srv1.ConditionConfigUnavailable)
+	if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != srv1.ReasonConfigMapNotFound {
+		t.Errorf("ConfigUnavailable = %+v; want True, %s", cond, srv1.ReasonConfigMapNotFound)
+	}
+}
+
+func TestARunningComponentWhoseConfCannotBeReadFollowsItsPods(t *testing.T) {
+	// An upstream example names a ConfigMap that does not exist; the upstream
+	// runs it with an empty fe.conf. Its FE runs, every pod ready.
+	src := feCluster()
+	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "no-such-cm", ResolveKey: "fe.conf"}
+	live := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName(), Generation: 1},
+		Spec:       appsv1.StatefulSetSpec{Replicas: ptr.To(int32(1))},
+		Status: appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 1, ReadyReplicas: 1, UpdatedReplicas: 1,
+			CurrentRevision: "r1", UpdateRevision: "r1"},
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName() + "-0", Labels: map[string]string{
+			resources.OwnerLabel: src.FeStatefulSetName(), resources.ComponentLabel: string(resources.ComponentFE)}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}},
+	}
+	api := &fakeAPI{}
+	r := newReconciler(t, api, src, live, pod)
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	st := api.statusWrites()
+	last := st[len(st)-1]
+	if last.Phase != srv1.PhaseRunning || !meta.IsStatusConditionTrue(last.Conditions, srv1.ConditionConfigUnavailable) {
+		t.Errorf("phase %q (%s), ConfigUnavailable %v; want running with the warning: the phase follows the pods",
+			last.Phase, last.Reason, meta.IsStatusConditionTrue(last.Conditions, srv1.ConditionConfigUnavailable))
 	}
 }
