@@ -59,6 +59,13 @@ const (
 	// reconciled, and the phase reflects the pods. The upstream would have
 	// carried on with an empty configuration.
 	ConditionConfigUnavailable = "ConfigUnavailable"
+	// ConditionClaimsUnbound is True while claims of a StatefulSet whose claim
+	// template asks for storageClassName "" (no class: they bind only to a
+	// pre-made PersistentVolume without a class, never to the default
+	// StorageClass) are Pending; the message names them. An earlier chart of
+	// ours rendered "" for an unset class; docs/helm-migration.md says how to
+	// bind or replace such claims.
+	ConditionClaimsUnbound = "ClaimsUnbound"
 )
 
 // Condition reasons: stable CamelCase words that alerts and scripts may match;
@@ -84,6 +91,10 @@ const (
 	// ReasonDisasterRecovery: BE and CN are held, neither written nor
 	// deleted, while FE alone restores a cluster snapshot; their phase says so.
 	ReasonDisasterRecovery = "DisasterRecovery"
+	// ReasonNoStorageClass (ClaimsUnbound=True): the Pending claims ask for no
+	// StorageClass; ReasonClaimsBound (ClaimsUnbound=False): none is Pending.
+	ReasonNoStorageClass = "NoStorageClass"
+	ReasonClaimsBound    = "ClaimsBound"
 	// ReasonStable (Progressing=False): nothing is changing.
 	ReasonStable = "Stable"
 	// ReasonPodsFailing (Degraded=True): pods crash, or cannot pull or start.

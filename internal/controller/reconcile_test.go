@@ -577,3 +577,46 @@ func TestARunningComponentWhoseConfCannotBeReadFollowsItsPods(t *testing.T) {
 			last.Phase, last.Reason, meta.IsStatusConditionTrue(last.Conditions, srv1.ConditionConfigUnavailable))
 	}
 }
+
+func TestClaimsWithNoStorageClassThatStayPendingAreNamed(t *testing.T) {
+	src := feCluster()
+	src.Spec.StarRocksFeSpec.StorageVolumes = []srv1.StorageVolume{{Name: "fe-meta", StorageClassName: ptr.To(""), StorageSize: "10Gi", MountPath: "/opt/starrocks/fe/meta"}}
+	api := &fakeAPI{}
+	r := newReconciler(t, api, src)
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	sts := &appsv1.StatefulSet{}
+	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: src.FeStatefulSetName()}, sts); err != nil {
+		t.Fatal(err)
+	}
+	// What the StatefulSet controller makes of the template: a claim per pod, labelled with the selector.
+	pvc := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fe-meta-" + sts.Name + "-0", Labels: sts.Spec.Selector.MatchLabels},
+		Spec:       corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("")},
+		Status:     corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending},
+	}
+	if err := r.Client.Create(t.Context(), pvc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	st := api.statusWrites()
+	cond := meta.FindStatusCondition(st[len(st)-1].Conditions, srv1.ConditionClaimsUnbound)
+	if cond == nil || cond.Status != metav1.ConditionTrue || !strings.Contains(cond.Message, pvc.Name) {
+		t.Fatalf("ClaimsUnbound = %+v; want True naming %s", cond, pvc.Name)
+	}
+	// Bound (a PersistentVolume without a class was made for it): the condition clears.
+	pvc.Status.Phase = corev1.ClaimBound
+	if err := r.Client.Status().Update(t.Context(), pvc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	st = api.statusWrites()
+	if cond := meta.FindStatusCondition(st[len(st)-1].Conditions, srv1.ConditionClaimsUnbound); cond == nil || cond.Status != metav1.ConditionFalse {
+		t.Errorf("ClaimsUnbound = %+v once bound; want False", cond)
+	}
+}

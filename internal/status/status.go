@@ -80,6 +80,9 @@ type Observed struct {
 	// RemovalHeld explains components removed from the spec that are kept
 	// until the user agrees to delete their data; empty when none.
 	RemovalHeld string
+	// UnboundClaims are Pending claims ("PersistentVolumeClaim fe-meta-sr-fe-0")
+	// that ask for storageClassName "" and so never bind to the default class.
+	UnboundClaims []string
 }
 
 // API limits on messages: the API server rejects a longer condition message
@@ -169,6 +172,13 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 			obs.ConfigWarning.Error()+"; the running component keeps its current configuration")
 	} else if meta.FindStatusCondition(st.Conditions, srv1.ConditionConfigUnavailable) != nil {
 		set(srv1.ConditionConfigUnavailable, metav1.ConditionFalse, srv1.ReasonConfigAvailable, "")
+	}
+	if len(obs.UnboundClaims) > 0 {
+		set(srv1.ConditionClaimsUnbound, metav1.ConditionTrue, srv1.ReasonNoStorageClass,
+			"Pending, with storageClassName \"\" (no class: they bind only to a PersistentVolume without a class, never to the default StorageClass): "+
+				strings.Join(obs.UnboundClaims, ", ")+"; see docs/helm-migration.md to bind or replace them")
+	} else if meta.FindStatusCondition(st.Conditions, srv1.ConditionClaimsUnbound) != nil {
+		set(srv1.ConditionClaimsUnbound, metav1.ConditionFalse, srv1.ReasonClaimsBound, "")
 	}
 	switch {
 	case len(failing) > 0:
