@@ -229,18 +229,34 @@ A component's spec in the StarRocksCluster (FE, BE or CN) as YAML. Takes a dict:
 {{- $vols := list -}}
 {{- $st := $v.storageSpec | default dict -}}
 {{- if $st.name -}}
+{{- /*
+A claim's storageClassName is rendered only when a class is named. Unset, null
+and "" alike render no key, and the claim gets the cluster's default
+StorageClass. This is what the upstream chart does: it writes the value
+unquoted, so that its default "" (or a "" the user writes) becomes a null, and
+it cannot ask for "no class" either. A "" here would bind the claims only to a
+pre-made PersistentVolume without a class, and leave them Pending.
+*/ -}}
+{{- $class := toString ($st.storageClassName | default "") -}}
 {{- $dataPath := $st.storageMountPath | default .dataPath -}}
 {{- $count := int ($st.storageCount | default 1) -}}
+{{- /* Each claim: name, size, mount path, class ("" for none). */ -}}
+{{- $claims := list -}}
 {{- if gt $count 1 -}}
 {{- range $i := until $count -}}
-{{- $vols = append $vols (dict "name" (printf "%s%d-data" $st.name $i) "storageClassName" $st.storageClassName "storageSize" (toString $st.storageSize) "mountPath" (printf "%s%d" $dataPath $i)) -}}
+{{- $claims = append $claims (list (printf "%s%d-data" $st.name $i) $st.storageSize (printf "%s%d" $dataPath $i) $class) -}}
 {{- end -}}
 {{- else -}}
-{{- $vols = append $vols (dict "name" (printf "%s%s" $st.name .dataSuffix) "storageClassName" $st.storageClassName "storageSize" (toString $st.storageSize) "mountPath" $dataPath) -}}
+{{- $claims = append $claims (list (printf "%s%s" $st.name .dataSuffix) $st.storageSize $dataPath $class) -}}
 {{- end -}}
-{{- $vols = append $vols (dict "name" (printf "%s-log" $st.name) "storageClassName" ($st.logStorageClassName | default $st.storageClassName) "storageSize" (toString $st.logStorageSize) "mountPath" ($st.logMountPath | default (printf "/opt/starrocks/%s/log" $kind))) -}}
+{{- $claims = append $claims (list (printf "%s-log" $st.name) $st.logStorageSize ($st.logMountPath | default (printf "/opt/starrocks/%s/log" $kind)) (toString ($st.logStorageClassName | default $class))) -}}
 {{- if .spill -}}
-{{- $vols = append $vols (dict "name" (printf "%s-spill" $st.name) "storageClassName" ($st.spillStorageClassName | default $st.storageClassName) "storageSize" (toString $st.spillStorageSize) "mountPath" ($st.spillMountPath | default (printf "/opt/starrocks/%s/spill" $kind))) -}}
+{{- $claims = append $claims (list (printf "%s-spill" $st.name) $st.spillStorageSize ($st.spillMountPath | default (printf "/opt/starrocks/%s/spill" $kind)) (toString ($st.spillStorageClassName | default $class))) -}}
+{{- end -}}
+{{- range $claims -}}
+{{- $d := dict "name" (index . 0) "storageSize" (toString (index . 1)) "mountPath" (index . 2) -}}
+{{- with index . 3 }}{{ $_ := set $d "storageClassName" . }}{{ end -}}
+{{- $vols = append $vols $d -}}
 {{- end -}}
 {{- end -}}
 {{- range $v.emptyDirs -}}
