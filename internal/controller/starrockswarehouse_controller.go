@@ -307,10 +307,14 @@ func (r *StarRocksWarehouseReconciler) cleanUpWarehouse(ctx context.Context, s *
 	return true
 }
 
-// observe reads from the cache what the status reports.
+// observe reads from the cache what the status reports. As the cluster's,
+// it runs before the writes: a StatefulSet that does not carry the desired
+// spec yet (its hash annotation is not the desired one's) is Outdated, and
+// nothing it reports counts as running that spec.
 func (r *StarRocksWarehouseReconciler) observe(ctx context.Context, s *warehouseScope) status.WarehouseObserved {
 	wh := s.wh
 	comp := &status.Component{Name: "CN", ServiceName: wh.CnServiceName(), ResourceNames: []string{wh.CnStatefulSetName()}, Replicas: ptr.Deref(wh.Spec.Template.Replicas, 1), StatefulSet: s.live}
+	comp.Outdated = s.live == nil || !apply.NewHashes().Written(s.live, s.want.StatefulSet)
 	var pods corev1.PodList
 	if err := r.Client.List(ctx, &pods, client.InNamespace(wh.Namespace), client.MatchingLabels(resources.WarehouseSelectorLabels(wh))); err == nil {
 		comp.Pods = pods.Items

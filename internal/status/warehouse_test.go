@@ -51,6 +51,8 @@ func TestComputeWarehouse(t *testing.T) {
 			srv1.PhaseRunning, srv1.ReasonAllComponentsRunning, 2},
 		{"no StatefulSet yet is reconciling", WarehouseObserved{CN: &Component{Replicas: 2}}, srv1.PhaseReconciling, srv1.ReasonComponentsNotReady, 0},
 		{"a failed check is failed with its reason", WarehouseObserved{ReconcileError: errors.New("no cluster"), ReconcileErrorReason: srv1.ReasonClusterNotFound}, srv1.PhaseFailed, srv1.ReasonClusterNotFound, 0},
+		{"a StatefulSet without the desired spec is reconciling, whatever it reports", WarehouseObserved{CN: &Component{Replicas: 2, StatefulSet: running, Outdated: true, Pods: []corev1.Pod{readyPod("w-warehouse-cn-0"), readyPod("w-warehouse-cn-1")}}, Selector: "a=b"},
+			srv1.PhaseReconciling, srv1.ReasonComponentsNotReady, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
