@@ -111,7 +111,7 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if err := r.ensureFinalizer(ctx, wh); err != nil {
 		return ctrl.Result{}, err
 	}
-	s := &warehouseScope{wh: wh}
+	s := &warehouseScope{wh: wh, live: r.liveCN(ctx, wh)}
 	phases := []warehousePhase{
 		r.check,            // the cluster exists, runs shared-data, and its FE is ready
 		r.desired,          // the CN objects, with FE's multi-warehouse feature and the immutable-field gate
@@ -130,6 +130,12 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 func (r *StarRocksWarehouseReconciler) finish(ctx context.Context, s *warehouseScope) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(s.wh).String()
 	reconcileErr := errors.Join(s.holds.err(), s.err)
+	if s.obs.CN == nil {
+		// A check or hold ended the reconcile before the writes: the compute
+		// nodes that run are reported all the same (the HPA reads
+		// status.selector and status.replicas); ReconcileError says what failed.
+		s.obs = r.observe(ctx, s)
+	}
 	obs := s.obs
 	if reconcileErr != nil {
 		obs.ReconcileError, obs.ReconcileErrorReason = reconcileErr, errorReason(reconcileErr)
@@ -233,8 +239,8 @@ func (r *StarRocksWarehouseReconciler) clusterFEConf(ctx context.Context, src *s
 }
 
 // desired gathers what the warehouse's objects are built from (its cn.conf,
-// whether FE has multiple warehouses, once per FE image, and the live
-// StatefulSet), builds them, and holds a StatefulSet edit Kubernetes cannot make.
+// whether FE has multiple warehouses, once per FE image), builds them, and
+// holds a StatefulSet edit Kubernetes cannot make.
 func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouseScope) bool {
 	wh := s.wh
 	cnConf := ""
@@ -257,10 +263,6 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouse
 			"FE of StarRocksCluster %q does not list the %s feature (GET %s): this StarRocks build cannot run warehouses; no compute node was deployed",
 			s.src.Name, fe.FeatureMultiWarehouse, fe.FeaturePath)}
 		return false
-	}
-	sts := &appsv1.StatefulSet{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err == nil {
-		s.live = sts
 	}
 	// What the live StatefulSet records of its cn.conf decides whether a
 	// change of it rolls the pods (see resources.ConfigState).
@@ -307,20 +309,36 @@ func (r *StarRocksWarehouseReconciler) cleanUpWarehouse(ctx context.Context, s *
 	return true
 }
 
+// liveCN is the warehouse's CN StatefulSet as the cache shows it; nil when there is none.
+func (r *StarRocksWarehouseReconciler) liveCN(ctx context.Context, wh *srv1.StarRocksWarehouse) *appsv1.StatefulSet {
+	sts := &appsv1.StatefulSet{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err != nil {
+		return nil
+	}
+	return sts
+}
+
 // observe reads from the cache what the status reports. As the cluster's,
-// it runs before the writes: a StatefulSet that does not carry the desired
-// spec yet (its hash annotation is not the desired one's) is Outdated, and
-// nothing it reports counts as running that spec.
+// it runs before the writes: once the objects are built, a StatefulSet that
+// does not carry the desired spec yet (its hash annotation is not the
+// desired one's) is Outdated, and nothing it reports counts as running that
+// spec. Before they are built (a check failed), what runs is reported as it is.
 func (r *StarRocksWarehouseReconciler) observe(ctx context.Context, s *warehouseScope) status.WarehouseObserved {
 	wh := s.wh
-	comp := &status.Component{Name: "CN", ServiceName: wh.CnServiceName(), ResourceNames: []string{wh.CnStatefulSetName()}, Replicas: ptr.Deref(wh.Spec.Template.Replicas, 1), StatefulSet: s.live}
-	comp.Outdated = s.live == nil || !apply.NewHashes().Written(s.live, s.want.StatefulSet)
+	var tmpl srv1.WarehouseComponentSpec
+	if wh.Spec.Template != nil {
+		tmpl = *wh.Spec.Template
+	}
+	comp := &status.Component{Name: "CN", ServiceName: wh.CnServiceName(), ResourceNames: []string{wh.CnStatefulSetName()}, Replicas: ptr.Deref(tmpl.Replicas, 1), StatefulSet: s.live}
+	if s.want != nil {
+		comp.Outdated = s.live == nil || !apply.NewHashes().Written(s.live, s.want.StatefulSet)
+	}
 	var pods corev1.PodList
 	if err := r.Client.List(ctx, &pods, client.InNamespace(wh.Namespace), client.MatchingLabels(resources.WarehouseSelectorLabels(wh))); err == nil {
 		comp.Pods = pods.Items
 	}
 	obs := status.WarehouseObserved{CN: comp, Selector: labelsString(resources.WarehouseSelectorLabels(wh))}
-	if wh.Spec.Template.AutoScalingPolicy != nil {
+	if tmpl.AutoScalingPolicy != nil {
 		obs.HPAName = wh.CnAutoscalerName()
 	}
 	return obs

@@ -43,7 +43,8 @@ func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.St
 	}
 	if _, done := r.dropped.Load(wh.UID); !done {
 		if err := r.dropFromFE(ctx, wh); err != nil {
-			obs := status.WarehouseObserved{ReconcileError: err, ReconcileErrorReason: srv1.ReasonFEUnreachable}
+			obs := r.observe(ctx, &warehouseScope{wh: wh, live: r.liveCN(ctx, wh)})
+			obs.ReconcileError, obs.ReconcileErrorReason = err, srv1.ReasonFEUnreachable
 			_, statusErr := r.status.write(ctx, wh, status.ComputeWarehouse(wh, obs))
 			r.tell(ctx, wh, nil, err)
 			return ctrl.Result{RequeueAfter: r.feBackoff.When(client.ObjectKeyFromObject(wh).String())}, statusErr

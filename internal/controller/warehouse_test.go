@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -357,5 +358,38 @@ func TestAWarehouseSpecChangeIsNotReadyBeforeItsStatefulSetCarriesIt(t *testing.
 	}
 	if c := warehouseCondition(t, r, srv1.ConditionReady); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("Ready = %+v once the StatefulSet rolled the change out; want True", c)
+	}
+}
+
+// The HPA reads status.selector and status.replicas through the scale
+// subresource: a failed check (FE rolling under waitForFullRollout, say)
+// must not blank them, nor hide the compute nodes that still run.
+func TestAWarehouseWhoseCheckFailsStillReportsItsComputeNodes(t *testing.T) {
+	src, conf, feSts, wh := warehouseWorld()
+	r := newWarehouseReconciler(t, []string{fe.FeatureMultiWarehouse}, nil, src, conf, feSts, wh)
+	runWarehouse(t, r, wh)
+	running := warehouseStatus(t, r)
+	if running.Selector == "" || running.Replicas != 1 || len(running.RunningInstances) != 1 {
+		t.Fatalf("running warehouse: selector %q, replicas %d, running %v", running.Selector, running.Replicas, running.RunningInstances)
+	}
+	if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(feSts), feSts); err != nil {
+		t.Fatal(err)
+	}
+	feSts.Status.ReadyReplicas = 0 // FE rolls
+	if err := r.Client.Status().Update(t.Context(), feSts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reconcileWarehouse(t, r); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	st := warehouseStatus(t, r)
+	if c := meta.FindStatusCondition(st.Conditions, srv1.ConditionReconcileError); c == nil || c.Status != metav1.ConditionTrue || c.Reason != srv1.ReasonFENotReady {
+		t.Errorf("ReconcileError = %+v; want True, %s: it says which check failed", c, srv1.ReasonFENotReady)
+	}
+	if st.Selector != running.Selector || st.Replicas != running.Replicas || !slices.Equal(st.RunningInstances, running.RunningInstances) ||
+		!slices.Equal(st.ResourceNames, running.ResourceNames) || st.ServiceName != running.ServiceName {
+		t.Errorf("after the check failed: selector %q, replicas %d, running %v, resources %v, service %q; want what runs still reported (%q, %d, %v, %v, %q)",
+			st.Selector, st.Replicas, st.RunningInstances, st.ResourceNames, st.ServiceName,
+			running.Selector, running.Replicas, running.RunningInstances, running.ResourceNames, running.ServiceName)
 	}
 }

@@ -28,8 +28,11 @@ import (
 
 // WarehouseObserved is the input of ComputeWarehouse.
 type WarehouseObserved struct {
-	// CN is the warehouse's compute nodes; nil when a check failed before
-	// anything was built.
+	// CN is the warehouse's compute nodes, as they run: reported whether or
+	// not a check failed, so that status.selector and status.replicas (the
+	// scale subresource an HPA reads) never vanish. Outdated is set when the
+	// live StatefulSet does not carry the desired spec yet. Nil reports no
+	// compute nodes at all.
 	CN                *Component
 	HPAName, Selector string
 	// ReconcileError is a failed check or write, with a stable reason.

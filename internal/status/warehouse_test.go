@@ -53,6 +53,8 @@ func TestComputeWarehouse(t *testing.T) {
 		{"a failed check is failed with its reason", WarehouseObserved{ReconcileError: errors.New("no cluster"), ReconcileErrorReason: srv1.ReasonClusterNotFound}, srv1.PhaseFailed, srv1.ReasonClusterNotFound, 0},
 		{"a StatefulSet without the desired spec is reconciling, whatever it reports", WarehouseObserved{CN: &Component{Replicas: 2, StatefulSet: running, Outdated: true, Pods: []corev1.Pod{readyPod("w-warehouse-cn-0"), readyPod("w-warehouse-cn-1")}}, Selector: "a=b"},
 			srv1.PhaseReconciling, srv1.ReasonComponentsNotReady, 2},
+		{"a failed check keeps the replicas that run", WarehouseObserved{CN: &Component{Replicas: 2, StatefulSet: running, Pods: []corev1.Pod{readyPod("w-warehouse-cn-0"), readyPod("w-warehouse-cn-1")}}, Selector: "a=b",
+			ReconcileError: errors.New("FE not ready"), ReconcileErrorReason: srv1.ReasonFENotReady}, srv1.PhaseFailed, srv1.ReasonFENotReady, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -60,6 +62,9 @@ func TestComputeWarehouse(t *testing.T) {
 			ready := meta.FindStatusCondition(st.Conditions, srv1.ConditionReady)
 			if st.Phase != c.phase || ready == nil || ready.Reason != c.readyReason || st.Replicas != c.replicas || st.ObservedGeneration != 3 {
 				t.Errorf("phase %q, Ready %+v, replicas %d, observedGeneration %d", st.Phase, ready, st.Replicas, st.ObservedGeneration)
+			}
+			if c.obs.CN != nil && st.Selector != c.obs.Selector {
+				t.Errorf("selector %q; want %q whenever the compute nodes are observed", st.Selector, c.obs.Selector)
 			}
 			again := ComputeWarehouse(&srv1.StarRocksWarehouse{ObjectMeta: wh.ObjectMeta, Status: st}, c.obs)
 			if !equalStatus(st, again) {
