@@ -91,7 +91,7 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, config
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("starrockswarehouse").
-		For(&srv1.StarRocksWarehouse{}, builder.WithPredicates(managed(cfg.DenyList), specOrResync())).
+		For(&srv1.StarRocksWarehouse{}, builder.WithPredicates(warehouseEvents(cfg.DenyList))).
 		Owns(&appsv1.StatefulSet{}, builder.WithPredicates(statefulSetChanged())).
 		Owns(&corev1.Service{}, builder.WithPredicates(ownedObjectChanged())).
 		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -102,6 +102,11 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, config
 			configMapContentChanged())).
 		WithOptions(opts).
 		Complete(r)
+}
+
+// warehouseEvents passes the events of warehouses that need a reconcile.
+func warehouseEvents(denyList []string) predicate.Predicate {
+	return predicate.And(managed(denyList), specOrResync())
 }
 
 // warehouseOfPod maps a warehouse pod (instance label "<wh>-warehouse") to its warehouse.
