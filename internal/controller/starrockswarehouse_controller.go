@@ -102,11 +102,11 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if !ok || err != nil {
 		return ctrl.Result{}, err
 	}
+	if wh.DeletionTimestamp != nil {
+		return r.finalize(ctx, wh) // ignored and denied warehouses too: see finalize
+	}
 	if wh.Annotations[IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, wh.Namespace) {
 		return ctrl.Result{}, nil
-	}
-	if wh.DeletionTimestamp != nil {
-		return r.finalize(ctx, wh)
 	}
 	if err := r.ensureFinalizer(ctx, wh); err != nil {
 		return ctrl.Result{}, err

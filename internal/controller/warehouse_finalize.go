@@ -19,8 +19,10 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,8 +39,40 @@ import (
 // finalize drops the warehouse from FE, releases and deletes its objects,
 // then removes the finalizer. An unreachable FE keeps the finalizer: the
 // error is reported in status and retried with back-off.
+//
+// Neither the ignored annotation nor the deny list may leave a warehouse
+// that carries our finalizer undeletable: only this operator removes it.
+//   - An ignored warehouse is one the user told us to leave alone, and
+//     deleting it does not change that: its finalizer is removed and nothing
+//     else is done. FE is not sent DROP WAREHOUSE, its objects are not
+//     deleted here and the upstream's finalizer is not released (the
+//     objects carry the warehouse's owner reference: the garbage collector
+//     deletes them once it is gone). FE keeps the warehouse, without
+//     compute nodes, until someone drops it; to have the operator drop it,
+//     remove the annotation before deleting. This is also the way out for a
+//     warehouse whose FE will never answer again.
+//   - In a denied namespace, our finalizer was added before the namespace
+//     was denied, or by another instance of the operator that serves it:
+//     either way it promises that FE is told before the warehouse goes, and
+//     the warehouse is finalized as any other. Every step is idempotent (DROP
+//     WAREHOUSE IF EXISTS, deletions of what still exists, the finalizer's
+//     removal), so two instances finalizing one warehouse do no harm. A
+//     warehouse there without our finalizer is not ours: nothing is touched,
+//     not even the upstream's finalizer.
 func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(wh, WarehouseFinalizer) {
+	ours := controllerutil.ContainsFinalizer(wh, WarehouseFinalizer)
+	switch {
+	case wh.Annotations[IgnoredAnnotation] == "true":
+		if !ours {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, r.removeFinalizer(ctx, wh, func() {
+			r.Recorder.Eventf(wh, nil, corev1.EventTypeNormal, "FinalizerRemoved", "Delete",
+				"the warehouse is ignored (%s): deleted without DROP WAREHOUSE %s; FE keeps it until it is dropped", IgnoredAnnotation, fe.WarehouseName(wh.Name))
+		})
+	case !ours && slices.Contains(r.DenyList, wh.Namespace):
+		return ctrl.Result{}, nil
+	case !ours:
 		return ctrl.Result{}, r.releaseAdopted(ctx, wh) // not ours (or done): only free what upstream left
 	}
 	if _, done := r.dropped.Load(wh.UID); !done {
@@ -60,12 +94,21 @@ func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.St
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	return ctrl.Result{}, r.removeFinalizer(ctx, wh, nil)
+}
+
+// removeFinalizer removes our finalizer from the warehouse, and calls done
+// (when set) once it is removed.
+func (r *StarRocksWarehouseReconciler) removeFinalizer(ctx context.Context, wh *srv1.StarRocksWarehouse, done func()) error {
 	patch := client.MergeFromWithOptions(wh.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(wh, WarehouseFinalizer)
 	if err := r.Client.Patch(ctx, wh, patch); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("removing finalizer of warehouse %s: %w", wh.Name, err)
+		return fmt.Errorf("removing finalizer of warehouse %s: %w", wh.Name, err)
 	}
-	return ctrl.Result{}, nil
+	if done != nil {
+		done()
+	}
+	return nil
 }
 
 // dropFromFE sends DROP WAREHOUSE to the cluster's FE. Without the cluster

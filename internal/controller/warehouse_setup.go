@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -104,9 +105,14 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, config
 		Complete(r)
 }
 
-// warehouseEvents passes the events of warehouses that need a reconcile.
+// warehouseEvents passes the events of warehouses that need a reconcile:
+// those the operator manages and, ignored or in a denied namespace, the
+// deletion of one that has our finalizer, which only we remove (finalize).
 func warehouseEvents(denyList []string) predicate.Predicate {
-	return predicate.And(managed(denyList), specOrResync())
+	finalizing := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return o.GetDeletionTimestamp() != nil && controllerutil.ContainsFinalizer(o, WarehouseFinalizer)
+	})
+	return predicate.And(predicate.Or(managed(denyList), finalizing), specOrResync())
 }
 
 // warehouseOfPod maps a warehouse pod (instance label "<wh>-warehouse") to its warehouse.

@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
@@ -391,5 +392,99 @@ func TestAWarehouseWhoseCheckFailsStillReportsItsComputeNodes(t *testing.T) {
 		t.Errorf("after the check failed: selector %q, replicas %d, running %v, resources %v, service %q; want what runs still reported (%q, %d, %v, %v, %q)",
 			st.Selector, st.Replicas, st.RunningInstances, st.ResourceNames, st.ServiceName,
 			running.Selector, running.Replicas, running.RunningInstances, running.ResourceNames, running.ServiceName)
+	}
+}
+
+// deleting marks wh deleted by the user: the API server keeps it, with a
+// deletion timestamp, for as long as it has finalizers.
+func deleting(wh *srv1.StarRocksWarehouse) *srv1.StarRocksWarehouse {
+	wh.DeletionTimestamp = ptr.To(metav1.Now())
+	return wh
+}
+
+// ownedCN is a warehouse's CN StatefulSet as the upstream operator left it:
+// owned by the warehouse, with the upstream's finalizer.
+func ownedCN(wh *srv1.StarRocksWarehouse) *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: wh.Namespace, Name: wh.CnStatefulSetName(),
+		Finalizers:      []string{UpstreamWarehouseFinalizer},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: srv1.GroupVersion.String(), Kind: "StarRocksWarehouse", Name: wh.Name, UID: wh.UID, Controller: ptr.To(true)}}}}
+}
+
+func TestAnIgnoredWarehouseCanBeDeletedWithoutFE(t *testing.T) {
+	src, conf, feSts, wh := warehouseWorld()
+	wh.UID = "wh-uid"
+	wh.Annotations = map[string]string{IgnoredAnnotation: "true"}
+	sts := ownedCN(wh)
+	r := newWarehouseReconciler(t, nil, nil, src, conf, feSts, deleting(wh), sts) // FE does not answer
+	res, err := reconcileWarehouse(t, r)
+	if err != nil || res.RequeueAfter != 0 {
+		t.Errorf("Reconcile = %+v, %v; an ignored warehouse's deletion waits for nothing", res, err)
+	}
+	if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(wh), &srv1.StarRocksWarehouse{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the ignored warehouse is still there (%v): it could never be deleted", err)
+	}
+	// Left alone otherwise: its objects go by garbage collection (they are
+	// owned by the warehouse), the upstream's finalizer is the upstream's.
+	if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(sts), sts); err != nil || sts.DeletionTimestamp != nil || len(sts.Finalizers) != 1 {
+		t.Errorf("StatefulSet of an ignored warehouse: %v, deleted %v, finalizers %v; want it untouched", err, sts.DeletionTimestamp, sts.Finalizers)
+	}
+}
+
+func TestAWarehouseInADeniedNamespaceIsStillFinalized(t *testing.T) {
+	_, _, _, wh := warehouseWorld() // its cluster is gone: no FE to tell
+	wh.UID = "wh-uid"
+	sts := ownedCN(wh)
+	r := newWarehouseReconciler(t, nil, nil, deleting(wh), sts)
+	r.DenyList = []string{"ns"}
+	if _, err := reconcileWarehouse(t, r); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(wh), &srv1.StarRocksWarehouse{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the warehouse is still there (%v): our finalizer in a denied namespace was never honoured", err)
+	}
+	if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(sts), sts); !apierrors.IsNotFound(err) {
+		t.Errorf("its StatefulSet: %v, finalizers %v; want it released and deleted as for any warehouse", err, sts.Finalizers)
+	}
+}
+
+func TestADeniedNamespaceWarehouseWithoutOurFinalizerIsLeftAlone(t *testing.T) {
+	_, _, _, wh := warehouseWorld()
+	wh.UID = "wh-uid"
+	wh.Finalizers = []string{"someone-else"}
+	sts := ownedCN(wh)
+	r := newWarehouseReconciler(t, nil, nil, deleting(wh), sts)
+	r.DenyList = []string{"ns"}
+	if _, err := reconcileWarehouse(t, r); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(sts), sts); err != nil || len(sts.Finalizers) != 1 {
+		t.Errorf("StatefulSet: %v, finalizers %v; a warehouse that is not ours, in a denied namespace, is not touched", err, sts.Finalizers)
+	}
+}
+
+func TestTheDeletionOfAnIgnoredOrDeniedWarehouseReachesTheReconciler(t *testing.T) {
+	_, _, _, wh := warehouseWorld()
+	ignored := wh.DeepCopy()
+	ignored.Annotations = map[string]string{IgnoredAnnotation: "true"}
+	pred := warehouseEvents([]string{"denied"})
+	for _, tt := range []struct {
+		name string
+		old  *srv1.StarRocksWarehouse
+		want bool
+	}{
+		{"an ignored warehouse deleted", ignored, true},
+		{"a warehouse of a denied namespace deleted", func() *srv1.StarRocksWarehouse { w := wh.DeepCopy(); w.Namespace = "denied"; return w }(), true},
+		{"an ignored warehouse deleted without our finalizer", func() *srv1.StarRocksWarehouse { w := ignored.DeepCopy(); w.Finalizers = nil; return w }(), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n := deleting(tt.old.DeepCopy())
+			n.ResourceVersion = "2"
+			if got := pred.Update(event.UpdateEvent{ObjectOld: tt.old, ObjectNew: n}); got != tt.want {
+				t.Errorf("the deletion passes: %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if pred.Update(event.UpdateEvent{ObjectOld: ignored, ObjectNew: func() *srv1.StarRocksWarehouse { w := ignored.DeepCopy(); w.Generation++; return w }()}) {
+		t.Error("a spec change of an ignored warehouse passes; want it left alone")
 	}
 }
