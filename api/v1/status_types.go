@@ -107,6 +107,11 @@ const (
 	ReasonAllPodsHealthy = "AllPodsHealthy"
 	// ReasonReconciled (ReconcileError=False): the last reconcile succeeded.
 	ReasonReconciled = "Reconciled"
+	// ReasonAlreadyExists (ReconcileError=True): an object of a name the
+	// cluster needs exists and is controlled by something else (or nothing):
+	// the operator does not take it over; delete or rename it. Looked at
+	// again at 1 s, doubling to 5 min: no watch tells of such an object.
+	ReasonAlreadyExists = "AlreadyExists"
 	// ReasonApplyFailed (ReconcileError=True): the API server refused or
 	// failed a write; the operator retries with back-off.
 	ReasonApplyFailed = "ApplyFailed"

@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -306,22 +307,47 @@ func TestApplyCreatesMissingObjects(t *testing.T) {
 		}
 	})
 
-	t.Run("a create answered AlreadyExists is pending, not an error", func(t *testing.T) {
-		// Someone else made it, and the cache has not seen it yet.
+	t.Run("a create answered AlreadyExists for someone else's object is an ExistsError, and that object is left alone", func(t *testing.T) {
+		// Someone else made it; the cache, scoped to our labels, cannot see it.
 		existing := service("a-fe-service", 9030)
 		r := newRig(t, interceptor.Funcs{
 			Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
 				return apierrors.NewNotFound(serviceResource, "a-fe-service")
 			},
 		}, existing)
-		res, err := r.applier().Apply(context.Background(), service("a-fe-service", 9031))
-		if err != nil {
-			t.Fatalf("Apply: %v", err)
+		desired := service("a-fe-service", 9031)
+		desired.OwnerReferences = []metav1.OwnerReference{{APIVersion: "starrocks.com/v1", Kind: "StarRocksCluster", Name: "a", UID: "uid-a", Controller: ptr.To(true)}}
+		res, err := r.applier().Apply(context.Background(), desired)
+		var exists *apply.ExistsError
+		if !errors.As(err, &exists) || exists.Name != "a-fe-service" {
+			t.Fatalf("Apply = %+v, %v; want an ExistsError naming the Service", res, err)
 		}
-		expectResult(t, res, apply.Unchanged, true, false)
+		expectResult(t, res, apply.Failed, false, false)
 		r.expectWrites(t, "create a-fe-service")
 		if port := r.stored(t, existing).(*corev1.Service).Spec.Ports[0].Port; port != 9030 {
 			t.Errorf("the object someone else made was changed: port %d", port)
+		}
+	})
+
+	t.Run("a create answered AlreadyExists for an object its owner controls is written whole, which the cache then sees", func(t *testing.T) {
+		// Ours, but its labels were removed: out of the cache's sight.
+		owned := []metav1.OwnerReference{{APIVersion: "starrocks.com/v1", Kind: "StarRocksCluster", Name: "a", UID: "uid-a", Controller: ptr.To(true)}}
+		existing := service("a-fe-service", 9030)
+		existing.Labels, existing.OwnerReferences = nil, owned
+		r := newRig(t, interceptor.Funcs{
+			Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+				return apierrors.NewNotFound(serviceResource, "a-fe-service")
+			},
+		}, existing)
+		desired := service("a-fe-service", 9030)
+		desired.OwnerReferences = owned
+		res, err := r.applier().Apply(context.Background(), desired)
+		if err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+		expectResult(t, res, apply.Restored, false, false)
+		if got := r.stored(t, existing).GetLabels()["app.kubernetes.io/component"]; got != "fe" {
+			t.Errorf("labels %v after the write; want ours back", r.stored(t, existing).GetLabels())
 		}
 	})
 

@@ -198,15 +198,73 @@ func (a Applier) create(ctx context.Context, want *unstructured.Unstructured, re
 	err := a.Client.Create(ctx, want, client.FieldOwner(a.FieldOwner))
 	switch {
 	case apierrors.IsAlreadyExists(err):
-		// The cache has not seen it yet (someone else made it, or it was
-		// deleted and remade meanwhile): decide once the cache has it.
-		res.Pending = true
-		return res, nil
+		return a.existing(ctx, want, res, key, hash)
 	case err != nil:
 		res.Action = Failed
 		return res, fmt.Errorf("creating %s %s: %w", res.Kind, res.Name, err)
 	}
 	res.Action = Created
+	a.writes.Record(key, want.GetResourceVersion(), hash)
+	return res, nil
+}
+
+// ExistsError is a create that found an object of that name which the
+// desired object's owner does not control: it is not ours to take over.
+type ExistsError struct {
+	Kind, Name string
+	// Owner is the controller of the object found; empty when none.
+	Owner string
+}
+
+func (e *ExistsError) Error() string {
+	owner := "no owner"
+	if e.Owner != "" {
+		owner = "owner " + e.Owner
+	}
+	return fmt.Sprintf("%s %s already exists with %s, not this object's; delete or rename it", e.Kind, e.Name, owner)
+}
+
+// existing decides about a create the API server refused because the
+// object exists although the cache does not show it. Read from the API
+// server: gone again meanwhile, decide next time; controlled by the desired
+// object's owner (ours, out of the cache's sight because its labels were
+// changed), write it whole, which puts the labels back; anyone else's, an
+// ExistsError, never a loop of creates.
+func (a Applier) existing(ctx context.Context, want *unstructured.Unstructured, res Result, key, hash string) (Result, error) {
+	reader := a.Reader
+	if reader == nil {
+		reader = a.Client
+	}
+	live := &unstructured.Unstructured{}
+	live.SetGroupVersionKind(want.GroupVersionKind())
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(want), live); err != nil {
+		if apierrors.IsNotFound(err) {
+			res.Pending = true
+			return res, nil
+		}
+		res.Action = Failed
+		return res, fmt.Errorf("reading %s %s: %w", res.Kind, res.Name, err)
+	}
+	mine, theirs := metav1.GetControllerOfNoCopy(want), metav1.GetControllerOfNoCopy(live)
+	if mine == nil || theirs == nil || mine.UID != theirs.UID {
+		res.Action = Failed
+		owner := ""
+		if theirs != nil {
+			owner = theirs.Kind + " " + theirs.Name
+		}
+		return res, &ExistsError{Kind: res.Kind, Name: res.Name, Owner: owner}
+	}
+	if a.mustAdopt(live) {
+		if err := a.adopt(ctx, want); err != nil {
+			res.Action = Failed
+			return res, fmt.Errorf("adopting %s %s: %w", res.Kind, res.Name, err)
+		}
+	}
+	if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(want), client.FieldOwner(a.FieldOwner), client.ForceOwnership); err != nil {
+		res.Action = Failed
+		return res, fmt.Errorf("applying %s %s: %w", res.Kind, res.Name, err)
+	}
+	res.Action = Restored
 	a.writes.Record(key, want.GetResourceVersion(), hash)
 	return res, nil
 }

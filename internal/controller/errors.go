@@ -21,6 +21,7 @@ import (
 	"slices"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
 )
 
 // The operator's error taxonomy. A reconcile error is one of two kinds:
@@ -29,6 +30,9 @@ import (
 //     warehouse whose cluster's FE is not ready). It is reported in a
 //     condition and one Event, and not retried: the watch on what must
 //     change brings the reconcile back;
+//   - an apply.ExistsError is the user's too (an object of the name exists
+//     that is not ours), but no watch tells when it goes: it is looked at
+//     again on a back-off of its own;
 //   - anything else is transient (a failed write, a timeout): reported and
 //     retried with the controller's back-off.
 //
@@ -48,7 +52,7 @@ func transient(err error) bool {
 	switch e := err.(type) { //nolint:errorlint // it walks the tree errors.As would: a join is transient if any part is
 	case nil:
 		return false
-	case *userError:
+	case *userError, *apply.ExistsError:
 		return false
 	case interface{ Unwrap() []error }:
 		return slices.ContainsFunc(e.Unwrap(), transient)
@@ -64,11 +68,14 @@ func transient(err error) bool {
 // own, else ApplyFailed.
 func errorReason(err error) string {
 	var user *userError
+	var exists *apply.ExistsError
 	switch {
 	case err == nil:
 		return ""
 	case errors.As(err, &user):
 		return user.reason
+	case errors.As(err, &exists):
+		return srv1.ReasonAlreadyExists
 	default:
 		return srv1.ReasonApplyFailed
 	}

@@ -24,6 +24,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -61,6 +62,9 @@ type StarRocksClusterReconciler struct {
 	// it last wrote, and what a first step wrote, for the next one's Event.
 	status  *statusPath[*srv1.StarRocksCluster, srv1.StarRocksClusterStatus]
 	started *startedWrites
+	// retry spaces the looks at a cluster whose object name is taken (an
+	// apply.ExistsError), which no watch event would bring back.
+	retry workqueue.TypedRateLimiter[string]
 }
 
 // NewStarRocksClusterReconciler wires a reconciler to its client, events and config source.
@@ -73,6 +77,7 @@ func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorde
 		DenyList: denyList,
 		status:   clusterStatusPath(c),
 		started:  newStartedWrites(),
+		retry:    workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 	}
 }
 
@@ -161,10 +166,16 @@ func (r *StarRocksClusterReconciler) finish(ctx context.Context, s *clusterScope
 	if transient(s.err) || s.status.err != nil {
 		return ctrl.Result{}, errors.Join(s.err, s.status.err)
 	}
+	key := client.ObjectKeyFromObject(s.src).String()
 	if s.err != nil {
+		var exists *apply.ExistsError
+		if errors.As(s.err, &exists) {
+			return ctrl.Result{RequeueAfter: r.retry.When(key)}, nil
+		}
 		// A user error waits for the user: the cluster and ConfigMap watches bring us back.
 		return ctrl.Result{}, nil
 	}
+	r.retry.Forget(key)
 	// A drift found beyond apply's reach in this reconcile is not in the
 	// status computed before it: look again soon, to report it.
 	if slices.ContainsFunc(s.results, func(res apply.Result) bool { return res.Pending }) || s.unreportedUnrestorable() {

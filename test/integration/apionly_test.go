@@ -53,6 +53,77 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("fields another manager wrote with Update are taken over and removed", func(t *testing.T) { testAdoption(t, c) })
 	t.Run("a field removed from the spec leaves an object the operator created", func(t *testing.T) { testCreatedThenApplied(t, c) })
 	t.Run("immutable fields of a live StatefulSet are kept when only worded otherwise, reported when changed", func(t *testing.T) { testImmutable(t, c) })
+	t.Run("a name taken by someone else's object is reported and backed off; one of ours out of the cache's sight is taken back", func(t *testing.T) { testNameTaken(t, c) })
+}
+
+// The operator's cache sees only objects with its owner label. A child it
+// cannot see made the create fail with AlreadyExists, and the reconcile
+// looked again every 5 s, forever, with no condition.
+func testNameTaken(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	const ns = "taken"
+	testutil.CreateNamespace(t, c.Client, ns)
+	op := startOperator(t, c, ns, operatorOptions{})
+	// Someone else's Service holds the name of t1's client Service.
+	foreign := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "t1-fe-service"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
+	if err := c.Client.Create(ctx, foreign); err != nil {
+		t.Fatal(err)
+	}
+	taken := feOnly(ns, "t1")
+	if err := c.Client.Create(ctx, taken); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "AlreadyExists reported, naming the Service", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, "t1", taken); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(taken.Status.Conditions, srv1.ConditionReconcileError)
+		return cond != nil && cond.Status == metav1.ConditionTrue && cond.Reason == srv1.ReasonAlreadyExists &&
+			strings.Contains(cond.Message, "t1-fe-service"), nil
+	})
+	mark := op.log.mark()
+	time.Sleep(6 * time.Second)
+	creates := 0
+	for _, r := range op.log.since(mark) {
+		if r.verb == "create" && r.resource == "services" {
+			creates++
+		}
+	}
+	// Looked at again at 1 s, doubling: at most 3 tries in 6 s (the loop made one every 5 s with no report, or more).
+	if creates > 3 {
+		t.Errorf("%d Service creates in 6 s while the name is taken; want a back-off", creates)
+	}
+	if err := get(ctx, c.Client, ns, "t1-fe", &appsv1.StatefulSet{}); err != nil {
+		t.Errorf("t1's FE StatefulSet was not written beside the taken name: %v", err)
+	}
+	if err := get(ctx, c.Client, ns, "t1-fe-service", foreign); err != nil || len(foreign.OwnerReferences) != 0 || foreign.Spec.Ports[0].Port != 80 {
+		t.Errorf("someone else's Service was taken over: %+v (%v)", foreign, err)
+	}
+	// Its owner deletes it: the next look makes ours.
+	if err := c.Client.Delete(ctx, foreign); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "t1's client Service made once the name is free", func(ctx context.Context) (bool, error) {
+		svc := &corev1.Service{}
+		if err := get(ctx, c.Client, ns, "t1-fe-service", svc); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		return metav1.IsControlledBy(svc, taken), nil
+	})
+
+	// One of ours whose owner label someone removed leaves the cache's sight.
+	mine := &corev1.Service{}
+	if err := get(ctx, c.Client, ns, "t1-fe-search", mine); err != nil {
+		t.Fatal(err)
+	}
+	mutate(t, c.Client, mine, func(s *corev1.Service) { delete(s.Labels, resources.OwnerLabel) })
+	eventually(t, 30*time.Second, "the owner label back on t1-fe-search", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, "t1-fe-search", mine); err != nil {
+			return false, err
+		}
+		return mine.Labels[resources.OwnerLabel] != "", nil
+	})
 }
 
 // A StatefulSet another operator made may word immutable fields otherwise
