@@ -60,6 +60,11 @@ type StarRocksWarehouseStatus struct {
 }
 
 // StarRocksWarehouse is a group of compute nodes of a shared-data StarRocksCluster.
+// Its name makes its objects' (MaxWarehouseNameLength): StatefulSet
+// <name>-warehouse-cn, whose pods are named and labelled after it, and
+// Services <name>-warehouse-cn-service and -search, all DNS labels.
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 39",message="metadata.name may have at most 39 characters: StatefulSet <name>-warehouse-cn labels its pods with its name and a revision hash, a label value of at most 63 characters"
+// +kubebuilder:validation:XValidation:rule="!self.metadata.name.contains('.')",message="metadata.name must not contain '.': it names the warehouse's pods and Services, which are DNS labels"
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.template.replicas,statuspath=.status.replicas,selectorpath=.status.selector

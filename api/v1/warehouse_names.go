@@ -51,6 +51,7 @@ const (
 	// multi-warehouse feature (GET /api/v2/feature; an open-source FE lists
 	// only RBAC): it cannot run the warehouse, and no compute node is deployed.
 	ReasonMultiWarehouseUnsupported = "MultiWarehouseUnsupported"
+	ReasonObjectNamesTaken          = "ObjectNamesTaken"
 	// ReasonTemplateMissing: spec.template is missing.
 	ReasonTemplateMissing = "TemplateMissing"
 	// ReasonClusterSnapshotMissing (cluster, ReconcileError=True):
@@ -59,3 +60,13 @@ const (
 	// (/opt/starrocks/fe/conf/cluster_snapshot.yaml).
 	ReasonClusterSnapshotMissing = "ClusterSnapshotMissing"
 )
+
+// MaxWarehouseNameLength is the longest warehouse name Kubernetes can make
+// the objects of. The pods of StatefulSet <wh>-warehouse-cn carry the label
+// controller-revision-hash=<StatefulSet name>-<hash of up to 10
+// characters>, whose value may have 63 characters: the StatefulSet's name
+// may have 52, the warehouse's 52 - len("-warehouse-cn") = 39. Its longest
+// Service name, <wh>-warehouse-cn-service, then has 60 of the 63 allowed.
+// The CRD refuses a longer name (the rule on StarRocksWarehouse must say
+// the same number); the reconciler refuses one stored before it did.
+const MaxWarehouseNameLength = 39

@@ -27,6 +27,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
@@ -80,8 +81,10 @@ type warehouseScope struct {
 	wh     *srv1.StarRocksWarehouse
 	src    *srv1.StarRocksCluster
 	feConf string
-	// live is the warehouse's CN StatefulSet as the cache shows it.
-	live *appsv1.StatefulSet
+	// live is the warehouse's CN StatefulSet as the cache shows it; theirs
+	// is set when the StatefulSet of its name is another object's.
+	live   *appsv1.StatefulSet
+	theirs bool
 	// want is nil until the checks pass and the objects are built.
 	want    *resources.StatefulSetObjects
 	holds   holds
@@ -111,7 +114,8 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if err := r.ensureFinalizer(ctx, wh); err != nil {
 		return ctrl.Result{}, err
 	}
-	s := &warehouseScope{wh: wh, live: r.liveCN(ctx, wh)}
+	s := &warehouseScope{wh: wh}
+	s.live, s.theirs = r.liveCN(ctx, wh)
 	phases := []warehousePhase{
 		r.check,            // the cluster exists, runs shared-data, and its FE is ready
 		r.desired,          // the CN objects, with FE's multi-warehouse feature and the immutable-field gate
@@ -188,7 +192,8 @@ func (r *StarRocksWarehouseReconciler) ensureFinalizer(ctx context.Context, wh *
 }
 
 // check verifies that the warehouse can run: its name differs from the
-// cluster's, the cluster exists, runs shared-data, and its FE is ready.
+// cluster's, is short enough and makes no object of another cluster's name,
+// the cluster exists, runs shared-data, and its FE is ready.
 // What fails is a user error: the cluster and warehouse watches bring the
 // reconcile back once it changes.
 func (r *StarRocksWarehouseReconciler) check(ctx context.Context, s *warehouseScope) bool {
@@ -202,6 +207,26 @@ func (r *StarRocksWarehouseReconciler) check(ctx context.Context, s *warehouseSc
 	}
 	if wh.Name == name {
 		return refuse(srv1.ReasonNameConflict, "the warehouse has the name of its cluster %q; its objects would collide with the cluster's: rename the warehouse", name)
+	}
+	if n := len(wh.Name); n > srv1.MaxWarehouseNameLength {
+		return refuse(srv1.ReasonNameTooLong, "metadata.name: %q is too long: %d characters, and a warehouse's may have %d (StatefulSet %s could not create its pods); nothing was created: make the warehouse again under a shorter name",
+			wh.Name, n, srv1.MaxWarehouseNameLength, wh.CnStatefulSetName())
+	}
+	// Warehouse x and cluster x-warehouse make objects of the same names
+	// (StatefulSet x-warehouse-cn, its Services and HPA) and pods of the same
+	// labels. The warehouse is refused, whether the cluster came first or
+	// after (its watch brings the warehouse back, warehousesOfCluster): a
+	// cluster holds data and cannot be renamed, a warehouse can be made
+	// again under another name. Nothing of the warehouse is deleted, and
+	// its deletion leaves the cluster's objects alone (ownObjects).
+	taken := &srv1.StarRocksCluster{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.WarehouseComponentName()}, taken); err == nil {
+		return refuse(srv1.ReasonObjectNamesTaken,
+			"StarRocksCluster %q in this namespace makes objects of the names this warehouse's would have (StatefulSet %s, Services %s and %s): rename the warehouse; nothing of it is written meanwhile",
+			taken.Name, wh.CnStatefulSetName(), wh.CnServiceName(), wh.CnSearchServiceName())
+	} else if !apierrors.IsNotFound(err) {
+		s.err = err
+		return false
 	}
 	src := &srv1.StarRocksCluster{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: name}, src); err != nil {
@@ -309,13 +334,28 @@ func (r *StarRocksWarehouseReconciler) cleanUpWarehouse(ctx context.Context, s *
 	return true
 }
 
-// liveCN is the warehouse's CN StatefulSet as the cache shows it; nil when there is none.
-func (r *StarRocksWarehouseReconciler) liveCN(ctx context.Context, wh *srv1.StarRocksWarehouse) *appsv1.StatefulSet {
+// liveCN is the warehouse's CN StatefulSet as the cache shows it; nil when
+// there is none, or when the StatefulSet of its name is controlled by
+// another object (theirs: a cluster <wh>-warehouse's), which the warehouse
+// does not report as its own, nor its pods.
+func (r *StarRocksWarehouseReconciler) liveCN(ctx context.Context, wh *srv1.StarRocksWarehouse) (live *appsv1.StatefulSet, theirs bool) {
 	sts := &appsv1.StatefulSet{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err != nil {
-		return nil
+		return nil, false
 	}
-	return sts
+	if controlledByOther(wh, sts) {
+		return nil, true
+	}
+	return sts, false
+}
+
+// controlledByOther reports whether obj, of a name the warehouse's objects
+// have, has a controller that is not the warehouse: it is not the
+// warehouse's, whatever its name. One without a controller (orphaned, or
+// made by hand) is taken for the warehouse's, as before.
+func controlledByOther(wh *srv1.StarRocksWarehouse, obj client.Object) bool {
+	ref := metav1.GetControllerOf(obj)
+	return ref != nil && ref.UID != wh.UID
 }
 
 // observe reads from the cache what the status reports. As the cluster's,
@@ -334,7 +374,9 @@ func (r *StarRocksWarehouseReconciler) observe(ctx context.Context, s *warehouse
 		comp.Outdated = s.live == nil || !apply.NewHashes().Written(s.live, s.want.StatefulSet)
 	}
 	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, client.InNamespace(wh.Namespace), client.MatchingLabels(resources.WarehouseSelectorLabels(wh))); err == nil {
+	if s.theirs {
+		comp.Pods = nil // the pods of the warehouse's labels are the other object's
+	} else if err := r.Client.List(ctx, &pods, client.InNamespace(wh.Namespace), client.MatchingLabels(resources.WarehouseSelectorLabels(wh))); err == nil {
 		comp.Pods = pods.Items
 	}
 	obs := status.WarehouseObserved{CN: comp, Selector: labelsString(resources.WarehouseSelectorLabels(wh))}

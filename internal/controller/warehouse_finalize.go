@@ -77,7 +77,8 @@ func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.St
 	}
 	if _, done := r.dropped.Load(wh.UID); !done {
 		if err := r.dropFromFE(ctx, wh); err != nil {
-			obs := r.observe(ctx, &warehouseScope{wh: wh, live: r.liveCN(ctx, wh)})
+			live, theirs := r.liveCN(ctx, wh)
+			obs := r.observe(ctx, &warehouseScope{wh: wh, live: live, theirs: theirs})
 			obs.ReconcileError, obs.ReconcileErrorReason = err, srv1.ReasonFEUnreachable
 			_, statusErr := r.status.write(ctx, wh, status.ComputeWarehouse(wh, obs))
 			r.tell(ctx, wh, nil, err)
@@ -89,7 +90,11 @@ func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.St
 	if err := r.releaseAdopted(ctx, wh); err != nil {
 		return ctrl.Result{}, err
 	}
-	results, err := r.Applier.DeleteAll(ctx, resources.WarehouseNamed(wh).Objects())
+	objs, err := r.ownObjects(ctx, wh)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	results, err := r.Applier.DeleteAll(ctx, objs)
 	r.tell(ctx, wh, results, err)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -140,6 +145,25 @@ func (r *StarRocksWarehouseReconciler) dropFromFE(ctx context.Context, wh *srv1.
 	return nil
 }
 
+// ownObjects are the objects of the warehouse's names that exist and are
+// its own: not those another object controls (a cluster <wh>-warehouse
+// makes objects of the same names), which its deletion must leave alone.
+func (r *StarRocksWarehouseReconciler) ownObjects(ctx context.Context, wh *srv1.StarRocksWarehouse) ([]client.Object, error) {
+	var own []client.Object
+	for _, o := range resources.WarehouseNamed(wh).Objects() {
+		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, err
+		}
+		if !controlledByOther(wh, o) {
+			own = append(own, o)
+		}
+	}
+	return own, nil
+}
+
 // releaseAdopted removes the upstream operator's finalizer from the
 // warehouse's StatefulSet, which would otherwise never go away.
 func (r *StarRocksWarehouseReconciler) releaseAdopted(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
@@ -147,7 +171,7 @@ func (r *StarRocksWarehouseReconciler) releaseAdopted(ctx context.Context, wh *s
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	if !controllerutil.ContainsFinalizer(sts, UpstreamWarehouseFinalizer) {
+	if controlledByOther(wh, sts) || !controllerutil.ContainsFinalizer(sts, UpstreamWarehouseFinalizer) {
 		return nil
 	}
 	patch := client.MergeFromWithOptions(sts.DeepCopy(), client.MergeFromWithOptimisticLock{})

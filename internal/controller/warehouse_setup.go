@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,15 +128,22 @@ func warehouseOfPod(_ context.Context, o client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 }
 
-// warehousesOfCluster maps a cluster (its FE becoming ready, its spec) to the warehouses that join it.
+// warehousesOfCluster maps a cluster (its FE becoming ready, its spec) to
+// the warehouses that join it and, for cluster x-warehouse, to warehouse x,
+// whose objects' names it takes (or gives back, once deleted).
 func (r *StarRocksWarehouseReconciler) warehousesOfCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	var reqs []reconcile.Request
+	if name, ok := strings.CutSuffix(o.GetName(), "-warehouse"); ok && name != "" {
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}})
+	}
 	var list srv1.StarRocksWarehouseList
 	if err := r.Client.List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{warehouseClusterIndex: o.GetName()}); err != nil {
-		return nil
+		return reqs
 	}
-	reqs := make([]reconcile.Request, 0, len(list.Items))
 	for _, wh := range list.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}})
+		if req := (reconcile.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}}); !slices.Contains(reqs, req) {
+			reqs = append(reqs, req)
+		}
 	}
 	return reqs
 }

@@ -77,6 +77,9 @@ func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs .
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
 		WithStatusSubresource(&srv1.StarRocksWarehouse{}).
+		WithIndex(&srv1.StarRocksWarehouse{}, warehouseClusterIndex, func(o client.Object) []string {
+			return []string{o.(*srv1.StarRocksWarehouse).Spec.StarRocksCluster}
+		}).
 		WithInterceptorFuncs(interceptor.Funcs{
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 				count()
@@ -486,5 +489,105 @@ func TestTheDeletionOfAnIgnoredOrDeniedWarehouseReachesTheReconciler(t *testing.
 	}
 	if pred.Update(event.UpdateEvent{ObjectOld: ignored, ObjectNew: func() *srv1.StarRocksWarehouse { w := ignored.DeepCopy(); w.Generation++; return w }()}) {
 		t.Error("a spec change of an ignored warehouse passes; want it left alone")
+	}
+}
+
+// theirCN is cluster <wh>-warehouse's CN StatefulSet and client Service,
+// named as the warehouse's would be.
+func theirCN(wh *srv1.StarRocksWarehouse) (*srv1.StarRocksCluster, *appsv1.StatefulSet, *corev1.Service) {
+	other := feCluster()
+	other.Name, other.UID = wh.Name+"-warehouse", "other-uid"
+	other.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{}
+	owner := []metav1.OwnerReference{{APIVersion: srv1.GroupVersion.String(), Kind: "StarRocksCluster", Name: other.Name, UID: other.UID, Controller: ptr.To(true)}}
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: other.CnStatefulSetName(), OwnerReferences: owner}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: other.CnServiceName(), OwnerReferences: owner}}
+	return other, sts, svc
+}
+
+// Warehouse x and cluster x-warehouse both make StatefulSet x-warehouse-cn,
+// Services x-warehouse-cn-service and -search, HPA x-warehouse-cn-autoscaler
+// and pods of the same labels. The warehouse is refused, whichever came first.
+func TestAWarehouseIsRefusedWhenAClusterMakesObjectsOfItsNames(t *testing.T) {
+	refused := func(t *testing.T, r *StarRocksWarehouseReconciler, sts *appsv1.StatefulSet) {
+		t.Helper()
+		before := sts.DeepCopy()
+		if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(sts), before); err != nil {
+			t.Fatal(err)
+		}
+		res, err := reconcileWarehouse(t, r)
+		if err != nil || res.RequeueAfter != 0 {
+			t.Errorf("Reconcile = %+v, %v; a refusal waits for the user", res, err)
+		}
+		c := warehouseCondition(t, r, srv1.ConditionReconcileError)
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != srv1.ReasonObjectNamesTaken || !strings.Contains(c.Message, "wh1-warehouse") {
+			t.Errorf("ReconcileError = %+v; want True, %s, naming the cluster", c, srv1.ReasonObjectNamesTaken)
+		}
+		after := &appsv1.StatefulSet{}
+		if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(sts), after); err != nil || after.ResourceVersion != before.ResourceVersion {
+			t.Errorf("StatefulSet %s written by the refused warehouse: %v, owners %v", sts.Name, err, after.OwnerReferences)
+		}
+	}
+	t.Run("the cluster came first", func(t *testing.T) {
+		src, conf, feSts, wh := warehouseWorld()
+		other, sts, svc := theirCN(wh)
+		r := newWarehouseReconciler(t, []string{fe.FeatureMultiWarehouse}, nil, src, conf, feSts, wh, other, sts, svc)
+		refused(t, r, sts)
+	})
+	t.Run("the warehouse came first", func(t *testing.T) {
+		src, conf, feSts, wh := warehouseWorld()
+		r := newWarehouseReconciler(t, []string{fe.FeatureMultiWarehouse}, nil, src, conf, feSts, wh)
+		runWarehouse(t, r, wh)
+		other, _, _ := theirCN(wh)
+		if err := r.Client.Create(t.Context(), other); err != nil {
+			t.Fatal(err)
+		}
+		if reqs := r.warehousesOfCluster(t.Context(), other); !slices.Contains(reqs, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(wh)}) {
+			t.Errorf("cluster %s brings back %v; want warehouse %s, whose names it takes", other.Name, reqs, wh.Name)
+		}
+		ours := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: wh.CnStatefulSetName()}}
+		refused(t, r, ours) // and the running StatefulSet is kept as it is
+	})
+}
+
+// Deleting the refused warehouse must not delete what has its names: the cluster's.
+func TestDeletingARefusedWarehouseLeavesTheClusterObjectsOfItsNames(t *testing.T) {
+	_, _, _, wh := warehouseWorld()
+	wh.UID = "wh-uid"
+	other, sts, svc := theirCN(wh)
+	sts.Finalizers = []string{UpstreamWarehouseFinalizer}
+	r := newWarehouseReconciler(t, nil, nil, deleting(wh), other, sts, svc)
+	if _, err := reconcileWarehouse(t, r); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(wh), &srv1.StarRocksWarehouse{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the warehouse is still there: %v", err)
+	}
+	for _, o := range []client.Object{sts, svc} {
+		if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(o), o); err != nil || o.GetDeletionTimestamp() != nil {
+			t.Errorf("%s of cluster %s: %v, deleted %v; want it kept", o.GetName(), other.Name, err, o.GetDeletionTimestamp())
+		}
+	}
+	if len(sts.Finalizers) != 1 {
+		t.Errorf("finalizers of the cluster's StatefulSet %v; want them kept", sts.Finalizers)
+	}
+}
+
+func TestAWarehouseWhoseNameIsTooLongIsRefused(t *testing.T) {
+	src, conf, feSts, wh := warehouseWorld()
+	wh.Name = strings.Repeat("w", srv1.MaxWarehouseNameLength+1)
+	r := newWarehouseReconciler(t, []string{fe.FeatureMultiWarehouse}, nil, src, conf, feSts, wh)
+	res, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(wh)})
+	if err != nil || res.RequeueAfter != 0 {
+		t.Errorf("Reconcile = %+v, %v; a refusal waits for the user", res, err)
+	}
+	got := &srv1.StarRocksWarehouse{}
+	if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(wh), got); err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionReconcileError); c == nil || c.Status != metav1.ConditionTrue || c.Reason != srv1.ReasonNameTooLong {
+		t.Errorf("ReconcileError = %+v; want True, %s", c, srv1.ReasonNameTooLong)
+	}
+	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: wh.CnStatefulSetName()}, &appsv1.StatefulSet{}); !apierrors.IsNotFound(err) {
+		t.Errorf("StatefulSet %s made, whose pods cannot be created: %v", wh.CnStatefulSetName(), err)
 	}
 }
