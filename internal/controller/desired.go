@@ -51,6 +51,9 @@ type clusterInputs struct {
 	// snapshot is why a disaster recovery the spec asks for cannot run (FE
 	// has no cluster_snapshot.yaml); nil when it can, or none is asked for.
 	snapshot error
+	// regrown are the components whose live StatefulSet is the one
+	// expandClaims deleted, not made again yet (see regrowing).
+	regrown []resources.Component
 }
 
 // confRead is a component's .conf file, or why it could not be read.
@@ -82,7 +85,12 @@ var statefulSetComponents = []resources.Component{resources.ComponentFE, resourc
 func (r *StarRocksClusterReconciler) gather(ctx context.Context, src *srv1.StarRocksCluster) *clusterInputs {
 	in := &clusterInputs{live: map[resources.Component]*appsv1.StatefulSet{}, confs: map[resources.Component]confRead{}}
 	for _, c := range statefulSetComponents {
-		if sts := r.liveStatefulSet(ctx, src, c); sts != nil {
+		sts := r.liveStatefulSet(ctx, src, c)
+		if old := r.regrowing.standIn(client.ObjectKey{Namespace: src.Namespace, Name: resources.StatefulSetName(src, c)}, sts != nil); old != nil {
+			sts = old // deleted to grow its claims, not made again yet: what ran is what to build from
+			in.regrown = append(in.regrown, c)
+		}
+		if sts != nil {
 			in.live[c] = sts
 		}
 		in.confs[c] = r.config(ctx, src, c)

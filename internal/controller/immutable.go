@@ -21,12 +21,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,13 +82,20 @@ func checkImmutable(live, desired *appsv1.StatefulSet, field string) immutableCh
 		liveClaims[c.Name] = c
 	}
 	var added, removed []string
-	for _, want := range desired.Spec.VolumeClaimTemplates {
+	for i := range desired.Spec.VolumeClaimTemplates {
+		want := &desired.Spec.VolumeClaimTemplates[i]
 		have, ok := liveClaims[want.Name]
 		if !ok {
 			added = append(added, want.Name)
 			continue
 		}
 		delete(liveClaims, want.Name)
+		if want.Spec.StorageClassName == nil && have.Spec.StorageClassName != nil {
+			// Unset asks for nothing in particular: the class the claims were
+			// made with stays (it cannot change). A live "" (no class, from an
+			// earlier chart of ours) is reported as ClaimsUnbound while Pending.
+			want.Spec.StorageClassName = ptr.To(*have.Spec.StorageClassName)
+		}
 		if cls := want.Spec.StorageClassName; cls != nil && ptr.Deref(have.Spec.StorageClassName, "") != *cls {
 			notes = append(notes, fmt.Sprintf("%s.storageVolumes[%s].storageClassName: %s cannot replace %s", field, want.Name, *cls, ptr.Deref(have.Spec.StorageClassName, "the default class")))
 		}
@@ -123,6 +132,12 @@ func checkImmutable(live, desired *appsv1.StatefulSet, field string) immutableCh
 // reconcile creates it again with the larger claim templates; its pods run on
 // untouched (the pod template, and so the revision, is the same). This is how
 // the upstream operator and other database operators expand volumes.
+//
+// Until the cache shows the new StatefulSet, the deleted one, with its
+// claims grown, stands in for the live one (see regrowing): the next
+// reconcile builds from what ran (the config hash on the template, FE's
+// replicas, the rollout order), not as if nothing were live, which would
+// restart every pod.
 func (r *StarRocksClusterReconciler) expandClaims(ctx context.Context, live *appsv1.StatefulSet, grow []claimGrowth) error {
 	for _, g := range grow {
 		if err := r.checkExpandable(ctx, g.storageClassName); err != nil {
@@ -142,12 +157,59 @@ func (r *StarRocksClusterReconciler) expandClaims(ctx context.Context, live *app
 			}
 		}
 	}
+	grown := live.DeepCopy()
+	for i, t := range grown.Spec.VolumeClaimTemplates {
+		for _, g := range grow {
+			if t.Name == g.template {
+				grown.Spec.VolumeClaimTemplates[i].Spec.Resources.Requests[corev1.ResourceStorage] = g.to
+			}
+		}
+	}
 	uid := live.UID
 	err := r.Client.Delete(ctx, live, client.Preconditions{UID: &uid}, client.PropagationPolicy("Orphan"))
 	if client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("recreating StatefulSet %s with larger claims: %w", live.Name, err)
 	}
+	r.regrowing.put(grown)
 	return nil
+}
+
+// regrowing holds the StatefulSets expandClaims deleted, with their claims
+// grown, until the cache shows them made again. It is in memory: after an
+// operator restart between the delete and the create, the StatefulSet is
+// made from the spec alone, as if new.
+type regrowing struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]*appsv1.StatefulSet
+}
+
+func newRegrowing() *regrowing { return &regrowing{m: map[types.NamespacedName]*appsv1.StatefulSet{}} }
+
+func (g *regrowing) put(sts *appsv1.StatefulSet) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.m[client.ObjectKeyFromObject(sts)] = sts
+}
+
+// standIn returns the deleted StatefulSet of that name while the cache
+// shows none, and forgets it once the cache shows one.
+func (g *regrowing) standIn(key types.NamespacedName, cached bool) *appsv1.StatefulSet {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if cached {
+		delete(g.m, key)
+		return nil
+	}
+	return g.m[key]
+}
+
+// recreated is the StatefulSet to create in place of a deleted one whose
+// spec is held: its live spec, with its claims grown.
+func recreated(old *appsv1.StatefulSet) *appsv1.StatefulSet {
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: old.Namespace, Name: old.Name,
+		Labels: old.Labels, Annotations: old.Annotations, OwnerReferences: old.OwnerReferences}, Spec: *old.Spec.DeepCopy()}
+	sts.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("StatefulSet"))
+	return sts
 }
 
 func (r *StarRocksClusterReconciler) checkExpandable(ctx context.Context, className *string) error {

@@ -92,3 +92,17 @@ func TestClaimsWordedOtherwiseTakeTheLiveTemplates(t *testing.T) {
 		t.Fatalf("our own templates were rewritten: %+v", again.Spec)
 	}
 }
+
+func TestAnUnsetClassKeepsTheClassTheClaimsWereMadeWith(t *testing.T) {
+	for _, class := range []string{"", "standard"} {
+		live := withClaims("Parallel", claim("be-data", "10Gi"))
+		live.Spec.VolumeClaimTemplates[0].Spec.StorageClassName = ptr.To(class)
+		desired := withClaims("Parallel", claim("be-data", "10Gi")) // no class: asks for nothing in particular
+		if got := checkImmutable(live, desired, "spec.starRocksBeSpec"); got.held != "" || len(got.grow) != 0 {
+			t.Errorf("live class %q: %+v; want nothing held (a class cannot change, and none was asked for)", class, got)
+		}
+		if c := desired.Spec.VolumeClaimTemplates[0].Spec.StorageClassName; c == nil || *c != class {
+			t.Errorf("live class %q: desired class %v; want the live one sent, which the API server accepts", class, c)
+		}
+	}
+}

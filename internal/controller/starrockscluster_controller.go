@@ -60,8 +60,9 @@ type StarRocksClusterReconciler struct {
 
 	// What the process keeps between reconciles, per cluster: the status
 	// it last wrote, and what a first step wrote, for the next one's Event.
-	status  *statusPath[*srv1.StarRocksCluster, srv1.StarRocksClusterStatus]
-	started *startedWrites
+	status    *statusPath[*srv1.StarRocksCluster, srv1.StarRocksClusterStatus]
+	started   *startedWrites
+	regrowing *regrowing
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry workqueue.TypedRateLimiter[string]
@@ -70,14 +71,15 @@ type StarRocksClusterReconciler struct {
 // NewStarRocksClusterReconciler wires a reconciler to its client, events and config source.
 func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorder, configs *configSource, denyList []string) *StarRocksClusterReconciler {
 	return &StarRocksClusterReconciler{
-		Client:   c,
-		Recorder: recorder,
-		Applier:  adoptingApplier(c),
-		Configs:  configs,
-		DenyList: denyList,
-		status:   clusterStatusPath(c),
-		started:  newStartedWrites(),
-		retry:    workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
+		Client:    c,
+		Recorder:  recorder,
+		Applier:   adoptingApplier(c),
+		Configs:   configs,
+		DenyList:  denyList,
+		status:    clusterStatusPath(c),
+		started:   newStartedWrites(),
+		regrowing: newRegrowing(),
+		retry:     workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 	}
 }
 

@@ -51,12 +51,13 @@ func (r *StarRocksClusterReconciler) write(ctx context.Context, s *clusterScope)
 			}
 		}
 	}
-	results, feErr := r.Applier.ApplyAll(ctx, s.applicable(resources.ComponentFE))
+	results, feErr := r.Applier.ApplyAll(ctx, append(s.applicable(resources.ComponentFE), s.recreate(resources.ComponentFE)...))
 	named := resources.Named(s.src)
 	var toApply, toDelete []client.Object
 	for _, c := range resources.Components {
 		if c != resources.ComponentFE && feReady {
 			toApply = append(toApply, s.applicable(c)...)
+			toApply = append(toApply, s.recreate(c)...)
 		}
 		if !s.holds.whole(c) {
 			toDelete = append(toDelete, unwanted(named.Of(c), s.want.objects.Of(c))...)
@@ -79,6 +80,17 @@ func (s *clusterScope) applicable(c resources.Component) []client.Object {
 	return slices.DeleteFunc(s.want.objects.Of(c), func(o client.Object) bool {
 		return s.holds.keeps(c, o) || (growing && o == client.Object(sts))
 	})
+}
+
+// recreate is, for a component whose StatefulSet expandClaims deleted and
+// whose spec is held, that StatefulSet made again as it ran (its claims
+// grown): a held spec is kept, not left without a StatefulSet.
+func (s *clusterScope) recreate(c resources.Component) []client.Object {
+	want := s.want.objects.StatefulSet(c)
+	if !slices.Contains(s.in.regrown, c) || want == nil || !s.holds.keeps(c, want) {
+		return nil
+	}
+	return []client.Object{recreated(s.in.live[c])}
 }
 
 // unwanted are the objects of all that a component can have that are not wanted.

@@ -470,16 +470,66 @@ func testClaimsGrow(t *testing.T, c *testcluster.Cluster) {
 	}
 	startOperator(t, c, "grow", operatorOptions{})
 	src := beWithStorage("grow", "gr", "expandable", "10Gi")
+	// be.conf changed once since creation: the pod template carries its hash,
+	// which the StatefulSet made again must carry too, or every pod rolls.
+	beConf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "grow", Name: "gr-be-conf"}, Data: map[string]string{"be.conf": "sys_log_level = INFO\n"}}
+	if err := c.Client.Create(ctx, beConf); err != nil {
+		t.Fatal(err)
+	}
+	src.Spec.StarRocksBeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: beConf.Name, ResolveKey: "be.conf"}
+	// FE keeps its quorum: 3 replicas that a spec of 1 cannot shrink (KeepFEQuorum).
+	src.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](3)
+	src.Spec.StarRocksFeSpec.StorageVolumes = []srv1.StorageVolume{{Name: "fe-meta", StorageClassName: ptr.To("expandable"), StorageSize: "10Gi", MountPath: "/opt/starrocks/fe/meta"}}
 	if err := c.Client.Create(ctx, src); err != nil {
 		t.Fatal(err)
 	}
 	waitRunning(t, c, "grow", "gr", 2*time.Minute)
+	mutate(t, c.Client, beConf, func(cm *corev1.ConfigMap) { cm.Data["be.conf"] = "sys_log_level = WARN\n" })
+	eventually(t, time.Minute, "be.conf's hash on the BE pod template", func(ctx context.Context) (bool, error) {
+		sts := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, "grow", "gr-be", sts); err != nil {
+			return false, err
+		}
+		return sts.Spec.Template.Annotations[resources.ConfigHashAnnotation] != "", nil
+	})
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](1) })
+	// Running with the 3 FE the quorum keeps (waitRunning counts the spec's 1).
+	settled := func(what string) {
+		t.Helper()
+		eventually(t, 2*time.Minute, what, func(ctx context.Context) (bool, error) {
+			if err := get(ctx, c.Client, "grow", "gr", src); err != nil {
+				return false, err
+			}
+			st := src.Status
+			return st.ObservedGeneration == src.Generation && st.Phase == srv1.PhaseRunning && st.StarRocksFeStatus != nil &&
+				len(st.StarRocksFeStatus.RunningInstances) == 3 && st.StarRocksBeStatus != nil && len(st.StarRocksBeStatus.RunningInstances) == 2, nil
+		})
+	}
+	settled("running with 3 FE kept and 2 BE")
 	before := podUIDs(t, c, "grow", "gr-")
 	oldSTS := &appsv1.StatefulSet{}
 	if err := get(ctx, c.Client, "grow", "gr-be", oldSTS); err != nil {
 		t.Fatal(err)
 	}
-	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.StorageVolumes[0].StorageSize = "20Gi" })
+	oldFE := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "grow", "gr-fe", oldFE); err != nil {
+		t.Fatal(err)
+	}
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksBeSpec.StorageVolumes[0].StorageSize = "20Gi"
+		s.Spec.StarRocksFeSpec.StorageVolumes[0].StorageSize = "20Gi"
+	})
+	eventually(t, 2*time.Minute, "FE's claims grown and its StatefulSet recreated with 20Gi and its 3 replicas", func(ctx context.Context) (bool, error) {
+		sts := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, "grow", "gr-fe", sts); err != nil || sts.UID == oldFE.UID {
+			return false, nil
+		}
+		q := sts.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage]
+		if q.String() == "20Gi" && ptr.Deref(sts.Spec.Replicas, 0) != 3 {
+			return false, fmt.Errorf("FE recreated with %d replicas; its quorum needs the 3 it ran", ptr.Deref(sts.Spec.Replicas, 0))
+		}
+		return q.String() == "20Gi", nil
+	})
 	eventually(t, 2*time.Minute, "claims grown and the BE StatefulSet recreated with 20Gi", func(ctx context.Context) (bool, error) {
 		for i := range 2 {
 			pvc := &corev1.PersistentVolumeClaim{}
@@ -497,7 +547,7 @@ func testClaimsGrow(t *testing.T, c *testcluster.Cluster) {
 		q := sts.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage]
 		return q.String() == "20Gi", nil
 	})
-	waitRunning(t, c, "grow", "gr", 2*time.Minute)
+	settled("running again after the claims grew")
 	if after := podUIDs(t, c, "grow", "gr-"); !maps.Equal(before, after) {
 		t.Errorf("pods replaced by the expansion:\nbefore %v\nafter  %v", before, after)
 	}
