@@ -35,8 +35,18 @@ import (
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
-// cleanupRetry is how soon a failed shared-data CN cleanup is tried again.
-const cleanupRetry = 30 * time.Second
+// cleanupRetry is how soon a reconcile looks again at a cleanup that runs
+// or failed; a failed one is tried again after cleanupBackoff, doubling up
+// to cleanupBackoffMax.
+const (
+	cleanupRetry      = 30 * time.Second
+	cleanupBackoff    = 30 * time.Second
+	cleanupBackoffMax = 10 * time.Minute
+	// cleanupTimeout bounds one cleanup's talk with FE.
+	cleanupTimeout = 30 * time.Second
+	// feJobSlots is how many cleanups talk to FE at once, across the operator.
+	feJobSlots = 4
+)
 
 // computeNodeCleanup drops from FE the compute nodes a scale-in removed, in
 // shared-data mode: there CN holds no data, and FE would otherwise keep the
@@ -44,19 +54,32 @@ const cleanupRetry = 30 * time.Second
 // at which FE was last found clean, so FE is asked only after a scale-in (and,
 // when the operator starts, once per StatefulSet whose spec was ever
 // changed), never on every reconcile.
+//
+// The talk with FE runs off the reconcile workers (feJobs): a reconcile
+// starts it and returns at once, so an FE that does not answer (a
+// blackholed port: each try waits out its dial and read timeouts) holds no
+// worker, and a thousand such clusters still let the queue drain. At most
+// feJobSlots run at once, one per StatefulSet; a failed one is tried again
+// on a back-off of its own. Its Event is emitted when it ends.
 type computeNodeCleanup struct {
 	mu    sync.Mutex
 	clean map[types.UID]int32
+	// failures and next space the tries of a cleanup that failed.
+	failures map[types.UID]int
+	next     map[types.UID]time.Time
+	jobs     *feJobs
 }
 
 func newComputeNodeCleanup() *computeNodeCleanup {
-	return &computeNodeCleanup{clean: map[types.UID]int32{}}
+	return &computeNodeCleanup{clean: map[types.UID]int32{}, failures: map[types.UID]int{}, next: map[types.UID]time.Time{}, jobs: newFEJobs(feJobSlots)}
 }
 
 // run checks one CN StatefulSet (the cluster's or a warehouse's) whose pods
-// register with FE under <pod>.<searchService>.<namespace>. It returns the
-// nodes it dropped and how soon to look again: zero when nothing is left to
-// do or the StatefulSet's own status change will bring the reconcile back.
+// register with FE under <pod>.<searchService>.<namespace>, and starts the
+// cleanup when one is due. It returns how soon to look again: zero when
+// nothing is left to do or the StatefulSet's own status change will bring
+// the reconcile back. Dropped nodes are told in an Event on obj by the
+// cleanup itself; the list returned is always empty.
 func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string) ([]string, time.Duration) {
 	if c == nil || access == nil || sts == nil || sts.Spec.Replicas == nil || !fe.SharedData(feConf) {
 		return nil, 0
@@ -71,22 +94,79 @@ func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv
 		c.mu.Unlock()
 		return nil, 0
 	}
+	wait := time.Until(c.next[sts.UID])
 	c.mu.Unlock()
 	// Wait until the scale-in has settled: the removed pods are gone. Their
 	// StatefulSet's status change brings the reconcile back.
 	if sts.Status.ObservedGeneration < sts.Generation || sts.Status.Replicas != want {
 		return nil, 0
 	}
-	log := logf.FromContext(ctx).WithValues("statefulSet", sts.Name)
-	dropped, err := dropStale(ctx, access, src, feConf, sts, searchService, want, log.Info)
-	if err != nil {
-		log.Info("shared-data CN cleanup failed; will retry", "error", err.Error(), "retryIn", cleanupRetry.String())
-		return dropped, cleanupRetry
+	if wait > 0 {
+		return nil, wait // backing off after a failure
 	}
-	c.mu.Lock()
-	c.clean[sts.UID] = want
-	c.mu.Unlock()
-	return dropped, 0
+	log := logf.FromContext(ctx).WithValues("statefulSet", sts.Name)
+	src, sts = src.DeepCopy(), sts.DeepCopy() // the job outlives the reconcile, which goes on with its copies
+	obj, uid := access.owner(src, sts), sts.UID
+	c.jobs.start(uid, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		dropped, err := dropStale(ctx, access, src, feConf, sts, searchService, want, log.Info)
+		tellDropped(access.recorder, obj, dropped)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if err != nil {
+			c.failures[uid]++
+			backoff := min(cleanupBackoff<<(c.failures[uid]-1), cleanupBackoffMax)
+			c.next[uid] = time.Now().Add(backoff)
+			log.Info("shared-data CN cleanup failed; will retry", "error", err.Error(), "retryIn", backoff.String())
+			return
+		}
+		c.clean[uid] = want
+		delete(c.failures, uid)
+		delete(c.next, uid)
+	})
+	// Look again: the cleanup may still run, or have failed.
+	return nil, cleanupRetry
+}
+
+// feJobs runs talks with FE off the reconcile workers: at most a fixed
+// number at once across the operator, at most one per key. A job that
+// cannot start now (its key busy, or every slot taken) is not queued: the
+// reconcile that asked looks again later.
+type feJobs struct {
+	slots chan struct{}
+	mu    sync.Mutex
+	busy  map[types.UID]bool
+}
+
+func newFEJobs(slots int) *feJobs {
+	return &feJobs{slots: make(chan struct{}, slots), busy: map[types.UID]bool{}}
+}
+
+// start runs job in a goroutine when a slot is free and key has none
+// running; it reports whether it did.
+func (j *feJobs) start(key types.UID, job func()) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.busy[key] {
+		return false
+	}
+	select {
+	case j.slots <- struct{}{}:
+	default:
+		return false
+	}
+	j.busy[key] = true
+	go func() {
+		defer func() {
+			j.mu.Lock()
+			delete(j.busy, key)
+			j.mu.Unlock()
+			<-j.slots
+		}()
+		job()
+	}()
+	return true
 }
 
 func dropStale(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, want int32, info func(string, ...any)) ([]string, error) {

@@ -18,12 +18,16 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -62,6 +66,21 @@ func cnStatefulSet(replicas, statusReplicas int32) *appsv1.StatefulSet {
 	}
 }
 
+// settle waits for the cleanup of the StatefulSet sts-uid to end.
+func settle(t *testing.T, c *computeNodeCleanup) {
+	t.Helper()
+	for range 500 {
+		c.jobs.mu.Lock()
+		busy := c.jobs.busy["sts-uid"]
+		c.jobs.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the cleanup did not end")
+}
+
 func TestFEIsAskedOnlyAfterASettledScaleInInSharedDataMode(t *testing.T) {
 	ctx := context.Background()
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
@@ -79,8 +98,12 @@ func TestFEIsAskedOnlyAfterASettledScaleInInSharedDataMode(t *testing.T) {
 	if calls.Load() != 0 || cleanup.clean["sts-uid"] != 3 {
 		t.Fatal("FE asked about a StatefulSet that was never scaled")
 	}
-	restarted := newFEAccess(nil, resolve).cleanup // an operator restart forgets; a scaled StatefulSet is checked once
-	if _, after := restarted.run(ctx, access, src, shared, cnStatefulSet(3, 3), "c-cn-search"); calls.Load() == 0 || after != cleanupRetry {
+	restarted := newFEAccess(nil, resolve) // an operator restart forgets; a scaled StatefulSet is checked once
+	if _, after := restarted.cleanup.run(ctx, restarted, src, shared, cnStatefulSet(3, 3), "c-cn-search"); after != cleanupRetry {
+		t.Fatalf("after a restart: look again in %v, want %v", after, cleanupRetry)
+	}
+	settle(t, restarted.cleanup)
+	if calls.Load() == 0 {
 		t.Fatal("after a restart, a StatefulSet whose spec changed was not checked")
 	}
 	calls.Store(0)
@@ -92,10 +115,95 @@ func TestFEIsAskedOnlyAfterASettledScaleInInSharedDataMode(t *testing.T) {
 	if calls.Load() != 0 {
 		t.Fatal("FE asked before the scale-in settled")
 	}
-	if _, after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); calls.Load() == 0 || after != cleanupRetry {
-		t.Fatalf("settled scale-in: %d connections, retry in %v; want FE asked and a retry after a failure", calls.Load(), after)
+	if _, after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
+		t.Fatalf("settled scale-in: look again in %v, want %v", after, cleanupRetry)
+	}
+	settle(t, cleanup)
+	if calls.Load() == 0 {
+		t.Fatal("settled scale-in: FE not asked")
 	}
 	if cleanup.clean["sts-uid"] != 5 {
 		t.Errorf("a failed cleanup must not be remembered as clean, got %d", cleanup.clean["sts-uid"])
+	}
+	// Failed: the next look backs off instead of asking again.
+	calls.Store(0)
+	if _, after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after <= 0 || after > cleanupBackoff || calls.Load() != 0 {
+		t.Errorf("right after a failure: look again in %v with %d connections; want a back-off and none", after, calls.Load())
+	}
+}
+
+// hungFE accepts connections and never answers, as an FE whose port is
+// blackholed behind a proxy, or whose process hangs.
+func hungFE(t *testing.T) fe.Resolver {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	return func(fe.Target) (string, string) { return ln.Addr().String(), "http://" + ln.Addr().String() }
+}
+
+func TestACleanupAgainstAHungFEHoldsNoWorkerAndRunsOncePerStatefulSet(t *testing.T) {
+	ctx := context.Background()
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
+	access := newFEAccess(nil, hungFE(t))
+	c := access.cleanup
+	if _, after := c.run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
+		t.Fatalf("look again in %v, want %v", after, cleanupRetry)
+	}
+	// run returned while FE has not answered: its talk goes on off the worker.
+	c.jobs.mu.Lock()
+	busy, taken := c.jobs.busy["sts-uid"], len(c.jobs.slots)
+	c.jobs.mu.Unlock()
+	if !busy || taken != 1 {
+		t.Fatalf("busy %v, slots taken %d; want the cleanup still running in one slot", busy, taken)
+	}
+	// The next reconcile of the same StatefulSet starts no second talk.
+	c.run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search")
+	if taken := len(c.jobs.slots); taken != 1 {
+		t.Errorf("slots taken %d after a second look; want 1: one talk per StatefulSet", taken)
+	}
+}
+
+func TestFEJobsAreBoundedAcrossTheOperator(t *testing.T) {
+	j := newFEJobs(2)
+	release := make(chan struct{})
+	var started atomic.Int32
+	for i := range 4 {
+		j.start(types.UID(fmt.Sprint(i)), func() { started.Add(1); <-release })
+	}
+	if n := len(j.slots); n != 2 {
+		t.Errorf("%d jobs hold a slot, want 2", n)
+	}
+	close(release)
+	for range 500 {
+		if len(j.slots) == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if started.Load() != 2 || len(j.slots) != 0 {
+		t.Errorf("started %d, slots left taken %d; want 2 and 0", started.Load(), len(j.slots))
 	}
 }

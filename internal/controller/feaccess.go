@@ -22,8 +22,13 @@ import (
 	"net/http"
 	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -50,6 +55,8 @@ type feAccess struct {
 	features map[string][]string
 	// cleanup drops compute nodes removed by scale-in (cn_cleanup.go).
 	cleanup *computeNodeCleanup
+	// recorder tells what the cleanup dropped, when it ends.
+	recorder events.EventRecorder
 }
 
 func newFEAccess(live client.Reader, resolve fe.Resolver) *feAccess {
@@ -62,6 +69,18 @@ func newFEAccess(live client.Reader, resolve fe.Resolver) *feAccess {
 func (a *feAccess) target(src *srv1.StarRocksCluster, feConf string) (string, string) {
 	query, httpPort := resources.FEServicePorts(src, feConf)
 	return a.resolve(fe.Target{Namespace: src.Namespace, Service: src.FeServiceName(), QueryPort: query, HTTPPort: httpPort})
+}
+
+// owner is the object a cleanup of sts is told on: the warehouse that owns
+// sts, or the cluster.
+func (a *feAccess) owner(src *srv1.StarRocksCluster, sts *appsv1.StatefulSet) runtime.Object {
+	if ref := metav1.GetControllerOfNoCopy(sts); ref != nil && ref.Kind == "StarRocksWarehouse" {
+		wh := &srv1.StarRocksWarehouse{}
+		wh.Namespace, wh.Name, wh.UID = sts.Namespace, ref.Name, ref.UID
+		wh.SetGroupVersionKind(srv1.GroupVersion.WithKind("StarRocksWarehouse"))
+		return wh
+	}
+	return src
 }
 
 // sql returns a client for the cluster's FE, logging in as root with the

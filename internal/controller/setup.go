@@ -202,6 +202,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
 	access := newFEAccess(mgr.GetAPIReader(), cfg.FE)
+	access.recorder = r.Recorder
 	r.FE = access
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.
