@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -34,6 +35,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/status"
 )
 
 // mysqlPasswordEnv is the variable holding root's password, as the upstream
@@ -53,6 +55,8 @@ type feAccess struct {
 	// features remembers FE's feature list per cluster and FE image: it
 	// changes only with FE's version, so it is asked once, not per reconcile.
 	features map[string][]string
+	// cache reads FE's StatefulSet (the informer cache); nil reads through live.
+	cache client.Reader
 	// cleanup drops compute nodes removed by scale-in (cn_cleanup.go).
 	cleanup *computeNodeCleanup
 	// recorder tells what the cleanup dropped, when it ends.
@@ -162,26 +166,41 @@ func (a *feAccess) envValue(ctx context.Context, namespace string, e *corev1.Env
 	return "", fmt.Errorf("%s comes from neither a value, a Secret key nor a ConfigMap key; the operator cannot read it", e.Name)
 }
 
-// hasFeature asks FE's /api/v2/feature once per cluster and FE image.
+// hasFeature asks FE's /api/v2/feature once per cluster and FE image. The
+// image is the one FE runs, read from its live StatefulSet (the cache) once
+// every pod runs that template: during an FE rollout the answer may come
+// from an FE of either version, so it is used, not remembered.
 func (a *feAccess) hasFeature(ctx context.Context, src *srv1.StarRocksCluster, feConf, feature string) (bool, error) {
-	key := string(src.UID) + "/" + src.Spec.StarRocksFeSpec.Image
+	key, settled := a.runningImage(ctx, src)
 	a.mu.Lock()
-	fs, ok := a.features[key]
+	fs, known := a.features[key]
 	a.mu.Unlock()
-	if !ok {
+	if !settled || !known {
 		_, url := a.target(src, feConf)
 		var err error
 		if fs, err = fe.Features(ctx, a.http, url); err != nil {
 			return false, fmt.Errorf("FE %s of cluster %s: %w", url, src.Name, err)
 		}
-		a.mu.Lock()
-		a.features[key] = fs
-		a.mu.Unlock()
-	}
-	for _, f := range fs {
-		if f == feature {
-			return true, nil
+		if settled {
+			a.mu.Lock()
+			a.features[key] = fs
+			a.mu.Unlock()
 		}
 	}
-	return false, nil
+	return slices.Contains(fs, feature), nil
+}
+
+// runningImage keys the feature list: the cluster and the image every FE
+// pod runs; settled is false while FE rolls, or its StatefulSet cannot be read.
+func (a *feAccess) runningImage(ctx context.Context, src *srv1.StarRocksCluster) (key string, settled bool) {
+	reader := a.cache
+	if reader == nil {
+		reader = a.live
+	}
+	sts := &appsv1.StatefulSet{}
+	if reader == nil || reader.Get(ctx, types.NamespacedName{Namespace: src.Namespace, Name: src.FeStatefulSetName()}, sts) != nil ||
+		!status.RolledOut(sts) || len(sts.Spec.Template.Spec.Containers) == 0 {
+		return "", false
+	}
+	return string(src.UID) + "/" + sts.Spec.Template.Spec.Containers[0].Image, true
 }

@@ -203,6 +203,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	}
 	access := newFEAccess(mgr.GetAPIReader(), cfg.FE)
 	access.recorder = r.Recorder
+	access.cache = mgr.GetClient()
 	r.FE = access
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.
