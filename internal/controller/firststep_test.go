@@ -18,13 +18,16 @@ package controller
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/scheme"
 )
 
@@ -118,5 +122,84 @@ func TestFollowUpPriority(t *testing.T) {
 	h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
 	if item, _ := q.Get(); item.Name != "c1" {
 		t.Errorf("plain queue got %v, want c1", item)
+	}
+}
+
+func TestANewClusterStartsInTwoStepsWithOneEvent(t *testing.T) {
+	api := &fakeAPI{}
+	r := newReconciler(t, api, feCluster())
+	r.StartApart = true
+	recorder := r.Recorder.(*events.FakeRecorder)
+	res, err := reconcileOnce(t, r)
+	if err != nil || res.RequeueAfter != pendingRequeue || res.Priority == nil || *res.Priority != followUpPriority {
+		t.Fatalf("first step = %+v, %v; want a fallback requeue after %s at priority %d", res, err, pendingRequeue, followUpPriority)
+	}
+	exists := func(obj client.Object, name string) bool {
+		return r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, obj) == nil
+	}
+	if !exists(&appsv1.StatefulSet{}, "sr-fe") || !exists(&corev1.Service{}, "sr-fe-search") || exists(&corev1.Service{}, "sr-fe-service") {
+		t.Error("the first step should create the FE StatefulSet and headless Service, not the client Service")
+	}
+	if n := len(api.statusWrites()); n != 0 {
+		t.Errorf("the first step wrote status %d times, want 0", n)
+	}
+	if got := drain(recorder); len(got) != 0 {
+		t.Errorf("the first step emitted %q, want no Event yet", got)
+	}
+
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(&corev1.Service{}, "sr-fe-service") || len(api.statusWrites()) != 1 {
+		t.Errorf("the second step should create the client Service and write status once; status writes: %d", len(api.statusWrites()))
+	}
+	got := drain(recorder)
+	if len(got) != 1 || !strings.Contains(got[0], "StatefulSet sr-fe") || !strings.Contains(got[0], "Service sr-fe-search") || !strings.Contains(got[0], "Service sr-fe-service") {
+		t.Errorf("events %q; want one telling the StatefulSet and both Services", got)
+	}
+	if n := api.createsOf("StatefulSet"); n != 1 {
+		t.Errorf("%d StatefulSet creates, want 1", n)
+	}
+}
+
+// A first step whose write fails goes on with the full reconcile, which
+// reports the error; while the error lasts, the write is sent once per retry.
+func TestAFailingFirstStepIsReportedAndNotDoubled(t *testing.T) {
+	api := &fakeAPI{failApply: "StatefulSet"}
+	r := newReconciler(t, api, feCluster())
+	r.StartApart = true
+	if _, err := reconcileOnce(t, r); err == nil {
+		t.Fatal("want the create error")
+	}
+	if st := api.statusWrites(); len(st) == 0 || reconcileErrorReason(st[len(st)-1]) != srv1.ReasonApplyFailed {
+		t.Fatalf("the failure is not in status: %+v", st)
+	}
+	before := api.createsOf("StatefulSet")
+	for range 3 {
+		if _, err := reconcileOnce(t, r); err == nil {
+			t.Fatal("want the create error")
+		}
+	}
+	if n := api.createsOf("StatefulSet") - before; n != 3 {
+		t.Errorf("%d StatefulSet creates in 3 retries, want 3", n)
+	}
+}
+
+// What a first step wrote is told with the next reconcile of the same
+// cluster, not of one made again under its name.
+func TestWhatAFirstStepWroteGoesWithItsCluster(t *testing.T) {
+	s := newStartedWrites()
+	old := feCluster()
+	old.UID = "1"
+	s.add(old, []apply.Result{{Kind: "StatefulSet", Name: "sr-fe", Action: apply.Created}})
+	again := feCluster()
+	again.UID = "2"
+	if got := s.take(again); len(got) != 0 {
+		t.Errorf("a new cluster under the old name got %v", got)
+	}
+	s.add(old, []apply.Result{{Kind: "StatefulSet", Name: "sr-fe", Action: apply.Created}})
+	s.forget("ns/sr")
+	if got := s.take(old); len(got) != 0 {
+		t.Errorf("a forgotten cluster still had %v", got)
 	}
 }
