@@ -173,3 +173,22 @@ func TestClaimsWithNoStorageClassThatStayPendingAreNamed(t *testing.T) {
 		t.Errorf("ClaimsUnbound = %+v once bound; want False", cond)
 	}
 }
+
+func TestAFailedReadOfTheSnapshotIsRetriedNotReportedMissing(t *testing.T) {
+	src := feCluster()
+	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "fe-conf", ResolveKey: "fe.conf"}
+	src.Spec.DisasterRecovery = &srv1.DisasterRecovery{Enabled: true, Generation: 1}
+	src.Spec.StarRocksFeSpec.ConfigMaps = []srv1.ConfigMapReference{{Name: "snapshot", MountPath: "/opt/starrocks/fe/conf/cluster_snapshot.yaml", SubPath: "cluster_snapshot.yaml"}}
+	conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fe-conf"}, Data: map[string]string{"fe.conf": "run_mode = shared_data\n"}}
+	snapshot := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "snapshot"}, Data: map[string]string{"cluster_snapshot.yaml": "cluster_snapshot: {}\n"}}
+	api := &fakeAPI{failConfigMap: "snapshot"}
+	r := newReconciler(t, api, src, conf, snapshot)
+	if _, err := reconcileOnce(t, r); err == nil {
+		t.Error("Reconcile returned no error; a failed read must be retried")
+	}
+	for _, st := range api.statusWrites() {
+		if reason := reconcileErrorReason(st); reason == srv1.ReasonClusterSnapshotMissing {
+			t.Errorf("reported %s for a snapshot that exists but could not be read", reason)
+		}
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,6 +55,9 @@ type fakeAPI struct {
 	// hideStatefulSets makes reads of StatefulSets miss, as a cache that has
 	// not yet seen a write does.
 	hideStatefulSets bool
+	// failConfigMap fails reads of the ConfigMap of this name, as an API
+	// server that times out.
+	failConfigMap string
 	// creates counts create requests by kind, failed ones included.
 	creates map[string]int
 }
@@ -76,6 +80,9 @@ func newReconciler(t *testing.T, api *fakeAPI, objs ...client.Object) *StarRocks
 		WithStatusSubresource(&srv1.StarRocksCluster{}).
 		WithInterceptorFuncs(interceptor.Funcs{
 			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if _, ok := obj.(*corev1.ConfigMap); ok && key.Name == api.failConfigMap {
+					return apierrors.NewTimeoutError("reading took too long", 1)
+				}
 				if _, ok := obj.(*appsv1.StatefulSet); ok && api.hideStatefulSets {
 					return apierrors.NewNotFound(appsv1.Resource("statefulsets"), key.Name)
 				}
