@@ -324,28 +324,6 @@ func containsPrefix(list []string, prefix string) bool {
 	return false
 }
 
-func TestUpstreamEventReasons(t *testing.T) {
-	src := feCluster()
-	tests := []struct {
-		err  error
-		want string
-	}{
-		{&userError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required"}, "SyncFeFailed"},
-		{&userError{reason: srv1.ReasonConfigKeyNotFound, msg: `spec.starRocksCnSpec.configMapInfo.resolveKey: ConfigMap "x" has no key "cn.conf"`}, "SyncCnFailed"},
-		{errors.New("applying StatefulSet sr-be: admission webhook said no"), "SyncBeFailed"},
-		{errors.New("applying Deployment sr-fe-proxy: forbidden"), "SyncFeProxyFailed"},
-		{errors.New("applying Service sr-fe-service: forbidden"), "SyncFeFailed"},
-		{errors.New("writing status: conflict"), ""},
-	}
-	for _, tt := range tests {
-		if got := upstreamReason(src, tt.err); got != tt.want {
-			t.Errorf("%q: got %q, want %q", tt.err, got, tt.want)
-		}
-	}
-}
-
-// Each cluster has a ready gauge for the "not ready for 15 minutes" alert,
-// and loses it when the cluster goes.
 func TestTheReadyGaugeFollowsTheClusterAndGoesWithIt(t *testing.T) {
 	api := &fakeAPI{}
 	src := feCluster()
