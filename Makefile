@@ -135,6 +135,43 @@ helm: ## Regenerate chart files derived from the code (parent values, CRDs, RBAC
 reliability: testbin ## Fault tests at full size (API faults, crash, failover: about 10 min); writes docs/reliability.md.
 	cd test && RELIABILITY_FULL=1 RELIABILITY_REPORT=$(CURDIR)/docs/reliability.md go test -count=1 -timeout=40m -v -run . ./reliability/
 
+# Fuzzing: every `func Fuzz` of every module (found by grep, so a new target is
+# run without being listed here), FUZZTIME each, one after another, with one
+# worker (-parallel=1: 2 cores, shared with other work). Each target's whole
+# output goes to $(FUZZ_LOGS)/<target>.log; its last `fuzz: elapsed` line
+# (execs, new interesting, total corpus; its N/sec is the last 3 s only) is
+# repeated in a summary at the end, with the average execs/s over the whole
+# run and the size of the cached corpus under $(go env GOCACHE)/fuzz.
+# A crasher is written to the package's testdata/fuzz/<target>/ by go test; the
+# other targets still run and make fails at the end. FUZZ_FLAGS adds go test
+# flags, e.g. -fuzzminimizetime=10s: each new interesting input is minimized for
+# up to 60 s by default, and its calls are counted only when it ends (progress
+# lines show 0/sec meanwhile; a minimization cut off by FUZZTIME is not counted).
+FUZZTIME ?= 10m
+FUZZ_FLAGS ?=
+FUZZ_LOGS ?= bin/fuzz
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target (both modules) for FUZZTIME each (default 10m), one worker; prints each one's execs and corpus.
+	@mkdir -p $(FUZZ_LOGS); cache=$$(go env GOCACHE)/fuzz; summary=; failed=0; \
+	for file in $$(grep -rlE --include='*_test.go' --exclude-dir=.git --exclude-dir=bin --exclude-dir=dist --exclude-dir=testdata '^func Fuzz[A-Za-z0-9_]*\(' . | sort); do \
+		dir=$$(dirname $$file); mod=$$dir; \
+		while [ ! -f $$mod/go.mod ]; do mod=$$(dirname $$mod); done; \
+		pkg=.$${dir#$$mod}; \
+		for name in $$(grep -oE '^func Fuzz[A-Za-z0-9_]*\(' $$file | sed 's/^func //;s/($$//'); do \
+			log=$(CURDIR)/$(FUZZ_LOGS)/$$name.log; \
+			echo "== $$name ($$mod $$pkg) for $(FUZZTIME), log $$log"; \
+			if (cd $$mod && go test -run=NONE -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) -parallel=1 $(FUZZ_FLAGS) $$pkg) 2>&1 | tee $$log; then result=ok; else result=FAIL; failed=1; fi; \
+			imp=$$(cd $$mod && go list $$pkg); \
+			last=$$(grep '^fuzz: elapsed.*execs' $$log | tail -1); last=$${last:-$$(grep '^fuzz: ' $$log | tail -1)}; \
+			crasher=$$(grep -o 'Failing input written to .*' $$log | sed "s|written to |&$$dir/|"); \
+			execs=$$(sed -nE 's/.* execs: ([0-9]+) .*/\1/p' <<<"$$last"); \
+			secs=$$(( $$(sed -nE 's/^fuzz: elapsed: ([0-9hms.]+),.*/\1/p' <<<"$$last" | sed -E 's/h/*3600+/;s/m/*60+/;s/s$$//;s/\.[0-9]+//;s/\+$$//') +0 )); \
+			summary="$$summary$$result $$name $$imp: $${last#fuzz: }; $$(( secs > 0 ? $${execs:-0} / secs : 0 )) execs/s on average; cache $$(ls $$cache/$$imp/$$name 2>/dev/null | wc -l) entries in $$cache/$$imp/$$name$${crasher:+; $$crasher}"$$'\n'; \
+		done; \
+	done; \
+	echo "== fuzz summary (FUZZTIME=$(FUZZTIME) per target)"; printf '%s' "$$summary"; exit $$failed
+
 BENCH_PRESET ?= latency,burst,steady,full,scale
 
 .PHONY: bench
