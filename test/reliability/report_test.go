@@ -19,9 +19,11 @@ package reliability_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -100,5 +102,47 @@ func (r *results) write(path string) error {
 	fmt.Fprintf(&b, "\n## Reproduce\n\n```sh\nmake reliability   # the sizes above; rewrites this file\n"+
 		"cd test && go test -count=1 ./reliability/   # short versions (%d clusters created and %d changed per fault, %s windows), part of make test\n```\n",
 		short.created, short.changed, short.window)
+	b.WriteString(kept(path))
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// keptMarker opens a hand-written section of the report (the fuzzing
+// campaign's, say) that a run keeps: from the heading before the marker to
+// the end of the file.
+const keptMarker = "<!-- Not generated:"
+
+// kept is the hand-written tail of the report at path; empty when none.
+func kept(path string) string {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	i := strings.Index(string(old), keptMarker)
+	if i < 0 {
+		return ""
+	}
+	h := strings.LastIndex(string(old[:i]), "\n## ")
+	if h < 0 {
+		return ""
+	}
+	return string(old[h:])
+}
+
+func TestAReportRunKeepsTheHandWrittenSections(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reliability.md")
+	hand := "\n## Fuzzing\n\n" + keptMarker + " written by hand -->\n\n| target | execs |\n"
+	if err := os.WriteFile(path, []byte("# old report\n\n| Fault |\n"+hand), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &results{began: time.Now()}
+	if err := r.write(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(got), hand) || strings.Contains(string(got), "# old report") {
+		t.Errorf("report after a run:\n%s\nwant the new report with the hand-written section kept at its end", got)
+	}
 }
