@@ -113,19 +113,20 @@ const keptMarker = "<!-- Not generated:"
 
 // kept is the hand-written tail of the report at path; empty when none.
 func kept(path string) string {
-	old, err := os.ReadFile(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}
-	i := strings.Index(string(old), keptMarker)
+	old := string(b)
+	i := strings.Index(old, keptMarker)
 	if i < 0 {
 		return ""
 	}
-	h := strings.LastIndex(string(old[:i]), "\n## ")
+	h := strings.LastIndex(old[:i], "\n## ")
 	if h < 0 {
 		return ""
 	}
-	return string(old[h:])
+	return old[h:]
 }
 
 func TestAReportRunKeepsTheHandWrittenSections(t *testing.T) {
