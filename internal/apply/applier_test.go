@@ -752,3 +752,31 @@ func TestDeleteAll(t *testing.T) {
 		}
 	})
 }
+
+func TestAnObjectAnotherOwnerControlsIsNeitherWrittenNorDeleted(t *testing.T) {
+	controlledBy := func(name string, uid types.UID) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: "starrocks.com/v1", Kind: "StarRocksWarehouse", Name: name, UID: uid, Controller: ptr.To(true)}}
+	}
+	// A warehouse x's Service; a cluster named x-warehouse wants the same name.
+	theirs := service("x-warehouse-cn-service", 9050)
+	theirs.OwnerReferences = controlledBy("x", "uid-warehouse")
+	r := newRig(t, interceptor.Funcs{}, theirs)
+	mine := service("x-warehouse-cn-service", 9060)
+	mine.OwnerReferences = controlledBy("x-warehouse", "uid-cluster")
+	mine.OwnerReferences[0].Kind = "StarRocksCluster"
+
+	res, err := r.applier().Apply(context.Background(), mine)
+	var exists *apply.ExistsError
+	if !errors.As(err, &exists) || exists.Owner != "StarRocksWarehouse x" {
+		t.Fatalf("Apply = %+v, %v; want an ExistsError naming the warehouse", res, err)
+	}
+	r.expectWrites(t)
+	results, err := r.applier().DeleteAll(context.Background(), []client.Object{mine})
+	if err != nil || results[0].Action != apply.Unchanged {
+		t.Fatalf("DeleteAll = %+v, %v; want the warehouse's Service left alone", results, err)
+	}
+	r.expectWrites(t)
+	if port := r.stored(t, theirs).(*corev1.Service).Spec.Ports[0].Port; port != 9050 {
+		t.Errorf("the warehouse's Service was changed: port %d", port)
+	}
+}

@@ -147,6 +147,12 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 	case err != nil:
 		return res, fmt.Errorf("reading %s %s: %w", gvk.Kind, desired.GetName(), err)
 	default:
+		if theirs := foreignController(desired, live); theirs != nil {
+			// Another owner's object of the same name (a warehouse's CN
+			// StatefulSet and a cluster named <wh>-warehouse): never ours to write.
+			res.Action = Failed
+			return res, &ExistsError{Kind: gvk.Kind, Name: desired.GetName(), Owner: theirs.Kind + " " + theirs.Name}
+		}
 		res.Action = Updated
 		if live.GetAnnotations()[HashAnnotation] == hash {
 			liveMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(live)
@@ -206,6 +212,16 @@ func (a Applier) create(ctx context.Context, want *unstructured.Unstructured, re
 	res.Action = Created
 	a.writes.Record(key, want.GetResourceVersion(), hash)
 	return res, nil
+}
+
+// foreignController is live's controller when it is not the one desired
+// names; nil when they are the same, or either names none.
+func foreignController(desired, live client.Object) *metav1.OwnerReference {
+	mine, theirs := metav1.GetControllerOfNoCopy(desired), metav1.GetControllerOfNoCopy(live)
+	if mine == nil || theirs == nil || mine.UID == theirs.UID {
+		return nil
+	}
+	return theirs
 }
 
 // ExistsError is a create that found an object of that name which the
@@ -448,8 +464,8 @@ func (a Applier) delete(ctx context.Context, obj client.Object) (Result, error) 
 	if err := a.Client.Get(ctx, client.ObjectKeyFromObject(obj), live); err != nil {
 		return res, client.IgnoreNotFound(err)
 	}
-	if live.GetDeletionTimestamp() != nil {
-		return res, nil
+	if live.GetDeletionTimestamp() != nil || foreignController(obj, live) != nil {
+		return res, nil // going already, or another owner's of the same name
 	}
 	uid := live.GetUID()
 	err = a.Client.Delete(ctx, live, client.Preconditions{UID: &uid}, client.PropagationPolicy("Background"))

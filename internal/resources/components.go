@@ -103,10 +103,14 @@ func Build(src *srv1.StarRocksCluster, cfg Configs) ClusterObjects {
 	}
 }
 
-// Named returns every object each component can have, with names only: what
-// to look for when a component, or part of one, is no longer wanted.
+// Named returns every object each component can have, with names and the
+// cluster as controller only: what to look for when a component, or part of
+// one, is no longer wanted (an object of the name another owner controls is
+// not the cluster's to delete).
 func Named(src *srv1.StarRocksCluster) ClusterObjects {
-	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: src.Namespace, Name: name} }
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: src.Namespace, Name: name, OwnerReferences: []metav1.OwnerReference{ownerReference(src)}}
+	}
 	workload := func(sts, svc, search string) *StatefulSetObjects {
 		return &StatefulSetObjects{
 			StatefulSet:   &appsv1.StatefulSet{ObjectMeta: meta(sts)},
