@@ -85,6 +85,7 @@ func TestBadInput(t *testing.T) {
 		conf("garbage-ports", "fe.conf", "http_port = abc\nquery_port = 99999\n"),
 		conf("no-fe-key", "be.conf", "be_port = 9060\n"),
 		conf("garbage-be-ports", "be.conf", "heartbeat_service_port = -1\n"),
+		conf("shared-data", "fe.conf", "run_mode = shared_data\n"),
 	} {
 		if err := c.Client.Create(ctx, cm); err != nil {
 			t.Fatal(err)
@@ -127,6 +128,8 @@ func TestBadInput(t *testing.T) {
 			withBE(s).StorageVolumes = []srv1.StorageVolume{{Name: "be-data", MountPath: "/opt/starrocks/be/storage"}}
 		}), srv1.ReasonInvalidStorageVolume, "storageVolumes"},
 		{withFE("recovery-without-snapshot", func(s *srv1.StarRocksCluster) {
+			// A recovery restores a shared-data cluster: elsewhere it is ignored, as the upstream ignores it.
+			s.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: "shared-data", ResolveKey: "fe.conf"}
 			s.Spec.DisasterRecovery = &srv1.DisasterRecovery{Enabled: true, Generation: 1}
 		}), srv1.ReasonClusterSnapshotMissing, "cluster_snapshot.yaml"},
 		{withFE("no-fe", func(s *srv1.StarRocksCluster) {
