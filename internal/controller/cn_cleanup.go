@@ -49,8 +49,9 @@ const (
 )
 
 // computeNodeCleanup drops from FE the compute nodes a scale-in removed, in
-// shared-data mode: there CN holds no data, and FE would otherwise keep the
-// dead nodes registered forever. It remembers, per StatefulSet, the replicas
+// either mode: CN holds no data, and FE would otherwise keep the dead nodes
+// registered forever, where queries still try them now and then (upstream
+// issue #775 for shared-nothing). It remembers, per StatefulSet, the replicas
 // at which FE was last found clean, so FE is asked only after a scale-in (and,
 // when the operator starts, once per StatefulSet whose spec was ever
 // changed), never on every reconcile.
@@ -81,7 +82,7 @@ func newComputeNodeCleanup() *computeNodeCleanup {
 // the reconcile back. Dropped nodes are told in an Event on obj by the
 // cleanup itself; the list returned is always empty.
 func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string) ([]string, time.Duration) {
-	if c == nil || access == nil || sts == nil || sts.Spec.Replicas == nil || !fe.SharedData(feConf) {
+	if c == nil || access == nil || sts == nil || sts.Spec.Replicas == nil {
 		return nil, 0
 	}
 	want := *sts.Spec.Replicas
@@ -118,7 +119,7 @@ func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv
 			c.failures[uid]++
 			backoff := min(cleanupBackoff<<(c.failures[uid]-1), cleanupBackoffMax)
 			c.next[uid] = time.Now().Add(backoff)
-			log.Info("shared-data CN cleanup failed; will retry", "error", err.Error(), "retryIn", backoff.String())
+			log.Info("CN cleanup failed; will retry", "error", err.Error(), "retryIn", backoff.String())
 			return
 		}
 		c.clean[uid] = want
@@ -197,7 +198,7 @@ func tellDropped(recorder events.EventRecorder, obj runtime.Object, dropped []st
 	}
 }
 
-// cleanUpComputeNodes drops from FE, in shared-data mode, the compute nodes
+// cleanUpComputeNodes drops from FE, in either mode, the compute nodes
 // a CN scale-in removed, once the writes succeeded.
 func (r *StarRocksClusterReconciler) cleanUpComputeNodes(ctx context.Context, s *clusterScope) bool {
 	if s.err != nil || r.FE == nil || s.src.Spec.StarRocksCnSpec == nil {
