@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
@@ -396,19 +397,40 @@ func testReadyOnlyWhenApplied(t *testing.T, c *testcluster.Cluster) {
 		t.Fatal(err)
 	}
 	waitRunning(t, c, "ready", "rd", 2*time.Minute)
+	gen := readyAfter(t, c, &srv1.StarRocksClusterList{}, "ready", "rd", func() int64 {
+		mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+			s.Spec.StarRocksFeSpec.FeEnvVars = append(s.Spec.StarRocksFeSpec.FeEnvVars, corev1.EnvVar{Name: "CHANGED", Value: "yes"})
+		})
+		return src.Generation
+	})
+	sts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "ready", "rd-fe", sts); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(sts.Spec.Template.Spec.Containers[0].Env, func(e corev1.EnvVar) bool { return e.Name == "CHANGED" }) {
+		t.Fatalf("Ready=True at generation %d while the FE StatefulSet lacks the change", gen)
+	}
+	if !rolledOut(sts) {
+		t.Fatalf("Ready=True at generation %d while the FE StatefulSet still rolls out: %+v", gen, sts.Status)
+	}
+}
+
+// readyAfter watches the objects of list in ns, runs change (which returns
+// the generation it made), and returns that generation as soon as the
+// object called name first reports Ready=True for it or a later one: what
+// kstatus, Flux and Argo CD read as "the change is done".
+func readyAfter(t *testing.T, c *testcluster.Cluster, list client.ObjectList, ns, name string, change func() int64) int64 {
+	t.Helper()
 	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: c.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := wc.Watch(ctx, &srv1.StarRocksClusterList{}, client.InNamespace("ready"))
+	w, err := wc.Watch(context.Background(), list, client.InNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
-		s.Spec.StarRocksFeSpec.FeEnvVars = append(s.Spec.StarRocksFeSpec.FeEnvVars, corev1.EnvVar{Name: "CHANGED", Value: "yes"})
-	})
-	gen := src.Generation
+	gen := change()
 	timeout := time.After(2 * time.Minute)
 	for {
 		select {
@@ -416,23 +438,28 @@ func testReadyOnlyWhenApplied(t *testing.T, c *testcluster.Cluster) {
 			if !ok {
 				t.Fatal("watch closed")
 			}
-			got, ok := ev.Object.(*srv1.StarRocksCluster)
-			if !ok || got.Status.ObservedGeneration < gen || !meta.IsStatusConditionTrue(got.Status.Conditions, srv1.ConditionReady) {
+			o, ok := ev.Object.(client.Object)
+			if !ok || o.GetName() != name {
 				continue
 			}
-			sts := &appsv1.StatefulSet{}
-			if err := get(ctx, c.Client, "ready", "rd-fe", sts); err != nil {
+			body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.ContainsFunc(sts.Spec.Template.Spec.Containers[0].Env, func(e corev1.EnvVar) bool { return e.Name == "CHANGED" }) {
-				t.Fatalf("Ready=True at generation %d while the FE StatefulSet lacks the change", gen)
+			var st struct {
+				Status struct {
+					ObservedGeneration int64              `json:"observedGeneration"`
+					Conditions         []metav1.Condition `json:"conditions"`
+				} `json:"status"`
 			}
-			if !rolledOut(sts) {
-				t.Fatalf("Ready=True at generation %d while the FE StatefulSet still rolls out: %+v", gen, sts.Status)
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(body, &st); err != nil {
+				t.Fatal(err)
 			}
-			return
+			if st.Status.ObservedGeneration >= gen && meta.IsStatusConditionTrue(st.Status.Conditions, srv1.ConditionReady) {
+				return gen
+			}
 		case <-timeout:
-			t.Fatal("never Ready at the new generation")
+			t.Fatalf("%s never Ready at generation %d", name, gen)
 		}
 	}
 }

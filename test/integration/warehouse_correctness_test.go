@@ -93,44 +93,21 @@ func whc(t *testing.T, c *testcluster.Cluster, name string) *srv1.StarRocksWareh
 func testWarehouseReadyOnlyWhenApplied(t *testing.T, c *testcluster.Cluster) {
 	ctx := context.Background()
 	wh := whc(t, c, "wh-ready")
-	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: c.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := wc.Watch(ctx, &srv1.StarRocksWarehouseList{}, client.InNamespace("whc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	mutate(t, c.Client, wh, func(w *srv1.StarRocksWarehouse) {
-		w.Spec.Template.EnvVars = append(w.Spec.Template.EnvVars, corev1.EnvVar{Name: "CHANGED", Value: "yes"})
+	gen := readyAfter(t, c, &srv1.StarRocksWarehouseList{}, "whc", wh.Name, func() int64 {
+		mutate(t, c.Client, wh, func(w *srv1.StarRocksWarehouse) {
+			w.Spec.Template.EnvVars = append(w.Spec.Template.EnvVars, corev1.EnvVar{Name: "CHANGED", Value: "yes"})
+		})
+		return wh.Generation
 	})
-	gen := wh.Generation
-	timeout := time.After(2 * time.Minute)
-	for {
-		select {
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				t.Fatal("watch closed")
-			}
-			got, ok := ev.Object.(*srv1.StarRocksWarehouse)
-			if !ok || got.Name != wh.Name || got.Status.ObservedGeneration < gen || !meta.IsStatusConditionTrue(got.Status.Conditions, srv1.ConditionReady) {
-				continue
-			}
-			sts := &appsv1.StatefulSet{}
-			if err := get(ctx, c.Client, "whc", wh.CnStatefulSetName(), sts); err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := envValue(sts, "CHANGED"); !ok {
-				t.Fatalf("Ready=True at generation %d while StatefulSet %s lacks the change", gen, sts.Name)
-			}
-			if !rolledOut(sts) {
-				t.Fatalf("Ready=True at generation %d while StatefulSet %s still rolls out: %+v", gen, sts.Name, sts.Status)
-			}
-			return
-		case <-timeout:
-			t.Fatal("never Ready at the new generation")
-		}
+	sts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "whc", wh.CnStatefulSetName(), sts); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := envValue(sts, "CHANGED"); !ok {
+		t.Fatalf("Ready=True at generation %d while StatefulSet %s lacks the change", gen, sts.Name)
+	}
+	if !rolledOut(sts) {
+		t.Fatalf("Ready=True at generation %d while StatefulSet %s still rolls out: %+v", gen, sts.Name, sts.Status)
 	}
 }
 
