@@ -30,9 +30,9 @@ import (
 )
 
 // tell emits the reconcile's Events: one per kind of write (a first step's
-// writes, counted when made, are told here), a Warning only when the
-// reconcile error or the config warning is new, and the compute nodes
-// dropped from FE.
+// writes, counted when made, are told here), and a Warning only when the
+// reconcile error or the config warning is new. The compute-node cleanup
+// tells what it dropped itself, when it ends.
 func (r *StarRocksClusterReconciler) tell(ctx context.Context, s *clusterScope) {
 	src := s.src
 	countWrites(s.results)
@@ -46,7 +46,6 @@ func (r *StarRocksClusterReconciler) tell(ctx context.Context, s *clusterScope) 
 	if w := s.holds.warning(); w != nil && newWarning(src.Status.Conditions, srv1.ConditionConfigUnavailable, w, true) {
 		warn(r.Recorder, src, w.reason, upstreamReason(src, w), w)
 	}
-	tellDropped(r.Recorder, src, s.dropped)
 }
 
 // unreportedUnrestorable is true when a write of this reconcile found a

@@ -79,11 +79,11 @@ func newComputeNodeCleanup() *computeNodeCleanup {
 // register with FE under <pod>.<searchService>.<namespace>, and starts the
 // cleanup when one is due. It returns how soon to look again: zero when
 // nothing is left to do or the StatefulSet's own status change will bring
-// the reconcile back. Dropped nodes are told in an Event on obj by the
-// cleanup itself; the list returned is always empty.
-func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string) ([]string, time.Duration) {
+// the reconcile back. Dropped nodes are told in an Event on the cluster or
+// warehouse by the cleanup itself, when it ends.
+func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string) time.Duration {
 	if c == nil || access == nil || sts == nil || sts.Spec.Replicas == nil {
-		return nil, 0
+		return 0
 	}
 	want := *sts.Spec.Replicas
 	c.mu.Lock()
@@ -93,17 +93,17 @@ func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv
 	if (known && want >= last) || (!known && sts.Generation <= 1) {
 		c.clean[sts.UID] = want
 		c.mu.Unlock()
-		return nil, 0
+		return 0
 	}
 	wait := time.Until(c.next[sts.UID])
 	c.mu.Unlock()
 	// Wait until the scale-in has settled: the removed pods are gone. Their
 	// StatefulSet's status change brings the reconcile back.
 	if sts.Status.ObservedGeneration < sts.Generation || sts.Status.Replicas != want {
-		return nil, 0
+		return 0
 	}
 	if wait > 0 {
-		return nil, wait // backing off after a failure
+		return wait // backing off after a failure
 	}
 	log := logf.FromContext(ctx).WithValues("statefulSet", sts.Name)
 	src, sts = src.DeepCopy(), sts.DeepCopy() // the job outlives the reconcile, which goes on with its copies
@@ -127,7 +127,7 @@ func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv
 		delete(c.next, uid)
 	})
 	// Look again: the cleanup may still run, or have failed.
-	return nil, cleanupRetry
+	return cleanupRetry
 }
 
 // feJobs runs talks with FE off the reconcile workers: at most a fixed
@@ -204,8 +204,6 @@ func (r *StarRocksClusterReconciler) cleanUpComputeNodes(ctx context.Context, s 
 	if s.err != nil || r.FE == nil || s.src.Spec.StarRocksCnSpec == nil {
 		return true
 	}
-	dropped, after := r.FE.cleanup.run(ctx, r.FE, s.src, s.want.feConf, s.in.live[resources.ComponentCN], s.src.CnSearchServiceName())
-	s.dropped = append(s.dropped, dropped...)
-	s.later(after)
+	s.later(r.FE.cleanup.run(ctx, r.FE, s.src, s.want.feConf, s.in.live[resources.ComponentCN], s.src.CnSearchServiceName()))
 	return true
 }

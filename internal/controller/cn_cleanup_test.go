@@ -96,7 +96,7 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 		t.Fatal("FE asked about a StatefulSet that was never scaled")
 	}
 	restarted := newFEAccess(nil, resolve) // an operator restart forgets; a scaled StatefulSet is checked once
-	if _, after := restarted.cleanup.run(ctx, restarted, src, shared, cnStatefulSet(3, 3), "c-cn-search"); after != cleanupRetry {
+	if after := restarted.cleanup.run(ctx, restarted, src, shared, cnStatefulSet(3, 3), "c-cn-search"); after != cleanupRetry {
 		t.Fatalf("after a restart: look again in %v, want %v", after, cleanupRetry)
 	}
 	settle(t, restarted.cleanup)
@@ -112,7 +112,7 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 	if calls.Load() != 0 {
 		t.Fatal("FE asked before the scale-in settled")
 	}
-	if _, after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
+	if after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
 		t.Fatalf("settled scale-in: look again in %v, want %v", after, cleanupRetry)
 	}
 	settle(t, cleanup)
@@ -124,7 +124,7 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 	}
 	// Failed: the next look backs off instead of asking again.
 	calls.Store(0)
-	if _, after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after <= 0 || after > cleanupBackoff || calls.Load() != 0 {
+	if after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after <= 0 || after > cleanupBackoff || calls.Load() != 0 {
 		t.Errorf("right after a failure: look again in %v with %d connections; want a back-off and none", after, calls.Load())
 	}
 }
@@ -166,7 +166,7 @@ func TestACleanupAgainstAHungFEHoldsNoWorkerAndRunsOncePerStatefulSet(t *testing
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
 	access := newFEAccess(nil, hungFE(t))
 	c := access.cleanup
-	if _, after := c.run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
+	if after := c.run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
 		t.Fatalf("look again in %v, want %v", after, cleanupRetry)
 	}
 	// run returned while FE has not answered: its talk goes on off the worker.

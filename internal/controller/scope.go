@@ -49,8 +49,6 @@ type clusterScope struct {
 	// started is true when the reconcile was a new cluster's first step:
 	// its status and Event come with the next one.
 	started bool
-	// dropped are the compute nodes dropped from FE, for an Event.
-	dropped []string
 	// after is how soon to look again; zero for a watch event.
 	after time.Duration
 }

@@ -91,7 +91,6 @@ type warehouseScope struct {
 	obs     status.WarehouseObserved
 	results []apply.Result
 	err     error
-	dropped []string
 	after   time.Duration
 }
 
@@ -146,7 +145,6 @@ func (r *StarRocksWarehouseReconciler) finish(ctx context.Context, s *warehouseS
 	}
 	_, statusErr := r.status.write(ctx, s.wh, status.ComputeWarehouse(s.wh, obs))
 	r.tell(ctx, s.wh, s.results, reconcileErr)
-	tellDropped(r.Recorder, s.wh, s.dropped)
 	if transient(s.err) || statusErr != nil {
 		return ctrl.Result{}, errors.Join(s.err, statusErr)
 	}
@@ -329,8 +327,7 @@ func (r *StarRocksWarehouseReconciler) syncWarehouse(ctx context.Context, s *war
 
 // cleanUpWarehouse drops from FE the compute nodes a scale-in removed.
 func (r *StarRocksWarehouseReconciler) cleanUpWarehouse(ctx context.Context, s *warehouseScope) bool {
-	dropped, after := r.FE.cleanup.run(ctx, r.FE, s.src, s.feConf, s.obs.CN.StatefulSet, s.wh.CnSearchServiceName())
-	s.dropped, s.after = dropped, after
+	s.after = r.FE.cleanup.run(ctx, r.FE, s.src, s.feConf, s.obs.CN.StatefulSet, s.wh.CnSearchServiceName())
 	return true
 }
 
