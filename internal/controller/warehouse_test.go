@@ -20,6 +20,7 @@ import (
 	"context"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,7 +70,10 @@ func warehouseWorld() (*srv1.StarRocksCluster, *corev1.ConfigMap, *appsv1.Statef
 // beforehand; nil leaves FE to be asked at an address where nothing listens.
 func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs ...client.Object) *StarRocksWarehouseReconciler {
 	t.Helper()
+	var mu sync.Mutex // ApplyAll writes in parallel
 	count := func() {
+		mu.Lock()
+		defer mu.Unlock()
 		if writes != nil {
 			*writes++
 		}
