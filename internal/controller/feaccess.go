@@ -59,6 +59,8 @@ type feAccess struct {
 	cache client.Reader
 	// cleanup drops compute nodes removed by scale-in (cn_cleanup.go).
 	cleanup *computeNodeCleanup
+	// views reads what FE says of its nodes and tablets (feview.go).
+	views *feViews
 	// recorder tells what the cleanup dropped, when it ends.
 	recorder events.EventRecorder
 }
@@ -67,7 +69,7 @@ func newFEAccess(live client.Reader, resolve fe.Resolver) *feAccess {
 	if resolve == nil {
 		resolve = fe.DNS
 	}
-	return &feAccess{live: live, resolve: resolve, http: &http.Client{Timeout: fe.DefaultHTTPTimeout}, features: map[string][]string{}, cleanup: newComputeNodeCleanup()}
+	return &feAccess{live: live, resolve: resolve, http: &http.Client{Timeout: fe.DefaultHTTPTimeout}, features: map[string][]string{}, cleanup: newComputeNodeCleanup(), views: newFEViews(0)}
 }
 
 func (a *feAccess) target(src *srv1.StarRocksCluster, feConf string) (string, string) {

@@ -64,6 +64,10 @@ type Config struct {
 	// (warehouses, shared-data CN cleanup); nil means DNS (fe.DNS). Tests
 	// point it at a stand-in.
 	FE fe.Resolver
+	// FELookEvery is the least time between two reads of one cluster's FE
+	// by the StarRocks-aware phases (scale-in, rollouts, health); zero
+	// means 10 s. Tests shorten it.
+	FELookEvery time.Duration
 }
 
 // IgnoredAnnotation on a StarRocksCluster makes the operator leave it alone.
@@ -202,6 +206,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
 	access := newFEAccess(mgr.GetAPIReader(), cfg.FE)
+	access.views = newFEViews(cfg.FELookEvery)
 	access.recorder = r.Recorder
 	access.cache = mgr.GetClient()
 	r.FE = access

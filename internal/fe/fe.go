@@ -29,7 +29,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -139,24 +138,19 @@ func QuoteString(s string) string {
 
 // ShowComputeNodes lists the compute nodes FE knows.
 func (c *Client) ShowComputeNodes(ctx context.Context) ([]ComputeNode, error) {
-	var nodes []ComputeNode
-	err := c.retry(ctx, func(conn driver.Conn) error {
-		q, ok := conn.(driver.QueryerContext)
-		if !ok {
-			return errors.New("the MySQL driver cannot query")
-		}
-		rows, err := q.QueryContext(ctx, ShowComputeNodesSQL, nil)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		nodes, err = scanComputeNodes(rows)
-		return err
-	})
+	rows, err := c.query(ctx, ShowComputeNodesSQL, "ip", "heartbeatport")
 	if err != nil {
-		return nil, fmt.Errorf("%s on FE %s: %w", ShowComputeNodesSQL, c.Address, err)
+		return nil, err
 	}
-	return nodes, nil
+	out := make([]ComputeNode, 0, len(rows))
+	for _, r := range rows {
+		port, err := r.int("heartbeatport")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ShowComputeNodesSQL, err)
+		}
+		out = append(out, ComputeNode{ID: r["computenodeid"], Host: r["ip"], HeartbeatPort: port, Alive: r.bool("alive"), Warehouse: r["warehousename"]})
+	}
+	return out, nil
 }
 
 // DropComputeNode removes one compute node from FE, from the warehouse FE
@@ -280,57 +274,6 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
-}
-
-// scanComputeNodes reads SHOW COMPUTE NODES by column name: the column set
-// grows between StarRocks versions, the names stay.
-func scanComputeNodes(rows driver.Rows) ([]ComputeNode, error) {
-	cols := rows.Columns()
-	idx := map[string]int{}
-	for i, c := range cols {
-		idx[strings.ToLower(c)] = i
-	}
-	for _, need := range []string{"ip", "heartbeatport"} {
-		if _, ok := idx[need]; !ok {
-			return nil, fmt.Errorf("SHOW COMPUTE NODES returned no %s column (columns: %s)", need, strings.Join(cols, ", "))
-		}
-	}
-	var out []ComputeNode
-	vals := make([]driver.Value, len(cols))
-	for {
-		err := rows.Next(vals)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		get := func(name string) string {
-			i, ok := idx[name]
-			if !ok {
-				return ""
-			}
-			switch v := vals[i].(type) {
-			case []byte:
-				return string(v)
-			case nil:
-				return ""
-			default:
-				return fmt.Sprint(v)
-			}
-		}
-		port, err := strconv.Atoi(get("heartbeatport"))
-		if err != nil {
-			return nil, fmt.Errorf("SHOW COMPUTE NODES: HeartbeatPort %q of %s is not a number", get("heartbeatport"), get("ip"))
-		}
-		out = append(out, ComputeNode{
-			ID:            get("computenodeid"),
-			Host:          get("ip"),
-			HeartbeatPort: port,
-			Alive:         strings.EqualFold(get("alive"), "true"),
-			Warehouse:     get("warehousename"),
-		})
-	}
 }
 
 // quietDriver keeps the MySQL driver from printing connection errors to

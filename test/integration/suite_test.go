@@ -157,6 +157,8 @@ type operatorOptions struct {
 	denyList   []string
 	// fe locates FE for the features that talk to StarRocks; nil means DNS.
 	fe fe.Resolver
+	// feLookEvery spaces the reads of a cluster's FE; zero is the operator's default.
+	feLookEvery time.Duration
 }
 
 func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo operatorOptions) *operator {
@@ -181,7 +183,7 @@ func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo op
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := controller.SetupWithManager(mgr, controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace, DenyList: oo.denyList, FE: oo.fe}); err != nil {
+	if err := controller.SetupWithManager(mgr, controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace, DenyList: oo.denyList, FE: oo.fe, FELookEvery: oo.feLookEvery}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,0 +1,312 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fe
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// What FE says of its nodes and tablets, and the statements that move them
+// (facts sheet §2, §3, §5–7, §9). Rows are read by column name: the column
+// sets grow between versions (a leading Id column on 4.x, shared-data
+// columns), the names stay.
+const (
+	ShowBackendsSQL  = "SHOW BACKENDS"
+	ShowFrontendsSQL = "SHOW FRONTENDS"
+	StatisticSQL     = "SHOW PROC '/statistic'"
+)
+
+// Backend is one row of SHOW BACKENDS, the columns the operator reads.
+type Backend struct {
+	ID            string
+	Host          string // the IP column: with HOST_TYPE=FQDN, the pod's DNS name
+	HeartbeatPort int
+	Alive         bool
+	// Decommissioned is SystemDecommissioned: an ALTER SYSTEM DECOMMISSION
+	// is draining it.
+	Decommissioned bool
+	TabletNum      int
+}
+
+// Address is the "host:port" string FE knows the BE by, exactly as it shows
+// it: DECOMMISSION, CANCEL and DROP match it by string (facts sheet §0).
+func (b Backend) Address() string { return hostPort(b.Host, b.HeartbeatPort) }
+
+// Drained is FE's own word that the BE holds nothing: decommissioned with 0
+// tablets, left listed only because drop_backend_after_decommission is off.
+func (b Backend) Drained() bool { return b.Decommissioned && b.TabletNum == 0 }
+
+// Frontend is one row of SHOW FRONTENDS, the columns the operator reads.
+type Frontend struct {
+	Name        string
+	Host        string // the IP column
+	EditLogPort int
+	// Role is LEADER, FOLLOWER or OBSERVER.
+	Role  string
+	Alive bool
+}
+
+// Address is the "host:edit_log_port" string DROP FOLLOWER/OBSERVER matches.
+func (f Frontend) Address() string { return hostPort(f.Host, f.EditLogPort) }
+
+// Leader is true for the row of the FE that leads.
+func (f Frontend) Leader() bool { return f.Role == "LEADER" }
+
+// Statistic is the Total row of SHOW PROC '/statistic'.
+type Statistic struct {
+	UnhealthyTablets int
+	CloningTablets   int
+}
+
+func hostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
+
+// quoteAll joins host:port strings as the grammar's `string (COMMA string)*`.
+func quoteAll(addresses []string) string {
+	q := make([]string, len(addresses))
+	for i, a := range addresses {
+		q[i] = QuoteString(a)
+	}
+	return strings.Join(q, ", ")
+}
+
+// DecommissionBackendsSQL asks FE to drain BEs: one statement for them all,
+// so that FE's own checks (enough BEs for every table's replication_num,
+// enough disk) judge the whole scale-in at once (facts sheet §5).
+func DecommissionBackendsSQL(addresses []string) string {
+	return "ALTER SYSTEM DECOMMISSION BACKEND " + quoteAll(addresses)
+}
+
+// CancelDecommissionSQL stops draining BEs (facts sheet §5).
+func CancelDecommissionSQL(addresses []string) string {
+	return "CANCEL DECOMMISSION BACKEND " + quoteAll(addresses)
+}
+
+// DropBackendSQL removes a drained BE, without FORCE: FE refuses it while the
+// BE holds the only replica of a tablet (facts sheet §6).
+func DropBackendSQL(address string) string {
+	return "ALTER SYSTEM DROP BACKEND " + QuoteString(address)
+}
+
+// AddBackendSQL registers a BE, as its entrypoint does when it starts (facts sheet §1).
+func AddBackendSQL(address string) string {
+	return "ALTER SYSTEM ADD BACKEND " + QuoteString(address)
+}
+
+// DropFrontendSQL removes an FE from FE's group; role is FOLLOWER or
+// OBSERVER, as the row was added (facts sheet §7).
+func DropFrontendSQL(role, address string) string {
+	return "ALTER SYSTEM DROP " + role + " " + QuoteString(address)
+}
+
+// ShowBackends lists the BEs FE knows.
+func (c *Client) ShowBackends(ctx context.Context) ([]Backend, error) {
+	rows, err := c.query(ctx, ShowBackendsSQL, "ip", "heartbeatport")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Backend, 0, len(rows))
+	for _, r := range rows {
+		port, err := r.int("heartbeatport")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ShowBackendsSQL, err)
+		}
+		tablets, _ := r.int("tabletnum")
+		out = append(out, Backend{
+			ID: r["backendid"], Host: r["ip"], HeartbeatPort: port,
+			Alive: r.bool("alive"), Decommissioned: r.bool("systemdecommissioned"), TabletNum: tablets,
+		})
+	}
+	return out, nil
+}
+
+// ShowFrontends lists FE's group. It hangs while the group has no leader
+// (facts sheet §1): the read timeout bounds it.
+func (c *Client) ShowFrontends(ctx context.Context) ([]Frontend, error) {
+	rows, err := c.query(ctx, ShowFrontendsSQL, "ip", "editlogport", "role")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Frontend, 0, len(rows))
+	for _, r := range rows {
+		port, err := r.int("editlogport")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ShowFrontendsSQL, err)
+		}
+		out = append(out, Frontend{Name: r["name"], Host: r["ip"], EditLogPort: port, Role: r["role"], Alive: r.bool("alive")})
+	}
+	return out, nil
+}
+
+// TabletStatistic reads the Total row of SHOW PROC '/statistic'. FE prints
+// no row at all, not even Total, when there is no database (facts sheet
+// §9): then no tablet is unhealthy.
+func (c *Client) TabletStatistic(ctx context.Context) (Statistic, error) {
+	rows, err := c.query(ctx, StatisticSQL, "dbid", "unhealthytabletnum")
+	if err != nil {
+		return Statistic{}, err
+	}
+	for _, r := range rows {
+		if r["dbid"] != "Total" {
+			continue
+		}
+		unhealthy, err := r.int("unhealthytabletnum")
+		if err != nil {
+			return Statistic{}, fmt.Errorf("%s: %w", StatisticSQL, err)
+		}
+		cloning, _ := r.int("cloningtabletnum")
+		return Statistic{UnhealthyTablets: unhealthy, CloningTablets: cloning}, nil
+	}
+	return Statistic{}, nil
+}
+
+// DecommissionBackends drains BEs. FE checks first and refuses with a
+// MySQL error when the rest could not hold the data (see Refusal).
+func (c *Client) DecommissionBackends(ctx context.Context, addresses []string) error {
+	return c.exec(ctx, DecommissionBackendsSQL(addresses))
+}
+
+// CancelDecommission stops draining BEs.
+func (c *Client) CancelDecommission(ctx context.Context, addresses []string) error {
+	return c.exec(ctx, CancelDecommissionSQL(addresses))
+}
+
+// DropBackend removes a drained BE. One already gone ("backend does not
+// exists[...]", facts sheet §6) is no error.
+func (c *Client) DropBackend(ctx context.Context, address string) error {
+	err := c.exec(ctx, DropBackendSQL(address))
+	if msg, ok := Refusal(err); ok && strings.HasPrefix(msg, "backend does not exists[") {
+		return nil
+	}
+	return err
+}
+
+// AddBackend registers a BE. One already there ("Backend already exists
+// with same host ...", facts sheet §1) is no error.
+func (c *Client) AddBackend(ctx context.Context, address string) error {
+	err := c.exec(ctx, AddBackendSQL(address))
+	if msg, ok := Refusal(err); ok && (strings.HasPrefix(msg, "Backend already exists") || strings.HasPrefix(msg, "Same backend already exists")) {
+		return nil
+	}
+	return err
+}
+
+// DropFrontend removes an FE from the group. One already gone ("frontend
+// does not exist[...]", facts sheet §7) is no error.
+func (c *Client) DropFrontend(ctx context.Context, f Frontend) error {
+	role := f.Role
+	if role == "LEADER" {
+		role = "FOLLOWER" // only a follower can lead; FE refuses to drop the leader itself
+	}
+	err := c.exec(ctx, DropFrontendSQL(role, f.Address()))
+	if msg, ok := Refusal(err); ok && strings.HasPrefix(msg, "frontend does not exist[") {
+		return nil
+	}
+	return err
+}
+
+// Refusal returns FE's message when err is FE answering with an error, as
+// opposed to FE not answering at all.
+func Refusal(err error) (string, bool) {
+	var refused *mysql.MySQLError
+	if errors.As(err, &refused) {
+		return refused.Message, true
+	}
+	return "", false
+}
+
+// row is one result row by lower-cased column name.
+type row map[string]string
+
+func (r row) bool(col string) bool { return strings.EqualFold(r[col], "true") }
+
+func (r row) int(col string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(r[col]))
+	if err != nil {
+		return 0, fmt.Errorf("column %s of %s is %q, not a number", col, r["ip"], r[col])
+	}
+	return n, nil
+}
+
+// query runs a SHOW statement and returns its rows; need are the columns
+// without which the answer cannot be read.
+func (c *Client) query(ctx context.Context, stmt string, need ...string) ([]row, error) {
+	var out []row
+	err := c.retry(ctx, func(conn driver.Conn) error {
+		q, ok := conn.(driver.QueryerContext)
+		if !ok {
+			return errors.New("the MySQL driver cannot query")
+		}
+		rows, err := q.QueryContext(ctx, stmt, nil)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		out, err = scanRows(rows, need)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s on FE %s: %w", stmt, c.Address, err)
+	}
+	return out, nil
+}
+
+func scanRows(rows driver.Rows, need []string) ([]row, error) {
+	cols := rows.Columns()
+	names := make([]string, len(cols))
+	have := map[string]bool{}
+	for i, c := range cols {
+		names[i] = strings.ToLower(c)
+		have[names[i]] = true
+	}
+	for _, n := range need {
+		if !have[n] {
+			return nil, fmt.Errorf("no %s column in the answer (columns: %s)", n, strings.Join(cols, ", "))
+		}
+	}
+	var out []row
+	vals := make([]driver.Value, len(cols))
+	for {
+		err := rows.Next(vals)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		r := make(row, len(cols))
+		for i, v := range vals {
+			switch v := v.(type) {
+			case []byte:
+				r[names[i]] = string(v)
+			case nil:
+				r[names[i]] = ""
+			default:
+				r[names[i]] = fmt.Sprint(v)
+			}
+		}
+		out = append(out, r)
+	}
+}
