@@ -88,6 +88,21 @@ const (
 	// spec, but keeps running with its data until the cluster is annotated
 	// starrocks.com/delete-removed-components=true.
 	ReasonRemovalHeld = "RemovalHeld"
+	// ReasonDecommissioning (Progressing): FE drains the BEs a scale-in
+	// removes; the BE StatefulSet keeps its replicas until FE let them go.
+	ReasonDecommissioning = "Decommissioning"
+	// ReasonDecommissionStalled (Progressing): the drain made no progress
+	// for the stall timeout; FE's TabletNum says what is left.
+	ReasonDecommissionStalled = "DecommissionStalled"
+	// ReasonLeavingFEGroup (Progressing): an FE scale-down takes one FE at a
+	// time out of FE's group before its pod goes.
+	ReasonLeavingFEGroup = "LeavingFEGroup"
+	// ReasonScaleInRefused (ReconcileError): FE refused the scale-in (not
+	// enough BEs for a table's replicas, not enough disk), or the FE group
+	// would lose its majority.
+	ReasonScaleInRefused = "ScaleInRefused"
+	// ReasonFEUnreachable is set when FE does not answer a step that needs its word.
+	ReasonFEUnreachable = "FEUnreachable"
 	// ReasonDisasterRecovery: BE and CN are held, neither written nor
 	// deleted, while FE alone restores a cluster snapshot; their phase says so.
 	ReasonDisasterRecovery = "DisasterRecovery"

@@ -45,8 +45,6 @@ const (
 	ReasonFENotReady = "FENotReady"
 	// ReasonNameConflict: the warehouse has the cluster's name.
 	ReasonNameConflict = "NameConflict"
-	// ReasonFEUnreachable: FE's HTTP or MySQL port did not answer; retried with back-off.
-	ReasonFEUnreachable = "FEUnreachable"
 	// ReasonMultiWarehouseUnsupported: the cluster's FE does not list the
 	// multi-warehouse feature (GET /api/v2/feature; an open-source FE lists
 	// only RBAC): it cannot run the warehouse, and no compute node is deployed.

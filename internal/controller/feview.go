@@ -80,8 +80,8 @@ func newFEViews(every time.Duration) *feViews {
 }
 
 // look returns FE's latest report on src that is newer than the last
-// change the operator made, or nil when there is none yet; it starts a read
-// when the last one is older than every.
+// change the operator made and at most two periods old, or nil when there
+// is none; it starts a read when the last one is older than every.
 func (v *feViews) look(access *feAccess, src *srv1.StarRocksCluster, feConf string) *feReport {
 	key := client.ObjectKeyFromObject(src).String()
 	v.mu.Lock()
@@ -95,7 +95,9 @@ func (v *feViews) look(access *feAccess, src *srv1.StarRocksCluster, feConf stri
 		src := src.DeepCopy() // the read outlives the reconcile
 		v.jobs.start(src.UID, func() { v.read(access, src, feConf) })
 	}
-	if rep == nil || rep.at.Before(changed) {
+	// A report older than two periods is from before this look was due:
+	// nothing may be decided on it (the cluster was not looked at for long).
+	if rep == nil || rep.at.Before(changed) || v.now().Sub(rep.at) > 2*v.every {
 		return nil
 	}
 	return rep

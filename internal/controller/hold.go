@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -149,11 +150,25 @@ func (hs holds) observe(obs *status.Observed) {
 			removed = append(removed, h.message)
 		}
 	}
+	var steps []string
+	for _, h := range hs.of(waits) {
+		if slices.Contains(stepReasons, h.reason) {
+			if obs.StepReason == "" {
+				obs.StepReason = h.reason
+			}
+			steps = append(steps, h.component.Title()+": "+h.message)
+		}
+	}
+	obs.Step = strings.Join(steps, "; ")
 	if len(removed) > 0 {
 		obs.RemovalHeld = fmt.Sprintf("%s removed from the spec but kept with their data; annotate the cluster %s=true to delete them",
 			strings.Join(removed, " and "), DeleteRemovedComponentsAnnotation)
 	}
 }
+
+// stepReasons are the waits that are StarRocks-aware steps, reported in
+// Progressing with their own reason.
+var stepReasons = []string{srv1.ReasonDecommissioning, srv1.ReasonDecommissionStalled, srv1.ReasonLeavingFEGroup, srv1.ReasonFEUnreachable}
 
 // keepFields copies the held fields of live into desired, which is written
 // with the rest of its spec.

@@ -63,6 +63,7 @@ type StarRocksClusterReconciler struct {
 	status    *statusPath[*srv1.StarRocksCluster, srv1.StarRocksClusterStatus]
 	started   *startedWrites
 	regrowing *regrowing
+	scaleIns  *scaleIns
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry workqueue.TypedRateLimiter[string]
@@ -79,6 +80,7 @@ func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorde
 		status:    clusterStatusPath(c),
 		started:   newStartedWrites(),
 		regrowing: newRegrowing(),
+		scaleIns:  newScaleIns(),
 		retry:     workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 	}
 }
@@ -116,6 +118,7 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	phases := []clusterPhase{
 		r.firstStep,           // firststep.go: a new cluster's FE StatefulSet, before anything else
 		r.disasterRecovery,    // disaster_recovery.go: FE alone restores a snapshot, BE and CN held
+		r.scaleIn,             // scalein.go: FE lets removed BEs and FEs go before their pods do
 		r.rolloutOrder,        // rollout.go: image changes roll BE and CN before FE on upgrade
 		r.sync,                // sync.go: write and delete objects, status beside
 		r.cleanUpComputeNodes, // cn_cleanup.go: drop from FE the compute nodes a scale-in removed
@@ -132,6 +135,13 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 func (r *StarRocksClusterReconciler) forget(req ctrl.Request) {
 	metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
 	r.started.forget(req.String())
+	if r.scaleIns != nil {
+		r.scaleIns.forget(req.String())
+	}
+	metrics.DecommissionTablets.DeleteLabelValues(req.Namespace, req.Name)
+	if r.FE != nil && r.FE.views != nil {
+		r.FE.views.forget(req.String())
+	}
 }
 
 // skip is true for clusters the operator must leave alone: being deleted

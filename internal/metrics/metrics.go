@@ -56,6 +56,12 @@ var (
 		Name: "starrocks_operator_cluster_ready",
 		Help: "Whether the StarRocksCluster's Ready condition is true (1) or not (0), as of the operator's last reconcile of it.",
 	}, []string{"namespace", "name"})
+	// DecommissionTablets is, per cluster in a BE scale-in, the tablets FE
+	// still counts on the BEs it decommissions; a cluster with none has no series.
+	DecommissionTablets = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "starrocks_operator_decommission_tablets",
+		Help: "Tablets FE still counts on the BEs a scale-in decommissions (TabletNum of SHOW BACKENDS), as of the operator's last read of FE.",
+	}, []string{"namespace", "name"})
 	// TimeToReady observes, once per cluster, the time from creation until every component ran.
 	TimeToReady = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "starrocks_operator_cluster_time_to_ready_seconds",
@@ -65,7 +71,7 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(APIRequests, ReconcileOutcomes, ObjectWrites, WriteOrderWait, ClusterReady, TimeToReady)
+	crmetrics.Registry.MustRegister(APIRequests, ReconcileOutcomes, ObjectWrites, WriteOrderWait, ClusterReady, TimeToReady, DecommissionTablets)
 }
 
 // InstrumentConfig makes every client built from cfg count its requests in APIRequests.

@@ -68,6 +68,9 @@ type Observed struct {
 	ReconcileErrorReason string
 	// Rollout explains an ordered upgrade or downgrade in progress; empty when none.
 	Rollout string
+	// Step is a StarRocks-aware step in progress (a decommission, an FE
+	// leaving FE's group), with its Progressing reason; empty when none.
+	Step, StepReason string
 	// DisasterRecovery replaces status.disasterRecoveryStatus when set.
 	DisasterRecovery *srv1.DisasterRecoveryStatus
 	// ConfigWarning says why a running component's .conf could not be read
@@ -193,6 +196,8 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 	switch {
 	case obs.Rollout != "":
 		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonOrderedRollout, obs.Rollout)
+	case obs.Step != "":
+		set(srv1.ConditionProgressing, metav1.ConditionTrue, obs.StepReason, obs.Step)
 	case obs.RemovalHeld != "":
 		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonRemovalHeld, obs.RemovalHeld)
 	case len(notRunning) > 0:

@@ -179,8 +179,14 @@ func TestBadInput(t *testing.T) {
 
 func warnings(ctx context.Context, t *testing.T, c *testcluster.Cluster, name, reason string) int {
 	t.Helper()
+	return warningsIn(ctx, t, c, "bad", name, reason)
+}
+
+// warningsIn counts the Warning Events reason about the object name in ns.
+func warningsIn(ctx context.Context, t *testing.T, c *testcluster.Cluster, ns, name, reason string) int {
+	t.Helper()
 	var list eventsv1.EventList
-	if err := c.Client.List(ctx, &list, client.InNamespace("bad")); err != nil {
+	if err := c.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
 	n := 0

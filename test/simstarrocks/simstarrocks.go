@@ -249,6 +249,22 @@ func (s *StarRocks) Leader() string {
 	return h
 }
 
+// ElectLeader makes the alive FOLLOWER in the group at host the leader, as
+// the election BDBJE holds when the leader stops would, had host won it: a
+// test's way to place the leader on a chosen pod. False, changing nothing,
+// when host is no alive follower in the group.
+func (s *StarRocks) ElectLeader(host string) bool {
+	var ok bool
+	s.locked(func(c *cluster) {
+		for _, fe := range c.frontends {
+			if fe.host == host && fe.role == roleFollower && fe.join && fe.alive && c.leader != nil {
+				c.leader, ok = fe, true
+			}
+		}
+	})
+	return ok
+}
+
 // SetCapacity sets what the BE at host:heartbeatPort reports of its disks:
 // the data it holds, the space still available, and the disks' total
 // (DataUsedCapacity, AvailCapacity, TotalCapacity; the decommission disk

@@ -18,6 +18,7 @@
   resources:
   - persistentvolumeclaims
   verbs:
+  - delete
   - get
   - list
   - patch

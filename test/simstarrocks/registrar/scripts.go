@@ -19,10 +19,12 @@ package registrar
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/srscale/starrocks-operator/internal/resources"
@@ -151,12 +153,17 @@ func (s *script) addSelf(show string, adds ...string) bool {
 
 // fe is fe_entrypoint.sh @40dfa8b3 (sheet §1 FE start logic).
 func (s *script) fe() bool {
-	meta := metaKey(s.pod, s.container)
+	meta := s.claimed(metaKey(s.pod, s.container))
 	s.r.mu.Lock()
 	hasRole := s.r.roles[meta]
 	s.r.mu.Unlock()
 	if hasRole {
 		// 1: meta/image/ROLE exists: start_fe.sh --host_type ..., no SQL at all.
+		// An FE dropped from the group cannot start on its old metadata
+		// ("explicitly removed", sheet §7): it never becomes ready.
+		if !slices.ContainsFunc(s.sim.Frontends(), func(f simstarrocks.Frontend) bool { return f.Host == s.host }) {
+			return s.exit(fmt.Sprintf("meta/image/ROLE exists (%s) but %s was dropped from FE's group: start_fe.sh fails (explicitly removed)", meta, s.host))
+		}
 		s.logf("meta/image/ROLE exists (%s): start_fe.sh without SQL", meta)
 		return true
 	}
@@ -192,6 +199,24 @@ func (s *script) fe() bool {
 	s.r.roles[meta] = true
 	s.r.mu.Unlock()
 	return true
+}
+
+// claimed adds to a metaKey on a claim the claim's UID: a claim deleted and
+// made again under its name is a new, empty volume.
+func (s *script) claimed(meta string) string {
+	rest, ok := strings.CutPrefix(meta, "claim ")
+	if !ok {
+		return meta
+	}
+	ref, _, _ := strings.Cut(rest, " ")
+	ns, name, _ := strings.Cut(ref, "/")
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	defer cancel()
+	pvc, err := s.r.kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return meta
+	}
+	return meta + " uid " + string(pvc.UID)
 }
 
 // leaderIn is `grep '\<LEADER\>' | awk '{print $2}'` on `show frontends`

@@ -1,0 +1,520 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
+	"github.com/srscale/starrocks-operator/test/simstarrocks"
+	"github.com/srscale/starrocks-operator/test/simstarrocks/registrar"
+	"github.com/srscale/starrocks-operator/test/testcluster"
+)
+
+// Scale-in without losing data (DESIGN §10): FE decommissions a BE before
+// its pod goes, a removed FE leaves FE's group, each against a simulated
+// StarRocks that holds tablets and counts what is lost. Every safety step
+// has its control case: the same scale-in with the step skipped.
+func TestScaleInWithoutDataLoss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated cluster")
+	}
+	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
+	dir := &feDirectory{}
+	registrar.Start(t.Context(), t, c.Config, dir.cluster, registrar.Options{Pod0LeaderTimeout: time.Second})
+	class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "scale-in"}, Provisioner: "example.com/none"}
+	if err := c.Client.Create(t.Context(), class); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"scale", "scale-restart"} {
+		testutil.CreateNamespace(t, c.Client, ns)
+	}
+	startOperator(t, c, "scale", operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: time.Second})
+
+	t.Run("BE 3 to 2: FE refuses for a 3-replica table, then decommissions; skipped, the same scale-in loses tablets", func(t *testing.T) {
+		testDecommission(t, c, dir)
+	})
+	t.Run("BE 4 to 3 and back to 4 mid-decommission: CANCEL, nothing lost", func(t *testing.T) {
+		testDecommissionCancelled(t, c, dir)
+	})
+	t.Run("FE 3 to 2 to 3 with the leader on the removed pod, then 5 to 3: a leader throughout, no removed FE left", func(t *testing.T) {
+		testFEGroup(t, c, dir)
+	})
+	t.Run("operator killed mid-decommission: resumes from FE, shrinks once; a BE FE dropped meanwhile is added back", func(t *testing.T) {
+		testDecommissionAcrossRestarts(t, c, dir)
+	})
+}
+
+// beCluster is FE 1 and BE be, both with root's password in MYSQL_PWD as
+// the init-password chart sets it, for their entrypoints.
+func beCluster(ns, name string, be int32) *srv1.StarRocksCluster {
+	src := feOnly(ns, name)
+	pw := []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-" + name}}
+	src.Spec.StarRocksFeSpec.FeEnvVars = pw
+	src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{
+		Image: "starrocks/be-ubuntu:3.3.2", Replicas: ptr.To(be),
+	}}, BeEnvVars: pw}
+	return src
+}
+
+func beHost(ns, cluster string, ordinal int) string {
+	return fmt.Sprintf("%s-be-%d.%s-be-search.%s.svc.cluster.local", cluster, ordinal, cluster, ns)
+}
+
+func feHost(ns, cluster string, ordinal int) string {
+	return fmt.Sprintf("%s-fe-%d.%s-fe-search.%s.svc.cluster.local", cluster, ordinal, cluster, ns)
+}
+
+// backendHosts are the BEs FE lists, sorted; with decommissioned ones marked "(D)".
+func backendHosts(f *simstarrocks.StarRocks) []string {
+	var out []string
+	for _, b := range f.Backends() {
+		h := b.Host
+		if b.Decommissioned {
+			h += " (D)"
+		}
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func aliveBackends(f *simstarrocks.StarRocks) int {
+	n := 0
+	for _, b := range f.Backends() {
+		if b.Alive {
+			n++
+		}
+	}
+	return n
+}
+
+// watchLost samples f's lost tablets until stop is called, and returns the most seen.
+func watchLost(f *simstarrocks.StarRocks) (stop func() int) {
+	var mu sync.Mutex
+	most := 0
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			n := f.LostTablets()
+			mu.Lock()
+			most = max(most, n)
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		<-finished
+		mu.Lock()
+		defer mu.Unlock()
+		return max(most, f.LostTablets())
+	}
+}
+
+// stsReplicas watches a StatefulSet's spec.replicas and returns each value it took, in order.
+func stsReplicas(c *testcluster.Cluster, ns, name string) (stop func() []int32) {
+	var mu sync.Mutex
+	var seen []int32
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			sts := &appsv1.StatefulSet{}
+			if err := get(context.Background(), c.Client, ns, name, sts); err == nil && sts.Spec.Replicas != nil {
+				mu.Lock()
+				if len(seen) == 0 || seen[len(seen)-1] != *sts.Spec.Replicas {
+					seen = append(seen, *sts.Spec.Replicas)
+				}
+				mu.Unlock()
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	return func() []int32 {
+		close(done)
+		<-finished
+		mu.Lock()
+		defer mu.Unlock()
+		return seen
+	}
+}
+
+func setBEReplicas(t *testing.T, c *testcluster.Cluster, src *srv1.StarRocksCluster, n int32) {
+	t.Helper()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Replicas = ptr.To(n) })
+}
+
+func waitStatefulSet(t *testing.T, c *testcluster.Cluster, ns, name, what string, timeout time.Duration, cond func(*appsv1.StatefulSet) bool) {
+	t.Helper()
+	eventually(t, timeout, what, func(ctx context.Context) (bool, error) {
+		sts := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, ns, name, sts); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		return cond(sts), nil
+	})
+}
+
+func shrunkTo(n int32) func(*appsv1.StatefulSet) bool {
+	return func(s *appsv1.StatefulSet) bool {
+		return ptr.Deref(s.Spec.Replicas, -1) == n && s.Status.Replicas == n && s.Status.ReadyReplicas == n
+	}
+}
+
+func condition(t *testing.T, c *testcluster.Cluster, ns, name, what string, typ, reason string) *srv1.StarRocksCluster {
+	t.Helper()
+	src := &srv1.StarRocksCluster{}
+	eventually(t, time.Minute, what, func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, name, src); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(src.Status.Conditions, typ)
+		return cond != nil && cond.Status == metav1.ConditionTrue && cond.Reason == reason, nil
+	})
+	return src
+}
+
+func testDecommission(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	f := startFE(t, dir, "scale", "dc", simstarrocks.Options{MigrationRate: 2})
+	src := beCluster("scale", "dc", 3)
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale", "dc", 2*time.Minute)
+	eventually(t, time.Minute, "3 BEs registered and alive", func(context.Context) (bool, error) { return aliveBackends(f) == 3, nil })
+	if err := f.CreateTable("db", "single", 1, 30); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.CreateTable("db", "triple", 3, 10); err != nil {
+		t.Fatal(err)
+	}
+	lost := watchLost(f)
+	replicas := stsReplicas(c, "scale", "dc-be")
+
+	// 3 → 2 with a table that needs 3 BEs: FE refuses; BE stays at 3.
+	setBEReplicas(t, c, src, 2)
+	got := condition(t, c, "scale", "dc", "the refusal reported", srv1.ConditionReconcileError, srv1.ReasonScaleInRefused)
+	cond := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionReconcileError)
+	if !strings.Contains(cond.Message, "It will cause insufficient BE number if these BEs are decommissioned because the table db.triple requires 3 replicas.") {
+		t.Errorf("ReconcileError message %q lacks FE's refusal", cond.Message)
+	}
+	time.Sleep(3 * time.Second) // three more looks at FE: nothing more is sent
+	if n := len(f.StatementsLike("ALTER SYSTEM DECOMMISSION")); n != 1 {
+		t.Errorf("%d DECOMMISSION statements after a refusal, want 1: %q", n, f.StatementsLike("ALTER SYSTEM DECOMMISSION"))
+	}
+	if n := warningsIn(ctx, t, c, "scale", "dc", srv1.ReasonScaleInRefused); n != 1 {
+		t.Errorf("%d Warning Events ScaleInRefused, want 1", n)
+	}
+	sts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "scale", "dc-be", sts); err != nil || *sts.Spec.Replicas != 3 {
+		t.Fatalf("BE StatefulSet after the refusal: replicas %v, %v; want 3", sts.Spec.Replicas, err)
+	}
+
+	// Drop the 3-replica table, scale again: FE drains be-2, then it goes.
+	f.DropTable("db", "triple")
+	setBEReplicas(t, c, src, 3)
+	condition(t, c, "scale", "dc", "the refusal cleared", srv1.ConditionReady, srv1.ReasonAllComponentsRunning)
+	start := time.Now()
+	setBEReplicas(t, c, src, 2)
+	condition(t, c, "scale", "dc", "the decommission reported", srv1.ConditionProgressing, srv1.ReasonDecommissioning)
+	waitStatefulSet(t, c, "scale", "dc-be", "BE shrunk to 2", 2*time.Minute, shrunkTo(2))
+	took := time.Since(start)
+	if hosts := backendHosts(f); !slices.Equal(hosts, []string{beHost("scale", "dc", 0), beHost("scale", "dc", 1)}) {
+		t.Errorf("FE lists BEs %q after the scale-in, want be-0 and be-1", hosts)
+	}
+	if n := lost(); n != 0 {
+		t.Errorf("%d tablets lost by the decommissioned scale-in, want 0", n)
+	}
+	if seen := replicas(); !slices.Equal(seen, []int32{3, 2}) {
+		t.Errorf("BE StatefulSet replicas went %v, want [3 2]: held at 3 until FE let be-2 go", seen)
+	}
+	t.Logf("3 → 2 decommission of %d tablets took %s (MigrationRate 2/s, FE read every 1 s); %d tablets lost",
+		30/3, took.Round(100*time.Millisecond), 0)
+
+	// The control case: the same scale-in without the decommission, as the
+	// upstream does it, loses what only be-1 held.
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		if s.Annotations == nil {
+			s.Annotations = map[string]string{}
+		}
+		s.Annotations[controller.SkipDecommissionAnnotation] = "true"
+		s.Spec.StarRocksBeSpec.Replicas = ptr.To[int32](1)
+	})
+	waitStatefulSet(t, c, "scale", "dc-be", "BE shrunk to 1 at once", time.Minute, shrunkTo(1))
+	var skipped int
+	eventually(t, 30*time.Second, "be-1's tablets lost", func(context.Context) (bool, error) {
+		skipped = f.LostTablets()
+		return skipped > 0, nil
+	})
+	t.Logf("control: 2 → 1 without decommission lost %d of 30 tablets (replication_num = 1)", skipped)
+}
+
+func testDecommissionCancelled(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	f := startFE(t, dir, "scale", "rv", simstarrocks.Options{MigrationRate: 0.5})
+	src := beCluster("scale", "rv", 4)
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale", "rv", 2*time.Minute)
+	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBackends(f) == 4, nil })
+	if err := f.CreateTable("db", "single", 1, 40); err != nil {
+		t.Fatal(err)
+	}
+	lost := watchLost(f)
+	replicas := stsReplicas(c, "scale", "rv-be")
+	setBEReplicas(t, c, src, 3)
+	eventually(t, time.Minute, "be-3 decommissioning", func(context.Context) (bool, error) {
+		return slices.Contains(backendHosts(f), beHost("scale", "rv", 3)+" (D)"), nil
+	})
+	setBEReplicas(t, c, src, 4)
+	eventually(t, time.Minute, "be-3 no longer decommissioning", func(context.Context) (bool, error) {
+		return slices.Contains(backendHosts(f), beHost("scale", "rv", 3)), nil
+	})
+	if got := f.StatementsLike("CANCEL DECOMMISSION BACKEND"); len(got) != 1 || !strings.Contains(got[0], beHost("scale", "rv", 3)+":9050") {
+		t.Errorf("CANCEL statements %q, want one for be-3", got)
+	}
+	condition(t, c, "scale", "rv", "the cluster ready again", srv1.ConditionReady, srv1.ReasonAllComponentsRunning)
+	if n := lost(); n != 0 {
+		t.Errorf("%d tablets lost, want 0", n)
+	}
+	if seen := replicas(); !slices.Equal(seen, []int32{4}) {
+		t.Errorf("BE StatefulSet replicas went %v, want [4]: never shrunk", seen)
+	}
+}
+
+// feCluster is FE n with its metadata on a claim, and no BE.
+func feCluster(ns, name string, n int32) *srv1.StarRocksCluster {
+	src := feOnly(ns, name)
+	src.Spec.StarRocksFeSpec.Replicas = ptr.To(n)
+	src.Spec.StarRocksFeSpec.FeEnvVars = []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-" + name}}
+	src.Spec.StarRocksFeSpec.StorageVolumes = []srv1.StorageVolume{{Name: "fe-meta", StorageClassName: ptr.To("scale-in"), StorageSize: "1Gi", MountPath: "/opt/starrocks/fe/meta"}}
+	return src
+}
+
+// frontendHosts are the FE group's members, sorted, each "host role alive".
+func frontendHosts(f *simstarrocks.StarRocks) []string {
+	var out []string
+	for _, fe := range f.Frontends() {
+		out = append(out, fmt.Sprintf("%s %s %v", fe.Host, fe.Role, fe.Alive))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// groupOf is true when FE's group is exactly the first n pods, all alive, with a leader.
+func groupOf(f *simstarrocks.StarRocks, ns, cluster string, n int) bool {
+	fes := f.Frontends()
+	if len(fes) != n || f.Leader() == "" {
+		return false
+	}
+	for _, fe := range fes {
+		found := false
+		for i := range n {
+			found = found || fe.Host == feHost(ns, cluster, i)
+		}
+		if !found || !fe.Alive || !fe.Join {
+			return false
+		}
+	}
+	return true
+}
+
+// watchLeaderless samples f until stop is called and counts the samples with no leader.
+func watchLeaderless(f *simstarrocks.StarRocks) (stop func() (leaderless, samples int)) {
+	var mu sync.Mutex
+	var none, all int
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			l := f.Leader()
+			mu.Lock()
+			all++
+			if l == "" {
+				none++
+			}
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return func() (int, int) {
+		close(done)
+		<-finished
+		mu.Lock()
+		defer mu.Unlock()
+		return none, all
+	}
+}
+
+func setFEReplicas(t *testing.T, c *testcluster.Cluster, src *srv1.StarRocksCluster, n int32) {
+	t.Helper()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksFeSpec.Replicas = ptr.To(n) })
+}
+
+func testFEGroup(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	f := startFE(t, dir, "scale", "fg", simstarrocks.Options{})
+	src := feCluster("scale", "fg", 3)
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale", "fg", 2*time.Minute)
+	eventually(t, time.Minute, "3 FEs in the group", func(context.Context) (bool, error) { return groupOf(f, "scale", "fg", 3), nil })
+	leaderless := watchLeaderless(f)
+
+	// The leader on the pod that goes: its pod stops first, the others elect, then it is dropped.
+	if !f.ElectLeader(feHost("scale", "fg", 2)) {
+		t.Fatalf("could not place the leader on fe-2: %q", frontendHosts(f))
+	}
+	setFEReplicas(t, c, src, 2)
+	waitStatefulSet(t, c, "scale", "fg-fe", "FE shrunk to 2", 2*time.Minute, shrunkTo(2))
+	eventually(t, time.Minute, "FE's group is fe-0 and fe-1", func(context.Context) (bool, error) { return groupOf(f, "scale", "fg", 2), nil })
+	if got := f.StatementsLike("ALTER SYSTEM DROP FOLLOWER"); len(got) != 1 || !strings.Contains(got[0], feHost("scale", "fg", 2)+":9010") {
+		t.Errorf("DROP FOLLOWER statements %q, want one for fe-2", got)
+	}
+	// fe-2 comes back afresh: its old metadata went with its claim.
+	setFEReplicas(t, c, src, 3)
+	waitStatefulSet(t, c, "scale", "fg-fe", "FE back to 3", 2*time.Minute, shrunkTo(3))
+	eventually(t, time.Minute, "fe-2 joined FE's group again", func(context.Context) (bool, error) { return groupOf(f, "scale", "fg", 3), nil })
+
+	// 5 → 3, the leader on fe-0: one FE at a time, each dropped while its pod runs.
+	setFEReplicas(t, c, src, 5)
+	eventually(t, 2*time.Minute, "5 FEs in the group", func(context.Context) (bool, error) { return groupOf(f, "scale", "fg", 5), nil })
+	waitStatefulSet(t, c, "scale", "fg-fe", "FE at 5", time.Minute, shrunkTo(5))
+	if !f.ElectLeader(feHost("scale", "fg", 0)) {
+		t.Fatalf("could not place the leader on fe-0: %q", frontendHosts(f))
+	}
+	setFEReplicas(t, c, src, 3)
+	waitStatefulSet(t, c, "scale", "fg-fe", "FE shrunk to 3", 2*time.Minute, shrunkTo(3))
+	eventually(t, time.Minute, "FE's group is fe-0 to fe-2", func(context.Context) (bool, error) { return groupOf(f, "scale", "fg", 3), nil })
+	if none, all := leaderless(); none > 0 {
+		t.Errorf("FE's group had no leader in %d of %d samples during the scale-downs", none, all)
+	}
+
+	// 3 → 1 stays refused, and says why.
+	setFEReplicas(t, c, src, 1)
+	got := condition(t, c, "scale", "fg", "3 → 1 refused", srv1.ConditionReconcileError, srv1.ReasonScaleInRefused)
+	if msg := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionReconcileError).Message; !strings.Contains(msg, "majority") {
+		t.Errorf("the refusal %q does not say why", msg)
+	}
+	sts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "scale", "fg-fe", sts); err != nil || *sts.Spec.Replicas != 3 {
+		t.Fatalf("FE StatefulSet: %v, %v; want 3 replicas", sts.Spec.Replicas, err)
+	}
+
+	// The control case: 3 → 2 without the drop leaves fe-2 in FE's group, dead (upstream #789).
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Annotations = map[string]string{controller.SkipDecommissionAnnotation: "true"}
+		s.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](2)
+	})
+	waitStatefulSet(t, c, "scale", "fg-fe", "FE shrunk to 2 at once", time.Minute, shrunkTo(2))
+	want := feHost("scale", "fg", 2) + " FOLLOWER false"
+	eventually(t, 30*time.Second, "fe-2 left in the group, dead", func(context.Context) (bool, error) {
+		return slices.Contains(frontendHosts(f), want), nil
+	})
+	t.Logf("control: 3 → 2 without the drop leaves %q", frontendHosts(f))
+}
+
+func testDecommissionAcrossRestarts(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	op := startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	f := startFE(t, dir, "scale-restart", "rs", simstarrocks.Options{MigrationRate: 2})
+	src := beCluster("scale-restart", "rs", 4)
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale-restart", "rs", 2*time.Minute)
+	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBackends(f) == 4, nil })
+	if err := f.CreateTable("db", "single", 1, 40); err != nil {
+		t.Fatal(err)
+	}
+	lost := watchLost(f)
+	replicas := stsReplicas(c, "scale-restart", "rs-be")
+
+	// Killed while FE drains be-3: the next operator reads FE and goes on.
+	setBEReplicas(t, c, src, 3)
+	eventually(t, time.Minute, "be-3 decommissioning", func(context.Context) (bool, error) {
+		return slices.Contains(backendHosts(f), beHost("scale-restart", "rs", 3)+" (D)"), nil
+	})
+	op.stop()
+	op = startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	waitStatefulSet(t, c, "scale-restart", "rs-be", "BE shrunk to 3", 2*time.Minute, shrunkTo(3))
+	if n := len(f.StatementsLike("ALTER SYSTEM DECOMMISSION")); n != 1 {
+		t.Errorf("%d DECOMMISSION statements, want 1: the restarted operator found be-3 draining", n)
+	}
+
+	// Killed again right after asking FE to drain be-2; FE drops it at 0
+	// tablets; the user raises replicas back to 3 meanwhile. be-2's pod
+	// runs but is registered nowhere: the operator adds it back.
+	setBEReplicas(t, c, src, 2)
+	eventually(t, time.Minute, "be-2 decommissioning", func(context.Context) (bool, error) {
+		return slices.Contains(backendHosts(f), beHost("scale-restart", "rs", 2)+" (D)"), nil
+	})
+	op.stop()
+	eventually(t, time.Minute, "FE dropped be-2 at 0 tablets", func(context.Context) (bool, error) {
+		return !slices.ContainsFunc(backendHosts(f), func(h string) bool { return strings.HasPrefix(h, beHost("scale-restart", "rs", 2)) }), nil
+	})
+	setBEReplicas(t, c, src, 3)
+	startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	eventually(t, time.Minute, "be-2 registered again", func(context.Context) (bool, error) {
+		return slices.Contains(backendHosts(f), beHost("scale-restart", "rs", 2)), nil
+	})
+	if got := f.StatementsLike("ALTER SYSTEM ADD BACKEND '"); len(got) != 1 || !strings.Contains(got[0], beHost("scale-restart", "rs", 2)) {
+		t.Errorf("the operator's ADD BACKEND statements %q, want one for be-2", got)
+	}
+	if n := lost(); n != 0 {
+		t.Errorf("%d tablets lost, want 0", n)
+	}
+	if seen := replicas(); !slices.Equal(seen, []int32{4, 3}) {
+		t.Errorf("BE StatefulSet replicas went %v, want [4 3]: shrunk once, never below 3", seen)
+	}
+}
