@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -65,6 +66,9 @@ const (
 type computeNodeCleanup struct {
 	mu    sync.Mutex
 	clean map[types.UID]int32
+	// gone holds, per cluster, the CN StatefulSet of a removed CN spec
+	// as it last ran, until FE lists none of its nodes.
+	gone map[string]*appsv1.StatefulSet
 	// failures and next space the tries of a cleanup that failed.
 	failures map[types.UID]int
 	next     map[types.UID]time.Time
@@ -72,7 +76,7 @@ type computeNodeCleanup struct {
 }
 
 func newComputeNodeCleanup() *computeNodeCleanup {
-	return &computeNodeCleanup{clean: map[types.UID]int32{}, failures: map[types.UID]int{}, next: map[types.UID]time.Time{}, jobs: newFEJobs(feJobSlots)}
+	return &computeNodeCleanup{clean: map[types.UID]int32{}, gone: map[string]*appsv1.StatefulSet{}, failures: map[types.UID]int{}, next: map[types.UID]time.Time{}, jobs: newFEJobs(feJobSlots)}
 }
 
 // run checks one CN StatefulSet (the cluster's or a warehouse's) whose pods
@@ -105,6 +109,56 @@ func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv
 	if wait > 0 {
 		return wait // backing off after a failure
 	}
+	return c.drop(ctx, access, src, feConf, sts, searchService, want)
+}
+
+// removing remembers the CN StatefulSet of a removed CN spec, about to be deleted.
+func (c *computeNodeCleanup) removing(key string, sts *appsv1.StatefulSet) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gone[key] = sts.DeepCopy()
+}
+
+// removed is the CN StatefulSet of a removed CN spec whose nodes may still be registered; nil when none.
+func (c *computeNodeCleanup) removed(key string) *appsv1.StatefulSet {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sts := c.gone[key]
+	if sts != nil {
+		if last, known := c.clean[sts.UID]; known && last == 0 {
+			delete(c.gone, key)
+			delete(c.clean, sts.UID)
+			return nil
+		}
+	}
+	return sts
+}
+
+// runRemoved drops from FE every compute node of a CN StatefulSet whose
+// spec was removed (with the user's consent, see removalHeld), once its
+// pods are gone: sts is the StatefulSet as it last ran, podsLeft its pods
+// still there. It returns how soon to look again.
+func (c *computeNodeCleanup) runRemoved(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, podsLeft int) time.Duration {
+	if c == nil || access == nil || sts == nil {
+		return 0
+	}
+	c.mu.Lock()
+	last, known := c.clean[sts.UID]
+	wait := time.Until(c.next[sts.UID])
+	c.mu.Unlock()
+	switch {
+	case known && last == 0:
+		return 0 // dropped already
+	case podsLeft > 0:
+		return 0 // their deletions bring the reconcile back
+	case wait > 0:
+		return wait
+	}
+	return c.drop(ctx, access, src, feConf, sts, searchService, 0)
+}
+
+// drop starts the job that drops the nodes of sts at or above want.
+func (c *computeNodeCleanup) drop(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, want int32) time.Duration {
 	log := logf.FromContext(ctx).WithValues("statefulSet", sts.Name)
 	src, sts = src.DeepCopy(), sts.DeepCopy() // the job outlives the reconcile, which goes on with its copies
 	obj, uid := access.owner(src, sts), sts.UID
@@ -201,7 +255,20 @@ func tellDropped(recorder events.EventRecorder, obj runtime.Object, dropped []st
 // cleanUpComputeNodes drops from FE, in either mode, the compute nodes
 // a CN scale-in removed, once the writes succeeded.
 func (r *StarRocksClusterReconciler) cleanUpComputeNodes(ctx context.Context, s *clusterScope) bool {
-	if s.err != nil || r.FE == nil || s.src.Spec.StarRocksCnSpec == nil {
+	if s.err != nil || r.FE == nil {
+		return true
+	}
+	if s.src.Spec.StarRocksCnSpec == nil {
+		// A CN spec removed with the user's consent: once its pods are
+		// gone, none of its nodes may stay registered.
+		key := client.ObjectKeyFromObject(s.src).String()
+		if live := s.in.live[resources.ComponentCN]; live != nil && !removalHeld(s.src, resources.ComponentCN) {
+			r.FE.cleanup.removing(key, live)
+		}
+		if sts := r.FE.cleanup.removed(key); sts != nil {
+			left := len(r.pods(ctx, s.src)[resources.ComponentCN])
+			s.later(r.FE.cleanup.runRemoved(ctx, r.FE, s.src, s.want.feConf, sts, s.src.CnSearchServiceName(), left))
+		}
 		return true
 	}
 	s.later(r.FE.cleanup.run(ctx, r.FE, s.src, s.want.feConf, s.in.live[resources.ComponentCN], s.src.CnSearchServiceName()))
