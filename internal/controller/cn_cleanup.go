@@ -225,17 +225,17 @@ func (j *feJobs) start(key types.UID, job func()) bool {
 }
 
 func dropStale(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, want int32, info func(string, ...any)) ([]string, error) {
-	client, err := access.sql(ctx, src, feConf)
+	c, err := access.sql(ctx, src, feConf)
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := client.ShowComputeNodes(ctx)
+	nodes, err := c.ShowComputeNodes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var dropped []string
 	for _, n := range fe.StaleNodes(nodes, sts.Name, searchService, sts.Namespace, want) {
-		if err := client.DropComputeNode(ctx, n); err != nil {
+		if err := c.DropComputeNode(ctx, n); err != nil {
 			return dropped, fmt.Errorf("dropping compute node %s: %w", n.Host, err)
 		}
 		info("dropped compute node removed by scale-in from FE", "node", n.Host, "heartbeatPort", n.HeartbeatPort)
