@@ -434,7 +434,10 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 	}
 	names := podNames{statefulSet: live.Name, headlessService: s.src.FeSearchServiceName(), namespace: s.src.Namespace}
 	key := client.ObjectKeyFromObject(s.src).String()
-	shrinking := to < from
+	// No pod runs beyond the replicas asked for (a drift of spec.replicas
+	// the StatefulSet controller never acted on): nothing to take out of
+	// FE's group first; a member left over is dropped after.
+	shrinking := to < from && live.Status.Replicas > to
 	if !shrinking {
 		// Look for leftovers only after a scale-down this process did not
 		// see through (and once per StatefulSet ever scaled, at start).

@@ -520,7 +520,8 @@ func testClaimsGrow(t *testing.T, c *testcluster.Cluster) {
 		return sts.Spec.Template.Annotations[resources.ConfigHashAnnotation] != "", nil
 	})
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](1) })
-	// Running with the 3 FE the quorum keeps (waitRunning counts the spec's 1).
+	// Running with the 3 FE the quorum keeps (waitRunning counts the spec's
+	// 1), the refusal of 1 said in ReconcileError (which fails the phase).
 	settled := func(what string) {
 		t.Helper()
 		eventually(t, 2*time.Minute, what, func(ctx context.Context) (bool, error) {
@@ -528,7 +529,8 @@ func testClaimsGrow(t *testing.T, c *testcluster.Cluster) {
 				return false, err
 			}
 			st := src.Status
-			return st.ObservedGeneration == src.Generation && st.Phase == srv1.PhaseRunning && st.StarRocksFeStatus != nil &&
+			refused := meta.FindStatusCondition(st.Conditions, srv1.ConditionReconcileError)
+			return st.ObservedGeneration == src.Generation && refused != nil && refused.Reason == srv1.ReasonScaleInRefused && st.StarRocksFeStatus != nil &&
 				len(st.StarRocksFeStatus.RunningInstances) == 3 && st.StarRocksBeStatus != nil && len(st.StarRocksBeStatus.RunningInstances) == 2, nil
 		})
 	}
