@@ -235,6 +235,11 @@ type StarRocksComponentStatus struct {
 	// Reason explains a failed phase.
 	// +optional
 	Reason string `json:"reason,omitempty"`
+
+	// Nodes is what FE says of the component's nodes (FE, BE, CN), at the
+	// operator's last read.
+	// +optional
+	Nodes *StarRocksNodesStatus `json:"nodes,omitempty"`
 }
 
 // StarRocksCnStatus is the observed state of the compute nodes.

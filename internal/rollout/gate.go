@@ -1,0 +1,379 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+)
+
+// Gated rollouts: a pod template change replaces one pod at a time, and the
+// next only once StarRocks says the last one is back. Kubernetes' own
+// readiness says nothing of that: a BE that is Ready may still be catching up
+// on its tablets, and restarting the next one then leaves tablets with too
+// few healthy replicas.
+//
+// Everything here is decided from what the API server and FE show now (the
+// StatefulSet's revisions and partition, the pods' revision labels and
+// readiness, FE's answer): an operator restarted in the middle of a
+// rollout takes it up where it is.
+
+// Word is FE's answer as a gate reads it, for the pods of one StatefulSet.
+type Word struct {
+	// At is when the read started. An answer counts for a pod only when it
+	// was read after the pod became Ready: one read before says nothing of
+	// the new process.
+	At time.Time
+	// Err is why FE did not answer; the rest is then empty.
+	Err error
+	// Alive is FE's Alive column by pod ordinal, for the rows whose host
+	// is one of the StatefulSet's pods; a pod FE does not list is absent.
+	Alive map[int]bool
+	// Leader is the ordinal of the FE pod that leads (Role=LEADER); -1 when
+	// no row of these pods leads.
+	Leader int
+	// Unhealthy is UnhealthyTabletNum of the Total row of SHOW PROC '/statistic'.
+	Unhealthy int
+}
+
+// Gate is one StatefulSet whose pod template changes roll one pod at a time.
+type Gate struct {
+	// Name is the component (FE, BE, CN), for messages.
+	Name string
+	Live *appsv1.StatefulSet
+	// Pods are Live's pods, in any order; pods of other names are ignored.
+	Pods []corev1.Pod
+	// Changing is true when the write about to be made changes the pod
+	// template: it is written so that no pod rolls yet.
+	Changing bool
+	// Replicas is the desired number of pods.
+	Replicas int32
+	// Word is FE's latest answer newer than the operator's last change of
+	// FE's topology; nil when there is none yet.
+	Word *Word
+	// Tablets gates each step on FE counting no unhealthy tablet too (BE;
+	// CN in shared-nothing mode). Without it the gate is the pod's node Alive.
+	Tablets bool
+}
+
+// Step is what a gate decides for now.
+type Step struct {
+	// Rolling is true while a gated rollout runs: the StatefulSet is
+	// written with Partition (BE, CN) or OnDelete (FE). False leaves the
+	// strategy the spec builds, which restarts no pod: every pod already
+	// runs the update revision, or none is to roll.
+	Rolling bool
+	// Partition is the lowest ordinal that may run the update revision
+	// (BE, CN).
+	Partition int32
+	// Delete is the FE pod to delete now, so that it comes back at the
+	// update revision; nil when none.
+	Delete *corev1.Pod
+	// Waiting is true when the next step waits for something; Message says what.
+	Waiting bool
+	// Message says where the rollout is: which pod of how many, and what it waits for.
+	Message string
+	// Since is when the step waited on began, as far as the pods tell (the
+	// last replaced pod's creation); zero when they do not.
+	Since time.Time
+	// Key names the step waited on, for the caller to remember since when
+	// it waits where the pods cannot tell.
+	Key string
+}
+
+// Partitioned decides a BE or CN rollout through the StatefulSet's
+// partition: set to the number of pods when the template changes, so that
+// none rolls, then lowered one ordinal at a time, highest first, each time
+// the pods above it run the new revision, are Ready, and FE lists them
+// Alive (and, with Tablets, counts no unhealthy tablet).
+func Partitioned(g Gate) Step {
+	live := g.Live
+	replicas := min(ptr.Deref(live.Spec.Replicas, 0), g.Replicas)
+	if g.Changing {
+		return Step{Rolling: true, Partition: replicas, Waiting: true,
+			Message: fmt.Sprintf("%s: pod template changed; pod 1 of %d (%s) rolls once StarRocks allows", g.Name, replicas, podName(live, int(replicas)-1))}
+	}
+	if live.Status.ObservedGeneration < live.Generation {
+		// The revisions are the previous spec's: never lower the partition on them.
+		if p := partition(live); p > 0 {
+			return Step{Rolling: true, Partition: p, Waiting: true, Message: g.Name + ": waiting for the StatefulSet controller to see the last change"}
+		}
+		return Step{}
+	}
+	update := live.Status.UpdateRevision
+	if update == "" || update == live.Status.CurrentRevision {
+		return Step{}
+	}
+	n := int(ptr.Deref(live.Spec.Replicas, 0))
+	pods := byOrdinal(live, g.Pods)
+	// The pods at and above cursor run the update revision or are being
+	// replaced. It is the live partition, or lower when the controller rolls
+	// on its own (a partition of 0 written before the operator took over).
+	cursor := n
+	for cursor > 0 {
+		p := pods[cursor-1]
+		if p != nil && p.DeletionTimestamp == nil && revision(p) != update {
+			break
+		}
+		cursor--
+	}
+	cursor = min(max(cursor, int(partition(live))), n)
+	step := Step{Rolling: true, Partition: int32(cursor), Key: fmt.Sprintf("%s/%s/%d", live.UID, update, cursor)}
+	if cursor == 0 {
+		// Every pod runs the update revision or is on its way: the controller finishes.
+		step.Message = fmt.Sprintf("%s: pod %d of %d (%s) replaced last", g.Name, n, n, podName(live, 0))
+		return step
+	}
+	next := cursor - 1
+	waitFor := func(what string) Step {
+		step.Waiting = true
+		if cursor == n {
+			step.Message = fmt.Sprintf("%s: pod 1 of %d (%s) waits for %s", g.Name, n, podName(live, next), what)
+		} else {
+			step.Message = fmt.Sprintf("%s: %d of %d pods replaced; pod %d (%s) waits for %s", g.Name, n-cursor, n, n-cursor+1, podName(live, next), what)
+		}
+		return step
+	}
+	replaced := make([]int, 0, n-cursor)
+	for i := cursor; i < n; i++ {
+		replaced = append(replaced, i)
+	}
+	what, since, ok := settled(live, pods, replaced, update, g.Word, false)
+	step.Since = since
+	if !ok {
+		return waitFor(what)
+	}
+	// A next pod that is down already can lose no replica more: its own
+	// replicas are the unhealthy ones, and waiting on them would keep the
+	// fix of a crashing pod from ever rolling.
+	down := pods[next] != nil && !podReady(pods[next]) && !g.Word.Alive[next]
+	if g.Tablets && g.Word.Unhealthy > 0 && !down {
+		return waitFor("FE to report every tablet healthy")
+	}
+	step.Partition = int32(next)
+	step.Message = fmt.Sprintf("%s: replacing pod %d of %d (%s)", g.Name, n-next, n, podName(live, next))
+	return step
+}
+
+// LeaderLast decides an FE rollout: the StatefulSet goes OnDelete when its
+// template changes, and the operator deletes one pod at a time, each
+// coming back at the update revision. A partition could not do this: the
+// leader may have any ordinal, and a pod deleted below the partition comes
+// back at the old revision. Pods that are not Ready go first (they serve
+// nothing), then the followers and observers, highest ordinal first, each
+// once every FE pod is Ready and FE lists them all Alive; the leader last.
+func LeaderLast(g Gate) Step {
+	live := g.Live
+	if g.Changing {
+		return Step{Rolling: true, Waiting: true,
+			Message: fmt.Sprintf("%s: pod template changed; followers roll first, one at a time, the leader last", g.Name)}
+	}
+	onDelete := live.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType
+	if live.Status.ObservedGeneration < live.Generation {
+		if onDelete {
+			return Step{Rolling: true, Waiting: true, Message: g.Name + ": waiting for the StatefulSet controller to see the last change"}
+		}
+		return Step{}
+	}
+	update := live.Status.UpdateRevision
+	n := int(ptr.Deref(live.Spec.Replicas, 0))
+	pods := byOrdinal(live, g.Pods)
+	var outdated, all []int
+	for i := range n {
+		all = append(all, i)
+		if p := pods[i]; p != nil && p.DeletionTimestamp == nil && revision(p) != update {
+			outdated = append(outdated, i)
+		}
+	}
+	if update == "" || (update == live.Status.CurrentRevision && !onDelete) {
+		return Step{}
+	}
+	step := Step{Rolling: true, Key: fmt.Sprintf("%s/%s/%d", live.UID, update, len(outdated))}
+	done := n - len(outdated)
+	for _, i := range all {
+		if p := pods[i]; p == nil || p.DeletionTimestamp != nil {
+			step.Waiting = true
+			step.Message = fmt.Sprintf("%s: pod %d of %d (%s) being replaced", g.Name, min(done+1, n), n, podName(live, i))
+			return step
+		}
+	}
+	if len(outdated) == 0 {
+		// Every pod runs the update revision: back to the spec's strategy, which restarts none.
+		return Step{}
+	}
+	newest := time.Time{}
+	for _, i := range all {
+		if revision(pods[i]) == update {
+			newest = later(newest, pods[i].CreationTimestamp.Time)
+		}
+	}
+	step.Since = newest
+	slices.Reverse(outdated) // highest ordinal first
+	deleting := func(i int) Step {
+		step.Delete = pods[i]
+		step.Message = fmt.Sprintf("%s: replacing pod %d of %d (%s)", g.Name, done+1, n, podName(live, i))
+		return step
+	}
+	for _, i := range outdated {
+		if !podReady(pods[i]) {
+			return deleting(i)
+		}
+	}
+	if what, _, ok := settled(live, pods, all, update, g.Word, true); !ok {
+		step.Waiting = true
+		step.Message = fmt.Sprintf("%s: %d of %d pods replaced; the next waits for %s", g.Name, done, n, what)
+		return step
+	}
+	if g.Word.Leader < 0 {
+		// Without the leader's name any pod could be it: delete none.
+		step.Waiting = true
+		step.Message = fmt.Sprintf("%s: %d of %d pods replaced; the next waits for FE to name its leader", g.Name, done, n)
+		return step
+	}
+	for _, i := range outdated {
+		if i != g.Word.Leader {
+			return deleting(i)
+		}
+	}
+	return deleting(outdated[0])
+}
+
+// settled checks the pods of ordinals: each exists and is Ready (at the
+// update revision unless any is allowed), and FE, in an answer read after
+// the last of them became Ready, lists each Alive. It returns what is
+// still awaited, and the latest creation of those pods.
+func settled(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, ordinals []int, update string, w *Word, anyRevision bool) (string, time.Time, bool) {
+	var since, readyAt time.Time
+	for _, i := range ordinals {
+		p := pods[i]
+		switch {
+		case p == nil || p.DeletionTimestamp != nil:
+			return podName(live, i) + " to be replaced", since, false
+		case !anyRevision && revision(p) != update:
+			return podName(live, i) + " to run the new revision", since, false
+		}
+		since = later(since, p.CreationTimestamp.Time)
+		if !podReady(p) {
+			return podName(live, i) + " to become Ready", since, false
+		}
+		readyAt = later(readyAt, readyTime(p))
+	}
+	switch {
+	case w == nil:
+		return "FE's next answer", since, false
+	case w.Err != nil:
+		return "FE, which did not answer: " + w.Err.Error(), since, false
+	case !readyAt.IsZero() && w.At.Before(readyAt.Add(time.Second)):
+		// Ready times are kept to the second: an answer must start a full second after.
+		return "FE's answer after the last pod became Ready", since, false
+	}
+	for _, i := range ordinals {
+		if !w.Alive[i] {
+			return "FE to list " + podName(live, i) + " Alive", since, false
+		}
+	}
+	return "", since, true
+}
+
+// Stalled reports whether a step that began at since has waited longer than after.
+func Stalled(since, now time.Time, after time.Duration) bool {
+	return after > 0 && !since.IsZero() && now.Sub(since) > after
+}
+
+// UserStrategy reports whether a component's updateStrategy is the user's
+// own, which the operator leaves alone: OnDelete, or a partition above 0.
+// RollingUpdate with no partition or partition 0 is what the operator (and
+// the upstream) builds by default, so gating it is no change to what the
+// user asked.
+func UserStrategy(s *appsv1.StatefulSetUpdateStrategy) bool {
+	if s == nil {
+		return false
+	}
+	if s.Type == appsv1.OnDeleteStatefulSetStrategyType {
+		return true
+	}
+	return s.RollingUpdate != nil && ptr.Deref(s.RollingUpdate.Partition, 0) > 0
+}
+
+// WithPartition returns the RollingUpdate strategy s with partition p,
+// keeping its maxUnavailable.
+func WithPartition(s appsv1.StatefulSetUpdateStrategy, p int32) appsv1.StatefulSetUpdateStrategy {
+	out := appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType, RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To(p)}}
+	if s.RollingUpdate != nil {
+		out.RollingUpdate.MaxUnavailable = s.RollingUpdate.MaxUnavailable
+	}
+	return out
+}
+
+func partition(s *appsv1.StatefulSet) int32 {
+	u := s.Spec.UpdateStrategy
+	if u.Type == appsv1.OnDeleteStatefulSetStrategyType || u.RollingUpdate == nil {
+		return 0
+	}
+	return ptr.Deref(u.RollingUpdate.Partition, 0)
+}
+
+// byOrdinal indexes the pods of s by ordinal.
+func byOrdinal(s *appsv1.StatefulSet, pods []corev1.Pod) map[int]*corev1.Pod {
+	out := map[int]*corev1.Pod{}
+	for i := range pods {
+		num, ok := strings.CutPrefix(pods[i].Name, s.Name+"-")
+		if !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(num); err == nil && n >= 0 && strconv.Itoa(n) == num {
+			out[n] = &pods[i]
+		}
+	}
+	return out
+}
+
+func podName(s *appsv1.StatefulSet, ordinal int) string { return fmt.Sprintf("%s-%d", s.Name, ordinal) }
+
+func revision(p *corev1.Pod) string { return p.Labels[appsv1.StatefulSetRevisionLabel] }
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func readyTime(p *corev1.Pod) time.Time {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return time.Time{}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,356 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package rollout
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// rolling is a StatefulSet of n pods whose controller has seen its spec,
+// rolling from revision "old" to "new" with partition p (nil: OnDelete).
+func rolling(n int32, p *int32) *appsv1.StatefulSet {
+	s := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "c-be", UID: "u1", Generation: 2},
+		Spec:       appsv1.StatefulSetSpec{Replicas: ptr.To(n), UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}},
+		Status:     appsv1.StatefulSetStatus{ObservedGeneration: 2, CurrentRevision: "old", UpdateRevision: "new"},
+	}
+	if p != nil {
+		s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType, RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: p}}
+	}
+	return s
+}
+
+// pod is pod i of s at revision rev, Ready since readyAt (zero: not Ready).
+func pod(s *appsv1.StatefulSet, i int, rev string, readyAt time.Time) corev1.Pod {
+	p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", s.Name, i), Labels: map[string]string{appsv1.StatefulSetRevisionLabel: rev},
+		CreationTimestamp: metav1.NewTime(readyAt.Add(-time.Second))}}
+	status := corev1.ConditionFalse
+	if !readyAt.IsZero() {
+		status = corev1.ConditionTrue
+	} else {
+		p.CreationTimestamp = metav1.NewTime(t0)
+	}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status, LastTransitionTime: metav1.NewTime(readyAt)}}
+	return p
+}
+
+// pods makes pods 0..len(revs)-1 Ready at t0 with the revisions given.
+func pods(s *appsv1.StatefulSet, revs ...string) []corev1.Pod {
+	out := make([]corev1.Pod, len(revs))
+	for i, r := range revs {
+		out[i] = pod(s, i, r, t0)
+	}
+	return out
+}
+
+func alive(n int, except ...int) map[int]bool {
+	m := map[int]bool{}
+	for i := range n {
+		m[i] = true
+	}
+	for _, e := range except {
+		m[e] = false
+	}
+	return m
+}
+
+func word(at time.Time, a map[int]bool, unhealthy int) *Word {
+	return &Word{At: at, Alive: a, Leader: -1, Unhealthy: unhealthy}
+}
+
+func TestPartitioned(t *testing.T) {
+	later := t0.Add(5 * time.Second)
+	tests := []struct {
+		name      string
+		gate      func() Gate
+		rolling   bool
+		partition int32
+		waiting   string // part of the message when waiting; "" when the step moves
+	}{
+		{"a template change is written with partition = replicas: no pod rolls yet", func() Gate {
+			s := rolling(3, ptr.To[int32](0))
+			s.Status.UpdateRevision = "old"
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "old"), Changing: true, Replicas: 3, Tablets: true}
+		}, true, 3, "pod 1 of 3 (c-be-2) rolls once StarRocks allows"},
+		{"a template change with a scale-out lets the new pods start at the new revision", func() Gate {
+			s := rolling(3, ptr.To[int32](0))
+			return Gate{Name: "BE", Live: s, Changing: true, Replicas: 5, Tablets: true}
+		}, true, 3, "pod 1 of 3"},
+		{"the first pod waits for FE's first answer", func() Gate {
+			s := rolling(3, ptr.To[int32](3))
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true}
+		}, true, 3, "pod 1 of 3 (c-be-2) waits for FE's next answer"},
+		{"the first pod waits for every tablet healthy", func() Gate {
+			s := rolling(3, ptr.To[int32](3))
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 4)}
+		}, true, 3, "every tablet healthy"},
+		{"the first pod rolls, highest ordinal first, when every tablet is healthy", func() Gate {
+			s := rolling(3, ptr.To[int32](3))
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+		}, true, 2, ""},
+		{"a replaced pod that is not Ready holds the next", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			ps := pods(s, "old", "old", "new")
+			ps[2] = pod(s, 2, "new", time.Time{})
+			return Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+		}, true, 2, "c-be-2 to become Ready"},
+		{"a replaced pod still terminating holds the next", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			ps := pods(s, "old", "old", "old")
+			ps[2].DeletionTimestamp = ptr.To(metav1.NewTime(t0))
+			return Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+		}, true, 2, "c-be-2 to be replaced"},
+		{"an answer read before the replaced pod became Ready counts for nothing", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(t0.Add(500*time.Millisecond), alive(3), 0)}
+		}, true, 2, "FE's answer after the last pod became Ready"},
+		{"the replaced BE must be Alive in FE", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3, 2), 0)}
+		}, true, 2, "FE to list c-be-2 Alive"},
+		{"FE not answering holds the next pod", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: &Word{At: later, Err: errors.New("connection refused")}}
+		}, true, 2, "did not answer: connection refused"},
+		{"tablets catching up hold the next BE", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 7)}
+		}, true, 2, "2 (c-be-1) waits for FE to report every tablet healthy"},
+		{"a CN without the tablet gate moves on Alive alone", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			s.Name = "c-cn"
+			return Gate{Name: "CN", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Word: word(later, alive(3), 7)}
+		}, true, 1, ""},
+		{"the next BE moves when Alive and every tablet is healthy", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+		}, true, 1, ""},
+		{"a next pod that is down already rolls despite its unhealthy tablets", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			ps := pods(s, "old", "old", "new")
+			ps[1] = pod(s, 1, "old", time.Time{})
+			return Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 1), 7)}
+		}, true, 1, ""},
+		{"a lower pod that is down holds the next: its replicas are the unhealthy ones", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			ps := pods(s, "old", "old", "new")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			return Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
+		}, true, 2, "every tablet healthy"},
+		{"a controller rolling on its own (partition 0) is caught where it is", func() Gate {
+			s := rolling(3, ptr.To[int32](0))
+			ps := pods(s, "old", "old", "new")
+			ps[2] = pod(s, 2, "new", time.Time{})
+			return Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+		}, true, 2, "c-be-2 to become Ready"},
+		{"revisions the controller has not updated yet never lower the partition", func() Gate {
+			s := rolling(3, ptr.To[int32](3))
+			s.Status.ObservedGeneration = 1
+			s.Status.UpdateRevision = "old"
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+		}, true, 3, "StatefulSet controller"},
+		{"the last pod replaced: the spec's partition 0, the controller finishes", func() Gate {
+			s := rolling(3, ptr.To[int32](0))
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "new", "new", "new"), Replicas: 3, Tablets: true}
+		}, true, 0, ""},
+		{"a finished rollout is no rollout: the spec's strategy", func() Gate {
+			s := rolling(3, ptr.To[int32](0))
+			s.Status.CurrentRevision = "new"
+			return Gate{Name: "BE", Live: s, Pods: pods(s, "new", "new", "new"), Replicas: 3, Tablets: true}
+		}, false, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Partitioned(tc.gate())
+			if got.Rolling != tc.rolling || got.Partition != tc.partition {
+				t.Errorf("rolling %t partition %d, want %t %d (%s)", got.Rolling, got.Partition, tc.rolling, tc.partition, got.Message)
+			}
+			if tc.waiting == "" && got.Waiting {
+				t.Errorf("waits: %s", got.Message)
+			}
+			if tc.waiting != "" && (!got.Waiting || !strings.Contains(got.Message, tc.waiting)) {
+				t.Errorf("message %q (waiting %t), want it to wait for %q", got.Message, got.Waiting, tc.waiting)
+			}
+		})
+	}
+}
+
+// A BE rollout of 3 pods, simulated step by step: each pod rolls only once
+// the one before is Ready, Alive and its tablets healthy.
+func TestPartitionedRollsOnePodAtATime(t *testing.T) {
+	s := rolling(3, ptr.To[int32](3))
+	revs := []string{"old", "old", "old"}
+	var order []int
+	now := t0
+	for range 20 {
+		now = now.Add(10 * time.Second)
+		ps := make([]corev1.Pod, 3)
+		for i, r := range revs {
+			ps[i] = pod(s, i, r, now.Add(-5*time.Second))
+		}
+		step := Partitioned(Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(now, alive(3), 0)})
+		if !step.Rolling {
+			break
+		}
+		s.Spec.UpdateStrategy = WithPartition(s.Spec.UpdateStrategy, step.Partition)
+		// The controller replaces the highest pod below the old partition at once.
+		for i := 2; i >= int(step.Partition); i-- {
+			if revs[i] != "new" {
+				revs[i] = "new"
+				order = append(order, i)
+				break
+			}
+		}
+		if step.Partition == 0 && revs[0] == "new" {
+			s.Status.CurrentRevision = "new"
+		}
+	}
+	if fmt.Sprint(order) != "[2 1 0]" {
+		t.Errorf("pods replaced in order %v, want [2 1 0]", order)
+	}
+}
+
+func TestLeaderLast(t *testing.T) {
+	later := t0.Add(5 * time.Second)
+	fe := func(revs ...string) (*appsv1.StatefulSet, []corev1.Pod) {
+		s := rolling(int32(len(revs)), nil)
+		s.Name = "c-fe"
+		return s, pods(s, revs...)
+	}
+	leaderAt := func(i int) *Word { w := word(later, alive(3), 0); w.Leader = i; return w }
+	tests := []struct {
+		name    string
+		gate    func() Gate
+		rolling bool
+		deletes string
+		waiting string
+	}{
+		{"a template change is written OnDelete: no pod rolls yet", func() Gate {
+			s, ps := fe("old", "old", "old")
+			s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}
+			return Gate{Name: "FE", Live: s, Pods: ps, Changing: true, Replicas: 3}
+		}, true, "", "the leader last"},
+		{"leader at 0: the highest follower first", func() Gate {
+			s, ps := fe("old", "old", "old")
+			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+		}, true, "c-fe-2", ""},
+		{"leader at 0: then the other follower", func() Gate {
+			s, ps := fe("old", "old", "new")
+			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+		}, true, "c-fe-1", ""},
+		{"leader at 0: the leader last", func() Gate {
+			s, ps := fe("old", "new", "new")
+			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+		}, true, "c-fe-0", ""},
+		{"leader at 2: the followers 1 and 0 before it", func() Gate {
+			s, ps := fe("old", "old", "old")
+			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(2)}
+		}, true, "c-fe-1", ""},
+		{"leader at 2: it goes once the followers are replaced", func() Gate {
+			s, ps := fe("new", "new", "old")
+			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(2)}
+		}, true, "c-fe-2", ""},
+		{"a pod being replaced holds the next", func() Gate {
+			s, ps := fe("old", "old")
+			return Gate{Name: "FE", Live: rolling3(s), Pods: ps, Replicas: 3, Word: leaderAt(0)}
+		}, true, "", "c-fe-2) being replaced"},
+		{"a replaced pod not Ready holds the next", func() Gate {
+			s, ps := fe("old", "old", "new")
+			ps[2] = pod(s, 2, "new", time.Time{})
+			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+		}, true, "", "c-fe-2 to become Ready"},
+		{"an FE that FE lists not Alive holds the next", func() Gate {
+			s, ps := fe("old", "old", "new")
+			w := leaderAt(0)
+			w.Alive[2] = false
+			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: w}
+		}, true, "", "FE to list c-fe-2 Alive"},
+		{"an old pod that is not Ready goes first, without FE's word", func() Gate {
+			s, ps := fe("old", "old", "old")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3}
+		}, true, "c-fe-0", ""},
+		{"no leader named: no pod is deleted", func() Gate {
+			s, ps := fe("old", "old", "old")
+			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: word(later, alive(3), 0)}
+		}, true, "", "FE to name its leader"},
+		{"every pod at the update revision: back to the spec's strategy", func() Gate {
+			s, ps := fe("new", "new", "new")
+			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+		}, false, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := LeaderLast(tc.gate())
+			deleted := ""
+			if got.Delete != nil {
+				deleted = got.Delete.Name
+			}
+			if got.Rolling != tc.rolling || deleted != tc.deletes {
+				t.Errorf("rolling %t deletes %q, want %t %q (%s)", got.Rolling, deleted, tc.rolling, tc.deletes, got.Message)
+			}
+			if tc.waiting != "" && (!got.Waiting || !strings.Contains(got.Message, tc.waiting)) {
+				t.Errorf("message %q (waiting %t), want it to wait for %q", got.Message, got.Waiting, tc.waiting)
+			}
+		})
+	}
+}
+
+func rolling3(s *appsv1.StatefulSet) *appsv1.StatefulSet {
+	s.Spec.Replicas = ptr.To[int32](3)
+	return s
+}
+
+func TestUserStrategy(t *testing.T) {
+	for _, tc := range []struct {
+		s    *appsv1.StatefulSetUpdateStrategy
+		user bool
+	}{
+		{nil, false},
+		{&appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}, false},
+		{&appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType, RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](0)}}, false},
+		{&appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType, RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](2)}}, true},
+		{&appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}, true},
+	} {
+		if got := UserStrategy(tc.s); got != tc.user {
+			t.Errorf("UserStrategy(%+v) = %t, want %t", tc.s, got, tc.user)
+		}
+	}
+}
+
+func TestStalled(t *testing.T) {
+	if Stalled(time.Time{}, t0, time.Minute) {
+		t.Error("a step of unknown start stalled")
+	}
+	if Stalled(t0, t0.Add(time.Minute), time.Minute) {
+		t.Error("stalled at the timeout, not after it")
+	}
+	if !Stalled(t0, t0.Add(time.Minute+time.Second), time.Minute) {
+		t.Error("not stalled after the timeout")
+	}
+}
