@@ -19,8 +19,8 @@ package v1
 // What StarRocks itself says, in status, and the rollouts that wait for it
 // (docs/rollouts.md).
 
-// ConditionStarRocksHealthy: FE lists every node of the cluster Alive and
-// counts no unhealthy tablet (SHOW FRONTENDS, SHOW BACKENDS, SHOW COMPUTE
+// ConditionStarRocksHealthy is True when FE lists every node of the
+// cluster Alive and counts no unhealthy tablet (SHOW FRONTENDS, SHOW BACKENDS, SHOW COMPUTE
 // NODES, SHOW PROC '/statistic'), at the operator's last read. It appears
 // once FE's pods are Ready.
 const ConditionStarRocksHealthy = "StarRocksHealthy"

@@ -93,6 +93,7 @@ func run(args []string, stderr io.Writer) int {
 		DenyList:   opts.DenyList,
 		Namespace:  opts.Namespace,
 		Build:      opts.BuildOptions(),
+		SyncPeriod: opts.SyncPeriod,
 	}); err != nil {
 		log.Error(err, "setting up the StarRocksCluster controller")
 		return 1

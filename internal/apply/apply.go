@@ -510,6 +510,15 @@ func (h *Hashes) Written(live, desired client.Object) bool {
 	return live.GetAnnotations()[HashAnnotation] == hash
 }
 
+// Forget drops the hash of desired, which its caller changed after it was
+// hashed (a rollout gate setting the partition it decided): the next
+// Written hashes it again.
+func (h *Hashes) Forget(desired client.Object) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.m, desired)
+}
+
 // Desired converts obj to the body of an apply request: no status, no
 // server-owned metadata, no nulls, and HashAnnotation set to a hash of the rest.
 func Desired(obj client.Object) (*unstructured.Unstructured, string, error) {

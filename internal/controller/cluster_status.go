@@ -102,6 +102,7 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScop
 		obs.Rollout = want.rollout.Message
 	}
 	s.holds.observe(obs)
+	s.gates.observe(obs)
 	obs.UnboundClaims = r.unboundClaims(ctx, s)
 	obs.DisasterRecovery = disasterRecoveryStatus(src, s.in.confs[resources.ComponentFE].content, live[resources.ComponentFE])
 	return obs

@@ -51,6 +51,8 @@ type clusterScope struct {
 	started bool
 	// after is how soon to look again; zero for a watch event.
 	after time.Duration
+	// gates is what the gated rollouts and FE's word tell the status (gated_rollout.go).
+	gates gateState
 }
 
 // statusWrite is the outcome of writing status.

@@ -68,6 +68,9 @@ type Config struct {
 	// by the StarRocks-aware phases (scale-in, rollouts, health); zero
 	// means 10 s. Tests shorten it.
 	FELookEvery time.Duration
+	// SyncPeriod is the manager's cache resync period: outside rollouts, FE
+	// is read for the status at most once per period; zero means 2 min.
+	SyncPeriod time.Duration
 }
 
 // IgnoredAnnotation on a StarRocksCluster makes the operator leave it alone.
@@ -200,6 +203,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, cfg.DenyList)
 	r.APIReader = mgr.GetAPIReader()
 	r.BuildOptions = cfg.Build
+	r.SyncPeriod = cfg.SyncPeriod
 	r.Applier.Reader = mgr.GetAPIReader() // adoption needs managedFields, which the cache drops
 	if cfg.Controller.ReconciliationTimeout == 0 {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.

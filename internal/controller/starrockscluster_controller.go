@@ -53,6 +53,9 @@ type StarRocksClusterReconciler struct {
 	APIReader client.Reader
 	// BuildOptions are the operator-wide settings of the builders.
 	BuildOptions resources.Options
+	// SyncPeriod is the operator's --sync-period: outside rollouts, FE is
+	// read for the status at most once per period.
+	SyncPeriod time.Duration
 	// StartApart makes the first reconcile of a cluster without its FE
 	// StatefulSet write only what FE's pods need (see firstStep); set with
 	// more than one worker.
@@ -64,6 +67,8 @@ type StarRocksClusterReconciler struct {
 	started   *startedWrites
 	regrowing *regrowing
 	scaleIns  *scaleIns
+	// waits dates the gated rollouts' steps the pods cannot date.
+	waits *waitClock
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry workqueue.TypedRateLimiter[string]
@@ -81,6 +86,7 @@ func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorde
 		started:   newStartedWrites(),
 		regrowing: newRegrowing(),
 		scaleIns:  newScaleIns(),
+		waits:     newWaitClock(),
 		retry:     workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 	}
 }
@@ -94,7 +100,7 @@ func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorde
 // +kubebuilder:rbac:groups=apps,resources=statefulsets;deployments,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -120,6 +126,7 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		r.disasterRecovery,    // disaster_recovery.go: FE alone restores a snapshot, BE and CN held
 		r.scaleIn,             // scalein.go: FE lets removed BEs and FEs go before their pods do
 		r.rolloutOrder,        // rollout.go: image changes roll BE and CN before FE on upgrade
+		r.gateRollouts,        // gated_rollout.go: pods roll one at a time on StarRocks' word, FE's leader last
 		r.sync,                // sync.go: write and delete objects, status beside
 		r.cleanUpComputeNodes, // cn_cleanup.go: drop from FE the compute nodes a scale-in removed
 	}

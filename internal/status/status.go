@@ -86,6 +86,24 @@ type Observed struct {
 	// UnboundClaims are Pending claims ("PersistentVolumeClaim fe-meta-sr-fe-0")
 	// that ask for storageClassName "" and so never bind to the default class.
 	UnboundClaims []string
+	// GatedRollouts say where each rollout that waits for StarRocks is
+	// (docs/rollouts.md); empty when none runs.
+	GatedRollouts []string
+	// RolloutStalled says which of them waited past its stall timeout; empty when none.
+	RolloutStalled string
+	// StarRocks is what FE said at the operator's last read; nil when there
+	// is nothing new to say, and the status keeps what it says.
+	StarRocks *StarRocksWord
+}
+
+// StarRocksWord is what FE said of the cluster's nodes and tablets.
+type StarRocksWord struct {
+	// FE, BE and CN count the nodes of each component; nil for one the cluster does not run.
+	FE, BE, CN *srv1.StarRocksNodesStatus
+	// Healthy, Reason and Message make the StarRocksHealthy condition;
+	// without a Reason the condition is left as it is.
+	Healthy         bool
+	Reason, Message string
 }
 
 // API limits on messages: the API server rejects a longer condition message
@@ -122,8 +140,10 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 	st.StarRocksFeStatus = componentStatus(obs.FE)
 	st.StarRocksBeStatus = componentStatus(obs.BE)
 	st.StarRocksFeProxyStatus = componentStatus(obs.FEProxy)
-	if cs := componentStatus(obs.CN); cs != nil {
-		st.StarRocksCnStatus = &srv1.StarRocksCnStatus{StarRocksComponentStatus: *cs, Selector: obs.Selector}
+	cn := componentStatus(obs.CN)
+	nodes(src, obs.StarRocks, st.StarRocksFeStatus, st.StarRocksBeStatus, cn)
+	if cn != nil {
+		st.StarRocksCnStatus = &srv1.StarRocksCnStatus{StarRocksComponentStatus: *cn, Selector: obs.Selector}
 		if obs.CN.StatefulSet != nil {
 			st.StarRocksCnStatus.Replicas = obs.CN.StatefulSet.Status.Replicas
 		}
@@ -193,7 +213,18 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 	default:
 		set(srv1.ConditionDegraded, metav1.ConditionFalse, srv1.ReasonAllPodsHealthy, "")
 	}
+	if w := obs.StarRocks; w != nil && w.Reason != "" {
+		healthy := metav1.ConditionFalse
+		if w.Healthy {
+			healthy = metav1.ConditionTrue
+		}
+		set(srv1.ConditionStarRocksHealthy, healthy, w.Reason, w.Message)
+	}
 	switch {
+	case obs.RolloutStalled != "":
+		set(srv1.ConditionProgressing, metav1.ConditionFalse, srv1.ReasonRolloutStalled, obs.RolloutStalled)
+	case len(obs.GatedRollouts) > 0:
+		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonRollingOut, strings.Join(append(slices.Clone(obs.GatedRollouts), nonEmpty(obs.Rollout)...), "; "))
 	case obs.Rollout != "":
 		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonOrderedRollout, obs.Rollout)
 	case obs.Step != "":
@@ -220,6 +251,40 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 	}
 	slices.SortFunc(st.Conditions, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
 	return st
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// nodes fills each component's figures from FE's word, or, without a new
+// word, keeps what the status said: a read outside rollouts comes at most
+// once per sync period, and a status computed in between must not drop it.
+func nodes(src *srv1.StarRocksCluster, w *StarRocksWord, fe, be, cn *srv1.StarRocksComponentStatus) {
+	if w != nil {
+		for _, p := range []struct {
+			cs *srv1.StarRocksComponentStatus
+			n  *srv1.StarRocksNodesStatus
+		}{{fe, w.FE}, {be, w.BE}, {cn, w.CN}} {
+			if p.cs != nil {
+				p.cs.Nodes = p.n
+			}
+		}
+		return
+	}
+	old := src.Status
+	if fe != nil && old.StarRocksFeStatus != nil {
+		fe.Nodes = old.StarRocksFeStatus.Nodes
+	}
+	if be != nil && old.StarRocksBeStatus != nil {
+		be.Nodes = old.StarRocksBeStatus.Nodes
+	}
+	if cn != nil && old.StarRocksCnStatus != nil {
+		cn.Nodes = old.StarRocksCnStatus.Nodes
+	}
 }
 
 func cnBase(cn *srv1.StarRocksCnStatus) *srv1.StarRocksComponentStatus {

@@ -183,7 +183,7 @@ func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo op
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := controller.SetupWithManager(mgr, controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace, DenyList: oo.denyList, FE: oo.fe, FELookEvery: oo.feLookEvery}); err != nil {
+	if err := controller.SetupWithManager(mgr, controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace, DenyList: oo.denyList, FE: oo.fe, FELookEvery: oo.feLookEvery, SyncPeriod: opts.SyncPeriod}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,0 +1,307 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/rollout"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// RolloutGateAnnotation on a StarRocksCluster turns the gated rollouts off
+// ("off": pod template changes roll as the StatefulSet controller rolls
+// them), or keeps them only while FE answers ("if-fe-reachable": an FE that
+// does not answer lets the rollout go on ungated). Without it, a rollout
+// whose FE does not answer waits, and says so.
+const RolloutGateAnnotation = "starrocks.com/rollout-gate"
+
+// The values of RolloutGateAnnotation.
+const (
+	RolloutGateOff           = "off"
+	RolloutGateIfFEReachable = "if-fe-reachable"
+)
+
+// RolloutStallTimeoutAnnotation sets how long a gated rollout's step may
+// wait for StarRocks before it is reported RolloutStalled (a Go duration,
+// "45m"); the rollout stays held either way.
+const RolloutStallTimeoutAnnotation = "starrocks.com/rollout-stall-timeout"
+
+// defaultStallTimeout is the stall timeout without the annotation.
+const defaultStallTimeout = 30 * time.Minute
+
+// gateState is what the gated rollouts of one reconcile tell the status.
+type gateState struct {
+	rollouts []string
+	stalled  string
+	word     *status.StarRocksWord
+}
+
+// observe writes the gated rollouts and FE's word into obs.
+func (g *gateState) observe(obs *status.Observed) {
+	obs.GatedRollouts, obs.RolloutStalled, obs.StarRocks = g.rollouts, g.stalled, g.word
+}
+
+// waitClock remembers, per StatefulSet, since when its current step has
+// waited, for steps the pods cannot date (the first pod of a rollout).
+// Forgotten on restart: the clock then starts again, later, never earlier.
+type waitClock struct {
+	mu    sync.Mutex
+	steps map[types.UID]clockEntry
+}
+
+type clockEntry struct {
+	key   string
+	since time.Time
+}
+
+func newWaitClock() *waitClock { return &waitClock{steps: map[types.UID]clockEntry{}} }
+
+// since is when the step key of StatefulSet uid was first seen waiting.
+func (w *waitClock) since(uid types.UID, key string, now time.Time) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if e, ok := w.steps[uid]; ok && e.key == key {
+		return e.since
+	}
+	w.steps[uid] = clockEntry{key: key, since: now}
+	return now
+}
+
+func (w *waitClock) forget(uid types.UID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.steps, uid)
+}
+
+// gateRollouts makes pod template changes of FE, BE and CN roll one pod at a
+// time on StarRocks' word (rollout.Partitioned, rollout.LeaderLast): it sets
+// the partition or the OnDelete strategy on the desired StatefulSet, holds
+// it reported as waiting, and deletes the next FE pod when its turn has
+// come. It also reads FE's word for StarRocksHealthy and the status figures.
+func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
+	gates := map[resources.Component]rollout.Gate{}
+	rolling := false
+	for _, c := range statefulSetComponents {
+		g, ok := r.gate(s, c)
+		if !ok {
+			continue
+		}
+		if decide(c, g).Rolling {
+			rolling = true
+		}
+		gates[c] = g
+	}
+	rep := r.feWord(s, rolling, healthEvery(r.SyncPeriod))
+	s.gates.word = starRocksWord(s.src, feAnswers(s), rep)
+	if !rolling {
+		for _, g := range gates {
+			r.waits.forget(g.Live.UID)
+		}
+		return true
+	}
+	if !feAnswers(s) {
+		rep = &feReport{at: time.Now(), err: errors.New("no FE pod is Ready")}
+	}
+	defer r.tellStalled(s)
+	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateIfFEReachable && rep != nil && rep.err != nil {
+		return true // FE does not answer, and the user lets the rollout go on without its word
+	}
+	pods := r.pods(ctx, s.src)
+	for _, c := range statefulSetComponents {
+		g, ok := gates[c]
+		if !ok {
+			continue
+		}
+		g.Pods, g.Word = pods[c], gateWord(rep, s.src, c)
+		if err := r.step(ctx, s, c, g); err != nil {
+			s.err = errors.Join(s.err, err)
+		}
+	}
+	return true
+}
+
+// gate is component c's gate, without FE's word and the pods; ok is false
+// when c's pod template changes roll as the StatefulSet controller rolls them.
+func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component) (rollout.Gate, bool) {
+	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+	if live == nil || want == nil || s.recovering() || s.holds.keeps(c, want) {
+		return rollout.Gate{}, false // nothing runs yet, it goes, or it is held whole (an ordered rollout, a scale-in)
+	}
+	if _, growing := s.want.grow[c]; growing {
+		return rollout.Gate{}, false // its StatefulSet is recreated around its pods
+	}
+	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateOff || rollout.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
+		return rollout.Gate{}, false
+	}
+	replicas := ptr.Deref(want.Spec.Replicas, 1)
+	if max(ptr.Deref(live.Spec.Replicas, 0), replicas) < 2 || live.Status.ReadyReplicas == 0 {
+		// One pod has nothing to wait for, and no Ready pod nothing to protect:
+		// the fix of a component that is down rolls at once.
+		return rollout.Gate{}, false
+	}
+	tablets := c == resources.ComponentBE || (c == resources.ComponentCN && !fe.SharedData(s.want.feConf))
+	return rollout.Gate{Name: c.Title(), Live: live, Changing: templateChanging(s.want.hashes, live, want), Replicas: replicas, Tablets: tablets}, true
+}
+
+func decide(c resources.Component, g rollout.Gate) rollout.Step {
+	if c == resources.ComponentFE {
+		return rollout.LeaderLast(g)
+	}
+	return rollout.Partitioned(g)
+}
+
+// step applies c's next step to the desired StatefulSet (and deletes the
+// next FE pod), and holds it reported as waiting.
+func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, c resources.Component, g rollout.Gate) error {
+	st := decide(c, g)
+	if !st.Rolling {
+		r.waits.forget(g.Live.UID)
+		return nil
+	}
+	want := s.want.objects.StatefulSet(c)
+	if c == resources.ComponentFE {
+		want.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+	} else {
+		want.Spec.UpdateStrategy = rollout.WithPartition(want.Spec.UpdateStrategy, st.Partition)
+	}
+	s.want.hashes.Forget(want) // hashed by the rollout order, before the strategy was set
+	reason, msg := srv1.ReasonRollingOut, st.Message
+	if st.Waiting {
+		now := time.Now()
+		since := r.waits.since(g.Live.UID, st.Key, now)
+		if !st.Since.IsZero() && st.Since.Before(since) {
+			since = st.Since
+		}
+		timeout := stallTimeout(s.src)
+		if rollout.Stalled(since, now, timeout) {
+			reason = srv1.ReasonRolloutStalled
+			msg = fmt.Sprintf("%s, for longer than %s (%s): held; fix what it waits for, or annotate the cluster %s=%s to roll without StarRocks' word",
+				st.Message, timeout, RolloutStallTimeoutAnnotation, RolloutGateAnnotation, RolloutGateOff)
+			if s.gates.stalled == "" {
+				s.gates.stalled = msg
+			}
+		}
+	}
+	s.gates.rollouts = append(s.gates.rollouts, st.Message)
+	s.hold(hold{component: c, object: want, field: []string{"spec", "updateStrategy"}, reason: reason, message: msg, report: waits})
+	s.later(r.FE.lookEvery())
+	if st.Delete == nil {
+		return nil
+	}
+	return r.deletePod(ctx, s, st.Delete)
+}
+
+// deletePod deletes an FE pod whose turn has come; it comes back at the
+// update revision. FE's report before the deletion says nothing of what
+// follows: the next step waits for a read after it.
+func (r *StarRocksClusterReconciler) deletePod(ctx context.Context, s *clusterScope, p *corev1.Pod) error {
+	err := r.Client.Delete(ctx, p, client.Preconditions{UID: ptr.To(p.UID)})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone already, or another pod of that name: the next reconcile sees which
+	}
+	if err != nil {
+		return fmt.Errorf("deleting pod %s for its rollout: %w", p.Name, err)
+	}
+	if r.FE != nil && r.FE.views != nil {
+		r.FE.views.changed(client.ObjectKeyFromObject(s.src).String())
+	}
+	s.results = append(s.results, apply.Result{Kind: "Pod", Name: p.Name, Action: apply.Deleted})
+	return nil
+}
+
+// lookEvery is how soon a gated rollout looks again: the rate of FE reads.
+func (a *feAccess) lookEvery() time.Duration {
+	if a == nil || a.views == nil {
+		return defaultFELookEvery
+	}
+	return a.views.every
+}
+
+// stallTimeout is the cluster's RolloutStallTimeoutAnnotation, or the default.
+func stallTimeout(src *srv1.StarRocksCluster) time.Duration {
+	if d, err := time.ParseDuration(src.Annotations[RolloutStallTimeoutAnnotation]); err == nil && d > 0 {
+		return d
+	}
+	return defaultStallTimeout
+}
+
+// tellStalled emits a Warning Event when a rollout newly stalls.
+func (r *StarRocksClusterReconciler) tellStalled(s *clusterScope) {
+	if s.gates.stalled == "" {
+		return
+	}
+	if c := meta.FindStatusCondition(s.src.Status.Conditions, srv1.ConditionProgressing); c != nil && c.Reason == srv1.ReasonRolloutStalled {
+		return
+	}
+	r.Recorder.Eventf(s.src, nil, corev1.EventTypeWarning, srv1.ReasonRolloutStalled, "Rollout", "%s", status.Truncate(s.gates.stalled, status.MaxEventNote))
+}
+
+// templateChanging reports whether writing want changes live's pod
+// template. Nothing changed since the operator's last write (but, maybe,
+// the strategy a gate set) means no; otherwise the templates are compared
+// field by field, as apply compares for drift.
+func templateChanging(hashes *apply.Hashes, live, want *appsv1.StatefulSet) bool {
+	if hashes.Written(live, want) || writtenButStrategy(live, want) {
+		return false
+	}
+	have, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&live.Spec.Template)
+	if err != nil {
+		return true
+	}
+	body, _, err := apply.Desired(want)
+	if err != nil {
+		return true
+	}
+	tmpl, _, _ := unstructured.NestedFieldNoCopy(body.Object, "spec", "template")
+	return !apply.Covers(map[string]any{"template": have}, map[string]any{"template": tmpl})
+}
+
+// writtenButStrategy reports whether live carries want as the operator last
+// wrote it, with the update strategy live has: the gate set it, nothing else changed.
+func writtenButStrategy(live, want *appsv1.StatefulSet) bool {
+	cp := want.DeepCopy()
+	if live.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+		cp.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+	} else {
+		p := int32(0)
+		if ru := live.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			p = ptr.Deref(ru.Partition, 0)
+		}
+		cp.Spec.UpdateStrategy = rollout.WithPartition(want.Spec.UpdateStrategy, p)
+	}
+	_, hash, err := apply.Desired(cp)
+	return err == nil && live.Annotations[apply.HashAnnotation] == hash
+}

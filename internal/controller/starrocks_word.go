@@ -1,0 +1,214 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/rollout"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// What StarRocks says of the cluster: FE's report (feview.go), read at the
+// rollout rate (feLookEvery) while a gated rollout runs, and otherwise at
+// most once per sync period, for StarRocksHealthy and the status figures.
+
+// defaultSyncPeriod is the operator's default --sync-period, for a
+// reconciler built without one (unit tests).
+const defaultSyncPeriod = 2 * time.Minute
+
+// healthEvery is how old FE's last report may be before a reconcile
+// outside rollouts reads FE again: the sync period, less a fifth for the
+// resync's jitter, so that each resync reads once, not every other one.
+func healthEvery(syncPeriod time.Duration) time.Duration {
+	if syncPeriod <= 0 {
+		syncPeriod = defaultSyncPeriod
+	}
+	return syncPeriod - syncPeriod/5
+}
+
+// latest is FE's last report on src, as look returns it, without starting a read.
+func (v *feViews) latest(src *srv1.StarRocksCluster) *feReport {
+	key := client.ObjectKeyFromObject(src).String()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	rep := v.last[key]
+	if rep == nil || rep.uid != src.UID || rep.at.Before(v.stale[key]) {
+		return nil
+	}
+	return rep
+}
+
+// feWord returns FE's report for this reconcile, or nil when there is none
+// (FE not Ready, no read yet, or none since the last change of FE's
+// topology). rolling reads at the rollout rate; otherwise a read starts only
+// when the last one is older than health. Either way the reconcile comes
+// back soon after a read it started, to use it.
+func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, health time.Duration) *feReport {
+	if r.FE == nil || r.FE.views == nil || !feAnswers(s) {
+		return nil
+	}
+	v := r.FE.views
+	last := v.latest(s.src)
+	var age time.Duration
+	if last != nil {
+		age = v.now().Sub(last.at)
+	}
+	every := v.every
+	if !rolling {
+		every = max(health, v.every)
+	}
+	if last != nil && age < every {
+		if rolling {
+			s.later(every - age)
+		}
+		return last
+	}
+	rep := v.look(r.FE, s.src, s.want.feConf)
+	s.later(max(v.every/10, 50*time.Millisecond))
+	return rep
+}
+
+// feAnswers is true once FE has a Ready pod: before, no FE query is sent
+// (an API-only run, a new cluster), and no extra write follows from one.
+func feAnswers(s *clusterScope) bool {
+	sts := s.in.live[resources.ComponentFE]
+	return sts != nil && sts.Status.ReadyReplicas > 0
+}
+
+// nodesOf maps FE's rows to the pods of a component's StatefulSet, by host
+// (the pod's DNS name, HOST_TYPE=FQDN, facts sheet §1): alive by ordinal,
+// and the leader's ordinal for FE (-1 when no row of these pods leads).
+func nodesOf(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) (alive map[int]bool, leader int) {
+	alive, leader = map[int]bool{}, -1
+	sts, search := resources.StatefulSetName(src, c), searchServiceName(src, c)
+	add := func(host string, up bool) (int, bool) {
+		ord, ok := fe.Ordinal(host, sts, search, src.Namespace)
+		if ok {
+			alive[ord] = up
+		}
+		return ord, ok
+	}
+	switch c {
+	case resources.ComponentFE:
+		for _, f := range rep.frontends {
+			if ord, ok := add(f.Host, f.Alive); ok && f.Leader() {
+				leader = ord
+			}
+		}
+	case resources.ComponentBE:
+		for _, b := range rep.backends {
+			add(b.Host, b.Alive)
+		}
+	case resources.ComponentCN:
+		for _, n := range rep.computeNodes {
+			add(n.Host, n.Alive)
+		}
+	}
+	return alive, leader
+}
+
+func searchServiceName(src *srv1.StarRocksCluster, c resources.Component) string {
+	switch c {
+	case resources.ComponentFE:
+		return src.FeSearchServiceName()
+	case resources.ComponentBE:
+		return src.BeSearchServiceName()
+	case resources.ComponentCN:
+		return src.CnSearchServiceName()
+	}
+	return ""
+}
+
+// gateWord is FE's report as the gate of component c reads it; nil when there is none.
+func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) *rollout.Word {
+	if rep == nil {
+		return nil
+	}
+	if rep.err != nil {
+		return &rollout.Word{At: rep.at, Err: rep.err, Leader: -1}
+	}
+	alive, leader := nodesOf(rep, src, c)
+	return &rollout.Word{At: rep.at, Alive: alive, Leader: leader, Unhealthy: rep.statistic.UnhealthyTablets}
+}
+
+// starRocksWord is what the status says of FE's word (StarRocksHealthy and
+// the per-component figures); nil says nothing new. Before FE ever had a
+// Ready pod there is no condition at all: an API-only run writes no more
+// than before.
+func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *status.StarRocksWord {
+	switch {
+	case !answers:
+		if meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionStarRocksHealthy) == nil {
+			return nil
+		}
+		return &status.StarRocksWord{Reason: srv1.ReasonFEUnreachable, Message: "no FE pod is Ready"}
+	case rep == nil:
+		return nil
+	case rep.err != nil:
+		return &status.StarRocksWord{Reason: srv1.ReasonFEUnreachable, Message: "FE did not answer: " + rep.err.Error()}
+	}
+	w := &status.StarRocksWord{}
+	var down []string
+	for _, c := range statefulSetComponents {
+		if resources.LoadSpec(src, c) == nil {
+			continue
+		}
+		alive, leader := nodesOf(rep, src, c)
+		n := &srv1.StarRocksNodesStatus{Total: int32(len(alive))}
+		for ord, up := range alive {
+			if up {
+				n.Alive++
+			} else {
+				down = append(down, fmt.Sprintf("%s-%d", resources.StatefulSetName(src, c), ord))
+			}
+		}
+		switch c {
+		case resources.ComponentFE:
+			if leader >= 0 {
+				n.Leader = fmt.Sprintf("%s-%d", resources.StatefulSetName(src, c), leader)
+			}
+			w.FE = n
+		case resources.ComponentBE:
+			n.UnhealthyTablets = ptr.To(int32(rep.statistic.UnhealthyTablets))
+			w.BE = n
+		case resources.ComponentCN:
+			w.CN = n
+		}
+	}
+	slices.Sort(down)
+	switch {
+	case len(down) > 0:
+		w.Reason, w.Message = srv1.ReasonNodesNotAlive, "FE lists these nodes not Alive: "+strings.Join(down, ", ")
+	case rep.statistic.UnhealthyTablets > 0:
+		w.Reason = srv1.ReasonTabletsUnhealthy
+		w.Message = fmt.Sprintf("FE counts %d unhealthy tablets (UnhealthyTabletNum of SHOW PROC '/statistic')", rep.statistic.UnhealthyTablets)
+	default:
+		w.Healthy, w.Reason = true, srv1.ReasonStarRocksHealthy
+	}
+	return w
+}
