@@ -27,6 +27,7 @@
   resources:
   - pods
   verbs:
+  - delete
   - get
   - list
   - watch
