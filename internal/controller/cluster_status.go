@@ -41,7 +41,7 @@ import (
 func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScope) *status.Observed {
 	src, want := s.src, s.want
 	named := resources.Named(src)
-	pods := r.pods(ctx, src)
+	pods := r.clusterPods(ctx, s)
 	live := s.in.live
 	feReady := status.FEReady(src, live[resources.ComponentFE])
 	obs := &status.Observed{}

@@ -67,6 +67,20 @@ type gateState struct {
 	rollouts []string
 	stalled  string
 	word     *status.StarRocksWord
+	// pods are the cluster's pods by component, read once per reconcile.
+	pods map[resources.Component][]corev1.Pod
+}
+
+// clusterPods lists the cluster's pods from the cache once per reconcile:
+// the gates and the status read the same list.
+func (r *StarRocksClusterReconciler) clusterPods(ctx context.Context, s *clusterScope) map[resources.Component][]corev1.Pod {
+	if s.gates.pods == nil {
+		s.gates.pods = r.pods(ctx, s.src)
+		if s.gates.pods == nil {
+			return nil // a failed list is tried again by the next caller
+		}
+	}
+	return s.gates.pods
 }
 
 // observe writes the gated rollouts and FE's word into obs.
@@ -124,7 +138,11 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 		}
 		gates[c] = g
 	}
-	rep := r.feWord(s, rolling, healthEvery(r.SyncPeriod))
+	var changed time.Time
+	if feAnswers(s) {
+		changed = lastPodChange(r.clusterPods(ctx, s))
+	}
+	rep := r.feWord(s, rolling, changed, healthEvery(r.SyncPeriod))
 	s.gates.word = starRocksWord(s.src, feAnswers(s), rep)
 	if !rolling {
 		for _, g := range gates {
@@ -139,7 +157,7 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateIfFEReachable && rep != nil && rep.err != nil {
 		return true // FE does not answer, and the user lets the rollout go on without its word
 	}
-	pods := r.pods(ctx, s.src)
+	pods := r.clusterPods(ctx, s)
 	for _, c := range statefulSetComponents {
 		g, ok := gates[c]
 		if !ok {

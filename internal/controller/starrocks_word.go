@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -65,10 +66,11 @@ func (v *feViews) latest(src *srv1.StarRocksCluster) *feReport {
 
 // feWord returns FE's report for this reconcile, or nil when there is none
 // (FE not Ready, no read yet, or none since the last change of FE's
-// topology). rolling reads at the rollout rate; otherwise a read starts only
-// when the last one is older than health. Either way the reconcile comes
-// back soon after a read it started, to use it.
-func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, health time.Duration) *feReport {
+// topology). It reads at the rollout rate while rolling, or while FE has
+// not been asked since a pod of the cluster last changed (at changed: a
+// pod that stopped, returned or was created); otherwise only when the last
+// read is older than health.
+func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, changed time.Time, health time.Duration) *feReport {
 	if r.FE == nil || r.FE.views == nil || !feAnswers(s) {
 		return nil
 	}
@@ -78,19 +80,49 @@ func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, healt
 	if last != nil {
 		age = v.now().Sub(last.at)
 	}
+	// Pod conditions are kept to the second: a read a second after counts.
+	settling := !changed.IsZero() && (last == nil || last.at.Before(changed.Add(time.Second)))
 	every := v.every
-	if !rolling {
+	if !rolling && !settling {
 		every = max(health, v.every)
 	}
 	if last != nil && age < every {
-		if rolling {
+		if rolling || settling {
 			s.later(every - age)
 		}
 		return last
 	}
 	rep := v.look(r.FE, s.src, s.want.feConf)
-	s.later(max(v.every/10, 50*time.Millisecond))
+	if rolling || settling {
+		// Soon after the read starts, to decide on it. The periodic read is
+		// used by the next reconcile instead: a resync costs one reconcile, not two.
+		s.later(max(v.every/10, 50*time.Millisecond))
+	}
 	return rep
+}
+
+// lastPodChange is the latest creation or readiness change of the
+// cluster's FE, BE and CN pods (a pod going away turns not Ready first);
+// zero when none is known.
+func lastPodChange(pods map[resources.Component][]corev1.Pod) time.Time {
+	var last time.Time
+	note := func(t time.Time) {
+		if t.After(last) {
+			last = t
+		}
+	}
+	for _, c := range statefulSetComponents {
+		for i := range pods[c] {
+			p := &pods[c][i]
+			note(p.CreationTimestamp.Time)
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == corev1.PodReady {
+					note(cond.LastTransitionTime.Time)
+				}
+			}
+		}
+	}
+	return last
 }
 
 // feAnswers is true once FE has a Ready pod: before, no FE query is sent

@@ -46,7 +46,15 @@ type podFacts struct {
 	ready       bool
 	terminating bool
 	grace       time.Duration
+	// neverAlive: the pod carries NeverAliveAnnotation.
+	neverAlive bool
 }
+
+// NeverAliveAnnotation on a pod ("true") makes its node register as its
+// entrypoint does but never answer FE's heartbeats: a StarRocks process that
+// fails after its pod became Ready, which FE lists Alive=false. Tests put it
+// in a component's pod annotations to roll out such a pod.
+const NeverAliveAnnotation = "simstarrocks.srscale.dev/never-alive"
 
 // factsOf reads pod; ok is false for pods that are not the operator's FE, BE or CN.
 func factsOf(pod *corev1.Pod) (podFacts, bool) {
@@ -70,6 +78,7 @@ func factsOf(pod *corev1.Pod) (podFacts, bool) {
 		ready:       podReady(pod),
 		terminating: pod.DeletionTimestamp != nil,
 		grace:       gracePeriod(pod),
+		neverAlive:  pod.Annotations[NeverAliveAnnotation] == "true",
 	}
 	if f.cluster == "" {
 		return podFacts{}, false

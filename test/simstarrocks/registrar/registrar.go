@@ -134,6 +134,8 @@ type podState struct {
 	terminating bool
 	// alive is the last Alive value the registrar gave the node, if aliveSet.
 	alive, aliveSet bool
+	// neverAlive: the node never answers heartbeats (NeverAliveAnnotation).
+	neverAlive bool
 }
 
 // Start watches pods in all namespaces until ctx is done or t ends. Start it
@@ -257,7 +259,7 @@ func (r *Registrar) observe(obj any, gone bool) {
 		r.terminate(f.key, st, f.grace, "terminating")
 		return
 	}
-	st.ready = f.ready
+	st.ready, st.neverAlive = f.ready, f.neverAlive
 	if f.start != "" && f.start != st.start {
 		r.startContainer(f, st, pod.DeepCopy())
 	}
@@ -342,7 +344,7 @@ func (r *Registrar) terminate(key types.NamespacedName, st *podState, grace time
 // syncAlive makes the node Alive exactly while its pod is Ready and its
 // process runs, as FE heartbeats would see it; the caller holds r.mu.
 func (r *Registrar) syncAlive(key types.NamespacedName, st *podState) {
-	want := st.ready && st.running && !st.terminating
+	want := st.ready && st.running && !st.terminating && !st.neverAlive
 	if (st.aliveSet && want == st.alive) || st.host == "" {
 		return
 	}

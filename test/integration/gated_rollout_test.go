@@ -1,0 +1,523 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
+	"github.com/srscale/starrocks-operator/test/simstarrocks"
+	"github.com/srscale/starrocks-operator/test/simstarrocks/registrar"
+	"github.com/srscale/starrocks-operator/test/testcluster"
+)
+
+// gateLookEvery spaces the operator's FE reads in these tests (10 s in production).
+const gateLookEvery = 500 * time.Millisecond
+
+// catchUp is how long a restarted BE's replicas stay unhealthy.
+const catchUp = 3 * time.Second
+
+// Rollouts that wait for StarRocks (docs/rollouts.md): on a simulated cluster
+// whose pods register with a simulated StarRocks that holds tablet replicas
+// on its BEs, and whose restarted BEs take catchUp to catch up.
+func TestGatedRollouts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated cluster")
+	}
+	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
+	dir := &feDirectory{}
+	registrar.Start(t.Context(), t, c.Config, dir.cluster, registrar.Options{Pod0LeaderTimeout: time.Second})
+	testutil.CreateNamespace(t, c.Client, "gate")
+	startOperator(t, c, "gate", operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: gateLookEvery})
+
+	t.Run("a BE image change keeps every tablet at 2 healthy replicas with the gate, and does not without it", func(t *testing.T) {
+		testGateKeepsReplicas(t, c, dir)
+	})
+	t.Run("a BE that never becomes Alive stalls the rollout at pod 1 with RolloutStalled, and nothing else rolls", func(t *testing.T) {
+		testStalledRollout(t, c, dir)
+	})
+	t.Run("an FE rollout replaces the leader last, with the leader at ordinal 0 and at ordinal 2", func(t *testing.T) {
+		testLeaderLast(t, c, dir)
+	})
+	t.Run("an operator restarted in the middle of a BE rollout takes it up where it was", func(t *testing.T) {
+		testRestartMidRollout(t, c, dir)
+	})
+	t.Run("StarRocksHealthy follows a BE pod that stops and returns, and nothing is written while nothing changes", func(t *testing.T) {
+		testStarRocksHealthy(t, c, dir)
+	})
+}
+
+// gatedCluster is a cluster of fe FE and be BE pods whose root password
+// "pw-<name>" is in every pod's MYSQL_PWD, as the upstream chart sets it.
+func gatedCluster(ns, name string, feReplicas, beReplicas int32) *srv1.StarRocksCluster {
+	src := feOnly(ns, name)
+	pw := []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-" + name}}
+	src.Spec.StarRocksFeSpec.Replicas = ptr.To(feReplicas)
+	src.Spec.StarRocksFeSpec.FeEnvVars = pw
+	if beReplicas > 0 {
+		src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{
+			StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/be-ubuntu:3.3.2", Replicas: ptr.To(beReplicas)}},
+			BeEnvVars:              pw,
+		}
+	}
+	return src
+}
+
+// startGated creates src with its simulated StarRocks, waits until it runs
+// and FE lists every node Alive, and creates a table of tablets tablets
+// with 3 replicas (none when 0).
+func startGated(t *testing.T, c *testcluster.Cluster, dir *feDirectory, src *srv1.StarRocksCluster, opts simstarrocks.Options, tablets int) *simstarrocks.StarRocks {
+	t.Helper()
+	f := startFE(t, dir, src.Namespace, src.Name, opts)
+	if err := c.Client.Create(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, src.Namespace, src.Name, 2*time.Minute)
+	fes, bes := int(ptr.Deref(src.Spec.StarRocksFeSpec.Replicas, 1)), 0
+	if src.Spec.StarRocksBeSpec != nil {
+		bes = int(ptr.Deref(src.Spec.StarRocksBeSpec.Replicas, 1))
+	}
+	eventually(t, time.Minute, "every node Alive in FE", func(context.Context) (bool, error) {
+		return aliveFEs(f) == fes && aliveBEs(f) == bes, nil
+	})
+	if tablets > 0 {
+		if err := f.CreateTable("db", "t", 3, tablets); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func aliveBEs(f *simstarrocks.StarRocks) int {
+	n := 0
+	for _, b := range f.Backends() {
+		if b.Alive {
+			n++
+		}
+	}
+	return n
+}
+
+func aliveFEs(f *simstarrocks.StarRocks) int {
+	n := 0
+	for _, fe := range f.Frontends() {
+		if fe.Alive {
+			n++
+		}
+	}
+	return n
+}
+
+// beRollout follows one cluster's BE rollout: the most tablets seen with
+// fewer than 2 healthy replicas, and how long until every BE pod ran the
+// new revision and was Ready.
+type beRollout struct {
+	src        *srv1.StarRocksCluster
+	sim        *simstarrocks.StarRocks
+	worst      int
+	start, end time.Time
+	sawGate    bool // Progressing said RollingOut
+}
+
+// rollBE changes the image of every run's BE at once and samples them every
+// 50 ms until all rolled out.
+func rollBE(t *testing.T, c *testcluster.Cluster, image string, runs ...*beRollout) {
+	t.Helper()
+	for _, r := range runs {
+		mutate(t, c.Client, r.src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = image })
+		r.start = time.Now()
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		pending := 0
+		for _, r := range runs {
+			if !r.end.IsZero() {
+				continue
+			}
+			r.worst = max(r.worst, r.sim.TabletsBelow(2))
+			sts := &appsv1.StatefulSet{}
+			if err := get(context.Background(), c.Client, r.src.Namespace, r.src.Name+"-be", sts); err != nil {
+				t.Fatal(err)
+			}
+			cur := &srv1.StarRocksCluster{}
+			if err := get(context.Background(), c.Client, r.src.Namespace, r.src.Name, cur); err != nil {
+				t.Fatal(err)
+			}
+			if cond := meta.FindStatusCondition(cur.Status.Conditions, srv1.ConditionProgressing); cond != nil && cond.Reason == srv1.ReasonRollingOut {
+				r.sawGate = true
+			}
+			if stsImage(sts) == image && rolledOut(sts) {
+				r.end = time.Now()
+				continue
+			}
+			pending++
+		}
+		if pending == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("BE rollouts to %s not done after 3 minutes", image)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func testGateKeepsReplicas(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	opts := simstarrocks.Options{CatchUp: catchUp}
+	gated := gatedCluster("gate", "gated", 1, 3)
+	ungated := gatedCluster("gate", "ungated", 1, 3)
+	ungated.Annotations = map[string]string{controller.RolloutGateAnnotation: controller.RolloutGateOff}
+	with := &beRollout{src: gated, sim: startGated(t, c, dir, gated, opts, 30)}
+	without := &beRollout{src: ungated, sim: startGated(t, c, dir, ungated, opts, 30)}
+	// Both at once: the same cluster, the same load, the same moment.
+	rollBE(t, c, "starrocks/be-ubuntu:3.3.3", with, without)
+	t.Logf("3 BE, a table of 30 tablets with 3 replicas, %s catch-up: with the gate at most %d tablets had fewer than 2 healthy replicas, rolled out in %s; without it %d, in %s",
+		catchUp, with.worst, with.end.Sub(with.start).Round(100*time.Millisecond), without.worst, without.end.Sub(without.start).Round(100*time.Millisecond))
+	if with.worst != 0 {
+		t.Errorf("with the gate, %d tablets had fewer than 2 healthy replicas", with.worst)
+	}
+	if without.worst == 0 {
+		t.Errorf("without the gate no tablet fell below 2 healthy replicas: the control case shows nothing")
+	}
+	if !with.sawGate || without.sawGate {
+		t.Errorf("Progressing said RollingOut: gated %t (want true), ungated %t (want false)", with.sawGate, without.sawGate)
+	}
+	for _, r := range []*beRollout{with, without} {
+		got := waitRunning(t, c, "gate", r.src.Name, time.Minute)
+		be := &appsv1.StatefulSet{}
+		if err := get(context.Background(), c.Client, "gate", r.src.Name+"-be", be); err != nil {
+			t.Fatal(err)
+		}
+		if p := be.Spec.UpdateStrategy.RollingUpdate; p == nil || ptr.Deref(p.Partition, -1) != 0 {
+			t.Errorf("%s: BE strategy after the rollout %+v, want the spec's partition 0", r.src.Name, be.Spec.UpdateStrategy)
+		}
+		if n := got.Status.StarRocksBeStatus.Nodes; n == nil || n.Alive != 3 || n.Total != 3 {
+			t.Errorf("%s: BE nodes in status %+v", r.src.Name, n)
+		}
+		if err := c.Client.Delete(context.Background(), r.src); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func podUID(t *testing.T, c *testcluster.Cluster, ns, name string) string {
+	t.Helper()
+	p := &corev1.Pod{}
+	if err := get(context.Background(), c.Client, ns, name, p); err != nil {
+		t.Fatal(err)
+	}
+	return string(p.UID)
+}
+
+func progressing(t *testing.T, c *testcluster.Cluster, ns, name string) metav1.Condition {
+	t.Helper()
+	src := &srv1.StarRocksCluster{}
+	if err := get(context.Background(), c.Client, ns, name, src); err != nil {
+		t.Fatal(err)
+	}
+	if cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionProgressing); cond != nil {
+		return *cond
+	}
+	return metav1.Condition{}
+}
+
+func testStalledRollout(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	src := gatedCluster("gate", "stall", 1, 3)
+	src.Annotations = map[string]string{controller.RolloutStallTimeoutAnnotation: "4s"}
+	startGated(t, c, dir, src, simstarrocks.Options{}, 0)
+	kept := map[string]string{}
+	for _, p := range []string{"stall-be-0", "stall-be-1"} {
+		kept[p] = podUID(t, c, "gate", p)
+	}
+	// The new pods' StarRocks never answers FE's heartbeats.
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksBeSpec.Annotations = map[string]string{registrar.NeverAliveAnnotation: "true"}
+	})
+	var cond metav1.Condition
+	eventually(t, time.Minute, "RolloutStalled", func(context.Context) (bool, error) {
+		cond = progressing(t, c, "gate", "stall")
+		return cond.Reason == srv1.ReasonRolloutStalled, nil
+	})
+	if cond.Status != metav1.ConditionFalse || !strings.Contains(cond.Message, "1 of 3 pods replaced") || !strings.Contains(cond.Message, "FE to list stall-be-2 Alive") {
+		t.Errorf("Progressing %s %s: %q", cond.Status, cond.Reason, cond.Message)
+	}
+	time.Sleep(3 * time.Second) // long enough for the next pod to roll, were the gate open
+	for p, uid := range kept {
+		if got := podUID(t, c, "gate", p); got != uid {
+			t.Errorf("%s replaced although the rollout stalled at pod 1", p)
+		}
+	}
+	be := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "gate", "stall-be", be); err != nil {
+		t.Fatal(err)
+	}
+	if p := be.Spec.UpdateStrategy.RollingUpdate; p == nil || ptr.Deref(p.Partition, -1) != 2 {
+		t.Errorf("BE strategy %+v, want partition 2 (pod 2 replaced, the others held)", be.Spec.UpdateStrategy)
+	}
+	var evs eventsv1.EventList
+	if err := c.Client.List(ctx, &evs, client.InNamespace("gate")); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(evs.Items, func(e eventsv1.Event) bool {
+		return e.Regarding.Name == "stall" && e.Reason == srv1.ReasonRolloutStalled && e.Type == corev1.EventTypeWarning
+	}) {
+		t.Error("no Warning Event RolloutStalled")
+	}
+	if err := c.Client.Delete(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rollFE changes FE's image and returns the FE pods in the order they were
+// deleted, checking that each went only while every other FE pod was Ready.
+func rollFE(t *testing.T, c *testcluster.Cluster, src *srv1.StarRocksCluster, image string) []string {
+	t.Helper()
+	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: c.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wc.Watch(context.Background(), &corev1.PodList{}, client.InNamespace(src.Namespace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksFeSpec.Image = image })
+	prefix := src.Name + "-fe-"
+	ready := map[string]bool{}
+	deleting := map[podKey]bool{}
+	var order []string
+	timeout := time.After(2 * time.Minute)
+	for len(order) < 3 {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatal("watch closed")
+			}
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok || !strings.HasPrefix(p.Name, prefix) {
+				continue
+			}
+			key := podKey{p.Name, string(p.UID)}
+			if p.DeletionTimestamp != nil && !deleting[key] && p.Spec.Containers[0].Image != image {
+				deleting[key] = true
+				for other, r := range ready {
+					if other != p.Name && !r {
+						t.Errorf("%s deleted while %s was not Ready", p.Name, other)
+					}
+				}
+				order = append(order, p.Name)
+			}
+			ready[p.Name] = p.DeletionTimestamp == nil && podIsReady(p)
+		case <-timeout:
+			t.Fatalf("FE pods deleted so far: %v", order)
+		}
+	}
+	waitRunning(t, c, src.Namespace, src.Name, 2*time.Minute)
+	return order
+}
+
+type podKey struct{ name, uid string }
+
+func podIsReady(p *corev1.Pod) bool {
+	for _, cond := range p.Status.Conditions {
+		if cond.Type == corev1.PodReady {
+			return cond.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func testLeaderLast(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	src := gatedCluster("gate", "lead", 3, 0)
+	f := startGated(t, c, dir, src, simstarrocks.Options{}, 0)
+	if got := f.Leader(); got != feHost("gate", "lead", 0) {
+		t.Fatalf("leader %q, want FE 0", got)
+	}
+	order := rollFE(t, c, src, "starrocks/fe-ubuntu:3.3.3")
+	if len(order) != 3 || order[2] != "lead-fe-0" {
+		t.Errorf("leader at ordinal 0: FE pods replaced in order %v, want the leader lead-fe-0 last", order)
+	}
+	eventually(t, time.Minute, "every FE Alive again", func(context.Context) (bool, error) { return aliveFEs(f) == 3, nil })
+	if !f.ElectLeader(feHost("gate", "lead", 2)) {
+		t.Fatal("FE 2 could not lead")
+	}
+	order = rollFE(t, c, src, "starrocks/fe-ubuntu:3.3.4")
+	if len(order) != 3 || order[2] != "lead-fe-2" {
+		t.Errorf("leader at ordinal 2: FE pods replaced in order %v, want the leader lead-fe-2 last", order)
+	}
+	fe := &appsv1.StatefulSet{}
+	if err := get(context.Background(), c.Client, "gate", "lead-fe", fe); err != nil {
+		t.Fatal(err)
+	}
+	if fe.Spec.UpdateStrategy.Type != appsv1.RollingUpdateStatefulSetStrategyType || !rolledOut(fe) {
+		t.Errorf("FE after its rollouts: strategy %+v, status %+v; want the spec's RollingUpdate, rolled out", fe.Spec.UpdateStrategy, fe.Status)
+	}
+	if err := c.Client.Delete(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testRestartMidRollout(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	testutil.CreateNamespace(t, c.Client, "gate-restart")
+	op := startOperator(t, c, "gate-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	src := gatedCluster("gate-restart", "rs", 1, 3)
+	f := startGated(t, c, dir, src, simstarrocks.Options{CatchUp: catchUp}, 30)
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.3.3" })
+	worst := 0
+	be := &appsv1.StatefulSet{}
+	// Stop the operator while pod 2 runs the new image and catches up.
+	eventually(t, time.Minute, "pod 2 replaced", func(ctx context.Context) (bool, error) {
+		worst = max(worst, f.TabletsBelow(2))
+		if err := get(ctx, c.Client, "gate-restart", "rs-be", be); err != nil {
+			return false, err
+		}
+		p := &corev1.Pod{}
+		if err := get(ctx, c.Client, "gate-restart", "rs-be-2", p); err != nil {
+			return false, nil
+		}
+		rolling := stsImage(be) == "starrocks/be-ubuntu:3.3.3" && be.Status.ObservedGeneration == be.Generation && be.Status.UpdateRevision != be.Status.CurrentRevision
+		return rolling && p.Labels[appsv1.StatefulSetRevisionLabel] == be.Status.UpdateRevision && podIsReady(p), nil
+	})
+	op.stop()
+	replaced := podUID(t, c, "gate-restart", "rs-be-2")
+	partition := ptr.Deref(be.Spec.UpdateStrategy.RollingUpdate.Partition, -1)
+	for range 40 { // 2 s without an operator: nothing moves
+		worst = max(worst, f.TabletsBelow(2))
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := get(ctx, c.Client, "gate-restart", "rs-be", be); err != nil {
+		t.Fatal(err)
+	}
+	if p := ptr.Deref(be.Spec.UpdateStrategy.RollingUpdate.Partition, -1); p != partition || partition != 2 {
+		t.Errorf("partition %d at the stop, %d after, want 2 both", partition, p)
+	}
+	startOperator(t, c, "gate-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	run := &beRollout{src: src, sim: f, worst: worst}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		run.worst = max(run.worst, f.TabletsBelow(2))
+		if err := get(ctx, c.Client, "gate-restart", "rs-be", be); err != nil {
+			t.Fatal(err)
+		}
+		if rolledOut(be) && stsImage(be) == "starrocks/be-ubuntu:3.3.3" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the rollout did not finish after the restart: %+v", be.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if run.worst != 0 {
+		t.Errorf("%d tablets had fewer than 2 healthy replicas across the restart", run.worst)
+	}
+	if got := podUID(t, c, "gate-restart", "rs-be-2"); got != replaced {
+		t.Error("the restarted operator replaced pod 2 again")
+	}
+	waitRunning(t, c, "gate-restart", "rs", time.Minute)
+}
+
+func starRocksHealthy(t *testing.T, c *testcluster.Cluster, ns, name string) (metav1.Condition, *srv1.StarRocksCluster) {
+	t.Helper()
+	src := &srv1.StarRocksCluster{}
+	if err := get(context.Background(), c.Client, ns, name, src); err != nil {
+		t.Fatal(err)
+	}
+	if cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionStarRocksHealthy); cond != nil {
+		return *cond, src
+	}
+	return metav1.Condition{}, src
+}
+
+// setReady makes a running pod's readiness what the kubelet would report
+// when its probe fails or passes again; kwok leaves a running pod's
+// conditions alone.
+func setReady(t *testing.T, c *testcluster.Cluster, ns, name string, ready bool) {
+	t.Helper()
+	st := corev1.ConditionFalse
+	if ready {
+		st = corev1.ConditionTrue
+	}
+	p := &corev1.Pod{}
+	if err := get(context.Background(), c.Client, ns, name, p); err != nil {
+		t.Fatal(err)
+	}
+	for i, cond := range p.Status.Conditions {
+		if cond.Type == corev1.PodReady || cond.Type == corev1.ContainersReady {
+			p.Status.Conditions[i].Status, p.Status.Conditions[i].LastTransitionTime = st, metav1.Now()
+		}
+	}
+	if err := c.Client.Status().Update(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testStarRocksHealthy(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	testutil.CreateNamespace(t, c.Client, "gate-health")
+	// Outside rollouts FE is read once per sync period: a short one here.
+	op := startOperator(t, c, "gate-health", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery, syncPeriod: 3 * time.Second})
+	src := gatedCluster("gate-health", "hl", 1, 3)
+	f := startGated(t, c, dir, src, simstarrocks.Options{CatchUp: 2 * time.Second}, 10)
+	wait := func(what, reason, contains string) {
+		t.Helper()
+		eventually(t, time.Minute, what, func(context.Context) (bool, error) {
+			cond, _ := starRocksHealthy(t, c, "gate-health", "hl")
+			return cond.Reason == reason && strings.Contains(cond.Message, contains), nil
+		})
+	}
+	wait("StarRocksHealthy", srv1.ReasonStarRocksHealthy, "")
+	setReady(t, c, "gate-health", "hl-be-1", false)
+	wait("NodesNotAlive for hl-be-1", srv1.ReasonNodesNotAlive, "hl-be-1")
+	cond, got := starRocksHealthy(t, c, "gate-health", "hl")
+	if n := got.Status.StarRocksBeStatus.Nodes; cond.Status != metav1.ConditionFalse || n == nil || n.Alive != 2 || n.Total != 3 {
+		t.Errorf("StarRocksHealthy %s, BE nodes %+v; want False, 2 of 3 Alive", cond.Status, n)
+	}
+	setReady(t, c, "gate-health", "hl-be-1", true)
+	wait("StarRocksHealthy again", srv1.ReasonStarRocksHealthy, "")
+
+	// Nothing changes: a few sync periods read FE and write nothing.
+	time.Sleep(time.Second)
+	mark, reads := op.log.mark(), len(f.StatementsLike("SHOW BACKENDS"))
+	time.Sleep(10 * time.Second)
+	var writes []request
+	for _, r := range op.log.since(mark) {
+		if isWrite(r) && !isLease(r) {
+			writes = append(writes, r)
+		}
+	}
+	if len(writes) != 0 {
+		t.Errorf("%d writes while nothing changed:\n%s", len(writes), summary(writes))
+	}
+	if n := len(f.StatementsLike("SHOW BACKENDS")) - reads; n < 2 || n > 5 {
+		t.Errorf("FE read %d times in 10 s with a 3 s sync period, want about once per period", n)
+	}
+}
