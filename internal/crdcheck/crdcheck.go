@@ -49,9 +49,10 @@ const Version = "v1"
 const FixCommand = "kubectl apply --server-side --force-conflicts -f charts/operator/crds/"
 
 // Required are, per CRD, the status fields the operator writes that the
-// upstream CRDs lack.
+// upstream CRDs (or this operator's older ones) lack; a dotted field is
+// nested ("starRocksFeStatus.nodes").
 var Required = map[string][]string{
-	"starrocksclusters.starrocks.com":   {"conditions", "observedGeneration"},
+	"starrocksclusters.starrocks.com":   {"conditions", "observedGeneration", "starRocksFeStatus.nodes"},
 	"starrockswarehouses.starrocks.com": {"conditions", "observedGeneration"},
 }
 
@@ -83,11 +84,24 @@ func MissingStatusFields(crd *unstructured.Unstructured, version string, want []
 	}
 	var missing []string
 	for _, f := range want {
-		if _, ok := status[f]; !ok {
+		if !declares(status, strings.Split(f, ".")) {
 			missing = append(missing, f)
 		}
 	}
 	return missing
+}
+
+// declares reports whether the properties props declare the field path.
+func declares(props map[string]any, path []string) bool {
+	prop, ok := props[path[0]].(map[string]any)
+	if !ok {
+		return false
+	}
+	if len(path) == 1 {
+		return true
+	}
+	nested, _, _ := unstructured.NestedMap(prop, "properties")
+	return declares(nested, path[1:])
 }
 
 // Finding is a CRD that lacks status fields.

@@ -53,6 +53,7 @@ func withoutStatusFields(crd *unstructured.Unstructured) *unstructured.Unstructu
 		props, _, _ := unstructured.NestedMap(v.(map[string]any), "schema", "openAPIV3Schema", "properties", "status", "properties")
 		delete(props, "conditions")
 		delete(props, "observedGeneration")
+		unstructured.RemoveNestedField(props, "starRocksFeStatus", "properties", "nodes")
 		_ = unstructured.SetNestedMap(v.(map[string]any), props, "schema", "openAPIV3Schema", "properties", "status", "properties")
 	}
 	_ = unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions")
