@@ -18,6 +18,7 @@ package integration_test
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -191,16 +192,20 @@ func rollBE(t *testing.T, c *testcluster.Cluster, image string, runs ...*beRollo
 }
 
 func testGateKeepsReplicas(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
-	opts := simstarrocks.Options{CatchUp: catchUp}
-	gated := gatedCluster("gate", "gated", 1, 3)
-	ungated := gatedCluster("gate", "ungated", 1, 3)
+	bes, tablets, lag := int32(3), 30, catchUp
+	if os.Getenv("GATED_ROLLOUT_FULL") != "" {
+		bes, tablets, lag = 5, 300, 10*time.Second // the longer variant: about a minute more
+	}
+	opts := simstarrocks.Options{CatchUp: lag}
+	gated := gatedCluster("gate", "gated", 1, bes)
+	ungated := gatedCluster("gate", "ungated", 1, bes)
 	ungated.Annotations = map[string]string{controller.RolloutGateAnnotation: controller.RolloutGateOff}
-	with := &beRollout{src: gated, sim: startGated(t, c, dir, gated, opts, 30)}
-	without := &beRollout{src: ungated, sim: startGated(t, c, dir, ungated, opts, 30)}
+	with := &beRollout{src: gated, sim: startGated(t, c, dir, gated, opts, tablets)}
+	without := &beRollout{src: ungated, sim: startGated(t, c, dir, ungated, opts, tablets)}
 	// Both at once: the same cluster, the same load, the same moment.
 	rollBE(t, c, "starrocks/be-ubuntu:3.3.3", with, without)
-	t.Logf("3 BE, a table of 30 tablets with 3 replicas, %s catch-up: with the gate at most %d tablets had fewer than 2 healthy replicas, rolled out in %s; without it %d, in %s",
-		catchUp, with.worst, with.end.Sub(with.start).Round(100*time.Millisecond), without.worst, without.end.Sub(without.start).Round(100*time.Millisecond))
+	t.Logf("%d BE, a table of %d tablets with 3 replicas, %s catch-up: with the gate at most %d tablets had fewer than 2 healthy replicas, rolled out in %s; without it %d, in %s",
+		bes, tablets, lag, with.worst, with.end.Sub(with.start).Round(100*time.Millisecond), without.worst, without.end.Sub(without.start).Round(100*time.Millisecond))
 	if with.worst != 0 {
 		t.Errorf("with the gate, %d tablets had fewer than 2 healthy replicas", with.worst)
 	}
@@ -219,7 +224,7 @@ func testGateKeepsReplicas(t *testing.T, c *testcluster.Cluster, dir *feDirector
 		if p := be.Spec.UpdateStrategy.RollingUpdate; p == nil || ptr.Deref(p.Partition, -1) != 0 {
 			t.Errorf("%s: BE strategy after the rollout %+v, want the spec's partition 0", r.src.Name, be.Spec.UpdateStrategy)
 		}
-		if n := got.Status.StarRocksBeStatus.Nodes; n == nil || n.Alive != 3 || n.Total != 3 {
+		if n := got.Status.StarRocksBeStatus.Nodes; n == nil || n.Alive != bes || n.Total != bes {
 			t.Errorf("%s: BE nodes in status %+v", r.src.Name, n)
 		}
 		if err := c.Client.Delete(context.Background(), r.src); err != nil {
@@ -363,6 +368,7 @@ func testLeaderLast(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 		t.Fatalf("leader %q, want FE 0", got)
 	}
 	order := rollFE(t, c, src, "starrocks/fe-ubuntu:3.3.3")
+	t.Logf("leader at ordinal 0: FE pods replaced in order %v", order)
 	if len(order) != 3 || order[2] != "lead-fe-0" {
 		t.Errorf("leader at ordinal 0: FE pods replaced in order %v, want the leader lead-fe-0 last", order)
 	}
@@ -371,6 +377,7 @@ func testLeaderLast(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 		t.Fatal("FE 2 could not lead")
 	}
 	order = rollFE(t, c, src, "starrocks/fe-ubuntu:3.3.4")
+	t.Logf("leader at ordinal 2: FE pods replaced in order %v", order)
 	if len(order) != 3 || order[2] != "lead-fe-2" {
 		t.Errorf("leader at ordinal 2: FE pods replaced in order %v, want the leader lead-fe-2 last", order)
 	}
