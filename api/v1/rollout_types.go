@@ -22,7 +22,7 @@ package v1
 // ConditionStarRocksHealthy is True when FE lists every node of the
 // cluster Alive and counts no unhealthy tablet (SHOW FRONTENDS, SHOW BACKENDS, SHOW COMPUTE
 // NODES, SHOW PROC '/statistic'), at the operator's last read. It appears
-// once FE's pods are Ready.
+// once FE first answered.
 const ConditionStarRocksHealthy = "StarRocksHealthy"
 
 const (

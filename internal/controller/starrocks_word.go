@@ -189,19 +189,24 @@ func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) 
 }
 
 // starRocksWord is what the status says of FE's word (StarRocksHealthy and
-// the per-component figures); nil says nothing new. Before FE ever had a
-// Ready pod there is no condition at all: an API-only run writes no more
-// than before.
+// the per-component figures); nil says nothing new. Until FE first
+// answered there is no condition at all: a cluster whose FE never answers
+// (an API-only run, an FE the operator cannot reach) writes no more than
+// before, and a rollout's own message says that it waits for FE.
 func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *status.StarRocksWord {
+	answered := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionStarRocksHealthy) != nil
 	switch {
 	case !answers:
-		if meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionStarRocksHealthy) == nil {
+		if !answered {
 			return nil
 		}
 		return &status.StarRocksWord{Reason: srv1.ReasonFEUnreachable, Message: "no FE pod is Ready"}
 	case rep == nil:
 		return nil
 	case rep.err != nil:
+		if !answered {
+			return nil
+		}
 		return &status.StarRocksWord{Reason: srv1.ReasonFEUnreachable, Message: "FE did not answer: " + rep.err.Error()}
 	}
 	w := &status.StarRocksWord{}
