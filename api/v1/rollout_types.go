@@ -39,7 +39,7 @@ const (
 	// back (BE and CN), FE's leader last; the message says which pod and
 	// what the next step waits for.
 	ReasonRollingOut = "RollingOut"
-	// ReasonRolloutStalled (Progressing=False): a gated rollout waited longer
+	// ReasonRolloutStalled (Progressing=True): a gated rollout waited longer
 	// than its stall timeout for StarRocks; it stays held, nothing else rolls.
 	ReasonRolloutStalled = "RolloutStalled"
 )

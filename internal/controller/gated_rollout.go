@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -62,11 +63,12 @@ const RolloutStallTimeoutAnnotation = "starrocks.com/rollout-stall-timeout"
 // defaultStallTimeout is the stall timeout without the annotation.
 const defaultStallTimeout = 30 * time.Minute
 
-// gateState is what the gated rollouts of one reconcile tell the status.
+// gateState is what the gated rollouts of one reconcile tell the status
+// (the rollouts themselves are told by their holds).
 type gateState struct {
-	rollouts []string
-	stalled  string
-	word     *status.StarRocksWord
+	// stalled is the first stalled rollout's message, for its Event.
+	stalled string
+	word    *status.StarRocksWord
 	// pods are the cluster's pods by component, read once per reconcile.
 	pods map[resources.Component][]corev1.Pod
 }
@@ -83,9 +85,9 @@ func (r *StarRocksClusterReconciler) clusterPods(ctx context.Context, s *cluster
 	return s.gates.pods
 }
 
-// observe writes the gated rollouts and FE's word into obs.
+// observe writes FE's word into obs.
 func (g *gateState) observe(obs *status.Observed) {
-	obs.GatedRollouts, obs.RolloutStalled, obs.StarRocks = g.rollouts, g.stalled, g.word
+	obs.StarRocks = g.word
 }
 
 // waitClock remembers, per StatefulSet, since when its current step has
@@ -184,6 +186,16 @@ func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component
 	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateOff || rollout.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
 		return rollout.Gate{}, false
 	}
+	if slices.ContainsFunc(s.holds, func(h hold) bool { return h.component == c && h.report == waits }) {
+		// Another step moves c (an FE leaving FE's group): a rollout under
+		// way keeps its strategy, neither pushed on nor let loose.
+		if gateSet(live) {
+			if err := keepFields(want, live, [][]string{updateStrategyField}); err == nil {
+				s.want.hashes.Forget(want)
+			}
+		}
+		return rollout.Gate{}, false
+	}
 	replicas := ptr.Deref(want.Spec.Replicas, 1)
 	if max(ptr.Deref(live.Spec.Replicas, 0), replicas) < 2 || live.Status.ReadyReplicas == 0 {
 		// One pod has nothing to wait for, and no Ready pod nothing to protect:
@@ -191,7 +203,7 @@ func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component
 		return rollout.Gate{}, false
 	}
 	tablets := c == resources.ComponentBE || (c == resources.ComponentCN && !fe.SharedData(s.want.feConf))
-	return rollout.Gate{Name: c.Title(), Live: live, Changing: templateChanging(s.want.hashes, live, want), Replicas: replicas, Tablets: tablets}, true
+	return rollout.Gate{Live: live, Changing: templateChanging(s.want.hashes, live, want), Replicas: replicas, Tablets: tablets}, true
 }
 
 func decide(c resources.Component, g rollout.Gate) rollout.Step {
@@ -233,8 +245,7 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 			}
 		}
 	}
-	s.gates.rollouts = append(s.gates.rollouts, st.Message)
-	s.hold(hold{component: c, object: want, field: []string{"spec", "updateStrategy"}, reason: reason, message: msg, report: waits})
+	s.hold(hold{component: c, object: want, field: updateStrategyField, reason: reason, message: msg, report: waits})
 	s.later(r.FE.lookEvery())
 	if st.Delete == nil {
 		return nil
@@ -258,6 +269,16 @@ func (r *StarRocksClusterReconciler) deletePod(ctx context.Context, s *clusterSc
 	}
 	s.results = append(s.results, apply.Result{Kind: "Pod", Name: p.Name, Action: apply.Deleted})
 	return nil
+}
+
+// updateStrategyField is where a gate sets the partition or OnDelete.
+var updateStrategyField = []string{"spec", "updateStrategy"}
+
+// gateSet reports whether live's strategy is one a gate sets: OnDelete, or
+// a partition above 0 (the spec's own is left out before).
+func gateSet(live *appsv1.StatefulSet) bool {
+	u := live.Spec.UpdateStrategy
+	return u.Type == appsv1.OnDeleteStatefulSetStrategyType || (u.RollingUpdate != nil && ptr.Deref(u.RollingUpdate.Partition, 0) > 0)
 }
 
 // lookEvery is how soon a gated rollout looks again: the rate of FE reads.

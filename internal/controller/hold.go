@@ -153,8 +153,8 @@ func (hs holds) observe(obs *status.Observed) {
 	var steps []string
 	for _, h := range hs.of(waits) {
 		if slices.Contains(stepReasons, h.reason) {
-			if obs.StepReason == "" {
-				obs.StepReason = h.reason
+			if obs.StepReason == "" || (stalled(h.reason) && !stalled(obs.StepReason)) {
+				obs.StepReason = h.reason // a stall is what to see first
 			}
 			steps = append(steps, h.component.Title()+": "+h.message)
 		}
@@ -168,7 +168,12 @@ func (hs holds) observe(obs *status.Observed) {
 
 // stepReasons are the waits that are StarRocks-aware steps, reported in
 // Progressing with their own reason.
-var stepReasons = []string{srv1.ReasonDecommissioning, srv1.ReasonDecommissionStalled, srv1.ReasonLeavingFEGroup, srv1.ReasonFEUnreachable}
+var stepReasons = []string{srv1.ReasonDecommissioning, srv1.ReasonDecommissionStalled, srv1.ReasonLeavingFEGroup, srv1.ReasonFEUnreachable,
+	srv1.ReasonRollingOut, srv1.ReasonRolloutStalled}
+
+func stalled(reason string) bool {
+	return reason == srv1.ReasonDecommissionStalled || reason == srv1.ReasonRolloutStalled
+}
 
 // keepFields copies the held fields of live into desired, which is written
 // with the rest of its spec.

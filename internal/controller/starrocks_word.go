@@ -94,9 +94,15 @@ func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, chang
 	}
 	rep := v.look(r.FE, s.src, s.want.feConf)
 	if rolling || settling {
-		// Soon after the read starts, to decide on it. The periodic read is
-		// used by the next reconcile instead: a resync costs one reconcile, not two.
+		// Soon after the read starts, to decide on it.
 		s.later(max(v.every/10, 50*time.Millisecond))
+		return rep
+	}
+	// The periodic read is used by the next reconcile: a resync costs one
+	// reconcile, not two. Until then the status keeps telling the last
+	// read, which look no longer returns (nothing may be decided on it).
+	if rep == nil {
+		return last
 	}
 	return rep
 }

@@ -59,8 +59,6 @@ type Word struct {
 
 // Gate is one StatefulSet whose pod template changes roll one pod at a time.
 type Gate struct {
-	// Name is the component (FE, BE, CN), for messages.
-	Name string
 	Live *appsv1.StatefulSet
 	// Pods are Live's pods, in any order; pods of other names are ignored.
 	Pods []corev1.Pod
@@ -112,12 +110,12 @@ func Partitioned(g Gate) Step {
 	replicas := min(ptr.Deref(live.Spec.Replicas, 0), g.Replicas)
 	if g.Changing {
 		return Step{Rolling: true, Partition: replicas, Waiting: true,
-			Message: fmt.Sprintf("%s: pod template changed; pod 1 of %d (%s) rolls once StarRocks allows", g.Name, replicas, podName(live, int(replicas)-1))}
+			Message: fmt.Sprintf("pod template changed; pod 1 of %d (%s) rolls once StarRocks allows", replicas, podName(live, int(replicas)-1))}
 	}
 	if live.Status.ObservedGeneration < live.Generation {
 		// The revisions are the previous spec's: never lower the partition on them.
 		if p := partition(live); p > 0 {
-			return Step{Rolling: true, Partition: p, Waiting: true, Message: g.Name + ": waiting for the StatefulSet controller to see the last change"}
+			return Step{Rolling: true, Partition: p, Waiting: true, Message: "waiting for the StatefulSet controller to see the last change"}
 		}
 		return Step{}
 	}
@@ -142,16 +140,16 @@ func Partitioned(g Gate) Step {
 	step := Step{Rolling: true, Partition: int32(cursor), Key: fmt.Sprintf("%s/%s/%d", live.UID, update, cursor)}
 	if cursor == 0 {
 		// Every pod runs the update revision or is on its way: the controller finishes.
-		step.Message = fmt.Sprintf("%s: pod %d of %d (%s) replaced last", g.Name, n, n, podName(live, 0))
+		step.Message = fmt.Sprintf("pod %d of %d (%s) replaced last", n, n, podName(live, 0))
 		return step
 	}
 	next := cursor - 1
 	waitFor := func(what string) Step {
 		step.Waiting = true
 		if cursor == n {
-			step.Message = fmt.Sprintf("%s: pod 1 of %d (%s) waits for %s", g.Name, n, podName(live, next), what)
+			step.Message = fmt.Sprintf("pod 1 of %d (%s) waits for %s", n, podName(live, next), what)
 		} else {
-			step.Message = fmt.Sprintf("%s: %d of %d pods replaced; pod %d (%s) waits for %s", g.Name, n-cursor, n, n-cursor+1, podName(live, next), what)
+			step.Message = fmt.Sprintf("%d of %d pods replaced; pod %d (%s) waits for %s", n-cursor, n, n-cursor+1, podName(live, next), what)
 		}
 		return step
 	}
@@ -172,7 +170,7 @@ func Partitioned(g Gate) Step {
 		return waitFor("FE to report every tablet healthy")
 	}
 	step.Partition = int32(next)
-	step.Message = fmt.Sprintf("%s: replacing pod %d of %d (%s)", g.Name, n-next, n, podName(live, next))
+	step.Message = fmt.Sprintf("replacing pod %d of %d (%s)", n-next, n, podName(live, next))
 	return step
 }
 
@@ -187,12 +185,12 @@ func LeaderLast(g Gate) Step {
 	live := g.Live
 	if g.Changing {
 		return Step{Rolling: true, Waiting: true,
-			Message: fmt.Sprintf("%s: pod template changed; followers roll first, one at a time, the leader last", g.Name)}
+			Message: "pod template changed; followers roll first, one at a time, the leader last"}
 	}
 	onDelete := live.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType
 	if live.Status.ObservedGeneration < live.Generation {
 		if onDelete {
-			return Step{Rolling: true, Waiting: true, Message: g.Name + ": waiting for the StatefulSet controller to see the last change"}
+			return Step{Rolling: true, Waiting: true, Message: "waiting for the StatefulSet controller to see the last change"}
 		}
 		return Step{}
 	}
@@ -214,7 +212,7 @@ func LeaderLast(g Gate) Step {
 	for _, i := range all {
 		if p := pods[i]; p == nil || p.DeletionTimestamp != nil {
 			step.Waiting = true
-			step.Message = fmt.Sprintf("%s: pod %d of %d (%s) being replaced", g.Name, min(done+1, n), n, podName(live, i))
+			step.Message = fmt.Sprintf("pod %d of %d (%s) being replaced", min(done+1, n), n, podName(live, i))
 			return step
 		}
 	}
@@ -232,7 +230,7 @@ func LeaderLast(g Gate) Step {
 	slices.Reverse(outdated) // highest ordinal first
 	deleting := func(i int) Step {
 		step.Delete = pods[i]
-		step.Message = fmt.Sprintf("%s: replacing pod %d of %d (%s)", g.Name, done+1, n, podName(live, i))
+		step.Message = fmt.Sprintf("replacing pod %d of %d (%s)", done+1, n, podName(live, i))
 		return step
 	}
 	for _, i := range outdated {
@@ -242,13 +240,13 @@ func LeaderLast(g Gate) Step {
 	}
 	if what, _, ok := settled(live, pods, all, update, g.Word, true); !ok {
 		step.Waiting = true
-		step.Message = fmt.Sprintf("%s: %d of %d pods replaced; the next waits for %s", g.Name, done, n, what)
+		step.Message = fmt.Sprintf("%d of %d pods replaced; the next waits for %s", done, n, what)
 		return step
 	}
 	if g.Word.Leader < 0 {
 		// Without the leader's name any pod could be it: delete none.
 		step.Waiting = true
-		step.Message = fmt.Sprintf("%s: %d of %d pods replaced; the next waits for FE to name its leader", g.Name, done, n)
+		step.Message = fmt.Sprintf("%d of %d pods replaced; the next waits for FE to name its leader", done, n)
 		return step
 	}
 	for _, i := range outdated {

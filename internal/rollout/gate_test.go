@@ -95,93 +95,93 @@ func TestPartitioned(t *testing.T) {
 		{"a template change is written with partition = replicas: no pod rolls yet", func() Gate {
 			s := rolling(3, ptr.To[int32](0))
 			s.Status.UpdateRevision = "old"
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "old"), Changing: true, Replicas: 3, Tablets: true}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "old"), Changing: true, Replicas: 3, Tablets: true}
 		}, true, 3, "pod 1 of 3 (c-be-2) rolls once StarRocks allows"},
 		{"a template change with a scale-out lets the new pods start at the new revision", func() Gate {
 			s := rolling(3, ptr.To[int32](0))
-			return Gate{Name: "BE", Live: s, Changing: true, Replicas: 5, Tablets: true}
+			return Gate{Live: s, Changing: true, Replicas: 5, Tablets: true}
 		}, true, 3, "pod 1 of 3"},
 		{"the first pod waits for FE's first answer", func() Gate {
 			s := rolling(3, ptr.To[int32](3))
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true}
 		}, true, 3, "pod 1 of 3 (c-be-2) waits for FE's next answer"},
 		{"the first pod waits for every tablet healthy", func() Gate {
 			s := rolling(3, ptr.To[int32](3))
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 4)}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 4)}
 		}, true, 3, "every tablet healthy"},
 		{"the first pod rolls, highest ordinal first, when every tablet is healthy", func() Gate {
 			s := rolling(3, ptr.To[int32](3))
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
 		}, true, 2, ""},
 		{"a replaced pod that is not Ready holds the next", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
 			ps := pods(s, "old", "old", "new")
 			ps[2] = pod(s, 2, "new", time.Time{})
-			return Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
 		}, true, 2, "c-be-2 to become Ready"},
 		{"a replaced pod still terminating holds the next", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
 			ps := pods(s, "old", "old", "old")
 			ps[2].DeletionTimestamp = ptr.To(metav1.NewTime(t0))
-			return Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
 		}, true, 2, "c-be-2 to be replaced"},
 		{"an answer read before the replaced pod became Ready counts for nothing", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(t0.Add(500*time.Millisecond), alive(3), 0)}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(t0.Add(500*time.Millisecond), alive(3), 0)}
 		}, true, 2, "FE's answer after the last pod became Ready"},
 		{"the replaced BE must be Alive in FE", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3, 2), 0)}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3, 2), 0)}
 		}, true, 2, "FE to list c-be-2 Alive"},
 		{"FE not answering holds the next pod", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: &Word{At: later, Err: errors.New("connection refused")}}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: &Word{At: later, Err: errors.New("connection refused")}}
 		}, true, 2, "did not answer: connection refused"},
 		{"tablets catching up hold the next BE", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 7)}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 7)}
 		}, true, 2, "2 (c-be-1) waits for FE to report every tablet healthy"},
 		{"a CN without the tablet gate moves on Alive alone", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
 			s.Name = "c-cn"
-			return Gate{Name: "CN", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Word: word(later, alive(3), 7)}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Word: word(later, alive(3), 7)}
 		}, true, 1, ""},
 		{"the next BE moves when Alive and every tablet is healthy", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
 		}, true, 1, ""},
 		{"a next pod that is down already rolls despite its unhealthy tablets", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
 			ps := pods(s, "old", "old", "new")
 			ps[1] = pod(s, 1, "old", time.Time{})
-			return Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 1), 7)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 1), 7)}
 		}, true, 1, ""},
 		{"a lower pod that is down holds the next: its replicas are the unhealthy ones", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
 			ps := pods(s, "old", "old", "new")
 			ps[0] = pod(s, 0, "old", time.Time{})
-			return Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
 		}, true, 2, "every tablet healthy"},
 		{"a controller rolling on its own (partition 0) is caught where it is", func() Gate {
 			s := rolling(3, ptr.To[int32](0))
 			ps := pods(s, "old", "old", "new")
 			ps[2] = pod(s, 2, "new", time.Time{})
-			return Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
 		}, true, 2, "c-be-2 to become Ready"},
 		{"revisions the controller has not updated yet never lower the partition", func() Gate {
 			s := rolling(3, ptr.To[int32](3))
 			s.Status.ObservedGeneration = 1
 			s.Status.UpdateRevision = "old"
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
 		}, true, 3, "StatefulSet controller"},
 		{"the last pod replaced: the spec's partition 0, the controller finishes", func() Gate {
 			s := rolling(3, ptr.To[int32](0))
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "new", "new", "new"), Replicas: 3, Tablets: true}
+			return Gate{Live: s, Pods: pods(s, "new", "new", "new"), Replicas: 3, Tablets: true}
 		}, true, 0, ""},
 		{"a finished rollout is no rollout: the spec's strategy", func() Gate {
 			s := rolling(3, ptr.To[int32](0))
 			s.Status.CurrentRevision = "new"
-			return Gate{Name: "BE", Live: s, Pods: pods(s, "new", "new", "new"), Replicas: 3, Tablets: true}
+			return Gate{Live: s, Pods: pods(s, "new", "new", "new"), Replicas: 3, Tablets: true}
 		}, false, 0, ""},
 	}
 	for _, tc := range tests {
@@ -213,7 +213,7 @@ func TestPartitionedRollsOnePodAtATime(t *testing.T) {
 		for i, r := range revs {
 			ps[i] = pod(s, i, r, now.Add(-5*time.Second))
 		}
-		step := Partitioned(Gate{Name: "BE", Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(now, alive(3), 0)})
+		step := Partitioned(Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(now, alive(3), 0)})
 		if !step.Rolling {
 			break
 		}
@@ -253,55 +253,55 @@ func TestLeaderLast(t *testing.T) {
 		{"a template change is written OnDelete: no pod rolls yet", func() Gate {
 			s, ps := fe("old", "old", "old")
 			s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}
-			return Gate{Name: "FE", Live: s, Pods: ps, Changing: true, Replicas: 3}
+			return Gate{Live: s, Pods: ps, Changing: true, Replicas: 3}
 		}, true, "", "the leader last"},
 		{"leader at 0: the highest follower first", func() Gate {
 			s, ps := fe("old", "old", "old")
-			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
 		}, true, "c-fe-2", ""},
 		{"leader at 0: then the other follower", func() Gate {
 			s, ps := fe("old", "old", "new")
-			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
 		}, true, "c-fe-1", ""},
 		{"leader at 0: the leader last", func() Gate {
 			s, ps := fe("old", "new", "new")
-			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
 		}, true, "c-fe-0", ""},
 		{"leader at 2: the followers 1 and 0 before it", func() Gate {
 			s, ps := fe("old", "old", "old")
-			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(2)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: leaderAt(2)}
 		}, true, "c-fe-1", ""},
 		{"leader at 2: it goes once the followers are replaced", func() Gate {
 			s, ps := fe("new", "new", "old")
-			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(2)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: leaderAt(2)}
 		}, true, "c-fe-2", ""},
 		{"a pod being replaced holds the next", func() Gate {
 			s, ps := fe("old", "old")
-			return Gate{Name: "FE", Live: rolling3(s), Pods: ps, Replicas: 3, Word: leaderAt(0)}
+			return Gate{Live: rolling3(s), Pods: ps, Replicas: 3, Word: leaderAt(0)}
 		}, true, "", "c-fe-2) being replaced"},
 		{"a replaced pod not Ready holds the next", func() Gate {
 			s, ps := fe("old", "old", "new")
 			ps[2] = pod(s, 2, "new", time.Time{})
-			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
 		}, true, "", "c-fe-2 to become Ready"},
 		{"an FE that FE lists not Alive holds the next", func() Gate {
 			s, ps := fe("old", "old", "new")
 			w := leaderAt(0)
 			w.Alive[2] = false
-			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: w}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: w}
 		}, true, "", "FE to list c-fe-2 Alive"},
 		{"an old pod that is not Ready goes first, without FE's word", func() Gate {
 			s, ps := fe("old", "old", "old")
 			ps[0] = pod(s, 0, "old", time.Time{})
-			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3}
+			return Gate{Live: s, Pods: ps, Replicas: 3}
 		}, true, "c-fe-0", ""},
 		{"no leader named: no pod is deleted", func() Gate {
 			s, ps := fe("old", "old", "old")
-			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: word(later, alive(3), 0)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: word(later, alive(3), 0)}
 		}, true, "", "FE to name its leader"},
 		{"every pod at the update revision: back to the spec's strategy", func() Gate {
 			s, ps := fe("new", "new", "new")
-			return Gate{Name: "FE", Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
 		}, false, "", ""},
 	}
 	for _, tc := range tests {

@@ -86,11 +86,6 @@ type Observed struct {
 	// UnboundClaims are Pending claims ("PersistentVolumeClaim fe-meta-sr-fe-0")
 	// that ask for storageClassName "" and so never bind to the default class.
 	UnboundClaims []string
-	// GatedRollouts say where each rollout that waits for StarRocks is
-	// (docs/rollouts.md); empty when none runs.
-	GatedRollouts []string
-	// RolloutStalled says which of them waited past its stall timeout; empty when none.
-	RolloutStalled string
 	// StarRocks is what FE said at the operator's last read; nil when there
 	// is nothing new to say, and the status keeps what it says.
 	StarRocks *StarRocksWord
@@ -221,14 +216,12 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 		set(srv1.ConditionStarRocksHealthy, healthy, w.Reason, w.Message)
 	}
 	switch {
-	case obs.RolloutStalled != "":
-		set(srv1.ConditionProgressing, metav1.ConditionFalse, srv1.ReasonRolloutStalled, obs.RolloutStalled)
-	case len(obs.GatedRollouts) > 0:
-		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonRollingOut, strings.Join(append(slices.Clone(obs.GatedRollouts), nonEmpty(obs.Rollout)...), "; "))
+	case obs.Step != "":
+		// A step says more than the order it is part of: a stall of a BE
+		// rollout must show through an upgrade's OrderedRollout.
+		set(srv1.ConditionProgressing, metav1.ConditionTrue, obs.StepReason, strings.Join(append([]string{obs.Step}, nonEmpty(obs.Rollout)...), "; "))
 	case obs.Rollout != "":
 		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonOrderedRollout, obs.Rollout)
-	case obs.Step != "":
-		set(srv1.ConditionProgressing, metav1.ConditionTrue, obs.StepReason, obs.Step)
 	case obs.RemovalHeld != "":
 		set(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonRemovalHeld, obs.RemovalHeld)
 	case len(notRunning) > 0:
