@@ -232,6 +232,12 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		}
 	}
 	if shrinking {
+		if !active && r.FE != nil && r.FE.views != nil {
+			// Decide on FE's word read after the scale-in began: the health
+			// and rollout reads keep reports fresh, and one read before the
+			// BEs registered lists none of them, which would read as "gone".
+			r.FE.views.changed(key)
+		}
 		r.scaleIns.activate(key)
 		// FE refused this spec: nothing more is asked until the spec changes.
 		if msg, ok := r.scaleIns.refusedAt(key, s.src.Generation); ok {
