@@ -142,6 +142,7 @@ func (m *scaleIns) done(key string) {
 // forget drops what is kept of a cluster that is gone.
 func (m *scaleIns) forget(key string) {
 	m.done(key)
+	m.done(key + "/fe")
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, c := range []resources.Component{resources.ComponentFE, resources.ComponentBE} {
@@ -444,6 +445,14 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 	// the StatefulSet controller never acted on): nothing to take out of
 	// FE's group first; a member left over is dropped after.
 	shrinking := to < from && live.Status.Replicas > to
+	if feKey := key + "/fe"; shrinking && !r.scaleIns.isActive(feKey) {
+		// As for BE: decide on FE's word read after the scale-down began,
+		// not on a report older than the last FE that joined.
+		r.FE.views.changed(key)
+		r.scaleIns.activate(feKey)
+	} else if !shrinking && r.scaleIns.isActive(feKey) {
+		r.scaleIns.done(feKey)
+	}
 	if !shrinking {
 		// Look for leftovers only after a scale-down this process did not
 		// see through (and once per StatefulSet ever scaled, at start).
