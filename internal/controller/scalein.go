@@ -89,8 +89,8 @@ type scaleIns struct {
 	refused map[string]refusal
 	// progress is, per cluster, the lowest tablet count seen and since when.
 	progress map[string]tabletCount
-	// shown is the tablet count the status shows, and since when.
-	shown map[string]tabletCount
+	// shown is what the status shows of the drain, and since when.
+	shown map[string]shownDrain
 	// checked is, per StatefulSet (cluster key and component), the
 	// StatefulSet's UID and the replicas at which FE was last found with
 	// nothing left to do for it: no member of a removed ordinal in FE's
@@ -114,7 +114,7 @@ type tabletCount struct {
 }
 
 func newScaleIns() *scaleIns {
-	return &scaleIns{active: map[string]bool{}, refused: map[string]refusal{}, progress: map[string]tabletCount{}, shown: map[string]tabletCount{}, checked: map[string]checkedAt{}}
+	return &scaleIns{active: map[string]bool{}, refused: map[string]refusal{}, progress: map[string]tabletCount{}, shown: map[string]shownDrain{}, checked: map[string]checkedAt{}}
 }
 
 func (m *scaleIns) isActive(key string) bool {
@@ -175,17 +175,23 @@ func (m *scaleIns) drained(key string, tablets int, now time.Time) time.Time {
 	return p.at
 }
 
-// show returns the tablet count for the status: the new count at most once
-// per decommissionReportEvery.
-func (m *scaleIns) show(key string, tablets int, now time.Time) int {
+// shownDrain is the drain as the status last told it.
+type shownDrain struct {
+	message string
+	at      time.Time
+}
+
+// show returns what the status says of the drain: a new message (the
+// tablets left on each BE) at most once per decommissionReportEvery.
+func (m *scaleIns) show(key, message string, now time.Time) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p, ok := m.shown[key]
-	if !ok || (p.tablets != tablets && now.Sub(p.at) >= decommissionReportEvery) {
-		p = tabletCount{tablets: tablets, at: now}
+	if !ok || (p.message != message && now.Sub(p.at) >= decommissionReportEvery) {
+		p = shownDrain{message: message, at: now}
 		m.shown[key] = p
 	}
-	return p.tablets
+	return p.message
 }
 
 func (m *scaleIns) clean(key string, sts *appsv1.StatefulSet) (int32, bool) {
@@ -355,14 +361,14 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		log.Info("dropped drained BEs from FE", "backends", strings.Join(plan.drop, ", "))
 	}
 	now := time.Now()
-	shown := r.scaleIns.show(key, plan.tablets, now)
+	shown := r.scaleIns.show(key, fmt.Sprintf("FE decommissions %s: %d tablets left (%s)", removed, plan.tablets, drainingMessage(plan.draining)), now)
 	since := r.scaleIns.drained(key, plan.tablets, now)
 	if stall := decommissionStall(s.src); now.Sub(since) >= stall {
 		wait(srv1.ReasonDecommissionStalled, fmt.Sprintf("FE moved no tablet off %s for %s (%d tablets left, per FE's TabletNum): check that the other BEs are alive and have room; BE keeps %d replicas; annotate the cluster %s=true to shrink anyway, losing what only they hold",
 			drainingMessage(plan.draining), stall, plan.tablets, from, SkipDecommissionAnnotation))
 		return
 	}
-	wait(srv1.ReasonDecommissioning, fmt.Sprintf("FE decommissions %s: %d tablets left; BE keeps %d replicas until FE let them go", removed, shown, from))
+	wait(srv1.ReasonDecommissioning, fmt.Sprintf("%s; BE keeps %d replicas until FE let them go", shown, from))
 }
 
 // endDecommission forgets a BE scale-in that is over, and its metric.

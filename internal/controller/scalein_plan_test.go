@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/srscale/starrocks-operator/internal/fe"
 )
@@ -97,5 +98,43 @@ func TestLeftoverFrontendsAreMembersAboveReplicas(t *testing.T) {
 	got := leftoverFrontends([]fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true), member(3, "FOLLOWER", false), member(2, "FOLLOWER", false)}, feNames, 2)
 	if len(got) != 2 || got[0].Host != member(3, "", false).Host || got[1].Host != member(2, "", false).Host {
 		t.Errorf("leftovers %+v, want fe-3 then fe-2", got)
+	}
+}
+
+func TestTheDrainIsShownAtMostEvery30s(t *testing.T) {
+	m := newScaleIns()
+	t0 := time.Now()
+	steps := []struct {
+		after time.Duration
+		msg   string
+		want  string
+	}{
+		{0, "10 left", "10 left"},
+		{time.Second, "9 left", "10 left"},
+		{29 * time.Second, "2 left", "10 left"},
+		{30 * time.Second, "2 left", "2 left"},
+		{31 * time.Second, "1 left", "2 left"},
+	}
+	for _, s := range steps {
+		if got := m.show("ns/c", s.msg, t0.Add(s.after)); got != s.want {
+			t.Errorf("at +%s with %q the status shows %q, want %q", s.after, s.msg, got, s.want)
+		}
+	}
+}
+
+func TestADrainStallsWhenItsTabletCountStopsFalling(t *testing.T) {
+	m := newScaleIns()
+	t0 := time.Now()
+	if since := m.drained("ns/c", 10, t0); !since.Equal(t0) {
+		t.Errorf("first count dated %s, want %s", since, t0)
+	}
+	if since := m.drained("ns/c", 10, t0.Add(time.Minute)); !since.Equal(t0) {
+		t.Errorf("an unchanged count restarted the clock: %s", since)
+	}
+	if since := m.drained("ns/c", 12, t0.Add(2*time.Minute)); !since.Equal(t0) {
+		t.Errorf("a rising count restarted the clock: %s", since)
+	}
+	if since := m.drained("ns/c", 9, t0.Add(3*time.Minute)); !since.Equal(t0.Add(3 * time.Minute)) {
+		t.Errorf("a falling count did not restart the clock: %s", since)
 	}
 }

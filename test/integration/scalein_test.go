@@ -64,7 +64,7 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	t.Run("BE 3 to 2: FE refuses for a 3-replica table, then decommissions; skipped, the same scale-in loses tablets", func(t *testing.T) {
 		testDecommission(t, c, dir)
 	})
-	t.Run("BE 4 to 3 and back to 4 mid-decommission: CANCEL, nothing lost", func(t *testing.T) {
+	t.Run("BE 4 to 3 and back to 4 mid-decommission: CANCEL, nothing lost; a dead BE's drain is reported stalled", func(t *testing.T) {
 		testDecommissionCancelled(t, c, dir)
 	})
 	t.Run("FE 3 to 2 to 3 with the leader on the removed pod, then 5 to 3: a leader throughout, no removed FE left", func(t *testing.T) {
@@ -341,6 +341,27 @@ func testDecommissionCancelled(t *testing.T, c *testcluster.Cluster, dir *feDire
 	}
 	if seen := replicas(); !slices.Equal(seen, []int32{4}) {
 		t.Errorf("BE StatefulSet replicas went %v, want [4]: never shrunk", seen)
+	}
+
+	// A dead BE holding the only replica of its tablets never drains: the
+	// decommission is reported stalled, and BE keeps its replicas.
+	if !f.SetAlive(beHost("scale", "rv", 3), false) {
+		t.Fatal("no be-3 to stop")
+	}
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Annotations = map[string]string{controller.DecommissionStallTimeoutAnnotation: "3s"}
+		s.Spec.StarRocksBeSpec.Replicas = ptr.To[int32](3)
+	})
+	got := condition(t, c, "scale", "rv", "the stall reported", srv1.ConditionProgressing, srv1.ReasonDecommissionStalled)
+	if msg := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionProgressing).Message; !strings.Contains(msg, "rv-be-3 (") {
+		t.Errorf("the stall %q does not name be-3 and its tablets", msg)
+	}
+	sts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "scale", "rv-be", sts); err != nil || *sts.Spec.Replicas != 4 {
+		t.Fatalf("BE StatefulSet during the stall: %v, %v; want 4 replicas", sts.Spec.Replicas, err)
+	}
+	if n := len(f.StatementsLike("ALTER SYSTEM DECOMMISSION")); n != 2 {
+		t.Errorf("%d DECOMMISSION statements, want 2: a stall is not retried", n)
 	}
 }
 
