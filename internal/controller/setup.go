@@ -29,6 +29,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -109,7 +110,7 @@ func ScopeCache(opts *cache.Options) {
 	if opts.ByObject == nil {
 		opts.ByObject = map[client.Object]cache.ByObject{}
 	}
-	for _, o := range []client.Object{&appsv1.StatefulSet{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.ConfigMap{}, &autoscalingv2.HorizontalPodAutoscaler{}} {
+	for _, o := range []client.Object{&appsv1.StatefulSet{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.ConfigMap{}, &autoscalingv2.HorizontalPodAutoscaler{}, &policyv1.PodDisruptionBudget{}} {
 		opts.ByObject[o] = cache.ByObject{Label: sel}
 	}
 	opts.ByObject[&corev1.Pod{}] = cache.ByObject{Label: sel, Transform: slimPod}
@@ -229,6 +230,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		Watches(&corev1.Service{}, owner, builder.WithPredicates(allowed, ownedObjectChanged())).
 		Watches(&corev1.ConfigMap{}, owner, builder.WithPredicates(allowed, ownedObjectChanged())).
 		Watches(&autoscalingv2.HorizontalPodAutoscaler{}, owner, builder.WithPredicates(allowed, predicate.GenerationChangedPredicate{})).
+		Watches(&policyv1.PodDisruptionBudget{}, owner, builder.WithPredicates(allowed, specOrMetadataChanged())).
 		Watches(&corev1.Pod{}, followUp(handler.EnqueueRequestsFromMapFunc(clusterOfPod)), builder.WithPredicates(allowed, podChanged())).
 		WatchesRawSource(source.Kind(configMetadata, cmMeta,
 			handler.TypedEnqueueRequestsFromMapFunc(r.clustersUsingConfigMap),
@@ -300,6 +302,14 @@ func deploymentChanged() predicate.Predicate {
 		return metadataChanged(o, n) || os.ObservedGeneration != ns.ObservedGeneration || os.Replicas != ns.Replicas ||
 			os.ReadyReplicas != ns.ReadyReplicas || os.UpdatedReplicas != ns.UpdatedReplicas
 	}}
+}
+
+// specOrMetadataChanged passes edits of an object's spec or of what apply
+// compares in its metadata, and drops status changes: a PodDisruptionBudget's
+// status moves with every pod that becomes ready or not, which the pod
+// watch reports already.
+func specOrMetadataChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return metadataChanged(e.ObjectOld, e.ObjectNew) }}
 }
 
 // ownedObjectChanged passes real edits of Services and ConfigMaps, which have

@@ -25,6 +25,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -97,6 +98,7 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, config
 		Owns(&appsv1.StatefulSet{}, builder.WithPredicates(statefulSetChanged())).
 		Owns(&corev1.Service{}, builder.WithPredicates(ownedObjectChanged())).
 		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&policyv1.PodDisruptionBudget{}, builder.WithPredicates(specOrMetadataChanged())).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(warehouseOfPod), builder.WithPredicates(podChanged())).
 		Watches(&srv1.StarRocksCluster{}, handler.EnqueueRequestsFromMapFunc(r.warehousesOfCluster)).
 		WatchesRawSource(source.Kind(configMetadata, cmMeta,
