@@ -49,6 +49,18 @@ func (c *StarRocksCluster) CnSearchServiceName() string { return c.Name + "-cn-s
 // CnAutoscalerName is the HorizontalPodAutoscaler of CN.
 func (c *StarRocksCluster) CnAutoscalerName() string { return c.Name + "-cn-autoscaler" }
 
+// The PodDisruptionBudgets are ours alone (the upstream operator makes none):
+// <StatefulSet>-pdb, as charts commonly name them.
+
+// FeDisruptionBudgetName is the PodDisruptionBudget of FE.
+func (c *StarRocksCluster) FeDisruptionBudgetName() string { return c.Name + "-fe-pdb" }
+
+// BeDisruptionBudgetName is the PodDisruptionBudget of BE.
+func (c *StarRocksCluster) BeDisruptionBudgetName() string { return c.Name + "-be-pdb" }
+
+// CnDisruptionBudgetName is the PodDisruptionBudget of CN.
+func (c *StarRocksCluster) CnDisruptionBudgetName() string { return c.Name + "-cn-pdb" }
+
 // FeProxyConfigMapName is the ConfigMap holding the FE proxy's nginx.conf.
 func (c *StarRocksCluster) FeProxyConfigMapName() string { return c.Name + "-fe-proxy" }
 

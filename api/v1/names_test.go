@@ -43,12 +43,30 @@ func TestChildObjectNamesMatchUpstream(t *testing.T) {
 		{"FE proxy Deployment", c.FeProxyDeploymentName(), "kube-starrocks-fe-proxy"},
 		{"FE proxy Service", c.FeProxyServiceName(), "kube-starrocks-fe-proxy-service"},
 	}
+
 	for _, tt := range tests {
 		t.Run(tt.what+" is named like upstream", func(t *testing.T) {
 			if tt.got != tt.want {
 				t.Errorf("%s name = %q, want %q", tt.what, tt.got, tt.want)
 			}
 		})
+	}
+}
+
+// The upstream makes no PodDisruptionBudget: ours are named <StatefulSet>-pdb,
+// as charts commonly name a StatefulSet's budget.
+func TestDisruptionBudgetNamesFollowTheirStatefulSets(t *testing.T) {
+	c := &StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: "kube-starrocks"}}
+	wh := &StarRocksWarehouse{ObjectMeta: metav1.ObjectMeta{Name: "wh1"}}
+	for got, want := range map[string]string{
+		c.FeDisruptionBudgetName():  c.FeStatefulSetName() + "-pdb",
+		c.BeDisruptionBudgetName():  c.BeStatefulSetName() + "-pdb",
+		c.CnDisruptionBudgetName():  c.CnStatefulSetName() + "-pdb",
+		wh.CnDisruptionBudgetName(): wh.CnStatefulSetName() + "-pdb",
+	} {
+		if got != want {
+			t.Errorf("PodDisruptionBudget %q, want %q", got, want)
+		}
 	}
 }
 
@@ -61,6 +79,7 @@ func TestChildObjectNamesAreDistinctPerKind(t *testing.T) {
 			c.FeServiceName(), c.FeSearchServiceName(), c.BeServiceName(), c.BeSearchServiceName(),
 			c.CnServiceName(), c.CnSearchServiceName(), c.FeProxyServiceName(),
 		},
+		"PodDisruptionBudget": {c.FeDisruptionBudgetName(), c.BeDisruptionBudgetName(), c.CnDisruptionBudgetName()},
 	}
 	for kind, names := range byKind {
 		seen := map[string]bool{}

@@ -34,6 +34,9 @@ func (w *StarRocksWarehouse) CnSearchServiceName() string { return w.Name + "-wa
 // CnAutoscalerName is the warehouse's HorizontalPodAutoscaler.
 func (w *StarRocksWarehouse) CnAutoscalerName() string { return w.Name + "-warehouse-cn-autoscaler" }
 
+// CnDisruptionBudgetName is the warehouse's PodDisruptionBudget (ours alone: the upstream makes none).
+func (w *StarRocksWarehouse) CnDisruptionBudgetName() string { return w.Name + "-warehouse-cn-pdb" }
+
 // Condition reasons of a StarRocksWarehouse (beside the cluster's), each
 // naming the check that failed.
 const (

@@ -47,18 +47,18 @@ const followUpPriority = -1
 // exist (a new cluster, or its StatefulSet deleted), when the operator has
 // more than one worker (StartApart). It writes what FE's pods need to start:
 // the StatefulSet and the headless Service that gives the pods their DNS
-// names; and ends the reconcile. The client Service, the status and the
-// Event follow in the next reconcile, which the StatefulSet's watch event
-// brings at followUpPriority: behind the clusters still waiting for their
-// first write. With many new clusters, every FE is created before any
-// worker spends a round trip on client Services, whose ClusterIP allocation
-// is the slowest write of a new cluster on the API server. The headless
-// Service stays in the first step because the pods need it, and because
-// with a client-side QPS limit it keeps the core/v1 bucket busy while the
-// apps/v1 one paces the StatefulSets. The split costs no write and no
-// Event: the next reconcile writes what this one leaves, and one Event
-// tells both (what this one wrote is remembered in memory; after a restart
-// in between, the Event tells only the second step).
+// names; and ends the reconcile. The client Service, FE's disruption budget
+// (of 2 or more FE), the status and the Event follow in the next reconcile,
+// which the StatefulSet's watch event brings at followUpPriority: behind the
+// clusters still waiting for their first write. With many new clusters,
+// every FE is created before any worker spends a round trip on client
+// Services, whose ClusterIP allocation is the slowest write of a new cluster
+// on the API server. The headless Service stays in the first step because
+// the pods need it, and because with a client-side QPS limit it keeps the
+// core/v1 bucket busy while the apps/v1 one paces the StatefulSets. The
+// split costs no write and no Event: the next reconcile writes what this one
+// leaves, and one Event tells both (what this one wrote is remembered in
+// memory; after a restart in between, the Event tells only the second step).
 //
 // With one worker the split would cost every new cluster a round trip (its
 // Services already go in the StatefulSet's, see apply.ApplyAll) and gain
@@ -73,8 +73,9 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 		meta.IsStatusConditionTrue(s.src.Status.Conditions, srv1.ConditionReconcileError) {
 		return true
 	}
-	svc := s.want.objects.Service(fe)
-	objs := slices.DeleteFunc(s.applicable(fe), func(o client.Object) bool { return o == client.Object(svc) })
+	// What FE's pods need to start; the client Service and the disruption budget follow.
+	need := []client.Object{s.want.objects.StatefulSet(fe), s.want.objects.FE.SearchService}
+	objs := slices.DeleteFunc(s.applicable(fe), func(o client.Object) bool { return !slices.Contains(need, o) })
 	if !slices.Contains(objs, client.Object(s.want.objects.StatefulSet(fe))) {
 		return true
 	}

@@ -22,7 +22,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -33,14 +35,18 @@ import (
 var Components = []Component{ComponentFE, ComponentBE, ComponentCN, ComponentFEProxy}
 
 // StatefulSetObjects are the objects of FE, BE or CN: a StatefulSet, its
-// client Service and its headless search Service, and for CN under an
-// autoscaling policy a HorizontalPodAutoscaler.
+// client Service and its headless search Service, for CN under an
+// autoscaling policy a HorizontalPodAutoscaler, and for more than one pod a
+// PodDisruptionBudget.
 type StatefulSetObjects struct {
 	StatefulSet   *appsv1.StatefulSet
 	Service       *corev1.Service
 	SearchService *corev1.Service
 	// Autoscaler is set for CN with autoScalingPolicy only.
 	Autoscaler *autoscalingv2.HorizontalPodAutoscaler
+	// DisruptionBudget is set when the component may run more than one pod
+	// and the cluster does not turn it off (see pdb.go).
+	DisruptionBudget *policyv1.PodDisruptionBudget
 }
 
 // Objects returns the set's objects, workload first; none for a nil set.
@@ -52,7 +58,8 @@ func (o *StatefulSetObjects) Objects() []client.Object {
 	objs = appendIf(objs, o.StatefulSet != nil, o.StatefulSet)
 	objs = appendIf(objs, o.Service != nil, o.Service)
 	objs = appendIf(objs, o.SearchService != nil, o.SearchService)
-	return appendIf(objs, o.Autoscaler != nil, o.Autoscaler)
+	objs = appendIf(objs, o.Autoscaler != nil, o.Autoscaler)
+	return appendIf(objs, o.DisruptionBudget != nil, o.DisruptionBudget)
 }
 
 // FEProxyObjects are the objects of the FE proxy: nginx.conf, the nginx
@@ -111,18 +118,19 @@ func Named(src *srv1.StarRocksCluster) ClusterObjects {
 	meta := func(name string) metav1.ObjectMeta {
 		return metav1.ObjectMeta{Namespace: src.Namespace, Name: name, OwnerReferences: []metav1.OwnerReference{ownerReference(src)}}
 	}
-	workload := func(sts, svc, search string) *StatefulSetObjects {
+	workload := func(sts, svc, search, pdb string) *StatefulSetObjects {
 		return &StatefulSetObjects{
-			StatefulSet:   &appsv1.StatefulSet{ObjectMeta: meta(sts)},
-			Service:       &corev1.Service{ObjectMeta: meta(svc)},
-			SearchService: &corev1.Service{ObjectMeta: meta(search)},
+			StatefulSet:      &appsv1.StatefulSet{ObjectMeta: meta(sts)},
+			Service:          &corev1.Service{ObjectMeta: meta(svc)},
+			SearchService:    &corev1.Service{ObjectMeta: meta(search)},
+			DisruptionBudget: &policyv1.PodDisruptionBudget{ObjectMeta: meta(pdb)},
 		}
 	}
-	cn := workload(src.CnStatefulSetName(), src.CnServiceName(), src.CnSearchServiceName())
+	cn := workload(src.CnStatefulSetName(), src.CnServiceName(), src.CnSearchServiceName(), src.CnDisruptionBudgetName())
 	cn.Autoscaler = &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: meta(src.CnAutoscalerName())}
 	return ClusterObjects{
-		FE: workload(src.FeStatefulSetName(), src.FeServiceName(), src.FeSearchServiceName()),
-		BE: workload(src.BeStatefulSetName(), src.BeServiceName(), src.BeSearchServiceName()),
+		FE: workload(src.FeStatefulSetName(), src.FeServiceName(), src.FeSearchServiceName(), src.FeDisruptionBudgetName()),
+		BE: workload(src.BeStatefulSetName(), src.BeServiceName(), src.BeSearchServiceName(), src.BeDisruptionBudgetName()),
 		CN: cn,
 		FEProxy: &FEProxyObjects{
 			ConfigMap:  &corev1.ConfigMap{ObjectMeta: meta(src.FeProxyConfigMapName())},
@@ -222,8 +230,9 @@ func appendIf(objs []client.Object, present bool, o client.Object) []client.Obje
 	return append(objs, o)
 }
 
-// FE builds the frontends: StatefulSet <n>-fe, Service <n>-fe-service and
-// headless Service <n>-fe-search (query port). cfg.Content is fe.conf. It
+// FE builds the frontends: StatefulSet <n>-fe, Service <n>-fe-service,
+// headless Service <n>-fe-search (query port) and, for more than one pod,
+// PodDisruptionBudget <n>-fe-pdb. cfg.Content is fe.conf. It
 // returns nil when the cluster has no FE spec.
 func FE(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 	if src == nil || src.Spec.StarRocksFeSpec == nil {
@@ -244,13 +253,15 @@ func FE(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 			feQueryPort: feServicePort(src, cfg.Content, fePortQuery),
 			cfg:         cfg,
 		}),
-		Service:       clientService(src, ComponentFE, src.FeServiceName(), ports, spec.Service),
-		SearchService: searchService(src, ComponentFE, src.FeSearchServiceName(), namedPort{name: "query-port", port: portNamed(ports, fePortQuery)}),
+		Service:          clientService(src, ComponentFE, src.FeServiceName(), ports, spec.Service),
+		SearchService:    searchService(src, ComponentFE, src.FeSearchServiceName(), namedPort{name: "query-port", port: portNamed(ports, fePortQuery)}),
+		DisruptionBudget: FEDisruptionBudget(src, ptr.Deref(spec.Replicas, 1)),
 	}
 }
 
-// BE builds the backends: StatefulSet <n>-be, Service <n>-be-service and
-// headless Service <n>-be-search (heartbeat port). cfg.Content is be.conf and
+// BE builds the backends: StatefulSet <n>-be, Service <n>-be-service,
+// headless Service <n>-be-search (heartbeat port) and, for more than one
+// pod, PodDisruptionBudget <n>-be-pdb. cfg.Content is be.conf and
 // cfg.FEContent fe.conf. It returns nil when the cluster has no BE spec, or no
 // FE spec: backends can only join a cluster through its FE.
 func BE(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
@@ -272,14 +283,16 @@ func BE(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 			feQueryPort: feServicePort(src, cfg.FEContent, fePortQuery),
 			cfg:         cfg,
 		}),
-		Service:       clientService(src, ComponentBE, src.BeServiceName(), ports, spec.Service),
-		SearchService: searchService(src, ComponentBE, src.BeSearchServiceName(), namedPort{name: portHeartbeat, port: portNamed(ports, portHeartbeat)}),
+		Service:          clientService(src, ComponentBE, src.BeServiceName(), ports, spec.Service),
+		SearchService:    searchService(src, ComponentBE, src.BeSearchServiceName(), namedPort{name: portHeartbeat, port: portNamed(ports, portHeartbeat)}),
+		DisruptionBudget: disruptionBudget(src, ComponentBE, src.BeDisruptionBudgetName(), beMaxUnavailable(ptr.Deref(spec.Replicas, 1))),
 	}
 }
 
 // CN builds the compute nodes: StatefulSet <n>-cn, Service <n>-cn-service,
-// headless Service <n>-cn-search (heartbeat port) and, when autoScalingPolicy
-// is set, HorizontalPodAutoscaler <n>-cn-autoscaler. cfg.Content is cn.conf
+// headless Service <n>-cn-search (heartbeat port), when autoScalingPolicy
+// is set, HorizontalPodAutoscaler <n>-cn-autoscaler and, when it may run
+// more than one pod, PodDisruptionBudget <n>-cn-pdb. cfg.Content is cn.conf
 // and cfg.FEContent fe.conf. It returns nil when the cluster has no CN spec,
 // or no FE spec.
 //
@@ -305,8 +318,9 @@ func CN(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 			feQueryPort: feServicePort(src, cfg.FEContent, fePortQuery),
 			cfg:         cfg,
 		}),
-		Service:       clientService(src, ComponentCN, src.CnServiceName(), ports, spec.Service),
-		SearchService: searchService(src, ComponentCN, src.CnSearchServiceName(), namedPort{name: portHeartbeat, port: portNamed(ports, portHeartbeat)}),
+		Service:          clientService(src, ComponentCN, src.CnServiceName(), ports, spec.Service),
+		SearchService:    searchService(src, ComponentCN, src.CnSearchServiceName(), namedPort{name: portHeartbeat, port: portNamed(ports, portHeartbeat)}),
+		DisruptionBudget: disruptionBudget(src, ComponentCN, src.CnDisruptionBudgetName(), cnMaxUnavailable(spec)),
 	}
 	if spec.AutoScalingPolicy != nil {
 		objs.Autoscaler = cnAutoscaler(src, spec.AutoScalingPolicy)

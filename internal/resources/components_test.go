@@ -57,8 +57,10 @@ func TestEachComponentBuildsItsObjects(t *testing.T) {
 			[]string{"StatefulSet/sr-be", "Service/sr-be-service", "Service/sr-be-search"}},
 		{"CN without autoscaling makes no HPA", newCluster(), ComponentCN,
 			[]string{"StatefulSet/sr-cn", "Service/sr-cn-service", "Service/sr-cn-search"}},
-		{"CN with autoscaling adds the HPA", autoscaled, ComponentCN,
-			[]string{"StatefulSet/sr-cn", "Service/sr-cn-service", "Service/sr-cn-search", "HorizontalPodAutoscaler/sr-cn-autoscaler"}},
+		{"CN with autoscaling to 3 pods adds the HPA and a disruption budget", autoscaled, ComponentCN,
+			[]string{"StatefulSet/sr-cn", "Service/sr-cn-service", "Service/sr-cn-search", "HorizontalPodAutoscaler/sr-cn-autoscaler", "PodDisruptionBudget/sr-cn-pdb"}},
+		{"FE of 3 pods adds a disruption budget", with(func(src *srv1.StarRocksCluster) { src.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](3) }), ComponentFE,
+			[]string{"StatefulSet/sr-fe", "Service/sr-fe-service", "Service/sr-fe-search", "PodDisruptionBudget/sr-fe-pdb"}},
 		{"FE proxy makes a ConfigMap, a Deployment and a Service", newCluster(), ComponentFEProxy,
 			[]string{"ConfigMap/sr-fe-proxy", "Deployment/sr-fe-proxy", "Service/sr-fe-proxy-service"}},
 	}
@@ -77,6 +79,7 @@ func TestEachComponentBuildsItsObjects(t *testing.T) {
 func TestNamedListsEveryObjectEachComponentCanHave(t *testing.T) {
 	src := with(func(src *srv1.StarRocksCluster) {
 		src.Spec.StarRocksCnSpec.AutoScalingPolicy = &srv1.AutoScalingPolicy{MaxReplicas: 3}
+		src.Spec.StarRocksFeSpec.Replicas, src.Spec.StarRocksBeSpec.Replicas = ptr.To[int32](3), ptr.To[int32](3)
 	})
 	built, named := Build(src, Configs{}), Named(src)
 	for _, c := range Components {
@@ -105,7 +108,7 @@ func TestObjectsCarryTypeMetaNamespaceLabelsAndOwner(t *testing.T) {
 	})
 	wantAPIVersion := map[string]string{
 		"StatefulSet": "apps/v1", "Deployment": "apps/v1", "Service": "v1", "ConfigMap": "v1",
-		"HorizontalPodAutoscaler": "autoscaling/v2",
+		"HorizontalPodAutoscaler": "autoscaling/v2", "PodDisruptionBudget": "policy/v1",
 	}
 	for _, c := range []Component{ComponentFE, ComponentBE, ComponentCN, ComponentFEProxy} {
 		for _, o := range build(src, c, Config{Content: "http_port = 8030"}) {

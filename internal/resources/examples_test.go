@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -131,6 +132,15 @@ func testManifestsBuildValidObjects(t *testing.T, dir string) {
 			}
 			if src.Spec.StarRocksCnSpec != nil && src.Spec.StarRocksCnSpec.AutoScalingPolicy != nil {
 				want++
+			}
+			// A disruption budget for each component of more than one pod.
+			for _, spec := range []*srv1.StarRocksLoadSpec{LoadSpec(src, ComponentFE), LoadSpec(src, ComponentBE), LoadSpec(src, ComponentCN)} {
+				if spec != nil && ptr.Deref(spec.Replicas, 1) > 1 {
+					want++
+				}
+			}
+			if cn := src.Spec.StarRocksCnSpec; cn != nil && ptr.Deref(cn.Replicas, 1) <= 1 && cn.AutoScalingPolicy != nil && cn.AutoScalingPolicy.MaxReplicas > 1 {
+				want++ // the most the HPA may run decides
 			}
 			if len(objs) != want {
 				t.Errorf("%d objects, want %d: %v", len(objs), want, kindsAndNames(objs))

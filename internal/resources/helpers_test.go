@@ -24,7 +24,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -236,6 +238,15 @@ func validate(o client.Object) []string {
 		}
 		if obj.Spec.MaxReplicas < 1 {
 			add("HPA maxReplicas < 1")
+		}
+	case *policyv1.PodDisruptionBudget:
+		if obj.Spec.Selector == nil || len(obj.Spec.Selector.MatchLabels) == 0 {
+			add("PodDisruptionBudget without selector")
+		}
+		if obj.Spec.MinAvailable != nil || obj.Spec.MaxUnavailable == nil {
+			add("PodDisruptionBudget without maxUnavailable alone")
+		} else if n, err := intstr.GetScaledValueFromIntOrPercent(obj.Spec.MaxUnavailable, 100, true); err != nil || n < 1 || n > 100 {
+			add("PodDisruptionBudget maxUnavailable %s allows no eviction or cannot be read", obj.Spec.MaxUnavailable.String())
 		}
 	case *corev1.ConfigMap:
 		for k := range obj.Data {

@@ -483,6 +483,9 @@ func TestUpstreamRenderedObjectsDifferOnlyAsDocumented(t *testing.T) {
 				}
 			}
 			for key := range ours {
+				if strings.HasPrefix(key, "PodDisruptionBudget/") {
+					continue // ours alone, documented: the upstream makes none
+				}
 				t.Errorf("%s: we make it, the upstream does not", key)
 			}
 		})

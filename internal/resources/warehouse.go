@@ -22,6 +22,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -45,8 +46,9 @@ type WarehouseConfig struct {
 
 // Warehouse builds a warehouse's compute nodes: StatefulSet
 // <wh>-warehouse-cn, Services <wh>-warehouse-cn-service and
-// <wh>-warehouse-cn-search and, with autoScalingPolicy, HPA
-// <wh>-warehouse-cn-autoscaler. It is the CN builder with another owner:
+// <wh>-warehouse-cn-search, with autoScalingPolicy HPA
+// <wh>-warehouse-cn-autoscaler and, when it may run more than one pod,
+// PodDisruptionBudget <wh>-warehouse-cn-pdb (the cluster's CN rule). It is the CN builder with another owner:
 // objects belong to the warehouse, pods join the cluster's FE, and the HPA
 // scales the warehouse (its scale subresource), whose replicas the
 // StatefulSet then follows. It returns nil without a template or FE spec.
@@ -60,11 +62,13 @@ func Warehouse(wh *srv1.StarRocksWarehouse, src *srv1.StarRocksCluster, cfg Ware
 		env = append([]corev1.EnvVar{{Name: MultiWarehouseEnv, Value: strings.ReplaceAll(wh.Name, "-", "_")}}, env...)
 	}
 	// As a cluster, the warehouse is "<wh>-warehouse" with the cluster's FE and
-	// only CN: the CN builder then names everything as upstream does.
+	// only CN: the CN builder then names everything as upstream does. Its
+	// annotations are the warehouse's: they turn its disruption budget off.
 	as := src.DeepCopy()
-	as.Name, as.UID = wh.WarehouseComponentName(), wh.UID
+	as.Name, as.UID, as.Annotations = wh.WarehouseComponentName(), wh.UID, wh.Annotations
 	as.Spec.StarRocksBeSpec, as.Spec.StarRocksFeProxySpec = nil, nil
-	as.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: tmpl.StarRocksComponentSpec, CnEnvVars: env}
+	// The policy decides the disruption budget; the HPA CN builds is replaced below.
+	as.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: tmpl.StarRocksComponentSpec, CnEnvVars: env, AutoScalingPolicy: tmpl.AutoScalingPolicy}
 	objs := CN(as, Config{Content: cfg.Content, FEContent: cfg.FEContent, Live: cfg.Live})
 	if objs == nil {
 		return nil
@@ -92,10 +96,11 @@ func Warehouse(wh *srv1.StarRocksWarehouse, src *srv1.StarRocksCluster, cfg Ware
 func WarehouseNamed(wh *srv1.StarRocksWarehouse) *StatefulSetObjects {
 	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: wh.Namespace, Name: name} }
 	return &StatefulSetObjects{
-		StatefulSet:   &appsv1.StatefulSet{ObjectMeta: meta(wh.CnStatefulSetName())},
-		Service:       &corev1.Service{ObjectMeta: meta(wh.CnServiceName())},
-		SearchService: &corev1.Service{ObjectMeta: meta(wh.CnSearchServiceName())},
-		Autoscaler:    &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: meta(wh.CnAutoscalerName())},
+		StatefulSet:      &appsv1.StatefulSet{ObjectMeta: meta(wh.CnStatefulSetName())},
+		Service:          &corev1.Service{ObjectMeta: meta(wh.CnServiceName())},
+		SearchService:    &corev1.Service{ObjectMeta: meta(wh.CnSearchServiceName())},
+		Autoscaler:       &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: meta(wh.CnAutoscalerName())},
+		DisruptionBudget: &policyv1.PodDisruptionBudget{ObjectMeta: meta(wh.CnDisruptionBudgetName())},
 	}
 }
 

@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resources
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+)
+
+// A PodDisruptionBudget limits how many pods of FE, BE or CN a voluntary
+// eviction (a node drain, a Karpenter consolidation) may take at once. Every
+// budget is a maxUnavailable: the disruption controller counts it against
+// the replicas the StatefulSet runs, so a budget stays right while an HPA
+// changes them. A component of one replica gets none: a budget could only
+// protect nothing or block every drain. See docs/disruption-budgets.md.
+
+// DisruptionBudgetAnnotation set to "false" on a StarRocksCluster or a
+// StarRocksWarehouse makes no PodDisruptionBudget for any of its components.
+const DisruptionBudgetAnnotation = "starrocks.com/pod-disruption-budget"
+
+// ComponentDisruptionBudgetAnnotation set to "false" makes none for c alone:
+// starrocks.com/fe-pod-disruption-budget, be-..., cn-....
+func ComponentDisruptionBudgetAnnotation(c Component) string {
+	return "starrocks.com/" + string(c) + "-pod-disruption-budget"
+}
+
+// DisruptionBudgetOff reports whether annotations turn c's budget off.
+func DisruptionBudgetOff(annotations map[string]string, c Component) bool {
+	return annotations[DisruptionBudgetAnnotation] == "false" || annotations[ComponentDisruptionBudgetAnnotation(c)] == "false"
+}
+
+// FEDisruptionBudget is the budget of an FE StatefulSet of replicas pods;
+// nil when it gets none. The controller asks for it again when it keeps FE
+// at more replicas than the spec asks (KeepFEQuorum).
+func FEDisruptionBudget(src *srv1.StarRocksCluster, replicas int32) *policyv1.PodDisruptionBudget {
+	return disruptionBudget(src, ComponentFE, src.FeDisruptionBudgetName(), feMaxUnavailable(replicas))
+}
+
+// feMaxUnavailable keeps a majority of FE, whose pods are all followers:
+// the metadata's quorum. Of n, (n-1)/2 may go: 1 of 3 or 4, 2 of 5. Of 2 the
+// majority is both, and a budget keeping it would block every drain for
+// ever: one may go.
+func feMaxUnavailable(replicas int32) *intstr.IntOrString {
+	if replicas <= 1 {
+		return nil
+	}
+	return ptr.To(intstr.FromInt32(max(1, (replicas-1)/2)))
+}
+
+// beMaxUnavailable lets one BE go at a time: each holds tablet replicas (3
+// by default), and a load needs a majority of a tablet's: two BE down at
+// once can stop loads into the tablets they share.
+func beMaxUnavailable(replicas int32) *intstr.IntOrString {
+	if replicas <= 1 {
+		return nil
+	}
+	return ptr.To(intstr.FromInt32(1))
+}
+
+// cnMaxUnavailable lets as many CN go as a rolling update may take down
+// (updateStrategy.rollingUpdate.maxUnavailable, which the upstream chart's
+// maxUnavailablePods sets), one when unset. Under an HPA the budget is
+// decided by the most pods it may run, not by how many run now: it then
+// stays the same object while the HPA scales, and with one pod running a
+// maxUnavailable of at least one blocks nothing.
+func cnMaxUnavailable(spec *srv1.StarRocksCnSpec) *intstr.IntOrString {
+	most := ptr.Deref(spec.Replicas, 1)
+	if p := spec.AutoScalingPolicy; p != nil {
+		most = max(most, p.MaxReplicas, ptr.Deref(p.MinReplicas, 1))
+	}
+	if most <= 1 {
+		return nil
+	}
+	return ptr.To(rollingMaxUnavailable(spec.UpdateStrategy))
+}
+
+// rollingMaxUnavailable is a rolling update's maxUnavailable, a count or a
+// percentage; 1 when unset, when it allows no pod (a budget would then block
+// every drain) or when Kubernetes could not read it in a budget.
+func rollingMaxUnavailable(u *appsv1.StatefulSetUpdateStrategy) intstr.IntOrString {
+	one := intstr.FromInt32(1)
+	if u == nil || u.RollingUpdate == nil || u.RollingUpdate.MaxUnavailable == nil {
+		return one
+	}
+	v := *u.RollingUpdate.MaxUnavailable
+	n, err := intstr.GetScaledValueFromIntOrPercent(&v, 100, true)
+	if err != nil || n < 1 || (v.Type == intstr.String && n > 100) {
+		return one
+	}
+	return v
+}
+
+// disruptionBudget is component c's budget allowing maxUnavailable pods to
+// go; nil when maxUnavailable is, or the cluster's annotations turn it off.
+// It selects the pods as the StatefulSet does.
+func disruptionBudget(src *srv1.StarRocksCluster, c Component, name string, maxUnavailable *intstr.IntOrString) *policyv1.PodDisruptionBudget {
+	if maxUnavailable == nil || DisruptionBudgetOff(src.Annotations, c) {
+		return nil
+	}
+	return &policyv1.PodDisruptionBudget{
+		TypeMeta:   typeMeta("policy/v1", "PodDisruptionBudget"),
+		ObjectMeta: objectMeta(src, c, name),
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			Selector:       &metav1.LabelSelector{MatchLabels: SelectorLabels(src, c)},
+			MaxUnavailable: maxUnavailable,
+			// A pod that is not ready serves nothing: evicting it costs no
+			// availability, and a crashing pod must not block a drain.
+			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
+		},
+	}
+}
