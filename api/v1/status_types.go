@@ -66,6 +66,12 @@ const (
 	// ours rendered "" for an unset class; docs/helm-migration.md says how to
 	// bind or replace such claims.
 	ConditionClaimsUnbound = "ClaimsUnbound"
+	// ConditionFEQuorumUnprotected is True while FE runs 2 replicas:
+	// StarRocks' metadata needs a majority of FE, both of 2, and a disruption
+	// budget keeping both would block every node drain for ever. FE's budget
+	// lets one pod go at a time instead; the message says what an eviction
+	// then costs. It appears only once True. See docs/disruption-budgets.md.
+	ConditionFEQuorumUnprotected = "FEQuorumUnprotected"
 )
 
 // Condition reasons: stable CamelCase words that alerts and scripts may match;
@@ -164,6 +170,10 @@ const (
 	ReasonInvalidStorageVolume = "InvalidStorageVolume"
 	// ReasonConfigAvailable (ConfigUnavailable=False): every .conf was read again.
 	ReasonConfigAvailable = "ConfigAvailable"
+	// ReasonTwoFrontends (FEQuorumUnprotected=True): FE runs 2 replicas;
+	// ReasonNotTwoFrontends (FEQuorumUnprotected=False): it no longer does.
+	ReasonTwoFrontends    = "TwoFrontends"
+	ReasonNotTwoFrontends = "NotTwoFrontends"
 )
 
 // StarRocksClusterStatus is the observed state of a StarRocksCluster.

@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/utils/ptr"
@@ -104,8 +105,30 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScop
 	s.holds.observe(obs)
 	s.gates.observe(obs)
 	obs.UnboundClaims = r.unboundClaims(ctx, s)
+	obs.FEQuorumUnprotected = s.feQuorumUnprotected()
 	obs.DisasterRecovery = disasterRecoveryStatus(src, s.in.confs[resources.ComponentFE].content, live[resources.ComponentFE])
 	return obs
+}
+
+// feQuorumUnprotected is what a node drain costs an FE whose majority no
+// disruption budget can keep (resources.FEQuorumUnprotectedMessage); with
+// nothing built (a refused spec), what the status says already.
+func (s *clusterScope) feQuorumUnprotected() string {
+	if s.want == nil {
+		if c := meta.FindStatusCondition(s.src.Status.Conditions, srv1.ConditionFEQuorumUnprotected); c != nil && c.Status == metav1.ConditionTrue {
+			return c.Message
+		}
+		return ""
+	}
+	fe := s.want.objects.FE
+	if fe == nil || fe.StatefulSet == nil {
+		return ""
+	}
+	budget := ""
+	if fe.DisruptionBudget != nil {
+		budget = fe.DisruptionBudget.Name
+	}
+	return resources.FEQuorumUnprotectedMessage(ptr.Deref(fe.StatefulSet.Spec.Replicas, 1), budget)
 }
 
 func (r *StarRocksClusterReconciler) pods(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component][]corev1.Pod {

@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -63,5 +64,29 @@ func TestFEKeptAtItsLiveReplicasKeepsItsBudget(t *testing.T) {
 	}
 	if d := buildFE(t, feClusterOf(1), nil); d.objects.FE.DisruptionBudget != nil {
 		t.Errorf("a new FE of 1 got a budget")
+	}
+}
+
+func TestFEQuorumUnprotectedIsToldForTwoFE(t *testing.T) {
+	s := &clusterScope{src: feClusterOf(2)}
+	s.want = buildFE(t, s.src, nil)
+	if msg := s.feQuorumUnprotected(); !strings.Contains(msg, "sr-fe-pdb") {
+		t.Errorf("2 FE: %q, want the budget named", msg)
+	}
+	s.src.Annotations = map[string]string{resources.ComponentDisruptionBudgetAnnotation(resources.ComponentFE): "false"}
+	s.want = buildFE(t, s.src, nil)
+	if msg := s.feQuorumUnprotected(); !strings.Contains(msg, "turned off") {
+		t.Errorf("2 FE, budget off: %q", msg)
+	}
+	s = &clusterScope{src: feClusterOf(3)}
+	s.want = buildFE(t, s.src, nil)
+	if msg := s.feQuorumUnprotected(); msg != "" {
+		t.Errorf("3 FE: %q, want nothing", msg)
+	}
+	// A refused spec builds nothing: the status keeps what it says.
+	s = &clusterScope{src: feClusterOf(2)}
+	s.src.Status.Conditions = []metav1.Condition{{Type: srv1.ConditionFEQuorumUnprotected, Status: metav1.ConditionTrue, Message: "as before"}}
+	if msg := s.feQuorumUnprotected(); msg != "as before" {
+		t.Errorf("nothing built: %q, want the condition's message kept", msg)
 	}
 }

@@ -58,7 +58,8 @@ func FEDisruptionBudget(src *srv1.StarRocksCluster, replicas int32) *policyv1.Po
 // feMaxUnavailable keeps a majority of FE, whose pods are all followers:
 // the metadata's quorum. Of n, (n-1)/2 may go: 1 of 3 or 4, 2 of 5. Of 2 the
 // majority is both, and a budget keeping it would block every drain for
-// ever: one may go.
+// ever: one may go, and the FEQuorumUnprotected condition says what that
+// costs (FEQuorumUnprotectedMessage).
 func feMaxUnavailable(replicas int32) *intstr.IntOrString {
 	if replicas <= 1 {
 		return nil
@@ -127,4 +128,18 @@ func disruptionBudget(src *srv1.StarRocksCluster, c Component, name string, maxU
 			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
 		},
 	}
+}
+
+// FEQuorumUnprotectedMessage says what a drain costs an FE of replicas pods
+// whose majority no budget can keep (2: the majority is both); empty for
+// other replica counts. budget names FE's budget, empty when turned off.
+func FEQuorumUnprotectedMessage(replicas int32, budget string) string {
+	if replicas != 2 {
+		return ""
+	}
+	const cost = "FE runs 2 replicas, and StarRocks' metadata needs a majority of them, both: while one is down, metadata changes (DDL, loads) stop"
+	if budget == "" {
+		return cost + "; FE's PodDisruptionBudget is turned off by annotation, so evictions are not limited. Run 3 FE to keep a majority through a node drain"
+	}
+	return cost + "; PodDisruptionBudget " + budget + " lets one FE pod be evicted at a time, so that node drains are never blocked for ever. Run 3 FE to keep a majority through a node drain"
 }

@@ -18,6 +18,7 @@ package resources
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -64,6 +65,20 @@ func TestFEBudgetKeepsAMajority(t *testing.T) {
 				t.Errorf("maxUnavailable %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestFEQuorumUnprotectedOnlyWithTwoFE(t *testing.T) {
+	for _, n := range []int32{0, 1, 3, 4, 5} {
+		if msg := FEQuorumUnprotectedMessage(n, "sr-fe-pdb"); msg != "" {
+			t.Errorf("%d FE: %q, want none", n, msg)
+		}
+	}
+	if msg := FEQuorumUnprotectedMessage(2, "sr-fe-pdb"); !strings.Contains(msg, "sr-fe-pdb") || !strings.Contains(msg, "one FE pod be evicted at a time") {
+		t.Errorf("2 FE with a budget: %q, want it named and what it allows", msg)
+	}
+	if msg := FEQuorumUnprotectedMessage(2, ""); !strings.Contains(msg, "turned off by annotation") {
+		t.Errorf("2 FE without a budget: %q, want the annotation named as the cause", msg)
 	}
 }
 

@@ -86,6 +86,9 @@ type Observed struct {
 	// UnboundClaims are Pending claims ("PersistentVolumeClaim fe-meta-sr-fe-0")
 	// that ask for storageClassName "" and so never bind to the default class.
 	UnboundClaims []string
+	// FEQuorumUnprotected says what a node drain costs an FE whose majority
+	// no disruption budget can keep (2 replicas); empty when none.
+	FEQuorumUnprotected string
 	// StarRocks is what FE said at the operator's last read; nil when there
 	// is nothing new to say, and the status keeps what it says.
 	StarRocks *StarRocksWord
@@ -197,6 +200,11 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 				strings.Join(obs.UnboundClaims, ", ")+"; see docs/helm-migration.md to bind or replace them")
 	} else if meta.FindStatusCondition(st.Conditions, srv1.ConditionClaimsUnbound) != nil {
 		set(srv1.ConditionClaimsUnbound, metav1.ConditionFalse, srv1.ReasonClaimsBound, "")
+	}
+	if obs.FEQuorumUnprotected != "" {
+		set(srv1.ConditionFEQuorumUnprotected, metav1.ConditionTrue, srv1.ReasonTwoFrontends, obs.FEQuorumUnprotected)
+	} else if meta.FindStatusCondition(st.Conditions, srv1.ConditionFEQuorumUnprotected) != nil {
+		set(srv1.ConditionFEQuorumUnprotected, metav1.ConditionFalse, srv1.ReasonNotTwoFrontends, "")
 	}
 	switch {
 	case len(failing) > 0:

@@ -221,3 +221,27 @@ func TestLongErrorsFitTheAPILimits(t *testing.T) {
 		t.Errorf("a short message changed: %q", got)
 	}
 }
+
+// FEQuorumUnprotected tells a 2-FE cluster what a drain costs, does not
+// touch Ready, and appears only once it was True.
+func TestFEQuorumUnprotectedAppearsOnlyOnceTrue(t *testing.T) {
+	src := cluster()
+	running := Observed{FE: fe(sts(2, 2, 2), pod("c-fe-0", true, ""), pod("c-fe-1", true, ""))}
+	running.FE.Replicas = 2
+	if st := Compute(src, running); meta.FindStatusCondition(st.Conditions, srv1.ConditionFEQuorumUnprotected) != nil {
+		t.Errorf("condition without an unprotected quorum: %+v", st.Conditions)
+	}
+	two := running
+	two.FEQuorumUnprotected = "FE runs 2 replicas"
+	st := Compute(src, two)
+	if c := cond(st, srv1.ConditionFEQuorumUnprotected); c.Status != metav1.ConditionTrue || c.Reason != srv1.ReasonTwoFrontends || c.Message != "FE runs 2 replicas" {
+		t.Errorf("2 FE: %+v", c)
+	}
+	if c := cond(st, srv1.ConditionReady); c.Status != metav1.ConditionTrue || st.Phase != srv1.PhaseRunning {
+		t.Errorf("2 running FE not Ready (%s) beside an unprotected quorum: %+v", st.Phase, c)
+	}
+	src.Status = st
+	if c := cond(Compute(src, running), srv1.ConditionFEQuorumUnprotected); c.Status != metav1.ConditionFalse || c.Reason != srv1.ReasonNotTwoFrontends {
+		t.Errorf("after 2 FE: %+v", c)
+	}
+}
