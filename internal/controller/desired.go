@@ -215,9 +215,7 @@ func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options
 		}
 	}
 	d := &desired{objects: resources.Build(src, cfg), hashes: apply.NewHashes(), grow: map[resources.Component][]claimGrowth{}, feConf: cfg.FE}
-	if fe := d.objects.StatefulSet(resources.ComponentFE); resources.KeepFEQuorum(fe, in.live[resources.ComponentFE]) {
-		d.objects.FE.DisruptionBudget = resources.FEDisruptionBudget(src, *fe.Spec.Replicas) // the majority of the pods kept
-	}
+	resources.KeepFEQuorum(d.objects.StatefulSet(resources.ComponentFE), in.live[resources.ComponentFE])
 	for _, c := range statefulSetComponents {
 		if hs.whole(c) {
 			continue // keeps its live objects whatever they say

@@ -128,6 +128,7 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		r.scaleIn,             // scalein.go: FE lets removed BEs and FEs go before their pods do
 		r.rolloutOrder,        // rollout.go: image changes roll BE and CN before FE on upgrade
 		r.gateRollouts,        // gated_rollout.go: pods roll one at a time on StarRocks' word, FE's leader last
+		r.budgets,             // budgets.go: disruption budgets for the pods the StatefulSets keep
 		r.sync,                // sync.go: write and delete objects, status beside
 		r.cleanUpComputeNodes, // cn_cleanup.go: drop from FE the compute nodes a scale-in removed
 	}

@@ -184,6 +184,11 @@ func (c ClusterObjects) Service(component Component) *corev1.Service {
 	return nil
 }
 
+// Workload returns the objects of FE, BE or CN; nil when there are none.
+func (c ClusterObjects) Workload(component Component) *StatefulSetObjects {
+	return c.statefulSetObjects(component)
+}
+
 func (c ClusterObjects) statefulSetObjects(component Component) *StatefulSetObjects {
 	switch component {
 	case ComponentFE:
@@ -255,7 +260,7 @@ func FE(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 		}),
 		Service:          clientService(src, ComponentFE, src.FeServiceName(), ports, spec.Service),
 		SearchService:    searchService(src, ComponentFE, src.FeSearchServiceName(), namedPort{name: "query-port", port: portNamed(ports, fePortQuery)}),
-		DisruptionBudget: FEDisruptionBudget(src, ptr.Deref(spec.Replicas, 1)),
+		DisruptionBudget: DisruptionBudget(src, ComponentFE, ptr.Deref(spec.Replicas, 1)),
 	}
 }
 
@@ -285,7 +290,7 @@ func BE(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 		}),
 		Service:          clientService(src, ComponentBE, src.BeServiceName(), ports, spec.Service),
 		SearchService:    searchService(src, ComponentBE, src.BeSearchServiceName(), namedPort{name: portHeartbeat, port: portNamed(ports, portHeartbeat)}),
-		DisruptionBudget: disruptionBudget(src, ComponentBE, src.BeDisruptionBudgetName(), beMaxUnavailable(ptr.Deref(spec.Replicas, 1))),
+		DisruptionBudget: DisruptionBudget(src, ComponentBE, ptr.Deref(spec.Replicas, 1)),
 	}
 }
 
@@ -320,7 +325,7 @@ func CN(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 		}),
 		Service:          clientService(src, ComponentCN, src.CnServiceName(), ports, spec.Service),
 		SearchService:    searchService(src, ComponentCN, src.CnSearchServiceName(), namedPort{name: portHeartbeat, port: portNamed(ports, portHeartbeat)}),
-		DisruptionBudget: disruptionBudget(src, ComponentCN, src.CnDisruptionBudgetName(), cnMaxUnavailable(spec)),
+		DisruptionBudget: DisruptionBudget(src, ComponentCN, ptr.Deref(spec.Replicas, 1)),
 	}
 	if spec.AutoScalingPolicy != nil {
 		objs.Autoscaler = cnAutoscaler(src, spec.AutoScalingPolicy)

@@ -48,11 +48,26 @@ func DisruptionBudgetOff(annotations map[string]string, c Component) bool {
 	return annotations[DisruptionBudgetAnnotation] == "false" || annotations[ComponentDisruptionBudgetAnnotation(c)] == "false"
 }
 
-// FEDisruptionBudget is the budget of an FE StatefulSet of replicas pods;
-// nil when it gets none. The controller asks for it again when it keeps FE
-// at more replicas than the spec asks (KeepFEQuorum).
-func FEDisruptionBudget(src *srv1.StarRocksCluster, replicas int32) *policyv1.PodDisruptionBudget {
-	return disruptionBudget(src, ComponentFE, src.FeDisruptionBudgetName(), feMaxUnavailable(replicas))
+// DisruptionBudget is the budget of component c (FE, BE or CN) when its
+// StatefulSet runs replicas pods; nil when it gets none. The builders make
+// it for the spec's replicas; the controller asks again for the replicas a
+// StatefulSet keeps, while a scale-in waits for FE to let pods go or FE is
+// kept from shrinking to one (KeepFEQuorum): pods that run keep a budget.
+func DisruptionBudget(src *srv1.StarRocksCluster, c Component, replicas int32) *policyv1.PodDisruptionBudget {
+	switch c {
+	case ComponentFE:
+		return disruptionBudget(src, c, src.FeDisruptionBudgetName(), feMaxUnavailable(replicas))
+	case ComponentBE:
+		return disruptionBudget(src, c, src.BeDisruptionBudgetName(), beMaxUnavailable(replicas))
+	case ComponentCN:
+		if src.Spec.StarRocksCnSpec == nil {
+			return nil
+		}
+		spec := *src.Spec.StarRocksCnSpec
+		spec.Replicas = &replicas
+		return disruptionBudget(src, c, src.CnDisruptionBudgetName(), cnMaxUnavailable(&spec))
+	}
+	return nil
 }
 
 // feMaxUnavailable keeps a majority of FE, whose pods are all followers:
