@@ -54,6 +54,7 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("a field removed from the spec leaves an object the operator created", func(t *testing.T) { testCreatedThenApplied(t, c) })
 	t.Run("immutable fields of a live StatefulSet are kept when only worded otherwise, reported when changed", func(t *testing.T) { testImmutable(t, c) })
 	t.Run("a name taken by someone else's object is reported and backed off; one of ours out of the cache's sight is taken back", func(t *testing.T) { testNameTaken(t, c) })
+	t.Run("disruption budgets follow the replicas and the opt-out annotation", func(t *testing.T) { testBudgetsFollowTheSpec(t, c) })
 }
 
 // The operator's cache sees only objects with its owner label. A child it

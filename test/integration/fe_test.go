@@ -31,6 +31,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -393,12 +394,16 @@ func testWarehouseScaleIn(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 		t.Fatal(err)
 	}
 	waitWarehouse(t, c, "fe", "wh-s", "warehouse running with 3 CN", warehouseRunning(3))
+	waitBudget(t, c, "fe", "wh-s-warehouse-cn-pdb", "the warehouse's, one of 3 CN may go", func(p *policyv1.PodDisruptionBudget) bool {
+		return allows("1")(p) && metav1.IsControlledBy(p, wh)
+	})
 	host := func(i int) string { return cnHost("fe", "wh-s-warehouse-cn", "wh-s-warehouse-cn-search", i) }
 	eventually(t, time.Minute, "3 CN registered in wh_s", func(context.Context) (bool, error) {
 		return len(hosts(f, "wh_s")) == 3, nil
 	})
 	mutate(t, c.Client, wh, func(w *srv1.StarRocksWarehouse) { w.Spec.Template.Replicas = ptr.To(int32(1)) })
 	waitWarehouse(t, c, "fe", "wh-s", "warehouse running with 1 CN", warehouseRunning(1))
+	waitNoBudget(t, c, "fe", "wh-s-warehouse-cn-pdb", "the warehouse went down to one CN")
 	eventually(t, time.Minute, "the removed nodes dropped from wh_s", func(context.Context) (bool, error) {
 		return slices.Equal(hosts(f, "wh_s"), []string{host(0)}), nil
 	})

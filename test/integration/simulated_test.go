@@ -32,6 +32,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,6 +76,7 @@ func TestOnSimulatedCluster(t *testing.T) {
 	t.Run("Ready is never claimed for a spec the workloads do not carry yet", func(t *testing.T) { testReadyOnlyWhenApplied(t, c) })
 	t.Run("a larger storageSize grows the claims without replacing a pod", func(t *testing.T) { testClaimsGrow(t, c) })
 	t.Run("an immutable change holds BE only, and says which field", func(t *testing.T) { testImmutableChangeHeld(t, c) })
+	t.Run("a node drain evicts one BE and one FE at a time", func(t *testing.T) { testDrainHonoursBudgets(t, c) })
 }
 
 // manifests reads every object of the YAML files in dir, by file name.
@@ -205,7 +207,8 @@ func beRunning(src *srv1.StarRocksCluster) []string {
 func children(ctx context.Context, c *testcluster.Cluster, ns string) (int, error) {
 	sel := client.HasLabels{resources.OwnerLabel}
 	n := 0
-	for _, list := range []client.ObjectList{&appsv1.StatefulSetList{}, &appsv1.DeploymentList{}, &corev1.ServiceList{}, &corev1.PodList{}, &corev1.ConfigMapList{}, &autoscalingv2.HorizontalPodAutoscalerList{}} {
+	for _, list := range []client.ObjectList{&appsv1.StatefulSetList{}, &appsv1.DeploymentList{}, &corev1.ServiceList{}, &corev1.PodList{}, &corev1.ConfigMapList{},
+		&autoscalingv2.HorizontalPodAutoscalerList{}, &policyv1.PodDisruptionBudgetList{}} {
 		if err := c.Client.List(ctx, list, client.InNamespace(ns), sel); err != nil {
 			return 0, err
 		}

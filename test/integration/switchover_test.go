@@ -30,10 +30,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -143,7 +146,8 @@ func testSwitchover(t *testing.T, c *testcluster.Cluster) {
 				t.Errorf("%s: %s has %s", sw.example, name, d)
 			}
 		}
-		t.Logf("%s: %d pods, %d replaced; %d workloads, %d templates changed", sw.example, len(sw.pods), replaced, len(sw.templates), changed)
+		t.Logf("%s: %d pods, %d replaced; %d workloads, %d templates changed; budgets %v", sw.example, len(sw.pods), replaced, len(sw.templates), changed,
+			newBudgets(t, c, sw))
 	}
 
 	var errorLines []string
@@ -285,6 +289,31 @@ func snapshot(t *testing.T, c *testcluster.Cluster, ns string) (map[string]strin
 		templates["Deployment/"+d.Name] = d.Spec.Template
 	}
 	return uids, templates
+}
+
+// newBudgets checks that every StatefulSet of more than one pod got a
+// disruption budget, an object the upstream never made, beside the pods it
+// replaced none of; it returns their names.
+func newBudgets(t *testing.T, c *testcluster.Cluster, sw *switchover) []string {
+	t.Helper()
+	ctx := context.Background()
+	var stss appsv1.StatefulSetList
+	if err := c.Client.List(ctx, &stss, client.InNamespace(sw.ns)); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range stss.Items {
+		if ptr.Deref(s.Spec.Replicas, 1) <= 1 {
+			continue
+		}
+		pdb := &policyv1.PodDisruptionBudget{}
+		if err := get(ctx, c.Client, sw.ns, s.Name+"-pdb", pdb); err != nil || !metav1.IsControlledBy(pdb, sw.src) {
+			t.Errorf("%s: StatefulSet %s of %d pods has no budget of the cluster's: %v", sw.example, s.Name, *s.Spec.Replicas, err)
+			continue
+		}
+		names = append(names, pdb.Name)
+	}
+	return names
 }
 
 // duplicates names a doubled container or volume of a template; "" when none.

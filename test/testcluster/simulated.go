@@ -38,13 +38,16 @@ import (
 
 // The kube-controller-manager controllers a simulated cluster needs. The
 // node-lifecycle controller is not optional: the TaintNodesByCondition
-// admission plugin taints every new node and only it removes the taint.
+// admission plugin taints every new node and only it removes the taint. The
+// disruption controller computes what PodDisruptionBudgets allow, which the
+// eviction API enforces: without it every eviction a budget covers is refused.
 var controllers = strings.Join([]string{
 	"statefulset-controller", "deployment-controller", "replicaset-controller",
 	"endpoints-controller", "endpointslice-controller", "garbage-collector-controller",
 	"serviceaccount-controller", "namespace-controller", "node-lifecycle-controller",
 	"pod-garbage-collector-controller", "persistentvolume-binder-controller",
 	"persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller",
+	"disruption-controller",
 }, ",")
 
 // kwok's stock pod-delete stage deletes by name and reacts twice to one
