@@ -43,8 +43,10 @@ rules:
 type request struct {
 	Verb     string
 	Resource string // "statefulsets", "starrocksclusters/status"
-	Code     int
-	Received time.Time
+	// Namespace and Name of the object, when the request names one.
+	Namespace, Name string
+	Code            int
+	Received        time.Time
 	// Server is how long the API server took: the audit event's stage
 	// timestamp (response complete) less the time it received the request.
 	Server time.Duration
@@ -67,6 +69,8 @@ type auditEvent struct {
 	ObjectRef *struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
 	} `json:"objectRef"`
 	ResponseStatus *struct {
 		Code int `json:"code"`
@@ -100,6 +104,7 @@ func readAudit(path, user string) ([]request, error) {
 			Server: ev.StageTimestamp.Sub(ev.RequestReceivedTimestamp)}
 		if ev.ObjectRef != nil {
 			r.Resource = ev.ObjectRef.Resource
+			r.Namespace, r.Name = ev.ObjectRef.Namespace, ev.ObjectRef.Name
 			if ev.ObjectRef.Subresource != "" {
 				r.Resource += "/" + ev.ObjectRef.Subresource
 			}

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -77,6 +78,10 @@ type Config struct {
 	// kube-apiserver for this long from the first create, into cpu.pprof and
 	// apiserver.pprof in the setting's directory.
 	CPUProfile time.Duration
+	// Timeline runs the operator with controller-runtime's reconcile log
+	// (level 5) and reports the timeline of the median and the last
+	// cluster: its create, reconciles, writes and watch events.
+	Timeline bool
 }
 
 // Result is one setting's measurements.
@@ -124,7 +129,10 @@ type Result struct {
 	CPUSeconds       float64 `json:"cpuSeconds"`
 	CPUSecondsMetric float64 `json:"cpuSecondsMetric"`
 	PeakRSSMiB       float64 `json:"peakRssMiB"`
-	Error            string  `json:"error,omitempty"`
+	// Timeline is, with Config.Timeline, what happened to the median and
+	// the last cluster to have every object, and each step's spread over all.
+	Timeline *Timeline `json:"timeline,omitempty"`
+	Error    string    `json:"error,omitempty"`
 }
 
 // PerCluster is a creation count divided by N.
@@ -240,7 +248,11 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 			return res, err
 		}
 	}
-	op, err := startOperator(cfg.OperatorBinary, kubeconfig, filepath.Join(dir, "operator.log"), s, pprofAddr)
+	var extra []string
+	if cfg.Timeline {
+		extra = []string{"--zap-log-level=5", "--zap-time-encoding=rfc3339nano"}
+	}
+	op, err := startOperator(cfg.OperatorBinary, kubeconfig, filepath.Join(dir, "operator.log"), s, pprofAddr, extra...)
 	if err != nil {
 		return res, err
 	}
@@ -267,7 +279,8 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	}
 	// Creation: as fast as the benchmark's own (unproxied, high-QPS) client can.
 	first := time.Now()
-	if err := createClusters(ctx, cluster.Client, p); err != nil {
+	created, err := createClusters(ctx, cluster.Client, p)
+	if err != nil {
 		return res, err
 	}
 	res.CreatedSeconds = time.Since(first).Seconds()
@@ -346,6 +359,13 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	if res.Creation.Total == 0 {
 		return res, errors.New("the audit log holds no request of the operator: is the audit policy right?")
 	}
+	if cfg.Timeline {
+		tl, err := buildTimeline(first, created, watcher.seen(), reqs, filepath.Join(dir, "operator.log"))
+		if err != nil {
+			return res, fmt.Errorf("timeline: %w", err)
+		}
+		res.Timeline = tl
+	}
 	return res, nil
 }
 
@@ -384,28 +404,35 @@ func newCluster(p Preset, i int) *srv1.StarRocksCluster {
 	return src
 }
 
-func createClusters(ctx context.Context, c client.Client, p Preset) error {
+// createClusters creates the preset's clusters and returns when each create returned, by name.
+func createClusters(ctx context.Context, c client.Client, p Preset) (map[string]time.Time, error) {
 	const parallel = 32
 	var (
-		next int64 = -1
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
+		next    int64 = -1
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		errs    []error
+		created = make(map[string]time.Time, p.N)
 	)
 	for range parallel {
 		wg.Go(func() {
 			for i := int(atomic.AddInt64(&next, 1)); i < p.N; i = int(atomic.AddInt64(&next, 1)) {
-				if err := c.Create(ctx, newCluster(p, i)); err != nil {
-					mu.Lock()
+				src := newCluster(p, i)
+				err := c.Create(ctx, src)
+				now := time.Now()
+				mu.Lock()
+				if err != nil {
 					errs = append(errs, fmt.Errorf("creating cluster %d: %w", i, err))
 					mu.Unlock()
 					return
 				}
+				created[src.Name] = now
+				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return created, errors.Join(errs...)
 }
 
 // watcher records when each cluster first reached the stage, and when every
@@ -418,9 +445,11 @@ type watcher struct {
 	done   map[string]time.Time
 	// parts has a bit per object of the cluster seen so far (see allParts);
 	// all holds when the last of them appeared.
-	parts  map[string]part
-	all    map[string]time.Time
-	change chan struct{}
+	parts map[string]part
+	all   map[string]time.Time
+	// partSeen is when each part of each cluster was first seen.
+	partSeen map[string]map[part]time.Time
+	change   chan struct{}
 }
 
 // part is one thing that must exist for a cluster to count as complete.
@@ -467,12 +496,19 @@ func startWatcher(ctx context.Context, c *testcluster.Cluster, p Preset) (*watch
 	if err != nil {
 		return nil, err
 	}
-	w := &watcher{cache: cache, done: map[string]time.Time{}, parts: map[string]part{}, all: map[string]time.Time{}, change: make(chan struct{}, 1)}
+	w := &watcher{cache: cache, done: map[string]time.Time{}, parts: map[string]part{}, all: map[string]time.Time{},
+		partSeen: map[string]map[part]time.Time{}, change: make(chan struct{}, 1)}
 	record := func(o any) {
 		now := time.Now()
 		name, pt := partOf(o)
 		w.mu.Lock()
 		if pt != 0 {
+			if w.partSeen[name] == nil {
+				w.partSeen[name] = map[part]time.Time{}
+			}
+			if _, ok := w.partSeen[name][pt]; !ok {
+				w.partSeen[name][pt] = now
+			}
 			w.parts[name] |= pt
 			if pt == partFEStatefulSet && p.Stage == StageFE {
 				setOnce(w.done, name, now)
@@ -564,6 +600,17 @@ func (w *watcher) wait(ctx context.Context, n int, deadline time.Time, op *opera
 }
 
 func (w *watcher) stop() { w.cancel() }
+
+// seen returns when each part of each cluster was first seen.
+func (w *watcher) seen() map[string]map[part]time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]map[part]time.Time, len(w.partSeen))
+	for k, v := range w.partSeen {
+		out[k] = maps.Clone(v)
+	}
+	return out
+}
 
 // running is the ready stage: phase running, status current, and every
 // component's pods running, none being created.

@@ -52,7 +52,7 @@ type operatorProcess struct {
 
 // startOperator runs the operator binary with s's knobs; a non-empty
 // pprofAddr also serves its /debug/pprof there.
-func startOperator(bin, kubeconfig, logPath string, s Setting, pprofAddr string) (*operatorProcess, error) {
+func startOperator(bin, kubeconfig, logPath string, s Setting, pprofAddr string, extra ...string) (*operatorProcess, error) {
 	metricsAddr, err := testutil.FreeAddr()
 	if err != nil {
 		return nil, err
@@ -70,6 +70,7 @@ func startOperator(bin, kubeconfig, logPath string, s Setting, pprofAddr string)
 	if pprofAddr != "" {
 		args = append(args, "--pprof-bind-address="+pprofAddr)
 	}
+	args = append(args, extra...)
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err

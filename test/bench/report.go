@@ -104,6 +104,11 @@ func (r *Report) Markdown() string {
 	b.WriteString("\nRequests by the operator per cluster, from the first create until it stopped reconciling, by verb and resource (audit log):\n\n")
 	b.WriteString(r.verbTable(func(res Result) requestCounts { return res.Creation }, true))
 	b.WriteString(r.timingTables())
+	for _, res := range r.Results {
+		if res.Timeline != nil {
+			b.WriteString(timelineMarkdown(res.Setting.Name, res.Timeline))
+		}
+	}
 	b.WriteString("\nRequests in the steady window, in total, by verb and resource:\n\n")
 	b.WriteString(r.verbTable(func(res Result) requestCounts { return res.Steady }, false))
 	return b.String()
