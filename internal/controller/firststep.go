@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -29,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -43,50 +45,92 @@ import (
 // cluster's first write does not wait behind the status refreshes of others.
 const followUpPriority = -1
 
+// arrivalWindow: a first step that began this recently means a burst of
+// new clusters is still arriving. It is longer than the gap between the
+// clusters of a burst as the informer delivers them, and shorter than a
+// round trip to a distant API server (the article's 200 ms).
+const arrivalWindow = 50 * time.Millisecond
+
 // firstStep is the first step of a cluster whose FE StatefulSet does not
 // exist (a new cluster, or its StatefulSet deleted), when the operator has
-// more than one worker (StartApart). It writes what FE's pods need to start:
-// the StatefulSet and the headless Service that gives the pods their DNS
-// names; and ends the reconcile. The client Service, FE's disruption budget
-// (of 2 or more FE), the status and the Event follow in the next reconcile,
-// which the StatefulSet's watch event brings at followUpPriority: behind the
-// clusters still waiting for their first write. With many new clusters,
-// every FE is created before any worker spends a round trip on client
-// Services, whose ClusterIP allocation is the slowest write of a new cluster
-// on the API server. The headless Service stays in the first step because
-// the pods need it, and because with a client-side QPS limit it keeps the
-// core/v1 bucket busy while the apps/v1 one paces the StatefulSets. The
-// split costs no write and no Event: the next reconcile writes what this one
-// leaves, and one Event tells both (what this one wrote is remembered in
-// memory; after a restart in between, the Event tells only the second step).
+// more than one worker (StartApart). It writes the StatefulSet alone, what
+// a new cluster waits for. Then it decides whether to start apart:
 //
-// With one worker the split would cost every new cluster a round trip (its
-// Services already go in the StatefulSet's, see apply.ApplyAll) and gain
-// nothing. Anything unusual takes the full reconcile, which reports it: a
-// hold, a disaster recovery (its status steps come with the first write),
-// a failed or pending write in this step (the full reconcile goes on at
-// once), or an error in the last reconcile (a write that keeps failing is
-// sent once per retry, not twice).
+//   - When other reconciles wait for a worker (Waiting), or another new
+//     cluster began within arrivalWindow (a burst still arriving, whose
+//     clusters the informer has not delivered yet), it writes the headless
+//     Service that gives FE's pods their DNS names and ends the reconcile.
+//     The client Service, the status and the Event follow in the next
+//     reconcile, which the StatefulSet's watch event brings at
+//     followUpPriority: behind the clusters still waiting for their first
+//     write. With many new clusters, every FE is created before any worker
+//     spends a round trip on client Services, whose ClusterIP allocation is
+//     the slowest write of a new cluster on the API server, and before
+//     their writes compete with the StatefulSets there. The headless
+//     Service stays in the first step because with a client-side QPS limit
+//     it keeps the core/v1 bucket busy while the apps/v1 one paces the
+//     StatefulSets. The split costs no write and no Event: the next
+//     reconcile writes what this one leaves, and one Event tells both (what
+//     this one wrote is remembered in memory; after a restart in between,
+//     the Event tells only the second step).
+//   - Otherwise (a burst that fits the workers, such as 50 new clusters on
+//     50 workers behind a distant API server, or a single new cluster) the
+//     split would only cost the cluster round trips: the reconcile goes on
+//     with the rest at once, so the Services and the status follow the
+//     StatefulSet within one more round trip instead of two, and without
+//     waiting for a watch event.
+//
+// With one worker nothing starts apart (its Services already go in the
+// StatefulSet's round trip, see apply.ApplyAll). Anything unusual takes the
+// full reconcile, which reports it: a hold, a disaster recovery (its status
+// steps come with the first write), a failed or pending write in this step
+// (the full reconcile goes on at once), or an error in the last reconcile
+// (a write that keeps failing is sent once per retry, not twice).
 func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterScope) bool {
 	fe := resources.ComponentFE
 	if !r.StartApart || s.holds.err() != nil || s.holds.warning() != nil || s.in.live[fe] != nil || s.recovering() ||
 		meta.IsStatusConditionTrue(s.src.Status.Conditions, srv1.ConditionReconcileError) {
 		return true
 	}
-	// What FE's pods need to start; the client Service and the disruption budget follow.
-	need := []client.Object{s.want.objects.StatefulSet(fe), s.want.objects.FE.SearchService}
-	objs := slices.DeleteFunc(s.applicable(fe), func(o client.Object) bool { return !slices.Contains(need, o) })
-	if !slices.Contains(objs, client.Object(s.want.objects.StatefulSet(fe))) {
+	sts, svc := s.want.objects.StatefulSet(fe), s.want.objects.Service(fe)
+	objs := s.applicable(fe)
+	if !slices.Contains(objs, client.Object(sts)) {
 		return true
 	}
-	results, err := r.Applier.ApplyAll(ctx, objs)
+	began := time.Now().UnixNano()
+	before := r.lastFirstStep.Swap(began)
+	results, err := r.Applier.ApplyAll(ctx, []client.Object{sts})
+	if err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending }) {
+		countWrites(results)
+		r.started.add(s.src, results)
+		return true
+	}
+	if !r.othersComing(began, before) {
+		s.results = append(s.results, results...)
+		s.written = append(s.written, sts)
+		return true
+	}
+	rest := slices.DeleteFunc(objs, func(o client.Object) bool { return o == client.Object(sts) || o == client.Object(svc) })
+	more, err := r.Applier.ApplyAll(ctx, rest)
+	results = append(results, more...)
 	countWrites(results)
 	r.started.add(s.src, results)
-	if err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending }) {
+	if err != nil || slices.ContainsFunc(more, func(res apply.Result) bool { return res.Pending }) {
 		return true
 	}
 	s.started = true
 	return false
+}
+
+// othersComing reports whether other reconciles wait for a worker, or
+// another new cluster's first step began within arrivalWindow: the latest
+// after this one (which began at began), else the latest before it.
+func (r *StarRocksClusterReconciler) othersComing(began, before int64) bool {
+	other := r.lastFirstStep.Load()
+	if other == began {
+		other = before
+	}
+	return r.Waiting == nil || r.Waiting() || time.Since(time.Unix(0, other)) < arrivalWindow
 }
 
 // startedWrites holds per cluster what firstStep wrote, until the next
@@ -142,11 +186,24 @@ func followUp(h handler.EventHandler) handler.EventHandler { return followUpHand
 type followUpHandler struct{ h handler.EventHandler }
 
 func (f followUpHandler) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	traceEvent("create", e.Object)
 	f.h.Create(ctx, e, followUpQueueOf(q))
 }
 
 func (f followUpHandler) Update(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	traceEvent("update", e.ObjectNew)
 	f.h.Update(ctx, e, followUpQueueOf(q))
+}
+
+// eventLog logs, at the level of controller-runtime's "Reconciling" (5),
+// when a watch event of an owned object reaches the controller: with it,
+// the benchmark's timeline tells a watch's delay from the queue's.
+var eventLog = logf.Log.WithName("followup").V(5)
+
+func traceEvent(verb string, o client.Object) {
+	if o != nil && eventLog.Enabled() {
+		eventLog.Info("watch event", "event", verb, "kind", fmt.Sprintf("%T", o), "namespace", o.GetNamespace(), "name", o.GetName())
+	}
 }
 
 func (f followUpHandler) Delete(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {

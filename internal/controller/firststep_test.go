@@ -162,6 +162,72 @@ func TestANewClusterStartsInTwoStepsWithOneEvent(t *testing.T) {
 	}
 }
 
+// With no reconcile waiting for a worker and no other new cluster
+// arriving, a new cluster is written in one reconcile: the StatefulSet
+// first, then the rest, with one status write and one Event, and the
+// StatefulSet created once.
+// A burst is still arriving when another first step began shortly before
+// or after this one; this one's own start does not count.
+func TestOtherNewClustersComing(t *testing.T) {
+	r := &StarRocksClusterReconciler{Waiting: func() bool { return false }}
+	now := time.Now()
+	for _, tt := range []struct {
+		name          string
+		before, after time.Duration // other first steps, relative to this one's start; 0: none
+		coming        bool
+	}{
+		{"no other new cluster", 0, 0, false},
+		{"another began just before", -10 * time.Millisecond, 0, true},
+		{"another began long before", -time.Minute, 0, false},
+		{"another began after", -time.Minute, 10 * time.Millisecond, true},
+	} {
+		began := now.Add(-20 * time.Millisecond)
+		var before int64
+		if tt.before != 0 {
+			before = began.Add(tt.before).UnixNano()
+		}
+		r.lastFirstStep.Store(began.UnixNano())
+		if tt.after != 0 {
+			r.lastFirstStep.Store(began.Add(tt.after).UnixNano())
+		}
+		if got := r.othersComing(began.UnixNano(), before); got != tt.coming {
+			t.Errorf("%s: others coming = %v, want %v", tt.name, got, tt.coming)
+		}
+	}
+	r.Waiting = func() bool { return true }
+	if !r.othersComing(now.UnixNano(), 0) {
+		t.Error("reconciles waiting for a worker do not count as others coming")
+	}
+}
+
+func TestANewClusterIsWrittenInOneReconcileWhenNoneWaits(t *testing.T) {
+
+	api := &fakeAPI{}
+	r := newReconciler(t, api, feCluster())
+	r.StartApart = true
+	r.Waiting = func() bool { return false }
+	recorder := r.Recorder.(*events.FakeRecorder)
+	res, err := reconcileOnce(t, r)
+	if err != nil || res.RequeueAfter == pendingRequeue {
+		t.Fatalf("reconcile = %+v, %v; want one full reconcile", res, err)
+	}
+	for _, name := range []string{"sr-fe-search", "sr-fe-service"} {
+		if r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, &corev1.Service{}) != nil {
+			t.Errorf("Service %s not created", name)
+		}
+	}
+	if n := api.createsOf("StatefulSet"); n != 1 {
+		t.Errorf("%d StatefulSet creates, want 1", n)
+	}
+	if n := len(api.statusWrites()); n != 1 {
+		t.Errorf("%d status writes, want 1", n)
+	}
+	got := drain(recorder)
+	if len(got) != 1 || !strings.Contains(got[0], "StatefulSet sr-fe") || !strings.Contains(got[0], "Service sr-fe-search") || !strings.Contains(got[0], "Service sr-fe-service") {
+		t.Errorf("events %q; want one telling the StatefulSet and both Services", got)
+	}
+}
+
 // A first step whose write fails goes on with the full reconcile, which
 // reports the error; while the error lasts, the write is sent once per retry.
 func TestAFailingFirstStepIsReportedAndNotDoubled(t *testing.T) {

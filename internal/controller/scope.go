@@ -41,8 +41,10 @@ type clusterScope struct {
 	holds holds
 	// obs is what the status reports, read from the cache before the writes.
 	obs *status.Observed
-	// results are the writes made, err the reconcile's errors so far.
+	// results are the writes made, err the reconcile's errors so far;
+	// written are the desired objects already written in this reconcile.
 	results []apply.Result
+	written []client.Object
 	err     error
 	// status is the status write: early (beside the writes) or at the end.
 	status statusWrite

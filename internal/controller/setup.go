@@ -24,7 +24,10 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/go-logr/logr"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -35,11 +38,13 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -222,6 +227,9 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	// ask for waits behind new clusters and spec changes.
 	owner := followUp(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &srv1.StarRocksCluster{}, handler.OnlyControllerOwner()))
 	r.StartApart = cfg.Controller.MaxConcurrentReconciles > 1
+	if r.StartApart {
+		r.Waiting = othersWaiting(&cfg.Controller, mgr.GetLogger())
+	}
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named("starrockscluster").
 		For(&srv1.StarRocksCluster{}, builder.WithPredicates(managed(cfg.DenyList), specOrResync())).
@@ -243,6 +251,25 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	}
 	// Warehouses: their own controller, in starrockswarehouse_controller.go.
 	return setupWarehouses(mgr, cfg, r.Configs, configMetadata, access)
+}
+
+// othersWaiting makes the controller's queue controller-runtime's priority
+// queue, as by default, and returns whether it holds reconciles ready to run
+// that no worker has taken yet.
+func othersWaiting(opts *controller.Options, log logr.Logger) func() bool {
+	var queue atomic.Pointer[priorityqueue.PriorityQueue[reconcile.Request]]
+	opts.NewQueue = func(name string, rateLimiter workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+		q := priorityqueue.New(name, func(o *priorityqueue.Opts[reconcile.Request]) {
+			o.Log = log.WithValues("controller", name)
+			o.RateLimiter = rateLimiter
+		})
+		queue.Store(&q)
+		return q
+	}
+	return func() bool {
+		q := queue.Load()
+		return q == nil || (*q).Len() > 0
+	}
 }
 
 // managed filters out clusters in denied namespaces and clusters marked ignored,

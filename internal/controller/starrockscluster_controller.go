@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -60,6 +61,11 @@ type StarRocksClusterReconciler struct {
 	// StatefulSet write only what FE's pods need (see firstStep); set with
 	// more than one worker.
 	StartApart bool
+	// Waiting reports whether reconciles wait for a worker; nil means
+	// always (see firstStep).
+	Waiting func() bool
+	// lastFirstStep is when the latest first step began (Unix nanoseconds).
+	lastFirstStep atomic.Int64
 
 	// What the process keeps between reconciles, per cluster: the status
 	// it last wrote, and what a first step wrote, for the next one's Event.

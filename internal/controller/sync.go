@@ -51,7 +51,8 @@ func (r *StarRocksClusterReconciler) write(ctx context.Context, s *clusterScope)
 			}
 		}
 	}
-	results, feErr := r.Applier.ApplyAll(ctx, append(s.applicable(resources.ComponentFE), s.recreate(resources.ComponentFE)...))
+	fe := slices.DeleteFunc(s.applicable(resources.ComponentFE), func(o client.Object) bool { return slices.Contains(s.written, o) })
+	results, feErr := r.Applier.ApplyAll(ctx, append(fe, s.recreate(resources.ComponentFE)...))
 	named := resources.Named(s.src)
 	var toApply, toDelete []client.Object
 	for _, c := range resources.Components {
