@@ -285,6 +285,33 @@ func (a Applier) existing(ctx context.Context, want *unstructured.Unstructured, 
 	return res, nil
 }
 
+// Forget drops what the Applier remembers of the objects, by kind and name
+// (its recent writes and no-op restores): they are gone with their owner,
+// and what a process remembers of every object it ever wrote would
+// otherwise grow with every cluster created and deleted.
+func (a Applier) Forget(objs []client.Object) {
+	for _, o := range objs {
+		gvk, err := a.Client.GroupVersionKindFor(o)
+		if err != nil {
+			continue
+		}
+		key := gvk.Kind + "/" + o.GetNamespace() + "/" + o.GetName()
+		a.writes.Forget(key)
+		a.noops.forget(key)
+	}
+}
+
+// Remembered is how many objects the Applier remembers something of.
+func (a Applier) Remembered() int {
+	n := a.writes.Len()
+	if a.noops != nil {
+		a.noops.mu.Lock()
+		n += len(a.noops.m)
+		a.noops.mu.Unlock()
+	}
+	return n
+}
+
 // Unrestorable reports whether the last restore of live, for desired, changed
 // nothing, and neither has changed since.
 func (a Applier) Unrestorable(live, desired client.Object) bool {

@@ -137,6 +137,28 @@ func TestRecentForgetsAfterItsWindow(t *testing.T) {
 	}
 }
 
+// Old writes are dropped by a sweep at most once per window, not on every
+// write: between sweeps a write only adds its own entry.
+func TestRecentSweepsOncePerWindow(t *testing.T) {
+	r := NewRecent[string]()
+	old := time.Now().Add(-RecentWindow - time.Second)
+	r.Record("first", "1", "v") // sweeps: the window starts now
+	r.m["stale"] = recentWrite[string]{value: "v", rv: 1, at: old}
+	r.Record("second", "2", "v")
+	if r.Len() != 3 {
+		t.Fatalf("%d entries right after a sweep, want 3: the stale one waits for the next sweep", r.Len())
+	}
+	r.swept = old
+	r.Record("third", "3", "v")
+	if _, ok := r.m["stale"]; ok || r.Len() != 3 {
+		t.Errorf("after a window, the sweep left %d entries (stale kept: %v), want 3", r.Len(), ok)
+	}
+	r.Forget("third")
+	if _, ok := r.Ahead("third", ""); ok {
+		t.Error("a forgotten write is still remembered")
+	}
+}
+
 func TestHashesWrittenHashesEachObjectOnce(t *testing.T) {
 	desired := &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},

@@ -35,6 +35,12 @@ const RecentWindow = 10 * time.Second
 type Recent[T any] struct {
 	mu sync.Mutex
 	m  map[string]recentWrite[T]
+	// swept is when old entries were last dropped: at most once per
+	// RecentWindow, so that a write costs O(1), not a walk of every entry
+	// (with thousands of clusters created at once, that walk under the
+	// mutex made each write O(n) and the operator's CPU O(n²)). The map
+	// holds at most the writes of two windows.
+	swept time.Time
 }
 
 type recentWrite[T any] struct {
@@ -60,11 +66,34 @@ func (r *Recent[T]) Record(key, resourceVersion string, value T) {
 	defer r.mu.Unlock()
 	now := time.Now()
 	r.m[key] = recentWrite[T]{value: value, rv: v, at: now}
-	for k, w := range r.m { // keep the map small: old entries are worthless
-		if now.Sub(w.at) > RecentWindow {
-			delete(r.m, k)
+	if now.Sub(r.swept) > RecentWindow {
+		r.swept = now
+		for k, w := range r.m { // keep the map small: old entries are worthless
+			if now.Sub(w.at) > RecentWindow {
+				delete(r.m, k)
+			}
 		}
 	}
+}
+
+// Forget drops what is remembered of key: the object is gone.
+func (r *Recent[T]) Forget(key string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, key)
+}
+
+// Len is how many writes are remembered.
+func (r *Recent[T]) Len() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.m)
 }
 
 // Ahead returns our last write of key when the cache's copy predates it:

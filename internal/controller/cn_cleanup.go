@@ -72,11 +72,35 @@ type computeNodeCleanup struct {
 	// failures and next space the tries of a cleanup that failed.
 	failures map[types.UID]int
 	next     map[types.UID]time.Time
-	jobs     *feJobs
+	// uids names the StatefulSets the maps above know, so that forget can
+	// drop them when their owner is gone.
+	uids map[types.NamespacedName]types.UID
+	jobs *feJobs
 }
 
 func newComputeNodeCleanup() *computeNodeCleanup {
-	return &computeNodeCleanup{clean: map[types.UID]int32{}, gone: map[string]*appsv1.StatefulSet{}, failures: map[types.UID]int{}, next: map[types.UID]time.Time{}, jobs: newFEJobs(feJobSlots)}
+	return &computeNodeCleanup{clean: map[types.UID]int32{}, gone: map[string]*appsv1.StatefulSet{}, failures: map[types.UID]int{}, next: map[types.UID]time.Time{},
+		uids: map[types.NamespacedName]types.UID{}, jobs: newFEJobs(feJobSlots)}
+}
+
+// forget drops what is known of the StatefulSet of that name: its cluster
+// or warehouse is gone; cluster (its namespace/name) names the cluster whose
+// removed CN StatefulSet may be remembered, "" for a warehouse.
+func (c *computeNodeCleanup) forget(sts types.NamespacedName, cluster string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if uid, ok := c.uids[sts]; ok {
+		delete(c.clean, uid)
+		delete(c.failures, uid)
+		delete(c.next, uid)
+		delete(c.uids, sts)
+	}
+	if cluster != "" {
+		delete(c.gone, cluster)
+	}
 }
 
 // run checks one CN StatefulSet (the cluster's or a warehouse's) whose pods
@@ -91,6 +115,7 @@ func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv
 	}
 	want := *sts.Spec.Replicas
 	c.mu.Lock()
+	c.uids[types.NamespacedName{Namespace: sts.Namespace, Name: sts.Name}] = sts.UID
 	last, known := c.clean[sts.UID]
 	// Scaled out or unchanged, or never scaled at all (the spec of a
 	// StatefulSet at generation 1 was never changed): nothing can be stale.

@@ -85,6 +85,26 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 	return v, nil
 }
 
+// ForgetUnused drops the data of the ConfigMaps in namespace for which used
+// is false: a cluster that named them is gone, and data no one reads would
+// otherwise stay for as long as the ConfigMap. A reader that still wants one
+// (a warehouse) reads it again once.
+func (s *configSource) ForgetUnused(namespace string, used func(name string) bool) {
+	s.mu.Lock()
+	var names []types.NamespacedName
+	for nn := range s.data {
+		if nn.Namespace == namespace {
+			names = append(names, nn)
+		}
+	}
+	s.mu.Unlock()
+	for _, nn := range names {
+		if !used(nn.Name) {
+			s.Forget(nn)
+		}
+	}
+}
+
 // Forget drops a ConfigMap's data when it is deleted.
 func (s *configSource) Forget(nn types.NamespacedName) {
 	s.mu.Lock()

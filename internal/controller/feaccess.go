@@ -52,9 +52,10 @@ type feAccess struct {
 	http    *http.Client
 
 	mu sync.Mutex
-	// features remembers FE's feature list per cluster and FE image: it
-	// changes only with FE's version, so it is asked once, not per reconcile.
-	features map[string][]string
+	// features remembers FE's feature list per cluster (by name) and FE
+	// image (the key): it changes only with FE's version, so it is asked
+	// once, not per reconcile; one entry per cluster, dropped with it.
+	features map[types.NamespacedName]featureList
 	// cache reads FE's StatefulSet (the informer cache); nil reads through live.
 	cache client.Reader
 	// cleanup drops compute nodes removed by scale-in (cn_cleanup.go).
@@ -69,7 +70,28 @@ func newFEAccess(live client.Reader, resolve fe.Resolver) *feAccess {
 	if resolve == nil {
 		resolve = fe.DNS
 	}
-	return &feAccess{live: live, resolve: resolve, http: &http.Client{Timeout: fe.DefaultHTTPTimeout}, features: map[string][]string{}, cleanup: newComputeNodeCleanup(), views: newFEViews(0)}
+	return &feAccess{live: live, resolve: resolve, http: &http.Client{Timeout: fe.DefaultHTTPTimeout},
+		features: map[types.NamespacedName]featureList{}, cleanup: newComputeNodeCleanup(), views: newFEViews(0)}
+}
+
+// featureList is FE's features, for the cluster UID and FE image in key.
+type featureList struct {
+	key      string
+	features []string
+}
+
+// forget drops what is known of a cluster that is gone: its features and
+// the cleanup state of its CN StatefulSet.
+func (a *feAccess) forget(cluster types.NamespacedName) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	delete(a.features, cluster)
+	a.mu.Unlock()
+	gone := &srv1.StarRocksCluster{}
+	gone.Namespace, gone.Name = cluster.Namespace, cluster.Name
+	a.cleanup.forget(types.NamespacedName{Namespace: cluster.Namespace, Name: gone.CnStatefulSetName()}, cluster.String())
 }
 
 func (a *feAccess) target(src *srv1.StarRocksCluster, feConf string) (string, string) {
@@ -174,9 +196,12 @@ func (a *feAccess) envValue(ctx context.Context, namespace string, e *corev1.Env
 // from an FE of either version, so it is used, not remembered.
 func (a *feAccess) hasFeature(ctx context.Context, src *srv1.StarRocksCluster, feConf, feature string) (bool, error) {
 	key, settled := a.runningImage(ctx, src)
+	nn := types.NamespacedName{Namespace: src.Namespace, Name: src.Name}
 	a.mu.Lock()
-	fs, known := a.features[key]
+	entry, known := a.features[nn]
 	a.mu.Unlock()
+	fs := entry.features
+	known = known && entry.key == key
 	if !settled || !known {
 		_, url := a.target(src, feConf)
 		var err error
@@ -185,7 +210,7 @@ func (a *feAccess) hasFeature(ctx context.Context, src *srv1.StarRocksCluster, f
 		}
 		if settled {
 			a.mu.Lock()
-			a.features[key] = fs
+			a.features[nn] = featureList{key: key, features: fs}
 			a.mu.Unlock()
 		}
 	}

@@ -191,6 +191,15 @@ func (g *regrowing) put(sts *appsv1.StatefulSet) {
 	g.m[client.ObjectKeyFromObject(sts)] = sts
 }
 
+// forget drops the StatefulSets of that name, whose cluster is gone.
+func (g *regrowing) forget(keys ...types.NamespacedName) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, k := range keys {
+		delete(g.m, k)
+	}
+}
+
 // standIn returns the deleted StatefulSet of that name while the cache
 // shows none, and forgets it once the cache shows one.
 func (g *regrowing) standIn(key types.NamespacedName, cached bool) *appsv1.StatefulSet {

@@ -80,6 +80,9 @@ func (p *statusPath[T, S]) get(ctx context.Context, key types.NamespacedName) (o
 	return obj, true, nil
 }
 
+// forget drops the status remembered for an object that is gone.
+func (p *statusPath[T, S]) forget(key types.NamespacedName) { p.recent.Forget(key.String()) }
+
 // ahead puts into obj the status this process wrote after the copy obj was read from.
 func (p *statusPath[T, S]) ahead(obj T) {
 	if st, ok := p.recent.Ahead(client.ObjectKeyFromObject(obj).String(), obj.GetResourceVersion()); ok {

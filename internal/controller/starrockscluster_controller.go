@@ -24,6 +24,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -124,7 +125,7 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		return ctrl.Result{}, err
 	}
 	if !ok || r.skip(src) {
-		r.forget(req)
+		r.forget(ctx, req)
 		return ctrl.Result{}, nil
 	}
 	s := r.scope(ctx, src)
@@ -146,8 +147,12 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	return r.finish(ctx, s)
 }
 
-// forget drops what the process keeps of a cluster that is gone or left alone.
-func (r *StarRocksClusterReconciler) forget(req ctrl.Request) {
+// forget drops what the process keeps of a cluster that is gone or left
+// alone, so that memory follows the clusters there are, not every cluster
+// there ever was: its metric, first step, retry back-off, remembered
+// status and writes, regrowing StatefulSets, FE features and cleanup
+// state, and the data of ConfigMaps no other cluster names.
+func (r *StarRocksClusterReconciler) forget(ctx context.Context, req ctrl.Request) {
 	metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
 	r.started.forget(req.String())
 	if r.scaleIns != nil {
@@ -156,6 +161,29 @@ func (r *StarRocksClusterReconciler) forget(req ctrl.Request) {
 	metrics.DecommissionTablets.DeleteLabelValues(req.Namespace, req.Name)
 	if r.FE != nil && r.FE.views != nil {
 		r.FE.views.forget(req.String())
+	}
+	r.retry.Forget(req.String())
+	r.status.forget(req.NamespacedName)
+	gone := &srv1.StarRocksCluster{}
+	gone.Namespace, gone.Name = req.Namespace, req.Name
+	named := resources.Named(gone)
+	var objs []client.Object
+	var workloads []types.NamespacedName
+	for _, c := range resources.Components {
+		objs = append(objs, named.Of(c)...)
+		if sts := named.StatefulSet(c); sts != nil {
+			workloads = append(workloads, client.ObjectKeyFromObject(sts))
+		}
+	}
+	r.Applier.Forget(objs)
+	r.regrowing.forget(workloads...)
+	r.FE.forget(req.NamespacedName)
+	if r.Configs != nil {
+		r.Configs.ForgetUnused(req.Namespace, func(name string) bool {
+			var list srv1.StarRocksClusterList
+			err := r.Client.List(ctx, &list, client.InNamespace(req.Namespace), client.MatchingFields{configMapIndex: name})
+			return err != nil || slices.ContainsFunc(list.Items, func(src srv1.StarRocksCluster) bool { return src.Name != req.Name })
+		})
 	}
 }
 

@@ -64,9 +64,10 @@ type StarRocksWarehouseReconciler struct {
 	DenyList []string
 
 	status *statusPath[*srv1.StarRocksWarehouse, srv1.StarRocksWarehouseStatus]
-	// dropped remembers warehouses (by UID) FE has dropped, so that a
-	// reconcile running on a cache that still shows the finalizer does not
-	// send DROP WAREHOUSE again.
+	// dropped remembers warehouses FE has dropped (by name, the UID as
+	// value), so that a reconcile running on a cache that still shows the
+	// finalizer does not send DROP WAREHOUSE again; forgotten once the
+	// warehouse is gone.
 	dropped sync.Map
 	// feBackoff spaces the retries of a warehouse whose FE does not answer.
 	feBackoff workqueue.TypedRateLimiter[string]
@@ -101,8 +102,12 @@ type warehousePhase func(ctx context.Context, s *warehouseScope) bool
 func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ctx = writeorder.WithOwner(ctx, req.String())
 	wh, ok, err := r.status.get(ctx, req.NamespacedName)
-	if !ok || err != nil {
+	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if !ok {
+		r.forget(req)
+		return ctrl.Result{}, nil
 	}
 	if wh.DeletionTimestamp != nil {
 		return r.finalize(ctx, wh) // ignored and denied warehouses too: see finalize
@@ -127,6 +132,26 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 		}
 	}
 	return r.finish(ctx, s)
+}
+
+// forget drops what the process keeps of a warehouse that is gone.
+func (r *StarRocksWarehouseReconciler) forget(req ctrl.Request) {
+	r.dropped.Delete(req.NamespacedName)
+	r.status.forget(req.NamespacedName)
+	if r.feBackoff != nil {
+		r.feBackoff.Forget(req.String())
+	}
+	gone := &srv1.StarRocksWarehouse{}
+	gone.Namespace, gone.Name = req.Namespace, req.Name
+	objs := resources.WarehouseNamed(gone).Objects()
+	r.Applier.Forget(objs)
+	if r.FE != nil {
+		for _, o := range objs {
+			if _, ok := o.(*appsv1.StatefulSet); ok {
+				r.FE.cleanup.forget(client.ObjectKeyFromObject(o), "")
+			}
+		}
+	}
 }
 
 // finish writes the status and Events from the scope and decides when to come back.

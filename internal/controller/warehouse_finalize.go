@@ -75,7 +75,7 @@ func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.St
 	case !ours:
 		return ctrl.Result{}, r.releaseAdopted(ctx, wh) // not ours (or done): only free what upstream left
 	}
-	if _, done := r.dropped.Load(wh.UID); !done {
+	if uid, done := r.dropped.Load(client.ObjectKeyFromObject(wh)); !done || uid != wh.UID {
 		if err := r.dropFromFE(ctx, wh); err != nil {
 			live, theirs := r.liveCN(ctx, wh)
 			obs := r.observe(ctx, &warehouseScope{wh: wh, live: live, theirs: theirs})
@@ -85,7 +85,7 @@ func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.St
 			return ctrl.Result{RequeueAfter: r.feBackoff.When(client.ObjectKeyFromObject(wh).String())}, statusErr
 		}
 		r.feBackoff.Forget(client.ObjectKeyFromObject(wh).String())
-		r.dropped.Store(wh.UID, true)
+		r.dropped.Store(client.ObjectKeyFromObject(wh), wh.UID)
 	}
 	if err := r.releaseAdopted(ctx, wh); err != nil {
 		return ctrl.Result{}, err

@@ -111,7 +111,7 @@ func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs .
 	if features != nil {
 		for _, src := range objs {
 			if cluster, ok := src.(*srv1.StarRocksCluster); ok {
-				access.features[string(cluster.UID)+"/"+cluster.Spec.StarRocksFeSpec.Image] = features
+				access.features[client.ObjectKeyFromObject(cluster)] = featureList{key: string(cluster.UID) + "/" + cluster.Spec.StarRocksFeSpec.Image, features: features}
 			}
 		}
 	}

@@ -1,0 +1,83 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// A deleted cluster leaves nothing behind in the process: memory follows
+// the clusters there are, not every cluster there ever was.
+func TestADeletedClusterIsForgotten(t *testing.T) {
+	api := &fakeAPI{}
+	src := feCluster()
+	r := newReconciler(t, api, src)
+	r.FE = newFEAccess(r.Client, nil)
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(src)
+	cn := types.NamespacedName{Namespace: "ns", Name: src.CnStatefulSetName()}
+	r.FE.features[key] = featureList{key: "uid/image", features: []string{"multi_warehouse"}}
+	r.FE.cleanup.run(t.Context(), r.FE, src, "", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: cn.Name, UID: "cn-uid", Generation: 1}, Spec: appsv1.StatefulSetSpec{Replicas: new(int32(1))}}, "")
+	r.status.recent.Record(key.String(), "5", src.Status) // the fake's status writes return no resourceVersion
+	r.regrowing.put(&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName()}})
+	if r.Applier.Remembered() == 0 || r.status.recent.Len() == 0 || len(r.FE.cleanup.clean) == 0 {
+		t.Fatalf("nothing remembered after creating the cluster (writes and no-ops %d, status %d, cleanup %d): the test proves nothing",
+			r.Applier.Remembered(), r.status.recent.Len(), len(r.FE.cleanup.clean))
+	}
+
+	if err := r.Client.Delete(t.Context(), src); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.Applier.Remembered(); n != 0 {
+		t.Errorf("the applier still remembers %d objects", n)
+	}
+	if n := r.status.recent.Len(); n != 0 {
+		t.Errorf("%d statuses still remembered", n)
+	}
+	if _, ok := r.FE.features[key]; ok {
+		t.Error("FE's features still remembered")
+	}
+	if len(r.FE.cleanup.clean) != 0 || len(r.FE.cleanup.uids) != 0 {
+		t.Errorf("CN cleanup state still remembered: %v, %v", r.FE.cleanup.clean, r.FE.cleanup.uids)
+	}
+	if len(r.regrowing.m) != 0 {
+		t.Errorf("regrowing StatefulSets still remembered: %v", r.regrowing.m)
+	}
+}
+
+// A ConfigMap's data is dropped once no cluster names it; the data of
+// those still named, and of other namespaces, stays.
+func TestConfigDataNoClusterNamesIsForgotten(t *testing.T) {
+	s := newConfigSource(nil, nil)
+	for _, nn := range []types.NamespacedName{{Namespace: "ns", Name: "used"}, {Namespace: "ns", Name: "unused"}, {Namespace: "other", Name: "unused"}} {
+		s.data[nn] = configEntry{resourceVersion: "1", data: map[string]string{"fe.conf": "x"}}
+	}
+	s.ForgetUnused("ns", func(name string) bool { return name == "used" })
+	if _, ok := s.data[types.NamespacedName{Namespace: "ns", Name: "unused"}]; ok || len(s.data) != 2 {
+		t.Errorf("data left: %v; want ns/used and other/unused", s.data)
+	}
+}
