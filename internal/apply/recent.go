@@ -67,12 +67,16 @@ func (r *Recent[T]) Record(key, resourceVersion string, value T) {
 	now := time.Now()
 	r.m[key] = recentWrite[T]{value: value, rv: v, at: now}
 	if now.Sub(r.swept) > RecentWindow {
+		// Keep the map small: old entries are worthless. A new map, because
+		// a Go map keeps the room of its largest size after deletes.
 		r.swept = now
-		for k, w := range r.m { // keep the map small: old entries are worthless
-			if now.Sub(w.at) > RecentWindow {
-				delete(r.m, k)
+		live := make(map[string]recentWrite[T], len(r.m)/2)
+		for k, w := range r.m {
+			if now.Sub(w.at) <= RecentWindow {
+				live[k] = w
 			}
 		}
+		r.m = live
 	}
 }
 
@@ -84,6 +88,9 @@ func (r *Recent[T]) Forget(key string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.m, key)
+	if len(r.m) == 0 {
+		r.m = map[string]recentWrite[T]{} // give back the room of a burst
+	}
 }
 
 // Len is how many writes are remembered.

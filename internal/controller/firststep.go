@@ -165,7 +165,7 @@ func (s *startedWrites) take(src *srv1.StarRocksCluster) []apply.Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.m[key]
-	delete(s.m, key)
+	s.drop(key)
 	if !ok || st.uid != src.UID {
 		return nil
 	}
@@ -176,7 +176,16 @@ func (s *startedWrites) take(src *srv1.StarRocksCluster) []apply.Result {
 func (s *startedWrites) forget(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.drop(key)
+}
+
+// drop deletes key; an empty map is made anew, as a Go map keeps the room
+// of its largest size (a burst of thousands of new clusters) after deletes.
+func (s *startedWrites) drop(key string) {
 	delete(s.m, key)
+	if len(s.m) == 0 {
+		s.m = map[string]started{}
+	}
 }
 
 // followUp enqueues what h enqueues at followUpPriority, unless h chose a

@@ -82,6 +82,10 @@ type Config struct {
 	// (level 5) and reports the timeline of the median and the last
 	// cluster: its create, reconciles, writes and watch events.
 	Timeline bool
+	// HeapProfile, after the steady window, saves the operator's heap
+	// (heap-created.pprof), deletes every cluster and its objects, waits
+	// for the operator to settle, and saves it again (heap-deleted.pprof).
+	HeapProfile bool
 }
 
 // Result is one setting's measurements.
@@ -129,6 +133,16 @@ type Result struct {
 	CPUSeconds       float64 `json:"cpuSeconds"`
 	CPUSecondsMetric float64 `json:"cpuSecondsMetric"`
 	PeakRSSMiB       float64 `json:"peakRssMiB"`
+	// CreationCPU is the CPU seconds of the operator, kube-apiserver and
+	// etcd from the first create until the operator settled.
+	CreationCPU map[string]float64 `json:"creationCpuSeconds,omitempty"`
+	// HeapCreatedMiB and HeapDeletedMiB are, with Config.HeapProfile, the
+	// operator's live heap (after a GC) with every cluster, and after they
+	// were all deleted; DeleteSettledSeconds how long the operator took to
+	// settle after the deletes.
+	HeapCreatedMiB       float64 `json:"heapCreatedMiB,omitempty"`
+	HeapDeletedMiB       float64 `json:"heapDeletedMiB,omitempty"`
+	DeleteSettledSeconds float64 `json:"deleteSettledSeconds,omitempty"`
 	// Timeline is, with Config.Timeline, what happened to the median and
 	// the last cluster to have every object, and each step's spread over all.
 	Timeline *Timeline `json:"timeline,omitempty"`
@@ -243,7 +257,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	defer watcher.stop()
 
 	var pprofAddr string
-	if cfg.CPUProfile > 0 {
+	if cfg.CPUProfile > 0 || cfg.HeapProfile {
 		if pprofAddr, err = testutil.FreeAddr(); err != nil {
 			return res, err
 		}
@@ -278,6 +292,10 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 		profiled <- nil
 	}
 	// Creation: as fast as the benchmark's own (unproxied, high-QPS) client can.
+	cpuBefore := controlPlaneCPU()
+	if st, err := op.procStats(); err == nil {
+		cpuBefore["operator"] = st.CPUSeconds
+	}
 	first := time.Now()
 	created, err := createClusters(ctx, cluster.Client, p)
 	if err != nil {
@@ -316,6 +334,13 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 		return res, err
 	}
 	res.SettledSeconds = settled.Sub(first).Seconds()
+	res.CreationCPU = controlPlaneCPU()
+	if st, err := op.procStats(); err == nil {
+		res.CreationCPU["operator"] = st.CPUSeconds
+	}
+	for k, v := range cpuBefore {
+		res.CreationCPU[k] -= v
+	}
 	fmt.Fprintf(cfg.Progress, "srbench: %s: all %d at %s in %.2f s, settled after %.1f s; steady window %s\n",
 		label, p.N, p.Stage, res.CompletionSeconds, res.SettledSeconds, p.SteadyWindow)
 	// Creation is counted up to here; the steady window starts Quiet after the last reconcile.
@@ -327,6 +352,11 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	}
 	steadyTo := time.Now()
 
+	if cfg.HeapProfile {
+		if err := deleteAndProfile(ctx, cfg, cluster, op, "http://"+pprofAddr, dir, &res); err != nil {
+			return res, err
+		}
+	}
 	metrics, err := op.scrape(ctx)
 	if err != nil {
 		return res, err
@@ -367,6 +397,38 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 		res.Timeline = tl
 	}
 	return res, nil
+}
+
+// deleteAndProfile saves the operator's heap, deletes every cluster and its
+// objects (no garbage collector runs without kube-controller-manager),
+// waits for the operator to settle, and saves its heap again.
+func deleteAndProfile(ctx context.Context, cfg Config, cluster *testcluster.Cluster, op *operatorProcess, pprof, dir string, res *Result) error {
+	heap := func(name string) (float64, error) {
+		if err := heapProfile(ctx, pprof, filepath.Join(dir, name)); err != nil {
+			return 0, err
+		}
+		m, err := op.scrape(ctx)
+		return m["go_memstats_heap_alloc_bytes"] / (1 << 20), err
+	}
+	var err error
+	if res.HeapCreatedMiB, err = heap("heap-created.pprof"); err != nil {
+		return err
+	}
+	start := time.Now()
+	fmt.Fprintf(cfg.Progress, "srbench: %s: deleting the %d clusters and their objects\n", cfg.Preset.Name, cfg.Preset.N)
+	in := client.InNamespace(namespace)
+	for _, o := range []client.Object{&srv1.StarRocksCluster{}, &appsv1.StatefulSet{}, &corev1.Service{}} {
+		if err := cluster.Client.DeleteAllOf(ctx, o, in); err != nil {
+			return fmt.Errorf("deleting every %T: %w", o, err)
+		}
+	}
+	settled, _, err := waitSettled(ctx, op, cfg.Quiet, 10*time.Minute)
+	if err != nil {
+		return err
+	}
+	res.DeleteSettledSeconds = settled.Sub(start).Seconds()
+	res.HeapDeletedMiB, err = heap("heap-deleted.pprof")
+	return err
 }
 
 // operatorKubeconfig gives the operator a user of its own (so that the audit

@@ -171,19 +171,11 @@ type procStats struct {
 
 func (p *operatorProcess) procStats() (procStats, error) {
 	pid := p.cmd.Process.Pid
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	cpu, err := cpuSeconds(pid)
 	if err != nil {
 		return procStats{}, err
 	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	if len(fields) < 13 {
-		return procStats{}, fmt.Errorf("unexpected /proc/%d/stat: %s", pid, stat)
-	}
-	utime, _ := strconv.ParseFloat(fields[11], 64) // field 14 of stat
-	stime, _ := strconv.ParseFloat(fields[12], 64) // field 15
-	const clockTicks = 100                         // USER_HZ on Linux
-	st := procStats{CPUSeconds: (utime + stime) / clockTicks}
+	st := procStats{CPUSeconds: cpu}
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return st, err
@@ -195,6 +187,79 @@ func (p *operatorProcess) procStats() (procStats, error) {
 		}
 	}
 	return st, nil
+}
+
+// cpuSeconds is a process's user and system CPU time, from /proc.
+func cpuSeconds(pid int) (float64, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat: %s", pid, stat)
+	}
+	utime, _ := strconv.ParseFloat(fields[11], 64) // field 14 of stat
+	stime, _ := strconv.ParseFloat(fields[12], 64) // field 15
+	const clockTicks = 100                         // USER_HZ on Linux
+	return (utime + stime) / clockTicks, nil
+}
+
+// controlPlaneCPU returns the CPU seconds so far of this process's children
+// named kube-apiserver and etcd (envtest starts them), by name.
+func controlPlaneCPU() map[string]float64 {
+	out := map[string]float64{}
+	dirs, _ := os.ReadDir("/proc")
+	self := strconv.Itoa(os.Getpid())
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		open, closing := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+		if open < 0 || closing < open {
+			continue
+		}
+		name := string(stat[open+1 : closing])
+		fields := strings.Fields(string(stat[closing+1:]))
+		if len(fields) < 2 || fields[1] != self || (name != "kube-apiserver" && name != "etcd") {
+			continue
+		}
+		if cpu, err := cpuSeconds(pid); err == nil {
+			out[name] += cpu
+		}
+	}
+	return out
+}
+
+// heapProfile saves the operator's heap profile (after a GC) into path.
+func heapProfile(ctx context.Context, base, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/debug/pprof/heap?gc=1", http.NoBody)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("heap profile of %s: %s", base, resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // scrape reads the operator's /metrics and returns the sum of each named

@@ -47,8 +47,8 @@ type Setting struct {
 	Article string `json:"article,omitempty"`
 	// Upstream are the upstream operator v1.11.5's times for this setting,
 	// measured on this machine with this harness (audit log, --done = the FE
-	// StatefulSet exists) and recorded in issue 13. They are reference rows:
-	// the upstream cannot be run here.
+	// StatefulSet exists) on the date they carry (issues 13 and 26). They
+	// are reference rows: the upstream cannot be run here.
 	Upstream *Reference `json:"upstream,omitempty"`
 }
 
@@ -56,6 +56,17 @@ type Setting struct {
 type Reference struct {
 	// FE: until every FE StatefulSet existed; All: every StatefulSet and Service.
 	FE, All string
+	// Measured is the date of the measurement.
+	Measured string `json:",omitempty"`
+}
+
+// String is the reference as a table cell.
+func (r Reference) String() string {
+	s := r.FE + ", " + r.All
+	if r.Measured != "" {
+		s += " (" + r.Measured + ")"
+	}
+	return s
 }
 
 // Args are the operator flags of s.
@@ -114,6 +125,17 @@ func upstream(s Setting, fe, all string) Setting {
 	return s
 }
 
+// upstreamOn is upstream with the date the figures were measured.
+func upstreamOn(date string, s Setting, fe, all string) Setting {
+	s = upstream(s, fe, all)
+	s.Upstream.Measured = date
+	return s
+}
+
+// reference26 is the date of the upstream's side-by-side rounds of issue 26:
+// three or four rounds each, back to back with this operator, on this machine.
+const reference26 = "2026-12-01"
+
 // Summary is the preset's title with its size and latency.
 func (p Preset) Summary() string {
 	s := fmt.Sprintf("%d clusters", p.N)
@@ -130,7 +152,7 @@ var Presets = map[string]Preset{
 		Stage: StageFE, SteadyWindow: 30 * time.Second, Headline: "completion",
 		Settings: []Setting{
 			upstream(with(defaults, "default", "default", "41.1 s"), "42.0 s", "42.4 s"),
-			upstream(with(Setting{Workers: 50, SyncPeriod: 2 * time.Minute, QPS: 100, Burst: 200}, "tuned", "50 workers, QPS 100/200", "0.22 s"), "0.37–0.40 s", "0.94–0.97 s"),
+			upstreamOn(reference26, with(Setting{Workers: 50, SyncPeriod: 2 * time.Minute, QPS: 100, Burst: 200}, "tuned", "50 workers, QPS 100/200", "0.22 s"), "0.34–0.40 s", "0.93–1.07 s"),
 		},
 	},
 	"burst": {
@@ -139,7 +161,7 @@ var Presets = map[string]Preset{
 		Settings: []Setting{
 			upstream(with(defaults, "default", "default", "8.9 s, 0 throttling"), "8.6–8.7 s", "8.8 s"),
 			with(Setting{Workers: 50, SyncPeriod: 2 * time.Minute}, "workers", "50 workers only", "5.99 s, 1 throttling event"),
-			upstream(with(tuned, "tuned", "all tuned, QPS 100/200", "0.60 s, 0 throttling"), "0.94–1.00 s", "1.74–1.77 s"),
+			upstreamOn(reference26, with(tuned, "tuned", "all tuned, QPS 100/200", "0.60 s, 0 throttling"), "1.52–1.72 s", "2.09–2.57 s"),
 			with(Setting{Workers: 50, SyncPeriod: 30 * time.Minute, QPS: -1}, "qps-off", "all tuned, QPS off", ""),
 		},
 	},

@@ -87,7 +87,7 @@ func (r *Report) Markdown() string {
 		}
 		up := "–"
 		if u := res.Setting.Upstream; u != nil {
-			up = u.FE + ", " + u.All
+			up = u.String()
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d/%d | %s | %s | %s | %s | %s | %.2f s | %.2f | %.2f | %d | %d | %.0f (%.2f) | %d | %.3f (%d in %.0f s) | %d | %.0f | %.1f | %.0f MiB |\n",
 			res.Setting.Name, res.Setting.Knobs(), res.Completed, res.N, seconds(res.CreatedSeconds), seconds(res.CompletionSeconds), seconds(res.AllSeconds), up, article,
@@ -101,6 +101,7 @@ func (r *Report) Markdown() string {
 		}
 	}
 
+	b.WriteString(r.resourceTable())
 	b.WriteString("\nRequests by the operator per cluster, from the first create until it stopped reconciling, by verb and resource (audit log):\n\n")
 	b.WriteString(r.verbTable(func(res Result) requestCounts { return res.Creation }, true))
 	b.WriteString(r.timingTables())
@@ -111,6 +112,39 @@ func (r *Report) Markdown() string {
 	}
 	b.WriteString("\nRequests in the steady window, in total, by verb and resource:\n\n")
 	b.WriteString(r.verbTable(func(res Result) requestCounts { return res.Steady }, false))
+	return b.String()
+}
+
+// resourceTable gives, per setting, the CPU seconds each process used while
+// the clusters were created, and the operator's heap with and without them.
+func (r *Report) resourceTable() string {
+	var b strings.Builder
+	for i, res := range r.Results {
+		if res.CreationCPU == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\nCPU seconds from the first create until the operator settled, and the operator's live heap (after a GC) with every cluster and once all were deleted:\n\n")
+			b.WriteString("| setting | operator | kube-apiserver | etcd | operator / kube-apiserver | heap, created | heap, deleted | settled after the deletes |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
+		}
+		c := res.CreationCPU
+		ratio := "–"
+		if c["kube-apiserver"] > 0 {
+			ratio = fmt.Sprintf("%.2f", c["operator"]/c["kube-apiserver"])
+		}
+		heap := func(v float64) string {
+			if v == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.1f MiB", v)
+		}
+		del := "–"
+		if res.DeleteSettledSeconds > 0 {
+			del = seconds(res.DeleteSettledSeconds)
+		}
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.1f | %s | %s | %s | %s |\n", r.Results[i].Setting.Name, c["operator"], c["kube-apiserver"], c["etcd"], ratio,
+			heap(res.HeapCreatedMiB), heap(res.HeapDeletedMiB), del)
+	}
 	return b.String()
 }
 

@@ -59,6 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&steady, "steady-window", "How long to count requests once creation settled (default: the preset's).")
 	only := fs.String("settings", "", "Comma-separated keys of the preset's settings to run, e.g. tuned (default: all of them; a preset's keys are in its .json).")
 	cpuProfile := fs.Duration("cpu-profile", 0, "Record CPU profiles of the operator and of kube-apiserver for this long from the first create, into cpu.pprof and apiserver.pprof in each setting's work directory (0: none).")
+	heap := fs.Bool("heap-profile", false, "After the steady window, save the operator's heap profile, delete every cluster and its objects, and save it again once the operator settled (heap-created.pprof, heap-deleted.pprof in each setting's work directory).")
 	timeline := fs.Bool("timeline", false, "Log the operator's reconciles (level 5) and report the timeline of the median and the last cluster.")
 	timeout := fs.Duration("timeout", 15*time.Minute, "Per setting: how long to wait for every cluster to reach the stage.")
 	quiet := fs.Duration("quiet", 6*time.Second, "Creation has settled when the operator did not reconcile for this long.")
@@ -123,7 +124,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fi, _ := os.Stderr.Stat()
 	tty := stderr == os.Stderr && fi != nil && fi.Mode()&os.ModeCharDevice != 0
-	cfg := bench.Config{RepoRoot: root, OperatorBinary: *operatorBin, WorkDir: *workDir, Timeout: *timeout, Quiet: *quiet, CPUProfile: *cpuProfile, Timeline: *timeline, Progress: stderr, TTY: tty}
+	cfg := bench.Config{RepoRoot: root, OperatorBinary: *operatorBin, WorkDir: *workDir, Timeout: *timeout, Quiet: *quiet, CPUProfile: *cpuProfile, Timeline: *timeline, HeapProfile: *heap, Progress: stderr, TTY: tty}
 	if cfg.OperatorBinary == "" {
 		fmt.Fprintf(stderr, "srbench: building the operator into %s\n", *workDir)
 		if cfg.OperatorBinary, err = testcluster.BuildOperator(ctx, root, *workDir); err != nil {
