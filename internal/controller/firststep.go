@@ -53,32 +53,35 @@ const arrivalWindow = 50 * time.Millisecond
 
 // firstStep is the first step of a cluster whose FE StatefulSet does not
 // exist (a new cluster, or its StatefulSet deleted), when the operator has
-// more than one worker (StartApart). It writes the StatefulSet alone, what
-// a new cluster waits for. Then it decides whether to start apart:
+// more than one worker (StartApart). It writes the StatefulSet, what a new
+// cluster waits for, and, while other new clusters come, ends the
+// reconcile: the client Service, the status and the Event follow in the
+// next reconcile, which the StatefulSet's watch event brings at
+// followUpPriority, behind the clusters still waiting for their first
+// write. With many new clusters, every FE is created before any worker
+// spends a round trip on client Services, whose ClusterIP allocation is the
+// slowest write of a new cluster on the API server, and before their writes
+// compete with the StatefulSets there. The split costs no write and no
+// Event: the next reconcile writes what this one leaves, and one Event
+// tells both (what this one wrote is remembered in memory; after a restart
+// in between, the Event tells only the second step).
 //
-//   - When other reconciles wait for a worker (Waiting), or another new
-//     cluster began within arrivalWindow (a burst still arriving, whose
-//     clusters the informer has not delivered yet), it writes the headless
-//     Service that gives FE's pods their DNS names and ends the reconcile.
-//     The client Service, the status and the Event follow in the next
-//     reconcile, which the StatefulSet's watch event brings at
-//     followUpPriority: behind the clusters still waiting for their first
-//     write. With many new clusters, every FE is created before any worker
-//     spends a round trip on client Services, whose ClusterIP allocation is
-//     the slowest write of a new cluster on the API server, and before
-//     their writes compete with the StatefulSets there. The headless
-//     Service stays in the first step because with a client-side QPS limit
-//     it keeps the core/v1 bucket busy while the apps/v1 one paces the
-//     StatefulSets. The split costs no write and no Event: the next
-//     reconcile writes what this one leaves, and one Event tells both (what
-//     this one wrote is remembered in memory; after a restart in between,
-//     the Event tells only the second step).
-//   - Otherwise (a burst that fits the workers, such as 50 new clusters on
-//     50 workers behind a distant API server, or a single new cluster) the
-//     split would only cost the cluster round trips: the reconcile goes on
-//     with the rest at once, so the Services and the status follow the
-//     StatefulSet within one more round trip instead of two, and without
-//     waiting for a watch event.
+// Which way it goes:
+//   - Reconciles wait for a worker (Waiting): the StatefulSet and the
+//     headless Service, which gives FE's pods their DNS names, in one round
+//     trip (the Service behind the StatefulSet, see apply.ApplyAll), then
+//     the end. With a client-side QPS limit the headless Service keeps the
+//     core/v1 bucket busy while the apps/v1 one paces the StatefulSets.
+//   - None waits: the StatefulSet alone. Once it is written, if a reconcile
+//     now waits or another new cluster began within arrivalWindow (a burst
+//     the informer has not delivered in full yet), the end, everything else
+//     in the next reconcile, so that the worker is free after one round
+//     trip. Otherwise (a burst that fits the workers, such as 50 new
+//     clusters on 50 workers behind a distant API server, or a single new
+//     cluster) a split would only cost the cluster round trips: the
+//     reconcile goes on with the rest at once, so the Services and the
+//     status follow the StatefulSet within one round trip instead of two,
+//     without waiting for a watch event.
 //
 // With one worker nothing starts apart (its Services already go in the
 // StatefulSet's round trip, see apply.ApplyAll). Anything unusual takes the
@@ -99,25 +102,25 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 	}
 	began := time.Now().UnixNano()
 	before := r.lastFirstStep.Swap(began)
-	results, err := r.Applier.ApplyAll(ctx, []client.Object{sts})
+	waiting := r.Waiting == nil || r.Waiting()
+	if waiting {
+		objs = slices.DeleteFunc(objs, func(o client.Object) bool { return o == client.Object(svc) })
+	} else {
+		objs = []client.Object{sts}
+	}
+	results, err := r.Applier.ApplyAll(ctx, objs)
 	if err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending }) {
 		countWrites(results)
 		r.started.add(s.src, results)
 		return true
 	}
-	if !r.othersComing(began, before) {
+	if !waiting && !r.othersComing(began, before) {
 		s.results = append(s.results, results...)
 		s.written = append(s.written, sts)
 		return true
 	}
-	rest := slices.DeleteFunc(objs, func(o client.Object) bool { return o == client.Object(sts) || o == client.Object(svc) })
-	more, err := r.Applier.ApplyAll(ctx, rest)
-	results = append(results, more...)
 	countWrites(results)
 	r.started.add(s.src, results)
-	if err != nil || slices.ContainsFunc(more, func(res apply.Result) bool { return res.Pending }) {
-		return true
-	}
 	s.started = true
 	return false
 }

@@ -228,6 +228,33 @@ func TestANewClusterIsWrittenInOneReconcileWhenNoneWaits(t *testing.T) {
 	}
 }
 
+// With no reconcile waiting but another new cluster just begun, the first
+// step writes the StatefulSet alone and ends: the worker is free after one
+// round trip, and the second step writes both Services and the status.
+func TestANewClusterInAnArrivingBurstStartsWithItsStatefulSetAlone(t *testing.T) {
+	api := &fakeAPI{}
+	r := newReconciler(t, api, feCluster())
+	r.StartApart = true
+	r.Waiting = func() bool { return false }
+	r.lastFirstStep.Store(time.Now().UnixNano()) // another cluster's first step, just now
+	res, err := reconcileOnce(t, r)
+	if err != nil || res.RequeueAfter != pendingRequeue {
+		t.Fatalf("first step = %+v, %v; want it to end with a fallback requeue", res, err)
+	}
+	exists := func(obj client.Object, name string) bool {
+		return r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, obj) == nil
+	}
+	if !exists(&appsv1.StatefulSet{}, "sr-fe") || exists(&corev1.Service{}, "sr-fe-search") || exists(&corev1.Service{}, "sr-fe-service") {
+		t.Error("the first step should create the FE StatefulSet alone")
+	}
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(&corev1.Service{}, "sr-fe-search") || !exists(&corev1.Service{}, "sr-fe-service") || len(api.statusWrites()) != 1 {
+		t.Errorf("the second step should create both Services and write status once; status writes: %d", len(api.statusWrites()))
+	}
+}
+
 // A first step whose write fails goes on with the full reconcile, which
 // reports the error; while the error lasts, the write is sent once per retry.
 func TestAFailingFirstStepIsReportedAndNotDoubled(t *testing.T) {

@@ -255,8 +255,9 @@ func managers(o client.Object) string {
 }
 
 // With more than one worker, the first reconcile of a new cluster creates
-// what FE's pods need and no more; its client Service and status follow in
-// the next, with the same number of writes and one Event.
+// its StatefulSet alone; its Services and status follow once it is created
+// (in the same reconcile when no other new cluster comes, in the next one
+// otherwise), with the same number of writes and one Event.
 func testQuiet(t *testing.T, c *testcluster.Cluster, ns string, workers int) {
 	ctx := context.Background()
 	testutil.CreateNamespace(t, c.Client, ns)
@@ -296,7 +297,7 @@ func testQuiet(t *testing.T, c *testcluster.Cluster, ns string, workers int) {
 		t.Errorf("status lacks observedGeneration or conditions: %+v", src.Status)
 	}
 	if after := servicesCreatedAfterStatefulSet(reqs); workers > 1 && after < 1 {
-		t.Errorf("with %d workers, no Service create started after the FE StatefulSet's create completed; the client Service belongs to the second reconcile", workers)
+		t.Errorf("with %d workers, no Service create started after the FE StatefulSet's create completed; they belong behind it", workers)
 	}
 	if workers > 1 {
 		return // the restart below is the same with any number of workers
