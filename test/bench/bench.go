@@ -38,6 +38,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -416,10 +417,21 @@ func deleteAndProfile(ctx context.Context, cfg Config, cluster *testcluster.Clus
 	}
 	start := time.Now()
 	fmt.Fprintf(cfg.Progress, "srbench: %s: deleting the %d clusters and their objects\n", cfg.Preset.Name, cfg.Preset.N)
-	in := client.InNamespace(namespace)
-	for _, o := range []client.Object{&srv1.StarRocksCluster{}, &appsv1.StatefulSet{}, &corev1.Service{}} {
-		if err := cluster.Client.DeleteAllOf(ctx, o, in); err != nil {
-			return fmt.Errorf("deleting every %T: %w", o, err)
+	// One by one, 32 at once: a delete of 20,000 Services as one collection
+	// outlasts the API server's request timeout.
+	lists := []client.ObjectList{&srv1.StarRocksClusterList{}, &appsv1.StatefulSetList{}, &corev1.ServiceList{}}
+	for _, list := range lists {
+		if err := cluster.Client.List(ctx, list, client.InNamespace(namespace)); err != nil {
+			return fmt.Errorf("listing %T: %w", list, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return err
+		}
+		if err := forEach(len(items), 32, func(i int) error {
+			return client.IgnoreNotFound(cluster.Client.Delete(ctx, items[i].(client.Object)))
+		}); err != nil {
+			return fmt.Errorf("deleting %T: %w", list, err)
 		}
 	}
 	settled, _, err := waitSettled(ctx, op, cfg.Quiet, 10*time.Minute)
@@ -429,6 +441,29 @@ func deleteAndProfile(ctx context.Context, cfg Config, cluster *testcluster.Clus
 	res.DeleteSettledSeconds = settled.Sub(start).Seconds()
 	res.HeapDeletedMiB, err = heap("heap-deleted.pprof")
 	return err
+}
+
+// forEach calls f for 0..n-1 from parallel goroutines and returns the errors.
+func forEach(n, parallel int, f func(int) error) error {
+	var (
+		next int64 = -1
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for range parallel {
+		wg.Go(func() {
+			for i := int(atomic.AddInt64(&next, 1)); i < n; i = int(atomic.AddInt64(&next, 1)) {
+				if err := f(i); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // operatorKubeconfig gives the operator a user of its own (so that the audit
