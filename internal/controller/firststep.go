@@ -73,10 +73,12 @@ const arrivalWindow = 50 * time.Millisecond
 //     the end. With a client-side QPS limit the headless Service keeps the
 //     core/v1 bucket busy while the apps/v1 one paces the StatefulSets.
 //   - None waits: the StatefulSet alone. Once it is written, if a reconcile
-//     now waits or another new cluster began within arrivalWindow (a burst
-//     the informer has not delivered in full yet), the end, everything else
-//     in the next reconcile, so that the worker is free after one round
-//     trip. Otherwise (a burst that fits the workers, such as 50 new
+//     now waits, another first step is still writing its StatefulSet, or
+//     another new cluster began within arrivalWindow (a burst the informer
+//     has not delivered in full yet), the end, everything else in the next
+//     reconcile, so that the worker is free after one round trip (with
+//     latency the StatefulSet's watch event, which brings that reconcile,
+//     arrives with the response). Otherwise (a burst that fits the workers, such as 50 new
 //     clusters on 50 workers behind a distant API server, or a single new
 //     cluster) a split would only cost the cluster round trips: the
 //     reconcile goes on with the rest at once, so the Services and the
@@ -102,6 +104,9 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 	}
 	began := time.Now().UnixNano()
 	before := r.lastFirstStep.Swap(began)
+	r.firstSteps.Add(1)
+	decided := sync.OnceFunc(func() { r.firstSteps.Add(-1) })
+	defer decided()
 	waiting := r.Waiting == nil || r.Waiting()
 	if waiting {
 		objs = slices.DeleteFunc(objs, func(o client.Object) bool { return o == client.Object(svc) })
@@ -114,7 +119,9 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 		r.started.add(s.src, results)
 		return true
 	}
-	if !waiting && !r.othersComing(began, before) {
+	others := r.firstSteps.Load() > 1
+	decided()
+	if !waiting && !others && !r.othersComing(began, before) {
 		s.results = append(s.results, results...)
 		s.written = append(s.written, sts)
 		return true

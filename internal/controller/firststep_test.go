@@ -255,6 +255,25 @@ func TestANewClusterInAnArrivingBurstStartsWithItsStatefulSetAlone(t *testing.T)
 	}
 }
 
+// Another first step still writing its StatefulSet ends this one too.
+func TestANewClusterBesideAnotherFirstStepStartsApart(t *testing.T) {
+	api := &fakeAPI{}
+	r := newReconciler(t, api, feCluster())
+	r.StartApart = true
+	r.Waiting = func() bool { return false }
+	r.firstSteps.Store(1) // another cluster's first step, in flight
+	res, err := reconcileOnce(t, r)
+	if err != nil || res.RequeueAfter != pendingRequeue {
+		t.Fatalf("first step = %+v, %v; want it to end with a fallback requeue", res, err)
+	}
+	if r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "sr-fe-service"}, &corev1.Service{}) == nil {
+		t.Error("the client Service was created in the first step")
+	}
+	if n := r.firstSteps.Load(); n != 1 {
+		t.Errorf("%d first steps in flight after this one decided, want the other one only", n)
+	}
+}
+
 // A first step whose write fails goes on with the full reconcile, which
 // reports the error; while the error lasts, the write is sent once per retry.
 func TestAFailingFirstStepIsReportedAndNotDoubled(t *testing.T) {

@@ -65,8 +65,10 @@ type StarRocksClusterReconciler struct {
 	// Waiting reports whether reconciles wait for a worker; nil means
 	// always (see firstStep).
 	Waiting func() bool
-	// lastFirstStep is when the latest first step began (Unix nanoseconds).
+	// lastFirstStep is when the latest first step began (Unix nanoseconds);
+	// firstSteps counts those between their start and their decision.
 	lastFirstStep atomic.Int64
+	firstSteps    atomic.Int32
 
 	// What the process keeps between reconciles, per cluster: the status
 	// it last wrote, and what a first step wrote, for the next one's Event.
