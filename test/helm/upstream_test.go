@@ -150,6 +150,8 @@ var upstreamAllowList = []allowance{
 		reason: "our operator image"},
 	{kind: "Deployment", name: "kube-starrocks-operator", path: "spec.template.spec.containers.manager.imagePullPolicy", how: oursReplaces,
 		reason: "IfNotPresent: our operator images are immutable tags"},
+	{kind: "Deployment", name: "kube-starrocks-operator", path: "spec.template.spec.containers.manager.resources.limits.cpu", how: oursReplaces,
+		reason: "1 CPU, from docs/scaling.md: under upstream's 500m a burst of new clusters waits for the operator's CPU"},
 	{kind: "ServiceAccount", name: "", path: "metadata.labels", how: oursAdds, reason: "our labels"},
 	{kind: "ClusterRole", name: "", path: "metadata.labels", how: oursAdds, reason: "our labels"},
 	{kind: "ClusterRoleBinding", name: "", path: "metadata.labels", how: oursAdds, reason: "our labels"},
