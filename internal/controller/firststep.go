@@ -55,8 +55,8 @@ const arrivalWindow = 50 * time.Millisecond
 // exist (a new cluster, or its StatefulSet deleted), when the operator has
 // more than one worker (StartApart). It writes the StatefulSet, what a new
 // cluster waits for, and, while other new clusters come, ends the
-// reconcile: the client Service, the status and the Event follow in the
-// next reconcile, which the StatefulSet's watch event brings at
+// reconcile: the client Service, FE's disruption budget (of 2 or more FE),
+// the status and the Event follow in the next reconcile, which the StatefulSet's watch event brings at
 // followUpPriority, behind the clusters still waiting for their first
 // write. With many new clusters, every FE is created before any worker
 // spends a round trip on client Services, whose ClusterIP allocation is the
@@ -97,7 +97,7 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 		meta.IsStatusConditionTrue(s.src.Status.Conditions, srv1.ConditionReconcileError) {
 		return true
 	}
-	sts, svc := s.want.objects.StatefulSet(fe), s.want.objects.Service(fe)
+	sts := s.want.objects.StatefulSet(fe)
 	objs := s.applicable(fe)
 	if !slices.Contains(objs, client.Object(sts)) {
 		return true
@@ -109,7 +109,9 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 	defer decided()
 	waiting := r.Waiting == nil || r.Waiting()
 	if waiting {
-		objs = slices.DeleteFunc(objs, func(o client.Object) bool { return o == client.Object(svc) })
+		// What FE's pods need to start; the client Service and the disruption budget follow.
+		need := []client.Object{sts, s.want.objects.FE.SearchService}
+		objs = slices.DeleteFunc(objs, func(o client.Object) bool { return !slices.Contains(need, o) })
 	} else {
 		objs = []client.Object{sts}
 	}
