@@ -239,27 +239,7 @@ func controlPlaneCPU() map[string]float64 {
 
 // heapProfile saves the operator's heap profile (after a GC) into path.
 func heapProfile(ctx context.Context, base, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/debug/pprof/heap?gc=1", http.NoBody)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("heap profile: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("heap profile of %s: %s", base, resp.Status)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return saveProfile(ctx, http.DefaultClient, base+"/debug/pprof/heap?gc=1", "heap profile", path)
 }
 
 // scrape reads the operator's /metrics and returns the sum of each named
@@ -307,17 +287,22 @@ func (p *operatorProcess) scrape(ctx context.Context) (map[string]float64, error
 // for d into path.
 func cpuProfile(ctx context.Context, hc *http.Client, base string, d time.Duration, path string) error {
 	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, max(1, int(d.Seconds())))
+	return saveProfile(ctx, hc, url, "CPU profile", path)
+}
+
+// saveProfile writes the pprof profile at url into path; what names it in errors.
+func saveProfile(ctx context.Context, hc *http.Client, url, what, path string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
 	if err != nil {
 		return err
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("CPU profile: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("CPU profile of %s: %s", base, resp.Status)
+		return fmt.Errorf("%s of %s: %s", what, url, resp.Status)
 	}
 	f, err := os.Create(path)
 	if err != nil {

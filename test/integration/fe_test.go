@@ -88,10 +88,8 @@ func TestTalkingToFE(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}
-	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
-	dir := &feDirectory{}
+	c, dir := simulatedWithStarRocks(t)
 	testutil.CreateNamespace(t, c.Client, "fe")
-	registrar.Start(t.Context(), t, c.Config, dir.cluster, registrar.Options{Pod0LeaderTimeout: time.Second})
 	op := startOperator(t, c, "fe", operatorOptions{workers: 4, fe: dir.resolve})
 
 	t.Run("multi-warehouse FE: a warehouse is created, runs, scales through its HPA target and is dropped from FE once on deletion", func(t *testing.T) {
@@ -121,6 +119,17 @@ func TestTalkingToFE(t *testing.T) {
 	t.Run("disaster recovery without cluster_snapshot.yaml where FE reads it is refused with a condition", func(t *testing.T) {
 		testDisasterRecoveryWithoutSnapshot(t, c)
 	})
+}
+
+// simulatedWithStarRocks starts a simulated cluster and a registrar that
+// registers its pods, as their entrypoints do, with the simulated StarRocks
+// each cluster has in the directory returned (see startFE).
+func simulatedWithStarRocks(t *testing.T) (*testcluster.Cluster, *feDirectory) {
+	t.Helper()
+	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
+	dir := &feDirectory{}
+	registrar.Start(t.Context(), t, c.Config, dir.cluster, registrar.Options{Pod0LeaderTimeout: time.Second})
+	return c, dir
 }
 
 const feConfShared = "run_mode = shared_data\n"

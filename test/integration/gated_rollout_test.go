@@ -53,9 +53,7 @@ func TestGatedRollouts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}
-	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
-	dir := &feDirectory{}
-	registrar.Start(t.Context(), t, c.Config, dir.cluster, registrar.Options{Pod0LeaderTimeout: time.Second})
+	c, dir := simulatedWithStarRocks(t)
 	testutil.CreateNamespace(t, c.Client, "gate")
 	startOperator(t, c, "gate", operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: gateLookEvery})
 

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,7 +36,6 @@ import (
 	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
-	"github.com/srscale/starrocks-operator/test/simstarrocks/registrar"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -49,9 +47,7 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}
-	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
-	dir := &feDirectory{}
-	registrar.Start(t.Context(), t, c.Config, dir.cluster, registrar.Options{Pod0LeaderTimeout: time.Second})
+	c, dir := simulatedWithStarRocks(t)
 	class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "scale-in"}, Provisioner: "example.com/none"}
 	if err := c.Client.Create(t.Context(), class); err != nil {
 		t.Fatal(err)
@@ -112,74 +108,48 @@ func backendHosts(f *simstarrocks.StarRocks) []string {
 	return out
 }
 
-func aliveBackends(f *simstarrocks.StarRocks) int {
-	n := 0
-	for _, b := range f.Backends() {
-		if b.Alive {
-			n++
+// sample calls fn every d until stop is called; stop returns once the last call ended.
+func sample(d time.Duration, fn func()) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			fn()
+			select {
+			case <-done:
+				return
+			case <-time.After(d):
+			}
 		}
+	}()
+	return func() {
+		close(done)
+		<-finished
 	}
-	return n
 }
 
 // watchLost samples f's lost tablets until stop is called, and returns the most seen.
 func watchLost(f *simstarrocks.StarRocks) (stop func() int) {
-	var mu sync.Mutex
 	most := 0
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		for {
-			n := f.LostTablets()
-			mu.Lock()
-			most = max(most, n)
-			mu.Unlock()
-			select {
-			case <-done:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}()
+	end := sample(50*time.Millisecond, func() { most = max(most, f.LostTablets()) })
 	return func() int {
-		close(done)
-		<-finished
-		mu.Lock()
-		defer mu.Unlock()
+		end()
 		return max(most, f.LostTablets())
 	}
 }
 
 // stsReplicas watches a StatefulSet's spec.replicas and returns each value it took, in order.
 func stsReplicas(c *testcluster.Cluster, ns, name string) (stop func() []int32) {
-	var mu sync.Mutex
 	var seen []int32
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		for {
-			sts := &appsv1.StatefulSet{}
-			if err := get(context.Background(), c.Client, ns, name, sts); err == nil && sts.Spec.Replicas != nil {
-				mu.Lock()
-				if len(seen) == 0 || seen[len(seen)-1] != *sts.Spec.Replicas {
-					seen = append(seen, *sts.Spec.Replicas)
-				}
-				mu.Unlock()
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
+	end := sample(50*time.Millisecond, func() {
+		sts := &appsv1.StatefulSet{}
+		if err := get(context.Background(), c.Client, ns, name, sts); err == nil && sts.Spec.Replicas != nil &&
+			(len(seen) == 0 || seen[len(seen)-1] != *sts.Spec.Replicas) {
+			seen = append(seen, *sts.Spec.Replicas)
 		}
-	}()
+	})
 	return func() []int32 {
-		close(done)
-		<-finished
-		mu.Lock()
-		defer mu.Unlock()
+		end()
 		return seen
 	}
 }
@@ -227,7 +197,7 @@ func testDecommission(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 		t.Fatal(err)
 	}
 	waitRunning(t, c, "scale", "dc", 2*time.Minute)
-	eventually(t, time.Minute, "3 BEs registered and alive", func(context.Context) (bool, error) { return aliveBackends(f) == 3, nil })
+	eventually(t, time.Minute, "3 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 3, nil })
 	if err := f.CreateTable("db", "single", 1, 30); err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +251,7 @@ func testDecommission(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	waitStatefulSet(t, c, "scale", "dc-be", "BE rolled to the new image after the decommission", 2*time.Minute, func(s *appsv1.StatefulSet) bool {
 		return stsImage(s) == "starrocks/be-ubuntu:3.3.3" && rolledOut(s)
 	})
-	eventually(t, time.Minute, "both BEs alive after the rollout", func(context.Context) (bool, error) { return aliveBackends(f) == 2, nil })
+	eventually(t, time.Minute, "both BEs alive after the rollout", func(context.Context) (bool, error) { return aliveBEs(f) == 2, nil })
 	// Lost for good, once all settled (the rollout after the scale-in makes
 	// each single-replica tablet unavailable while its BE restarts, for a
 	// moment; the other tests sample throughout, without rollouts).
@@ -318,7 +288,7 @@ func testDecommissionCancelled(t *testing.T, c *testcluster.Cluster, dir *feDire
 		t.Fatal(err)
 	}
 	waitRunning(t, c, "scale", "rv", 2*time.Minute)
-	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBackends(f) == 4, nil })
+	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 4, nil })
 	if err := f.CreateTable("db", "single", 1, 40); err != nil {
 		t.Fatal(err)
 	}
@@ -404,32 +374,15 @@ func groupOf(f *simstarrocks.StarRocks, ns, cluster string, n int) bool {
 
 // watchLeaderless samples f until stop is called and counts the samples with no leader.
 func watchLeaderless(f *simstarrocks.StarRocks) (stop func() (leaderless, samples int)) {
-	var mu sync.Mutex
 	var none, all int
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		for {
-			l := f.Leader()
-			mu.Lock()
-			all++
-			if l == "" {
-				none++
-			}
-			mu.Unlock()
-			select {
-			case <-done:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
+	end := sample(20*time.Millisecond, func() {
+		all++
+		if f.Leader() == "" {
+			none++
 		}
-	}()
+	})
 	return func() (int, int) {
-		close(done)
-		<-finished
-		mu.Lock()
-		defer mu.Unlock()
+		end()
 		return none, all
 	}
 }
@@ -536,7 +489,7 @@ func testDecommissionAcrossRestarts(t *testing.T, c *testcluster.Cluster, dir *f
 		t.Fatal(err)
 	}
 	waitRunning(t, c, "scale-restart", "rs", 2*time.Minute)
-	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBackends(f) == 4, nil })
+	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 4, nil })
 	if err := f.CreateTable("db", "single", 1, 40); err != nil {
 		t.Fatal(err)
 	}

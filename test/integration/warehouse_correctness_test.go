@@ -37,7 +37,6 @@ import (
 	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
-	"github.com/srscale/starrocks-operator/test/simstarrocks/registrar"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -48,9 +47,7 @@ func TestWarehouseCorrectness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}
-	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
-	dir := &feDirectory{}
-	registrar.Start(t.Context(), t, c.Config, dir.cluster, registrar.Options{Pod0LeaderTimeout: time.Second})
+	c, dir := simulatedWithStarRocks(t)
 	testutil.CreateNamespace(t, c.Client, "whc")
 	startOperator(t, c, "whc", operatorOptions{workers: 4, fe: dir.resolve})
 	f := startFE(t, dir, "whc", "cc", simstarrocks.Options{SharedData: true, MultiWarehouse: true})
