@@ -121,6 +121,8 @@ type Result struct {
 	// Steady counts requests in the window after settling.
 	SteadyWindowSeconds float64       `json:"steadyWindowSeconds"`
 	Steady              requestCounts `json:"steady"`
+	// CreationReconciles ran from the start until creation settled.
+	CreationReconciles float64 `json:"creationReconciles"`
 	// SteadyReconciles ran in the steady window (resyncs): they should cost no request.
 	SteadyReconciles float64 `json:"steadyReconciles"`
 	// ThrottledRequests and ThrottledSeconds come from the operator's own
@@ -345,6 +347,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 		return res, err
 	}
 	res.SettledSeconds = settled.Sub(first).Seconds()
+	res.CreationReconciles = settledReconciles
 	res.CreationCPU = controlPlaneCPU()
 	if st, err := op.procStats(); err == nil {
 		res.CreationCPU["operator"] = st.CPUSeconds
