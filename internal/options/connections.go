@@ -51,8 +51,11 @@ func HTTPClient(cfg *rest.Config) (*http.Client, error) {
 	}
 	// A config with a Proxy is never served from client-go's transport
 	// cache, so each call below gets a transport, and a connection, of its
-	// own. This Proxy is the one client-go sets by default.
-	base.Proxy = utilnet.NewProxierWithNoProxyCIDR(http.ProxyFromEnvironment)
+	// own. A kubeconfig's proxy-url is kept; otherwise this is the Proxy
+	// client-go sets by default.
+	if base.Proxy == nil {
+		base.Proxy = utilnet.NewProxierWithNoProxyCIDR(http.ProxyFromEnvironment)
+	}
 	s := &spread{conns: make([]http.RoundTripper, APIConnections)}
 	for i := range s.conns {
 		rt, err := rest.TransportFor(base)
@@ -71,14 +74,14 @@ func HTTPClient(cfg *rest.Config) (*http.Client, error) {
 // spread sends each request over the next of its transports, watches and the
 // rest in separate turns.
 type spread struct {
-	conns          []http.RoundTripper
-	next, nextWait atomic.Uint64
+	conns           []http.RoundTripper
+	next, nextWatch atomic.Uint64
 }
 
 func (s *spread) RoundTrip(req *http.Request) (*http.Response, error) {
 	turn := &s.next
 	if req.URL.Query().Get("watch") == "true" {
-		turn = &s.nextWait
+		turn = &s.nextWatch
 	}
 	return s.conns[(turn.Add(1)-1)%uint64(len(s.conns))].RoundTrip(req)
 }

@@ -22,8 +22,10 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -188,4 +190,19 @@ func TestHTTPClientCarriesABurstOnItsOpenConnections(t *testing.T) {
 		}
 		t.Logf("client-go's default client: %d requests at once dialled %d new connections", inFlight, dialled)
 	})
+}
+
+func TestHTTPClientKeepsTheKubeconfigsProxy(t *testing.T) {
+	srv := newStreamServer(t)
+	cfg := srv.config()
+	var asked atomic.Int32
+	cfg.Proxy = func(*http.Request) (*url.URL, error) { asked.Add(1); return nil, nil } // proxy-url, answering "direct"
+	c, err := HTTPClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get(t, c, srv.URL+"/api")
+	if asked.Load() == 0 {
+		t.Error("the kubeconfig's proxy was never asked: HTTPClient replaced it")
+	}
 }
