@@ -100,9 +100,9 @@ func (s *streamServer) conns() map[string]int {
 	return out
 }
 
-func get(t *testing.T, c *http.Client, url string) {
+func get(t *testing.T, c *http.Client, addr string) {
 	t.Helper()
-	resp, err := c.Get(url)
+	resp, err := c.Get(addr)
 	if err != nil {
 		t.Error(err)
 		return
@@ -111,11 +111,11 @@ func get(t *testing.T, c *http.Client, url string) {
 }
 
 // burst sends n requests at once and waits for their answers.
-func burst(t *testing.T, c *http.Client, url string, n int) {
+func burst(t *testing.T, c *http.Client, addr string, n int) {
 	t.Helper()
 	var wg sync.WaitGroup
 	for range n {
-		wg.Go(func() { get(t, c, url) })
+		wg.Go(func() { get(t, c, addr) })
 	}
 	wg.Wait()
 }
