@@ -34,8 +34,8 @@ import (
 // Services and status at once, and the watches hold a stream each), Go's
 // HTTP/2 transport dials a new TLS connection for the request that does not
 // fit, and that request reaches the API server one round trip or more late.
-// Four connections, opened at start and kept open by the watches spread over
-// them, carry 400 streams without a dial.
+// Four connections, opened at start by the informers and kept open by the
+// watches spread over them, carry 400 streams without a dial.
 const APIConnections = 4
 
 // HTTPClient returns the HTTP client for the manager: cfg's transport, its
