@@ -544,6 +544,114 @@ func TestApplyPendingWhileTheCacheLagsOurWrite(t *testing.T) {
 	})
 }
 
+// overTheWire creates as a client does over HTTP: the server gets a copy of
+// what is sent (mutate, if set, rewrites it as an admission webhook would),
+// and the answer is decoded into a new map, not into the one sent.
+func overTheWire(mutate func(*unstructured.Unstructured)) func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
+	return func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		u := obj.(*unstructured.Unstructured)
+		sent := u.DeepCopy()
+		if mutate != nil {
+			mutate(sent)
+		}
+		if err := c.Create(ctx, sent, opts...); err != nil {
+			return err
+		}
+		u.Object = sent.Object
+		return nil
+	}
+}
+
+func TestApplyTrustsACachedCopyOfItsOwnWrite(t *testing.T) {
+	// edited, when set, changes what the cache shows.
+	var edited func(*corev1.Service)
+	cached := func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+		if err := c.Get(ctx, key, obj, opts...); err != nil {
+			return err
+		}
+		if edited != nil {
+			edited(obj.(*corev1.Service))
+		}
+		return nil
+	}
+	const rewritten = "rewritten"
+	rewrite := func(s *corev1.Service) { s.Spec.Selector["app.kubernetes.io/component"] = rewritten }
+
+	t.Run("at the resourceVersion the server gave our write, the copy is not compared", func(t *testing.T) {
+		edited = nil
+		r := newRig(t, interceptor.Funcs{Get: cached, Create: overTheWire(nil)})
+		a := r.applier()
+		desired := service("a-fe-service", 9030)
+		expectResult(t, mustApply(t, a, desired), apply.Created, false, false)
+		r.expectWrites(t, "create a-fe-service")
+		// No real cache shows other content at the same resourceVersion; this
+		// one does, so that a comparison would be seen restoring it.
+		edited = rewrite
+		expectResult(t, mustApply(t, a, desired), apply.Unchanged, false, false)
+		r.expectWrites(t)
+
+		// Control: the same edit at a newer resourceVersion is someone
+		// else's, and is compared and restored.
+		edited = func(s *corev1.Service) { rewrite(s); s.ResourceVersion = "999" }
+		expectResult(t, mustApply(t, a, desired), apply.Restored, false, false)
+		r.expectWrites(t, jsonPatch, "apply a-fe-service")
+	})
+
+	t.Run("an answer without every field sent is compared", func(t *testing.T) {
+		// An admission webhook rewrites the selector on create: the server's
+		// answer, and the cache's copy at its resourceVersion, lack what was sent.
+		edited = nil
+		r := newRig(t, interceptor.Funcs{Get: cached, Create: overTheWire(func(u *unstructured.Unstructured) {
+			if err := unstructured.SetNestedField(u.Object, rewritten, "spec", "selector", "app.kubernetes.io/component"); err != nil {
+				t.Fatal(err)
+			}
+		})})
+		a := r.applier()
+		desired := service("a-fe-service", 9030)
+		expectResult(t, mustApply(t, a, desired), apply.Created, false, false)
+		r.expectWrites(t, "create a-fe-service")
+		expectResult(t, mustApply(t, a, desired), apply.Restored, false, false)
+		r.expectWrites(t, jsonPatch, "apply a-fe-service")
+	})
+
+	t.Run("a client that decodes the answer into the map sent is not trusted", func(t *testing.T) {
+		edited = nil
+		r := newRig(t, interceptor.Funcs{Get: cached}) // the fake client writes the answer into the object sent
+		a := r.applier()
+		desired := service("a-fe-service", 9030)
+		expectResult(t, mustApply(t, a, desired), apply.Created, false, false)
+		r.expectWrites(t, "create a-fe-service")
+		edited = rewrite
+		expectResult(t, mustApply(t, a, desired), apply.Restored, false, false)
+		r.expectWrites(t, jsonPatch, "apply a-fe-service")
+	})
+}
+
+func TestApplyWithHashesSendsWhatTheyConverted(t *testing.T) {
+	port := func(r *rig) int32 {
+		t.Helper()
+		return r.stored(t, service("a-fe-service", 0)).(*corev1.Service).Spec.Ports[0].Port
+	}
+	// Hashes converts desired for Written; desired then changes, which the
+	// contract forbids, so that the request shows which conversion was sent.
+	r := newRig(t, interceptor.Funcs{})
+	h := apply.NewHashes()
+	desired := service("a-fe-service", 9030)
+	h.Written(&corev1.Service{}, desired)
+	desired.Spec.Ports[0].Port = 9031
+	expectResult(t, mustApply(t, r.applier().With(h), desired), apply.Created, false, false)
+	if got := port(r); got != 9030 {
+		t.Errorf("stored port %d, want 9030: the Applier converted desired again instead of sending what Hashes held", got)
+	}
+
+	// Control: without the Hashes, the Applier converts desired itself.
+	r = newRig(t, interceptor.Funcs{})
+	expectResult(t, mustApply(t, r.applier(), desired), apply.Created, false, false)
+	if got := port(r); got != 9031 {
+		t.Errorf("stored port %d, want 9031", got)
+	}
+}
+
 // managers returns the field managers of the server's copy of obj, as
 // "manager/Operation".
 func (r *rig) managers(t *testing.T, obj client.Object) []string {

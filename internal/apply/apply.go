@@ -37,6 +37,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -108,14 +109,22 @@ type Applier struct {
 	// without it, ApplyAll's other writes wait for the gating ones to
 	// complete rather than to be sent.
 	Gating func(client.Object) bool
-	writes *Recent[string] // desired-state hash of our recent writes
+	writes *Recent[ownWrite]
 	noops  *noopRestores
+	hashes *Hashes // see With
+}
+
+// With returns the Applier using h for the desired objects that h has
+// converted already (a reconcile's own Hashes): they are not converted again.
+func (a Applier) With(h *Hashes) Applier {
+	a.hashes = h
+	return a
 }
 
 // New returns an Applier that remembers its recent writes, so that a cache
 // that has not yet seen them does not cause the same write twice.
 func New(c client.Client, fieldOwner string) Applier {
-	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[string](), noops: &noopRestores{m: map[string]noop{}}}
+	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[ownWrite](), noops: &noopRestores{m: map[string]noop{}}}
 }
 
 // Apply makes desired exist as given, writing only on a difference.
@@ -128,7 +137,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 	if a.gating(desired) {
 		ctx = writeorder.Gating(ctx)
 	}
-	want, hash, err := Desired(desired)
+	want, hash, err := a.hashes.take(desired)
 	if err != nil {
 		return res, err
 	}
@@ -155,6 +164,10 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 		}
 		res.Action = Updated
 		if live.GetAnnotations()[HashAnnotation] == hash {
+			if a.asWritten(key, hash, live.GetResourceVersion()) {
+				res.Action = Unchanged
+				return res, nil
+			}
 			liveMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(live)
 			if err != nil {
 				return res, err
@@ -179,6 +192,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 			}
 		}
 	}
+	sent := want.Object
 	if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(want), client.FieldOwner(a.FieldOwner), client.ForceOwnership); err != nil {
 		res.Action = Failed
 		return res, fmt.Errorf("applying %s %s: %w", gvk.Kind, desired.GetName(), err)
@@ -190,7 +204,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 		return res, nil
 	}
 	a.noops.forget(key)
-	a.writes.Record(key, want.GetResourceVersion(), hash)
+	a.remember(key, hash, sent, want)
 	return res, nil
 }
 
@@ -201,6 +215,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 // apply to the object, so that a field later dropped from the desired state
 // is removed.
 func (a Applier) create(ctx context.Context, want *unstructured.Unstructured, res Result, key, hash string) (Result, error) {
+	sent := want.Object
 	err := a.Client.Create(ctx, want, client.FieldOwner(a.FieldOwner))
 	switch {
 	case apierrors.IsAlreadyExists(err):
@@ -210,7 +225,7 @@ func (a Applier) create(ctx context.Context, want *unstructured.Unstructured, re
 		return res, fmt.Errorf("creating %s %s: %w", res.Kind, res.Name, err)
 	}
 	res.Action = Created
-	a.writes.Record(key, want.GetResourceVersion(), hash)
+	a.remember(key, hash, sent, want)
 	return res, nil
 }
 
@@ -276,12 +291,13 @@ func (a Applier) existing(ctx context.Context, want *unstructured.Unstructured, 
 			return res, fmt.Errorf("adopting %s %s: %w", res.Kind, res.Name, err)
 		}
 	}
+	sent := want.Object
 	if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(want), client.FieldOwner(a.FieldOwner), client.ForceOwnership); err != nil {
 		res.Action = Failed
 		return res, fmt.Errorf("applying %s %s: %w", res.Kind, res.Name, err)
 	}
 	res.Action = Restored
-	a.writes.Record(key, want.GetResourceVersion(), hash)
+	a.remember(key, hash, sent, want)
 	return res, nil
 }
 
@@ -429,11 +445,38 @@ func (a Applier) adopt(ctx context.Context, desired client.Object) error {
 	return a.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch))
 }
 
+// ownWrite is what the Applier remembers of a write of its own: the hash of
+// the desired state it sent, and whether the server's answer holds every
+// field it sent (it does unless an admission webhook rewrote one).
+type ownWrite struct {
+	hash    string
+	covered bool
+}
+
+// remember records our write of key: sent is the body we sent, answer holds
+// what the server answered, with the resourceVersion it gave the object.
+func (a Applier) remember(key, hash string, sent map[string]any, answer *unstructured.Unstructured) {
+	// A client that decoded the answer into the map we sent would leave
+	// nothing to compare: then the answer is not trusted.
+	distinct := answer.Object != nil && reflect.ValueOf(answer.Object).UnsafePointer() != reflect.ValueOf(sent).UnsafePointer()
+	a.writes.Record(key, answer.GetResourceVersion(), ownWrite{hash: hash, covered: distinct && Covers(answer.Object, sent)})
+}
+
 // awaited reports whether the cache's copy (cachedRV, "" for none) predates
 // our own recent write of the same desired state: writing again would repeat it.
 func (a Applier) awaited(key, hash, cachedRV string) bool {
 	last, ok := a.writes.Ahead(key, cachedRV)
-	return ok && last == hash
+	return ok && last.hash == hash
+}
+
+// asWritten reports whether the cache's copy (at cachedRV) is our own recent
+// write of the same desired state, which the server answered with every field
+// sent: that copy covers the desired state, and comparing them field by field
+// (converting the cached object to a map first, the costliest part of a
+// reconcile that writes nothing) would find so again.
+func (a Applier) asWritten(key, hash, cachedRV string) bool {
+	w, ok := a.writes.At(key, cachedRV)
+	return ok && w.covered && w.hash == hash
 }
 
 func (a Applier) gating(o client.Object) bool { return a.Gating != nil && a.Gating(o) }
@@ -506,16 +549,24 @@ func (a Applier) delete(ctx context.Context, obj client.Object) (Result, error) 
 
 // Hashes remembers the desired-state hash of objects compared more than
 // once, as a reconcile compares each desired StatefulSet with its live copy
-// for the rollout order and again for status: Desired converts and hashes
-// the whole object, the largest part of the operator's CPU profile. An
-// object must not change once hashed.
+// for the rollout order and again for status, and then writes it: Desired
+// converts and hashes the whole object, the largest part of the operator's
+// CPU profile. It keeps the converted body too, for the one Apply (of an
+// Applier given these Hashes, see With) that sends it. An object must not
+// change once hashed.
 type Hashes struct {
 	mu sync.Mutex
-	m  map[client.Object]string
+	m  map[client.Object]converted
+}
+
+// converted is Desired's result for one object; body is nil once an Apply took it.
+type converted struct {
+	body *unstructured.Unstructured
+	hash string
 }
 
 // NewHashes returns an empty memo.
-func NewHashes() *Hashes { return &Hashes{m: map[client.Object]string{}} }
+func NewHashes() *Hashes { return &Hashes{m: map[client.Object]converted{}} }
 
 // Written reports whether live carries desired as this operator last wrote
 // it: live exists and its hash annotation is desired's hash. Of live it reads
@@ -526,15 +577,40 @@ func (h *Hashes) Written(live, desired client.Object) bool {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	hash, ok := h.m[desired]
+	c, ok := h.m[desired]
 	if !ok {
-		_, sum, err := Desired(desired)
+		body, sum, err := Desired(desired)
 		if err != nil {
 			return false
 		}
-		hash, h.m[desired] = sum, sum
+		c = converted{body: body, hash: sum}
+		h.m[desired] = c
 	}
-	return live.GetAnnotations()[HashAnnotation] == hash
+	return live.GetAnnotations()[HashAnnotation] == c.hash
+}
+
+// take returns Desired(desired), converted earlier if it was, and keeps only
+// the hash: the body goes into one request, whose answer replaces it.
+func (h *Hashes) take(desired client.Object) (*unstructured.Unstructured, string, error) {
+	if h == nil {
+		return Desired(desired)
+	}
+	h.mu.Lock()
+	c, ok := h.m[desired]
+	if ok && c.body != nil {
+		h.m[desired] = converted{hash: c.hash}
+	}
+	h.mu.Unlock()
+	if ok && c.body != nil {
+		return c.body, c.hash, nil
+	}
+	body, sum, err := Desired(desired)
+	if err == nil && !ok {
+		h.mu.Lock()
+		h.m[desired] = converted{hash: sum}
+		h.mu.Unlock()
+	}
+	return body, sum, err
 }
 
 // Forget drops the hash of desired, which its caller changed after it was

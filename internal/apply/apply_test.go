@@ -96,8 +96,8 @@ func TestDesiredHashIsStableAndStripsServerFields(t *testing.T) {
 }
 
 func TestRecentWritesHideAStaleCacheOnly(t *testing.T) {
-	a := Applier{writes: NewRecent[string]()}
-	a.writes.Record("Service/ns/a", "100", "h1")
+	a := Applier{writes: NewRecent[ownWrite]()}
+	a.writes.Record("Service/ns/a", "100", ownWrite{hash: "h1"})
 	tests := []struct {
 		name   string
 		hash   string
@@ -118,6 +118,19 @@ func TestRecentWritesHideAStaleCacheOnly(t *testing.T) {
 	}
 	if a.awaited("Service/ns/other", "h1", "") {
 		t.Fatal("an object never written is awaited")
+	}
+}
+
+func TestRecentAtIsTheWriteItself(t *testing.T) {
+	r := NewRecent[string]()
+	r.Record("k", "100", "v")
+	for rv, want := range map[string]bool{"100": true, "99": false, "101": false, "": false, "x": false} {
+		if _, ok := r.At("k", rv); ok != want {
+			t.Errorf("At(k, %q) = %v, want %v", rv, ok, want)
+		}
+	}
+	if _, ok := r.At("other", "100"); ok {
+		t.Error("At finds a key never written")
 	}
 }
 

@@ -52,7 +52,8 @@ func (r *StarRocksClusterReconciler) write(ctx context.Context, s *clusterScope)
 		}
 	}
 	fe := slices.DeleteFunc(s.applicable(resources.ComponentFE), func(o client.Object) bool { return slices.Contains(s.written, o) })
-	results, feErr := r.Applier.ApplyAll(ctx, append(fe, s.recreate(resources.ComponentFE)...))
+	applier := r.Applier.With(s.want.hashes) // the StatefulSets, converted for the rollout order already
+	results, feErr := applier.ApplyAll(ctx, append(fe, s.recreate(resources.ComponentFE)...))
 	named := resources.Named(s.src)
 	var toApply, toDelete []client.Object
 	for _, c := range resources.Components {
@@ -65,8 +66,8 @@ func (r *StarRocksClusterReconciler) write(ctx context.Context, s *clusterScope)
 		}
 	}
 	// BE, CN and the proxy don't depend on each other: one parallel round.
-	applied, applyErr := r.Applier.ApplyAll(ctx, toApply)
-	deleted, deleteErr := r.Applier.DeleteAll(ctx, toDelete)
+	applied, applyErr := applier.ApplyAll(ctx, toApply)
+	deleted, deleteErr := applier.DeleteAll(ctx, toDelete)
 	s.results = slices.Concat(s.results, results, applied, deleted)
 	err := errors.Join(append([]error{feErr, applyErr, deleteErr}, growErrs...)...)
 	s.err = errors.Join(s.err, err)

@@ -19,12 +19,16 @@ package integration_test
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/controller"
@@ -109,4 +113,62 @@ func testAdoption(t *testing.T, c *testcluster.Cluster) {
 		t.Errorf("without adoption the old fields should stay (this test would prove nothing): %v %v", names, labels)
 	}
 
+}
+
+// The answer the real API server gives a create is what a later read at its
+// resourceVersion shows: the Applier trusts such a copy without comparing it
+// field by field (which would convert it to a map first).
+func testOwnWriteTrusted(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	const ns = "own-write"
+	testutil.CreateNamespace(t, c.Client, ns)
+	// edit, when set, changes every Service the Applier reads.
+	var edit func(*corev1.Service)
+	var writes atomic.Int32
+	reads := interceptor.Funcs{
+		Get: func(ctx context.Context, cl client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := cl.Get(ctx, key, obj, opts...); err != nil {
+				return err
+			}
+			if s, ok := obj.(*corev1.Service); ok && edit != nil {
+				edit(s)
+			}
+			return nil
+		},
+		Apply: func(ctx context.Context, cl client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			writes.Add(1)
+			return cl.Apply(ctx, obj, opts...)
+		},
+	}
+	direct, err := client.NewWithWatch(c.Config, client.Options{Scheme: c.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := apply.New(interceptor.NewClient(direct, reads), controller.FieldOwner)
+	desired := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "svc"},
+		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "fe"}, Ports: []corev1.ServicePort{{Name: "query", Port: 9030, TargetPort: intstr.FromInt32(9030)}}},
+	}
+	if res, err := a.Apply(ctx, desired); err != nil || res.Action != apply.Created {
+		t.Fatalf("first apply: %+v, %v; want created", res, err)
+	}
+	// Other content at the same resourceVersion, which no real read gives:
+	// a comparison would restore it, trust does not look.
+	edit = func(s *corev1.Service) { s.Spec.Selector["app"] = "be" }
+	if res, err := a.Apply(ctx, desired); err != nil || res.Action != apply.Unchanged || writes.Load() != 0 {
+		t.Fatalf("at our create's resourceVersion: %+v, %v, %d applies; want unchanged and none (the answer was not trusted)", res, err, writes.Load())
+	}
+	// Control: once someone else changes the object, it is compared and restored.
+	edit = nil
+	var live corev1.Service
+	if err := get(ctx, c.Client, ns, "svc", &live); err != nil {
+		t.Fatal(err)
+	}
+	live.Spec.Selector["app"] = "be"
+	if err := c.Client.Update(ctx, &live); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := a.Apply(ctx, desired); err != nil || res.Action != apply.Restored || writes.Load() != 1 {
+		t.Fatalf("after someone else's edit: %+v, %v, %d applies; want restored with one", res, err, writes.Load())
+	}
 }

@@ -51,6 +51,7 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("a missing ConfigMap is reported without blocking other clusters", func(t *testing.T) { testInvalidSpec(t, c) })
 	t.Run("removed BE spec deletes BE objects only with consent", func(t *testing.T) { testRemovedComponent(t, c) })
 	t.Run("fields another manager wrote with Update are taken over and removed", func(t *testing.T) { testAdoption(t, c) })
+	t.Run("a copy at the resourceVersion of our own write is not compared again", func(t *testing.T) { testOwnWriteTrusted(t, c) })
 	t.Run("a field removed from the spec leaves an object the operator created", func(t *testing.T) { testCreatedThenApplied(t, c) })
 	t.Run("immutable fields of a live StatefulSet are kept when only worded otherwise, reported when changed", func(t *testing.T) { testImmutable(t, c) })
 	t.Run("a name taken by someone else's object is reported and backed off; one of ours out of the cache's sight is taken back", func(t *testing.T) { testNameTaken(t, c) })
