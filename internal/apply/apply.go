@@ -109,7 +109,8 @@ type Applier struct {
 	// without it, ApplyAll's other writes wait for the gating ones to
 	// complete rather than to be sent.
 	Gating func(client.Object) bool
-	writes *Recent[ownWrite]
+	writes  *Recent[string] // desired-state hash of our recent writes
+	answers *answers
 	noops  *noopRestores
 	hashes *Hashes // see With
 }
@@ -124,7 +125,7 @@ func (a Applier) With(h *Hashes) Applier {
 // New returns an Applier that remembers its recent writes, so that a cache
 // that has not yet seen them does not cause the same write twice.
 func New(c client.Client, fieldOwner string) Applier {
-	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[ownWrite](), noops: &noopRestores{m: map[string]noop{}}}
+	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[string](), answers: &answers{m: map[string]answer{}}, noops: &noopRestores{m: map[string]noop{}}}
 }
 
 // Apply makes desired exist as given, writing only on a difference.
@@ -313,13 +314,14 @@ func (a Applier) Forget(objs []client.Object) {
 		}
 		key := gvk.Kind + "/" + o.GetNamespace() + "/" + o.GetName()
 		a.writes.Forget(key)
+		a.answers.forget(key)
 		a.noops.forget(key)
 	}
 }
 
 // Remembered is how many objects the Applier remembers something of.
 func (a Applier) Remembered() int {
-	n := a.writes.Len()
+	n := a.writes.Len() + a.answers.len()
 	if a.noops != nil {
 		a.noops.mu.Lock()
 		n += len(a.noops.m)
@@ -445,28 +447,21 @@ func (a Applier) adopt(ctx context.Context, desired client.Object) error {
 	return a.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch))
 }
 
-// ownWrite is what the Applier remembers of a write of its own: the hash of
-// the desired state it sent, and whether the server's answer holds every
-// field it sent (it does unless an admission webhook rewrote one).
-type ownWrite struct {
-	hash    string
-	covered bool
-}
-
 // remember records our write of key: sent is the body we sent, answer holds
 // what the server answered, with the resourceVersion it gave the object.
 func (a Applier) remember(key, hash string, sent map[string]any, answer *unstructured.Unstructured) {
+	a.writes.Record(key, answer.GetResourceVersion(), hash)
 	// A client that decoded the answer into the map we sent would leave
 	// nothing to compare: then the answer is not trusted.
 	distinct := answer.Object != nil && reflect.ValueOf(answer.Object).UnsafePointer() != reflect.ValueOf(sent).UnsafePointer()
-	a.writes.Record(key, answer.GetResourceVersion(), ownWrite{hash: hash, covered: distinct && Covers(answer.Object, sent)})
+	a.answers.record(key, answer.GetResourceVersion(), hash, distinct && Covers(answer.Object, sent))
 }
 
 // awaited reports whether the cache's copy (cachedRV, "" for none) predates
 // our own recent write of the same desired state: writing again would repeat it.
 func (a Applier) awaited(key, hash, cachedRV string) bool {
 	last, ok := a.writes.Ahead(key, cachedRV)
-	return ok && last.hash == hash
+	return ok && last == hash
 }
 
 // asWritten reports whether the cache's copy (at cachedRV) is our own recent
@@ -475,8 +470,66 @@ func (a Applier) awaited(key, hash, cachedRV string) bool {
 // (converting the cached object to a map first, the costliest part of a
 // reconcile that writes nothing) would find so again.
 func (a Applier) asWritten(key, hash, cachedRV string) bool {
-	w, ok := a.writes.At(key, cachedRV)
-	return ok && w.covered && w.hash == hash
+	w, ok := a.answers.lookup(key)
+	return ok && w.rv == cachedRV && w.hash == hash
+}
+
+// answers remembers, per object, our last write whose answer held every
+// field sent: the resourceVersion the server gave it and the desired
+// state's hash. A resourceVersion names one state of one object, so unlike
+// Recent's entries these are good for as long as the object stays at it
+// (a follow-up reconcile queued behind thousands of new clusters comes
+// after RecentWindow): they go when the object is written again without
+// such an answer, or forgotten with its cluster.
+type answers struct {
+	mu sync.Mutex
+	m  map[string]answer
+}
+
+type answer struct{ rv, hash string }
+
+func (s *answers) record(key, rv, hash string, covered bool) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if covered && rv != "" {
+		s.m[key] = answer{rv: rv, hash: hash}
+	} else {
+		delete(s.m, key)
+	}
+}
+
+func (s *answers) lookup(key string) (answer, bool) {
+	if s == nil {
+		return answer{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, ok := s.m[key]
+	return w, ok
+}
+
+func (s *answers) forget(key string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, key)
+	if len(s.m) == 0 {
+		s.m = map[string]answer{} // give back the room of a burst
+	}
+}
+
+func (s *answers) len() int {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
 }
 
 func (a Applier) gating(o client.Object) bool { return a.Gating != nil && a.Gating(o) }

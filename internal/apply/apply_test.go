@@ -22,6 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestCovers(t *testing.T) {
@@ -96,8 +97,8 @@ func TestDesiredHashIsStableAndStripsServerFields(t *testing.T) {
 }
 
 func TestRecentWritesHideAStaleCacheOnly(t *testing.T) {
-	a := Applier{writes: NewRecent[ownWrite]()}
-	a.writes.Record("Service/ns/a", "100", ownWrite{hash: "h1"})
+	a := Applier{writes: NewRecent[string]()}
+	a.writes.Record("Service/ns/a", "100", "h1")
 	tests := []struct {
 		name   string
 		hash   string
@@ -121,16 +122,32 @@ func TestRecentWritesHideAStaleCacheOnly(t *testing.T) {
 	}
 }
 
-func TestRecentAtIsTheWriteItself(t *testing.T) {
-	r := NewRecent[string]()
-	r.Record("k", "100", "v")
-	for rv, want := range map[string]bool{"100": true, "99": false, "101": false, "": false, "x": false} {
-		if _, ok := r.At("k", rv); ok != want {
-			t.Errorf("At(k, %q) = %v, want %v", rv, ok, want)
+func TestAnAnswerIsTrustedPastRecentWindow(t *testing.T) {
+	a := New(nil, "owner")
+	a.remember("Service/ns/a", "h1", map[string]any{"spec": map[string]any{"port": int64(1)}},
+		&unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"resourceVersion": "100"}, "spec": map[string]any{"port": int64(1)}}})
+	// The write is older than the window: a cache behind it is believed again ...
+	w := a.writes.m["Service/ns/a"]
+	w.at = time.Now().Add(-2 * RecentWindow)
+	a.writes.m["Service/ns/a"] = w
+	if a.awaited("Service/ns/a", "h1", "99") {
+		t.Error("awaited past RecentWindow")
+	}
+	// ... but a copy at the answer's resourceVersion is that answer still.
+	if !a.asWritten("Service/ns/a", "h1", "100") {
+		t.Error("the answer at resourceVersion 100 is not trusted past RecentWindow")
+	}
+	for rv, hash := range map[string]string{"101": "h1", "99": "h1", "": "h1"} {
+		if a.asWritten("Service/ns/a", hash, rv) {
+			t.Errorf("trusted at resourceVersion %q", rv)
 		}
 	}
-	if _, ok := r.At("other", "100"); ok {
-		t.Error("At finds a key never written")
+	if a.asWritten("Service/ns/a", "h2", "100") {
+		t.Error("trusted for a desired state never written")
+	}
+	a.answers.forget("Service/ns/a")
+	if a.asWritten("Service/ns/a", "h1", "100") {
+		t.Error("trusted after the object was forgotten")
 	}
 }
 

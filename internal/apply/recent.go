@@ -122,20 +122,6 @@ func (r *Recent[T]) Ahead(key, cachedRV string) (T, bool) {
 	return w.value, true
 }
 
-// At returns our last write of key when the cache's copy is that write: the
-// server gave it the resourceVersion cachedRV, and nobody has changed it since.
-func (r *Recent[T]) At(key, cachedRV string) (T, bool) {
-	var zero T
-	w, ok := r.lookup(key)
-	if !ok {
-		return zero, false
-	}
-	if v, err := strconv.ParseUint(cachedRV, 10, 64); err != nil || v != w.rv {
-		return zero, false
-	}
-	return w.value, true
-}
-
 // lookup returns the write of key remembered within RecentWindow.
 func (r *Recent[T]) lookup(key string) (recentWrite[T], bool) {
 	if r == nil {
