@@ -108,11 +108,11 @@ type Applier struct {
 	// transport on the client (options.ApplyToRESTConfig installs it);
 	// without it, ApplyAll's other writes wait for the gating ones to
 	// complete rather than to be sent.
-	Gating func(client.Object) bool
+	Gating  func(client.Object) bool
 	writes  *Recent[string] // desired-state hash of our recent writes
-	answers *answers
-	noops  *noopRestores
-	hashes *Hashes // see With
+	answers *keyed[answer]
+	noops   *keyed[noop]
+	hashes  *Hashes // see With
 }
 
 // With returns the Applier using h for the desired objects that h has
@@ -125,7 +125,7 @@ func (a Applier) With(h *Hashes) Applier {
 // New returns an Applier that remembers its recent writes, so that a cache
 // that has not yet seen them does not cause the same write twice.
 func New(c client.Client, fieldOwner string) Applier {
-	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[string](), answers: &answers{m: map[string]answer{}}, noops: &noopRestores{m: map[string]noop{}}}
+	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[string](), answers: newKeyed[answer](), noops: newKeyed[noop]()}
 }
 
 // Apply makes desired exist as given, writing only on a difference.
@@ -177,7 +177,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 				res.Action = Unchanged
 				return res, nil
 			}
-			if a.noops.same(key, hash, live.GetResourceVersion()) {
+			if v, ok := a.noops.get(key); ok && v == (noop{hash: hash, rv: live.GetResourceVersion()}) {
 				res.Action, res.Unrestorable = Unchanged, true
 				return res, nil
 			}
@@ -200,11 +200,11 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 	}
 	if res.Action == Restored && want.GetResourceVersion() == live.GetResourceVersion() {
 		// The server changed nothing: this drift is beyond apply's reach.
-		a.noops.record(key, hash, live.GetResourceVersion())
+		a.noops.set(key, noop{hash: hash, rv: live.GetResourceVersion()})
 		res.Action, res.Unrestorable = Unchanged, true
 		return res, nil
 	}
-	a.noops.forget(key)
+	a.noops.drop(key)
 	a.remember(key, hash, sent, want)
 	return res, nil
 }
@@ -314,20 +314,14 @@ func (a Applier) Forget(objs []client.Object) {
 		}
 		key := gvk.Kind + "/" + o.GetNamespace() + "/" + o.GetName()
 		a.writes.Forget(key)
-		a.answers.forget(key)
-		a.noops.forget(key)
+		a.answers.drop(key)
+		a.noops.drop(key)
 	}
 }
 
 // Remembered is how many objects the Applier remembers something of.
 func (a Applier) Remembered() int {
-	n := a.writes.Len() + a.answers.len()
-	if a.noops != nil {
-		a.noops.mu.Lock()
-		n += len(a.noops.m)
-		a.noops.mu.Unlock()
-	}
-	return n
+	return a.writes.Len() + a.answers.len() + a.noops.len()
 }
 
 // Unrestorable reports whether the last restore of live, for desired, changed
@@ -340,7 +334,7 @@ func (a Applier) Unrestorable(live, desired client.Object) bool {
 	if err != nil {
 		return false
 	}
-	rec, ok := a.noops.lookup(gvk.Kind + "/" + desired.GetNamespace() + "/" + desired.GetName())
+	rec, ok := a.noops.get(gvk.Kind + "/" + desired.GetNamespace() + "/" + desired.GetName())
 	if !ok || rec.rv != live.GetResourceVersion() {
 		return false // the common case, decided without hashing desired
 	}
@@ -348,49 +342,10 @@ func (a Applier) Unrestorable(live, desired client.Object) bool {
 	return err == nil && rec.hash == hash
 }
 
-// noopRestores remembers, per object, a restore that the server answered
-// without a change: the desired hash and the resourceVersion it left alone.
-// An entry lives until the object or the desired state moves on.
-type noopRestores struct {
-	mu sync.Mutex
-	m  map[string]noop
-}
-
+// noop is a restore that the server answered without a change: the desired
+// hash and the resourceVersion it left alone. An entry lives until the
+// object or the desired state moves on.
 type noop struct{ hash, rv string }
-
-func (n *noopRestores) record(key, hash, rv string) {
-	if n == nil {
-		return
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.m[key] = noop{hash, rv}
-}
-
-func (n *noopRestores) same(key, hash, rv string) bool {
-	v, ok := n.lookup(key)
-	return ok && v.hash == hash && v.rv == rv
-}
-
-// lookup returns the no-op restore recorded for key.
-func (n *noopRestores) lookup(key string) (noop, bool) {
-	if n == nil {
-		return noop{}, false
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	v, ok := n.m[key]
-	return v, ok
-}
-
-func (n *noopRestores) forget(key string) {
-	if n == nil {
-		return
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	delete(n.m, key)
-}
 
 // mustAdopt reports whether fields of live belong to an Update entry of our
 // manager (a create of ours) or of an AdoptFrom manager. The operator's cache
@@ -447,14 +402,18 @@ func (a Applier) adopt(ctx context.Context, desired client.Object) error {
 	return a.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch))
 }
 
-// remember records our write of key: sent is the body we sent, answer holds
+// remember records our write of key: sent is the body we sent, reply holds
 // what the server answered, with the resourceVersion it gave the object.
-func (a Applier) remember(key, hash string, sent map[string]any, answer *unstructured.Unstructured) {
-	a.writes.Record(key, answer.GetResourceVersion(), hash)
-	// A client that decoded the answer into the map we sent would leave
+func (a Applier) remember(key, hash string, sent map[string]any, reply *unstructured.Unstructured) {
+	a.writes.Record(key, reply.GetResourceVersion(), hash)
+	// A client that decoded the reply into the map we sent would leave
 	// nothing to compare: then the answer is not trusted.
-	distinct := answer.Object != nil && reflect.ValueOf(answer.Object).UnsafePointer() != reflect.ValueOf(sent).UnsafePointer()
-	a.answers.record(key, answer.GetResourceVersion(), hash, distinct && Covers(answer.Object, sent))
+	distinct := reply.Object != nil && reflect.ValueOf(reply.Object).UnsafePointer() != reflect.ValueOf(sent).UnsafePointer()
+	if rv := reply.GetResourceVersion(); rv != "" && distinct && Covers(reply.Object, sent) {
+		a.answers.set(key, answer{rv: rv, hash: hash})
+	} else {
+		a.answers.drop(key)
+	}
 }
 
 // awaited reports whether the cache's copy (cachedRV, "" for none) predates
@@ -470,67 +429,18 @@ func (a Applier) awaited(key, hash, cachedRV string) bool {
 // (converting the cached object to a map first, the costliest part of a
 // reconcile that writes nothing) would find so again.
 func (a Applier) asWritten(key, hash, cachedRV string) bool {
-	w, ok := a.answers.lookup(key)
+	w, ok := a.answers.get(key)
 	return ok && w.rv == cachedRV && w.hash == hash
 }
 
-// answers remembers, per object, our last write whose answer held every
-// field sent: the resourceVersion the server gave it and the desired
-// state's hash. A resourceVersion names one state of one object, so unlike
-// Recent's entries these are good for as long as the object stays at it
-// (a follow-up reconcile queued behind thousands of new clusters comes
-// after RecentWindow): they go when the object is written again without
-// such an answer, or forgotten with its cluster.
-type answers struct {
-	mu sync.Mutex
-	m  map[string]answer
-}
-
+// answer is our last write of an object whose answer held every field
+// sent: the resourceVersion the server gave it and the desired state's hash.
+// A resourceVersion names one state of one object, so unlike Recent's
+// entries these are good for as long as the object stays at it (a follow-up
+// reconcile queued behind thousands of new clusters comes after
+// RecentWindow): they go when the object is written again without such an
+// answer, or forgotten with its cluster.
 type answer struct{ rv, hash string }
-
-func (s *answers) record(key, rv, hash string, covered bool) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if covered && rv != "" {
-		s.m[key] = answer{rv: rv, hash: hash}
-	} else {
-		delete(s.m, key)
-	}
-}
-
-func (s *answers) lookup(key string) (answer, bool) {
-	if s == nil {
-		return answer{}, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, ok := s.m[key]
-	return w, ok
-}
-
-func (s *answers) forget(key string) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.m, key)
-	if len(s.m) == 0 {
-		s.m = map[string]answer{} // give back the room of a burst
-	}
-}
-
-func (s *answers) len() int {
-	if s == nil {
-		return 0
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.m)
-}
 
 func (a Applier) gating(o client.Object) bool { return a.Gating != nil && a.Gating(o) }
 

@@ -145,7 +145,7 @@ func TestAnAnswerIsTrustedPastRecentWindow(t *testing.T) {
 	if a.asWritten("Service/ns/a", "h2", "100") {
 		t.Error("trusted for a desired state never written")
 	}
-	a.answers.forget("Service/ns/a")
+	a.answers.drop("Service/ns/a")
 	if a.asWritten("Service/ns/a", "h1", "100") {
 		t.Error("trusted after the object was forgotten")
 	}
