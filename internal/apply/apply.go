@@ -423,8 +423,8 @@ func (a Applier) awaited(key, hash, cachedRV string) bool {
 	return ok && last == hash
 }
 
-// asWritten reports whether the cache's copy (at cachedRV) is our own recent
-// write of the same desired state, which the server answered with every field
+// asWritten reports whether the cache's copy (at cachedRV) is our own write
+// of the same desired state, which the server answered with every field
 // sent: that copy covers the desired state, and comparing them field by field
 // (converting the cached object to a map first, the costliest part of a
 // reconcile that writes nothing) would find so again.
