@@ -108,8 +108,13 @@ func (r *Recent[T]) Len() int {
 // Resource versions are compared as numbers, as etcd issues them.
 func (r *Recent[T]) Ahead(key, cachedRV string) (T, bool) {
 	var zero T
-	w, ok := r.lookup(key)
-	if !ok {
+	if r == nil {
+		return zero, false
+	}
+	r.mu.Lock()
+	w, ok := r.m[key]
+	r.mu.Unlock()
+	if !ok || time.Since(w.at) > RecentWindow {
 		return zero, false
 	}
 	if cachedRV == "" {
@@ -120,18 +125,4 @@ func (r *Recent[T]) Ahead(key, cachedRV string) (T, bool) {
 		return zero, false
 	}
 	return w.value, true
-}
-
-// lookup returns the write of key remembered within RecentWindow.
-func (r *Recent[T]) lookup(key string) (recentWrite[T], bool) {
-	if r == nil {
-		return recentWrite[T]{}, false
-	}
-	r.mu.Lock()
-	w, ok := r.m[key]
-	r.mu.Unlock()
-	if !ok || time.Since(w.at) > RecentWindow {
-		return recentWrite[T]{}, false
-	}
-	return w, true
 }
