@@ -82,11 +82,10 @@ func run(args []string, stderr io.Writer) int {
 	opts.ApplyToRESTConfig(cfg)
 	metrics.InstrumentConfig(cfg)
 	mgrOpts := opts.ManagerOptions(scheme.New())
-	if mgrOpts.Client.HTTPClient, err = options.HTTPClient(cfg); err != nil {
+	if err := options.UseConnections(&mgrOpts, cfg); err != nil {
 		log.Error(err, "building the Kubernetes client")
 		return 1
 	}
-	mgrOpts.Cache.HTTPClient = mgrOpts.Client.HTTPClient
 	controller.ScopeCache(&mgrOpts.Cache)
 	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // APIConnections is how many HTTP/2 connections to the API server the
@@ -69,6 +70,18 @@ func HTTPClient(cfg *rest.Config) (*http.Client, error) {
 		rt = cfg.WrapTransport(rt)
 	}
 	return &http.Client{Transport: rt, Timeout: cfg.Timeout}, nil
+}
+
+// UseConnections makes the manager's client and its informers talk to the
+// API server over one HTTPClient(cfg). (Events, the API reader and
+// discovery keep client-go's own connection.)
+func UseConnections(mo *ctrl.Options, cfg *rest.Config) error {
+	hc, err := HTTPClient(cfg)
+	if err != nil {
+		return err
+	}
+	mo.Client.HTTPClient, mo.Cache.HTTPClient = hc, hc
+	return nil
 }
 
 // spread sends each request over the next of its transports, watches and the

@@ -177,11 +177,9 @@ func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo op
 	log := &requestLog{}
 	cfg.Wrap(log.wrap)
 	mo := opts.ManagerOptions(scheme.New())
-	var err error
-	if mo.Client.HTTPClient, err = options.HTTPClient(cfg); err != nil {
+	if err := options.UseConnections(&mo, cfg); err != nil {
 		t.Fatal(err)
 	}
-	mo.Cache.HTTPClient = mo.Client.HTTPClient
 	controller.ScopeCache(&mo.Cache)
 	mo.Controller.SkipNameValidation = ptr.To(true) // several managers in one test process
 	mgr, err := ctrl.NewManager(cfg, mo)
