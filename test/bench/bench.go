@@ -514,7 +514,6 @@ func newCluster(p Preset, i int) *srv1.StarRocksCluster {
 	return src
 }
 
-// createClusters creates the preset's clusters and returns when each create returned, by name.
 // warmCreate sends one server-side dry-run create of a cluster, which the
 // operator never sees, and says how long it took.
 func warmCreate(ctx context.Context, c client.Client, p Preset) (time.Duration, error) {
@@ -525,6 +524,7 @@ func warmCreate(ctx context.Context, c client.Client, p Preset) (time.Duration, 
 	return time.Since(start), nil
 }
 
+// createClusters creates the preset's clusters and returns when each create returned, by name.
 func createClusters(ctx context.Context, c client.Client, p Preset) (map[string]time.Time, error) {
 	const parallel = 32
 	var (
