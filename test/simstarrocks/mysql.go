@@ -109,9 +109,18 @@ func (h *handler) ComStmtExecute(context.Context, *mysql.Conn, *mysql.PrepareDat
 	return errNoPrepare
 }
 
-// ComQuery records the statement as sent, parses it, waits for a leader if
-// it needs one, and runs it.
+// ComQuery answers the statement, then tells Options.AfterStatement.
 func (h *handler) ComQuery(_ context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	err := h.answer(c, query, callback)
+	if after := h.s.opts.AfterStatement; after != nil {
+		after(query)
+	}
+	return err
+}
+
+// answer records the statement as sent, parses it, waits for a leader if
+// it needs one, and runs it.
+func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	s := h.s
 	s.mu.Lock()
 	s.statements = append(s.statements, query)

@@ -73,6 +73,15 @@ type Options struct {
 	// unhealthy (catching up on versions) before they are healthy again
 	// (default 0).
 	CatchUp time.Duration
+	// AfterStatement, when set, is called with each statement as sent,
+	// once FE has answered it (a result or an error, every change already
+	// made), before the answer is complete on the wire: vitess writes the
+	// result's last packet, or the error, after the handler returns. So
+	// the client has not read the answer when it runs, and a crash test
+	// that kills the client here kills it after FE acted and before the
+	// client could act on the answer. It runs on the statement's
+	// connection goroutine, which waits for it.
+	AfterStatement func(stmt string)
 }
 
 // Backend is a snapshot of one backend.
