@@ -18,108 +18,11 @@ limitations under the License.
 package main
 
 import (
-	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"os"
 
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-
-	"github.com/srscale/starrocks-operator/internal/controller"
-	"github.com/srscale/starrocks-operator/internal/crdcheck"
-	"github.com/srscale/starrocks-operator/internal/metrics"
-	"github.com/srscale/starrocks-operator/internal/options"
-	"github.com/srscale/starrocks-operator/internal/scheme"
+	"github.com/srscale/starrocks-operator/internal/operator"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
-}
-
-// run returns the process exit code: 0 after a clean stop, 1 when the operator
-// fails, 2 for bad flags.
-func run(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("starrocks-operator", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	opts := options.Default()
-	opts.BindFlags(fs)
-	zapOpts := zap.Options{}
-	zapOpts.BindFlags(fs)
-	config.RegisterFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	opts.ReadEnv(os.Getenv)
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "starrocks-operator: unexpected arguments %q\n", fs.Args())
-		return 2
-	}
-	warnings, err := opts.Validate()
-	if err != nil {
-		fmt.Fprintf(stderr, "starrocks-operator: invalid flags:\n%v\n", err)
-		return 2
-	}
-
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(stderr)))
-	log := ctrl.Log.WithName("setup")
-	for _, w := range warnings {
-		log.Info("warning: " + w)
-	}
-	opts.Log(log)
-
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
-		log.Error(err, "loading the Kubernetes client configuration")
-		return 1
-	}
-	opts.ApplyToRESTConfig(cfg)
-	metrics.InstrumentConfig(cfg)
-	mgrOpts := opts.ManagerOptions(scheme.New())
-	if err := options.UseConnections(&mgrOpts, cfg); err != nil {
-		log.Error(err, "building the Kubernetes client")
-		return 1
-	}
-	controller.ScopeCache(&mgrOpts.Cache)
-	mgr, err := ctrl.NewManager(cfg, mgrOpts)
-	if err != nil {
-		log.Error(err, "creating the manager")
-		return 1
-	}
-	if err := controller.SetupWithManager(mgr, controller.Config{
-		Controller: opts.ControllerOptions(),
-		DenyList:   opts.DenyList,
-		Namespace:  opts.Namespace,
-		Build:      opts.BuildOptions(),
-		SyncPeriod: opts.SyncPeriod,
-	}); err != nil {
-		log.Error(err, "setting up the StarRocksCluster controller")
-		return 1
-	}
-	// Helm never upgrades CRDs: say at start when the installed ones are older.
-	if err := mgr.Add(crdcheck.Runnable{Reader: mgr.GetAPIReader(), Log: ctrl.Log.WithName("crdcheck")}); err != nil {
-		log.Error(err, "adding the CRD check")
-		return 1
-	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		log.Error(err, "adding the health check")
-		return 1
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		log.Error(err, "adding the readiness check")
-		return 1
-	}
-	log.Info("starting manager")
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		log.Error(err, "running the manager")
-		return 1
-	}
-	log.Info("stopped")
-	return 0
+	os.Exit(operator.Run(os.Args[1:], os.Stderr, operator.Wiring{}))
 }

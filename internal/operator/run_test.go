@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package operator
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ func TestInvalidFlagsExitNonZeroNamingTheFlag(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var stderr bytes.Buffer
-			if code := run(tt.args, &stderr); code != 2 {
+			if code := Run(tt.args, &stderr, Wiring{}); code != 2 {
 				t.Fatalf("exit code %d, want 2; stderr:\n%s", code, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tt.flag) {
