@@ -52,7 +52,7 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	if err := c.Client.Create(t.Context(), class); err != nil {
 		t.Fatal(err)
 	}
-	for _, ns := range []string{"scale", "scale-restart"} {
+	for _, ns := range []string{"scale", "scale-restart", "scale-crash"} {
 		testutil.CreateNamespace(t, c.Client, ns)
 	}
 	startOperator(t, c, "scale", operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: time.Second})
@@ -71,6 +71,9 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	})
 	t.Run("operator killed mid-decommission: resumes from FE, shrinks once; a BE FE dropped meanwhile is added back", func(t *testing.T) {
 		testDecommissionAcrossRestarts(t, c, dir)
+	})
+	t.Run("operator process SIGKILLed right after DECOMMISSION: the next process resumes, shrinks once, loses nothing", func(t *testing.T) {
+		testDecommissionAcrossSIGKILL(t, c, dir)
 	})
 }
 

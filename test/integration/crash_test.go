@@ -1,0 +1,104 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/srscale/starrocks-operator/test/crash"
+	"github.com/srscale/starrocks-operator/test/simstarrocks"
+	"github.com/srscale/starrocks-operator/test/testcluster"
+)
+
+// A real crash in the middle of a scale-in (issue 32): the operator
+// process is SIGKILLed right after FE answered its DECOMMISSION, before it
+// could write the smaller BE StatefulSet. The next process finds be-3
+// draining in FE, waits for FE to let it go, then shrinks the StatefulSet:
+// once, to 3, with no tablet lost and no second DECOMMISSION.
+func testDecommissionAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := time.Now()
+	bin, err := crash.Build(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("built the operator in %s", time.Since(built).Round(time.Millisecond))
+	const ns, name = "scale-crash", "kd"
+	op := crash.New(t, crash.Options{Binary: bin, Cluster: c, Args: []string{"--namespace=" + ns}})
+	f := startFE(t, dir, ns, name, simstarrocks.Options{MigrationRate: 2, AfterStatement: op.Statement})
+	src := beCluster(ns, name, 4)
+	op.SetFE(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL())
+	decommissioned := op.KillAfterStatement("ALTER SYSTEM DECOMMISSION BACKEND")
+	op.Start()
+
+	if err := c.Client.Create(t.Context(), src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, ns, name, 2*time.Minute)
+	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 4, nil })
+	if err := f.CreateTable("db", "single", 1, 40); err != nil {
+		t.Fatal(err)
+	}
+	lost := watchLost(f)
+	replicas := stsReplicas(c, ns, src.BeStatefulSetName())
+
+	setBEReplicas(t, c, src, 3)
+	var k crash.Killed
+	select {
+	case k = <-decommissioned:
+	case <-time.After(time.Minute):
+		t.Fatal("no DECOMMISSION within a minute of the scale-in")
+	}
+	if !k.BySIGKILL {
+		t.Fatalf("process %d did not end by SIGKILL", k.Pid)
+	}
+	// Where the kill landed: FE drains be-3, the StatefulSet still has 4.
+	sts := &appsv1.StatefulSet{}
+	if err := get(t.Context(), c.Client, ns, src.BeStatefulSetName(), sts); err != nil || ptr.Deref(sts.Spec.Replicas, 0) != 4 {
+		t.Fatalf("BE StatefulSet at the kill: replicas %v, %v; want 4 (killed before its write)", sts.Spec.Replicas, err)
+	}
+	if !slices.Contains(backendHosts(f), beHost(ns, name, 3)+" (D)") {
+		t.Fatalf("FE's BEs at the kill %q, want be-3 decommissioning", backendHosts(f))
+	}
+	t.Logf("killed process %d after %q", k.Pid, k.What)
+
+	restarted := time.Now()
+	op.Start()
+	waitStatefulSet(t, c, ns, src.BeStatefulSetName(), "BE shrunk to 3 by the next process", 2*time.Minute, shrunkTo(3))
+	t.Logf("the next process shrank the BE StatefulSet %s after it started", time.Since(restarted).Round(100*time.Millisecond))
+	if hosts := backendHosts(f); !slices.Equal(hosts, []string{beHost(ns, name, 0), beHost(ns, name, 1), beHost(ns, name, 2)}) {
+		t.Errorf("FE lists BEs %q after the scale-in, want be-0 to be-2", hosts)
+	}
+	if n := len(f.StatementsLike("ALTER SYSTEM DECOMMISSION")); n != 1 {
+		t.Errorf("%d DECOMMISSION statements, want 1: the next process found be-3 draining", n)
+	}
+	if n := lost(); n != 0 {
+		t.Errorf("%d tablets lost, want 0", n)
+	}
+	if seen := replicas(); !slices.Equal(seen, []int32{4, 3}) {
+		t.Errorf("BE StatefulSet replicas went %v, want [4 3]: shrunk once, after FE let be-3 go", seen)
+	}
+}
