@@ -66,6 +66,11 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "starrocks-operator: invalid flags:\n%v\n", err)
 		return 2
 	}
+	feTLS, err := opts.FETLS()
+	if err != nil {
+		fmt.Fprintf(stderr, "starrocks-operator: invalid flags:\n%v\n", err)
+		return 2
+	}
 
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(stderr)))
 	log := ctrl.Log.WithName("setup")
@@ -98,6 +103,7 @@ func run(args []string, stderr io.Writer) int {
 		Namespace:  opts.Namespace,
 		Build:      opts.BuildOptions(),
 		SyncPeriod: opts.SyncPeriod,
+		FETLS:      feTLS,
 	}); err != nil {
 		log.Error(err, "setting up the StarRocksCluster controller")
 		return 1
