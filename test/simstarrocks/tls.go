@@ -162,6 +162,7 @@ func (ca *CA) ServerTLS(t testing.TB, names ...string) *tls.Config {
 }
 
 func serial(t testing.TB) *big.Int {
+	t.Helper()
 	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	if err != nil {
 		t.Fatal(err)
