@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -151,10 +152,13 @@ func clusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
 }
 
 // feFailureReason is the condition reason of a failed FE connection or
-// statement: FETLSFailed or FEInsecureTransport when TLS is why, else
-// FEUnreachable.
+// statement: FETLSFailed or FEInsecureTransport when TLS is why, a user
+// error's own (InvalidFESSLMode) when FE was not asked, else FEUnreachable.
 func feFailureReason(err error) string {
+	var user *userError
 	switch {
+	case errors.As(err, &user):
+		return user.reason
 	case fe.InsecureTransportRefused(err):
 		return srv1.ReasonFEInsecureTransport
 	case fe.TLSFailed(err):

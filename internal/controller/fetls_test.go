@@ -38,6 +38,7 @@ func TestTLSFailuresHaveTheirOwnReasons(t *testing.T) {
 		{fmt.Errorf("SHOW BACKENDS on FE a:9030: %w", mysql.ErrNoTLS), srv1.ReasonFETLSFailed},
 		{x509.UnknownAuthorityError{}, srv1.ReasonFETLSFailed},
 		{errors.New("dial tcp 10.0.0.1:9030: i/o timeout"), srv1.ReasonFEUnreachable},
+		{fmt.Errorf("dropping warehouse w: %w", &userError{reason: srv1.ReasonInvalidFESSLMode, msg: "annotation"}), srv1.ReasonInvalidFESSLMode},
 	}
 	for _, tc := range cases {
 		if got := feFailureReason(tc.err); got != tc.want {
