@@ -109,6 +109,20 @@ const (
 	ReasonScaleInRefused = "ScaleInRefused"
 	// ReasonFEUnreachable is set when FE does not answer a step that needs its word.
 	ReasonFEUnreachable = "FEUnreachable"
+	// ReasonFETLSFailed is set in FEUnreachable's place when the connection
+	// to FE failed for TLS: the SSL mode (--fe-ssl-mode, or the cluster's
+	// starrocks.com/fe-ssl-mode) requires TLS and FE offers none, the
+	// handshake failed, or FE's certificate does not verify against
+	// --fe-ca-file (unknown CA, a name it does not carry, expired).
+	ReasonFETLSFailed = "FETLSFailed"
+	// ReasonFEInsecureTransport is set in FEUnreachable's place when FE
+	// refused a plaintext connection (ssl_force_secure_transport, error
+	// 5205): the SSL mode is DISABLED, or FE requires TLS it does not offer.
+	ReasonFEInsecureTransport = "FEInsecureTransport"
+	// ReasonInvalidFESSLMode (ReconcileError=True): the cluster's
+	// starrocks.com/fe-ssl-mode annotation is not an SSL mode; nothing is
+	// changed and nothing is sent to FE until it is.
+	ReasonInvalidFESSLMode = "InvalidFESSLMode"
 	// ReasonDisasterRecovery: BE and CN are held, neither written nor
 	// deleted, while FE alone restores a cluster snapshot; their phase says so.
 	ReasonDisasterRecovery = "DisasterRecovery"

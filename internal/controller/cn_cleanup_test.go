@@ -85,7 +85,7 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 	ctx := context.Background()
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
 	calls, resolve := countingFE(t)
-	access := newFEAccess(nil, resolve)
+	access := newFEAccess(nil, resolve, fe.TLS{})
 	cleanup := access.cleanup
 	shared := "run_mode = shared_data" // either mode: CN holds no data in both
 
@@ -95,7 +95,7 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 	if calls.Load() != 0 || cleanup.clean["sts-uid"] != 3 {
 		t.Fatal("FE asked about a StatefulSet that was never scaled")
 	}
-	restarted := newFEAccess(nil, resolve) // an operator restart forgets; a scaled StatefulSet is checked once
+	restarted := newFEAccess(nil, resolve, fe.TLS{}) // an operator restart forgets; a scaled StatefulSet is checked once
 	if after := restarted.cleanup.run(ctx, restarted, src, shared, cnStatefulSet(3, 3), "c-cn-search"); after != cleanupRetry {
 		t.Fatalf("after a restart: look again in %v, want %v", after, cleanupRetry)
 	}
@@ -164,7 +164,7 @@ func hungFE(t *testing.T) fe.Resolver {
 func TestACleanupAgainstAHungFEHoldsNoWorkerAndRunsOncePerStatefulSet(t *testing.T) {
 	ctx := context.Background()
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
-	access := newFEAccess(nil, hungFE(t))
+	access := newFEAccess(nil, hungFE(t), fe.TLS{})
 	c := access.cleanup
 	if after := c.run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
 		t.Fatalf("look again in %v, want %v", after, cleanupRetry)

@@ -29,6 +29,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/rollout"
 )
@@ -163,6 +164,9 @@ func validate(src *srv1.StarRocksCluster) error {
 	}
 	if errs := resources.StorageErrors(src); len(errs) > 0 {
 		return &userError{reason: srv1.ReasonInvalidStorageVolume, msg: strings.Join(errs, "; ") + "; nothing was changed"}
+	}
+	if _, err := clusterTLS(src, fe.TLS{}); err != nil {
+		return err
 	}
 	return nil
 }

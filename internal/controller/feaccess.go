@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -42,6 +43,12 @@ import (
 // chart sets it and the mysql client in the entrypoint scripts reads it.
 const mysqlPasswordEnv = "MYSQL_PWD"
 
+// FESSLModeAnnotation on a StarRocksCluster overrides --fe-ssl-mode for
+// that cluster's FE, for fleets whose FEs differ (some requiring TLS, some
+// without it). Its values are --fe-ssl-mode's, in any case; the CA bundle is
+// always --fe-ca-file.
+const FESSLModeAnnotation = "starrocks.com/fe-ssl-mode"
+
 // feAccess reaches a cluster's FE through its Service: the MySQL port for
 // statements, the HTTP port for the feature list. Nothing here runs unless a
 // feature that needs FE asks: warehouses, shared-data CN cleanup.
@@ -50,6 +57,8 @@ type feAccess struct {
 	live    client.Reader
 	resolve fe.Resolver
 	http    *http.Client
+	// tls is the operator's --fe-ssl-mode and CA bundle.
+	tls fe.TLS
 
 	mu sync.Mutex
 	// features remembers FE's feature list per cluster (by name) and FE
@@ -66,11 +75,11 @@ type feAccess struct {
 	recorder events.EventRecorder
 }
 
-func newFEAccess(live client.Reader, resolve fe.Resolver) *feAccess {
+func newFEAccess(live client.Reader, resolve fe.Resolver, tls fe.TLS) *feAccess {
 	if resolve == nil {
 		resolve = fe.DNS
 	}
-	return &feAccess{live: live, resolve: resolve, http: &http.Client{Timeout: fe.DefaultHTTPTimeout},
+	return &feAccess{live: live, resolve: resolve, tls: tls, http: &http.Client{Timeout: fe.DefaultHTTPTimeout},
 		features: map[types.NamespacedName]featureList{}, cleanup: newComputeNodeCleanup(), views: newFEViews(0)}
 }
 
@@ -112,14 +121,50 @@ func (a *feAccess) owner(src *srv1.StarRocksCluster, sts *appsv1.StatefulSet) ru
 }
 
 // sql returns a client for the cluster's FE, logging in as root with the
-// password the FE pods have in MYSQL_PWD, if any.
+// password the FE pods have in MYSQL_PWD, if any, over the cluster's TLS.
 func (a *feAccess) sql(ctx context.Context, src *srv1.StarRocksCluster, feConf string) (*fe.Client, error) {
+	tls, err := clusterTLS(src, a.tls)
+	if err != nil {
+		return nil, err
+	}
 	pw, err := a.password(ctx, src)
 	if err != nil {
 		return nil, err
 	}
 	addr, _ := a.target(src, feConf)
-	return &fe.Client{Address: addr, User: fe.RootUser, Password: pw}, nil
+	return &fe.Client{Address: addr, User: fe.RootUser, Password: pw, TLS: tls}, nil
+}
+
+// clusterTLS is the operator's TLS with the cluster's FESSLModeAnnotation,
+// if any, in place of its mode.
+func clusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
+	v, ok := src.Annotations[FESSLModeAnnotation]
+	if !ok {
+		return operator, nil
+	}
+	mode, err := fe.ParseSSLMode(v)
+	if err != nil {
+		return fe.TLS{}, &userError{reason: srv1.ReasonInvalidFESSLMode,
+			msg: fmt.Sprintf("annotation %s: %v; nothing was changed and nothing is sent to FE until it is fixed", FESSLModeAnnotation, err)}
+	}
+	operator.Mode = mode
+	return operator, nil
+}
+
+// feFailureReason is the condition reason of a failed FE connection or
+// statement: FETLSFailed or FEInsecureTransport when TLS is why, a user
+// error's own (InvalidFESSLMode) when FE was not asked, else FEUnreachable.
+func feFailureReason(err error) string {
+	var user *userError
+	switch {
+	case errors.As(err, &user):
+		return user.reason
+	case fe.InsecureTransportRefused(err):
+		return srv1.ReasonFEInsecureTransport
+	case fe.TLSFailed(err):
+		return srv1.ReasonFETLSFailed
+	}
+	return srv1.ReasonFEUnreachable
 }
 
 // password is root's password as the upstream operator finds it: MYSQL_PWD

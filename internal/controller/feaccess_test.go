@@ -54,7 +54,7 @@ func TestTheFeatureListIsRememberedForTheImageFERunsNotTheSpecs(t *testing.T) {
 		// The old FE still runs: the new revision has not rolled out.
 		Status: appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 1, ReadyReplicas: 1, UpdatedReplicas: 0, CurrentRevision: "old", UpdateRevision: "new"}}
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(feSts).Build()
-	access := newFEAccess(c, func(fe.Target) (string, string) { return "", srv.URL })
+	access := newFEAccess(c, func(fe.Target) (string, string) { return "", srv.URL }, fe.TLS{})
 
 	if ok, err := access.hasFeature(t.Context(), src, "", fe.FeatureMultiWarehouse); err != nil || ok {
 		t.Fatalf("mid-rollout: %v, %v; want the old FE's answer, false", ok, err)

@@ -23,6 +23,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/srscale/starrocks-operator/internal/fe"
 )
 
 // A deleted cluster leaves nothing behind in the process: memory follows
@@ -31,7 +33,7 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	api := &fakeAPI{}
 	src := feCluster()
 	r := newReconciler(t, api, src)
-	r.FE = newFEAccess(r.Client, nil)
+	r.FE = newFEAccess(r.Client, nil, fe.TLS{})
 	if _, err := reconcileOnce(t, r); err != nil {
 		t.Fatal(err)
 	}

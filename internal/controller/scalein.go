@@ -265,7 +265,7 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		return
 	}
 	if rep.err != nil {
-		wait(srv1.ReasonFEUnreachable, fmt.Sprintf("FE did not answer (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", rep.err, from, removed, SkipDecommissionAnnotation))
+		wait(feFailureReason(rep.err), fmt.Sprintf("FE did not answer (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", rep.err, from, removed, SkipDecommissionAnnotation))
 		return
 	}
 	plan := planBackends(rep.backends, names, int(to))
@@ -336,7 +336,7 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		}
 		r.FE.views.changed(key)
 		if err != nil {
-			wait(srv1.ReasonFEUnreachable, fmt.Sprintf("FE did not take the decommission of %s (%v): BE keeps %d replicas; annotate the cluster %s=true to shrink without", removed, err, from, SkipDecommissionAnnotation))
+			wait(feFailureReason(err), fmt.Sprintf("FE did not take the decommission of %s (%v): BE keeps %d replicas; annotate the cluster %s=true to shrink without", removed, err, from, SkipDecommissionAnnotation))
 			return
 		}
 		log.Info("asked FE to decommission the BEs a scale-in removes", "backends", strings.Join(plan.decommission, ", "))
@@ -355,7 +355,7 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		}
 		r.FE.views.changed(key)
 		if err != nil {
-			wait(srv1.ReasonFEUnreachable, fmt.Sprintf("FE drained %s but did not drop them (%v): BE keeps %d replicas", strings.Join(plan.drop, ", "), err, from))
+			wait(feFailureReason(err), fmt.Sprintf("FE drained %s but did not drop them (%v): BE keeps %d replicas", strings.Join(plan.drop, ", "), err, from))
 			return
 		}
 		log.Info("dropped drained BEs from FE", "backends", strings.Join(plan.drop, ", "))

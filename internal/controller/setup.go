@@ -70,6 +70,9 @@ type Config struct {
 	// (warehouses, shared-data CN cleanup); nil means DNS (fe.DNS). Tests
 	// point it at a stand-in.
 	FE fe.Resolver
+	// FETLS secures the operator's MySQL connections to FE (--fe-ssl-mode,
+	// --fe-ca-file); the zero value is PREFERRED.
+	FETLS fe.TLS
 	// FELookEvery is the least time between two reads of one cluster's FE
 	// by the StarRocks-aware phases (scale-in, rollouts, health); zero
 	// means 10 s. Tests shorten it.
@@ -215,7 +218,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
-	access := newFEAccess(mgr.GetAPIReader(), cfg.FE)
+	access := newFEAccess(mgr.GetAPIReader(), cfg.FE, cfg.FETLS)
 	access.views = newFEViews(cfg.FELookEvery)
 	access.recorder = r.Recorder
 	access.cache = mgr.GetClient()

@@ -198,7 +198,8 @@ func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) 
 // the per-component figures); nil says nothing new. Until FE first
 // answered there is no condition at all: a cluster whose FE never answers
 // (an API-only run, an FE the operator cannot reach) writes no more than
-// before, and a rollout's own message says that it waits for FE.
+// before, and a rollout's own message says that it waits for FE. A TLS
+// failure is told at once: FE runs, and the SSL mode is what must change.
 func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *status.StarRocksWord {
 	answered := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionStarRocksHealthy) != nil
 	switch {
@@ -210,10 +211,11 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 	case rep == nil:
 		return nil
 	case rep.err != nil:
-		if !answered {
+		reason := feFailureReason(rep.err)
+		if !answered && reason == srv1.ReasonFEUnreachable {
 			return nil
 		}
-		return &status.StarRocksWord{Reason: srv1.ReasonFEUnreachable, Message: "FE did not answer: " + rep.err.Error()}
+		return &status.StarRocksWord{Reason: reason, Message: "FE did not answer: " + rep.err.Error()}
 	}
 	w := &status.StarRocksWord{}
 	var down []string

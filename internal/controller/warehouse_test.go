@@ -107,7 +107,7 @@ func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs .
 	}
 	addr := closed.Addr().String()
 	_ = closed.Close() // nothing listens there any more: FE does not answer
-	access := newFEAccess(c, func(fe.Target) (string, string) { return addr, "http://" + addr })
+	access := newFEAccess(c, func(fe.Target) (string, string) { return addr, "http://" + addr }, fe.TLS{})
 	if features != nil {
 		for _, src := range objs {
 			if cluster, ok := src.(*srv1.StarRocksCluster); ok {

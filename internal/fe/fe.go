@@ -54,6 +54,8 @@ type Client struct {
 	Address  string
 	User     string
 	Password string
+	// TLS secures the connection; the zero value is PREFERRED, unverified.
+	TLS TLS
 
 	DialTimeout, ReadTimeout time.Duration
 	// Attempts bounds how often a statement is tried; Backoff is the first
@@ -218,7 +220,11 @@ func (c *Client) retry(ctx context.Context, fn func(driver.Conn) error) error {
 	if wait <= 0 {
 		wait = DefaultBackoff
 	}
-	connector, err := mysql.NewConnector(c.config())
+	cfg, err := c.config()
+	if err != nil {
+		return err
+	}
+	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return err
 	}
@@ -235,7 +241,8 @@ func (c *Client) retry(ctx context.Context, fn func(driver.Conn) error) error {
 		}
 		err = once(ctx, connector, fn)
 		var refused *mysql.MySQLError
-		if err == nil || errors.As(err, &refused) || ctx.Err() != nil {
+		// A refusal or a TLS failure would be the same next time.
+		if err == nil || errors.As(err, &refused) || TLSFailed(err) || ctx.Err() != nil {
 			return err
 		}
 	}
@@ -251,7 +258,7 @@ func once(ctx context.Context, connector driver.Connector, fn func(driver.Conn) 
 	return fn(conn)
 }
 
-func (c *Client) config() *mysql.Config {
+func (c *Client) config() (*mysql.Config, error) {
 	cfg := mysql.NewConfig()
 	cfg.Net = "tcp"
 	cfg.Addr = c.Address
@@ -266,7 +273,10 @@ func (c *Client) config() *mysql.Config {
 	// FE speaks the MySQL protocol but is not MySQL: ask for nothing at connect.
 	cfg.InterpolateParams = false
 	cfg.AllowNativePasswords = true
-	return cfg
+	if err := c.TLS.apply(cfg, c.Address); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
 
 func orDefault(d, def time.Duration) time.Duration {

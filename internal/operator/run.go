@@ -75,6 +75,11 @@ func Run(args []string, stderr io.Writer, w Wiring) int {
 		fmt.Fprintf(stderr, "starrocks-operator: invalid flags:\n%v\n", err)
 		return 2
 	}
+	feTLS, err := opts.FETLS()
+	if err != nil {
+		fmt.Fprintf(stderr, "starrocks-operator: invalid flags:\n%v\n", err)
+		return 2
+	}
 
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(stderr)))
 	log := ctrl.Log.WithName("setup")
@@ -107,6 +112,7 @@ func Run(args []string, stderr io.Writer, w Wiring) int {
 		Namespace:  opts.Namespace,
 		Build:      opts.BuildOptions(),
 		SyncPeriod: opts.SyncPeriod,
+		FETLS:      feTLS,
 		FE:         w.FE,
 	}); err != nil {
 		log.Error(err, "setting up the StarRocksCluster controller")

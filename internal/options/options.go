@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/writeorder"
@@ -91,6 +92,10 @@ type Options struct {
 	// DNSDomainSuffix is the cluster's DNS domain, for addresses such as the
 	// FE proxy's upstream (<svc>.<namespace>.svc.<suffix>).
 	DNSDomainSuffix string
+	// FESSLMode is --fe-ssl-mode as given (see FETLS); FECAFile the CA
+	// bundle of the verifying modes.
+	FESSLMode string
+	FECAFile  string
 	// UnsupportedEnvs are container variables the operator must not add
 	// (KUBE_STARROCKS_UNSUPPORTED_ENVS, comma-separated, read from the
 	// environment as the upstream does).
@@ -114,6 +119,7 @@ func Default() Options {
 		LeaderElectionID:   "c6c79638.starrocks.com",
 		VolumeNameWithHash: true,
 		DNSDomainSuffix:    "cluster.local",
+		FESSLMode:          string(fe.DefaultSSLMode),
 	}
 }
 
@@ -163,6 +169,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Name the volumes of configMaps[] and secrets[] <name>-<hash>, as the upstream operator does; false names them after the ConfigMap or Secret.")
 	fs.StringVar(&o.DNSDomainSuffix, "dns-domain-suffix", o.DNSDomainSuffix,
 		"The cluster's DNS domain (Services resolve as <name>.<namespace>.svc.<suffix>).")
+	o.bindFETLSFlags(fs)
 	fs.Func("deny-list", "Comma-separated namespaces whose clusters are never reconciled.", func(s string) error {
 		o.DenyList = splitList(s)
 		return nil
@@ -207,9 +214,12 @@ func (o Options) Validate() (warnings []string, err error) {
 	if o.LeaderElect && o.LeaderElectionID == "" {
 		errs = append(errs, errors.New("--leader-election-id must not be empty when --leader-elect is set"))
 	}
+	feTLS, err := o.FETLS()
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	warnings = append(warnings, o.feTLSWarnings(feTLS)...)
 	qps, burst := o.EffectiveRateLimit()
 	if qps == QPSUnlimited && o.KubeAPIBurst != 0 {
 		warnings = append(warnings, fmt.Sprintf("--kube-api-burst=%d has no effect with --kube-api-qps=-1", o.KubeAPIBurst))
@@ -311,6 +321,8 @@ func (o Options) Log(log logr.Logger) {
 		"denyList", o.DenyList,
 		"volumeNameWithHash", o.VolumeNameWithHash,
 		"dnsDomainSuffix", o.DNSDomainSuffix,
+		"feSSLMode", o.FESSLMode,
+		"feCAFile", o.FECAFile,
 		"unsupportedEnvs", o.UnsupportedEnvs,
 		"leaderElect", o.LeaderElect,
 		"metricsBindAddress", o.MetricsBindAddress,

@@ -209,6 +209,11 @@ func TestInvalidFlagsAreRejectedNamingTheFlag(t *testing.T) {
 		{"DNS domain with a slash", []string{"--dns-domain-suffix=cluster/local"}, "dns-domain-suffix"},
 		{"DNS domain in upper case", []string{"--dns-domain-suffix=Cluster.Local"}, "dns-domain-suffix"},
 		{"volume-name-with-hash not a bool", []string{"--volume-name-with-hash=maybe"}, "volume-name-with-hash"},
+		{"unknown FE SSL mode", []string{"--fe-ssl-mode=ON"}, "fe-ssl-mode"},
+		{"empty FE SSL mode", []string{"--fe-ssl-mode="}, "fe-ssl-mode"},
+		{"VERIFY_CA without a CA bundle", []string{"--fe-ssl-mode=VERIFY_CA"}, "fe-ca-file"},
+		{"VERIFY_IDENTITY without a CA bundle", []string{"--fe-ssl-mode=verify_identity"}, "fe-ca-file"},
+		{"CA bundle that does not exist", []string{"--fe-ssl-mode=VERIFY_CA", "--fe-ca-file=/nonexistent/ca.pem"}, "fe-ca-file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

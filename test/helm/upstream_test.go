@@ -123,6 +123,8 @@ var extraOperatorFlags = []string{
 	"--max-concurrent-reconciles", "--sync-period", "--kube-api-qps", "--kube-api-burst",
 	"--metrics-bind-address", "--metrics-secure", "--health-probe-bind-address",
 	"--leader-election-id", "--leader-election-namespace", "--deny-list",
+	// The upstream's next release's (feSslMode), and our CA bundle beside it.
+	"--fe-ssl-mode", "--fe-ca-file",
 }
 
 // upstreamAllowList is every intended difference between our charts'

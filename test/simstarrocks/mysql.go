@@ -39,7 +39,7 @@ const leaderWait = 60 * time.Second
 type authServer struct{ s *StarRocks }
 
 func (a *authServer) AuthMethods() []mysql.AuthMethod {
-	return []mysql.AuthMethod{mysql.NewMysqlNativeAuthMethod(a, a)}
+	return []mysql.AuthMethod{transportCheck{AuthMethod: mysql.NewMysqlNativeAuthMethod(a, a), s: a.s}}
 }
 
 func (a *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {

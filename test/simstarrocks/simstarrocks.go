@@ -34,6 +34,7 @@ limitations under the License.
 package simstarrocks
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -82,6 +83,14 @@ type Options struct {
 	// client could act on the answer. It runs on the statement's
 	// connection goroutine, which waits for it.
 	AfterStatement func(stmt string)
+	// TLS is FE's SSL keystore (ssl_keystore_location, 3.4.1+): the MySQL
+	// handshake offers SSL with this certificate (tls.go). Nil is FE's
+	// default, no keystore: no SSL offered.
+	TLS *tls.Config
+	// ForceSecureTransport is ssl_force_secure_transport = true: a client
+	// that does not switch to SSL is refused with 5205 (tls.go). FE's
+	// default is false.
+	ForceSecureTransport bool
 }
 
 // Backend is a snapshot of one backend.
@@ -138,6 +147,8 @@ type StarRocks struct {
 	// statements and logins, in order.
 	statements []string
 	logins     []string
+	// tlsLogins and plainLogins count logins by transport.
+	tlsLogins, plainLogins int
 }
 
 // The versions whose column lists the simulation knows.
@@ -163,6 +174,7 @@ func Start(t testing.TB, opts Options) *StarRocks {
 	}
 	// sheet §0: "Server version: 5.1.0" (mysql_server_version = "5.1.0").
 	l.ServerVersion = "5.1.0"
+	l.TLSConfig = opts.TLS
 	s.listener = l
 	go l.Accept()
 	s.http = httptest.NewServer(http.HandlerFunc(s.serveHTTP))

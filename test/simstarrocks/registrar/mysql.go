@@ -45,6 +45,11 @@ func mysqlBatch(ctx context.Context, addr, password, stmt string) (string, error
 	cfg.Net, cfg.Addr = "tcp", addr
 	cfg.Timeout = mysqlConnectTimeout
 	cfg.ReadTimeout, cfg.WriteTimeout = mysqlTimeout, mysqlTimeout
+	// The mysql client uses SSL by default (docs.starrocks.io, "SSL
+	// Authentication": "For MySQL clients, SSL authentication is enabled by
+	// default"; its --ssl-mode defaults to PREFERRED): TLS when FE offers it,
+	// so the scripts also reach an FE that requires it.
+	cfg.TLSConfig = "preferred"
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return "", err

@@ -79,10 +79,30 @@ limit flags only when set (0 means the operator's default of 20/30).
 - --dns-domain-suffix={{ . }}
 {{- end }}
 - --volume-name-with-hash={{ ternary "true" "false" (ne $op.volumeNameWithHash false) }}
+- --fe-ssl-mode={{ $op.feSslMode | default "PREFERRED" }}
+{{- if (include "operator.feCaSecret" .) }}
+- --fe-ca-file={{ include "operator.feCaDir" . }}/{{ $op.feCaSecret.key | default "ca.crt" }}
+{{- end }}
 {{- with include "operator.denyList" . }}
 - --deny-list={{ . }}
 {{- end }}
 {{- range $op.log }}
 - {{ . | quote }}
 {{- end }}
+{{- end -}}
+
+{{/* The directory the feCaSecret is mounted at. */}}
+{{- define "operator.feCaDir" -}}/etc/starrocks-operator/fe-ca{{- end -}}
+
+{{/*
+The name of the Secret holding FE's CA bundle, empty without one. The
+verifying modes need it: their render fails without it, naming the key.
+*/}}
+{{- define "operator.feCaSecret" -}}
+{{- $op := .Values.starrocksOperator -}}
+{{- $name := (($op.feCaSecret | default dict).name | default "") -}}
+{{- if and (not $name) (has (upper ($op.feSslMode | default "")) (list "VERIFY_CA" "VERIFY_IDENTITY")) -}}
+{{- fail (printf "starrocksOperator.feSslMode=%s verifies FE's certificate and needs starrocksOperator.feCaSecret.name, a Secret holding the CA bundle" $op.feSslMode) -}}
+{{- end -}}
+{{- $name -}}
 {{- end -}}

@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+)
+
+func TestTLSFailuresHaveTheirOwnReasons(t *testing.T) {
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("SHOW BACKENDS on FE a:9030: %w", &mysql.MySQLError{Number: 5205, Message: "Connections using insecure transport are prohibited"}), srv1.ReasonFEInsecureTransport},
+		{fmt.Errorf("SHOW BACKENDS on FE a:9030: %w", mysql.ErrNoTLS), srv1.ReasonFETLSFailed},
+		{x509.UnknownAuthorityError{}, srv1.ReasonFETLSFailed},
+		{errors.New("dial tcp 10.0.0.1:9030: i/o timeout"), srv1.ReasonFEUnreachable},
+		{fmt.Errorf("dropping warehouse w: %w", &userError{reason: srv1.ReasonInvalidFESSLMode, msg: "annotation"}), srv1.ReasonInvalidFESSLMode},
+	}
+	for _, tc := range cases {
+		if got := feFailureReason(tc.err); got != tc.want {
+			t.Errorf("%v: reason %s, want %s", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestTheClusterAnnotationOverridesTheOperatorsSSLMode(t *testing.T) {
+	roots := x509.NewCertPool()
+	operator := fe.TLS{Mode: fe.SSLPreferred, RootCAs: roots}
+	src := feCluster()
+	got, err := clusterTLS(src, operator)
+	if err != nil || got.Mode != fe.SSLPreferred {
+		t.Fatalf("without the annotation: %+v, %v; want the operator's PREFERRED", got, err)
+	}
+	src.Annotations = map[string]string{FESSLModeAnnotation: "verify_identity"}
+	got, err = clusterTLS(src, operator)
+	if err != nil || got.Mode != fe.SSLVerifyIdentity || got.RootCAs != roots {
+		t.Fatalf("annotated verify_identity: %+v, %v; want VERIFY_IDENTITY with the operator's CA bundle", got, err)
+	}
+	src.Annotations[FESSLModeAnnotation] = "on"
+	for _, err := range []error{func() error { _, err := clusterTLS(src, operator); return err }(), validate(src)} {
+		if errorReason(err) != srv1.ReasonInvalidFESSLMode || transient(err) || !strings.Contains(err.Error(), FESSLModeAnnotation) {
+			t.Errorf("annotated %q: %v (reason %s), want a user error %s naming the annotation", "on", err, errorReason(err), srv1.ReasonInvalidFESSLMode)
+		}
+	}
+}
