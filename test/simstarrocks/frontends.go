@@ -20,6 +20,7 @@ import (
 	"net"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -76,6 +77,8 @@ type feProcess struct {
 	frozen *cluster
 	// member: it was in the group once (so its drop makes a zombie).
 	member bool
+	// resolveNames: started without --host_type FQDN (SetHostType).
+	resolveNames bool
 }
 
 type snapshot struct {
@@ -94,6 +97,8 @@ type feViews struct {
 	gates   map[string]*mysql.Listener
 	// conns are the open connections by the FE they reached.
 	conns map[string][]*mysql.Conn
+	// resolve is the cluster's DNS for FEs that resolve names (SetHostType).
+	resolve func(name string) (ip string, ok bool)
 }
 
 func (s *StarRocks) followerLag(p *feProcess) time.Duration {
@@ -408,4 +413,59 @@ func (s *StarRocks) disconnected(fe string, c *mysql.Conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.views.conns[fe] = slices.DeleteFunc(s.views.conns[fe], func(x *mysql.Conn) bool { return x == c })
+}
+
+// SetHostType records how the FE process at host was started: with
+// --host_type FQDN (fqdn true) it keeps host names as given; without it, an
+// ADD BACKEND, COMPUTE NODE, FOLLOWER or OBSERVER it runs resolves a name to
+// its IP with resolve (the cluster's DNS), as AlterSystemStmtAnalyzer does:
+// resolveHost = clause instanceof Add* && !FrontendOptions.isUseFqdn()
+// (sheet §0). The leader's setting applies: ALTER SYSTEM runs there.
+func (s *StarRocks) SetHostType(host string, fqdn bool, resolve func(name string) (ip string, ok bool)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.process(host).resolveNames = !fqdn
+	if resolve != nil {
+		s.views.resolve = resolve
+	}
+}
+
+// resolvedAdd is st with its host names resolved to IPs when st is an ADD
+// and the leader resolves names (SetHostType); the caller holds s.mu.
+func (s *StarRocks) resolvedAdd(st *statement) (*statement, *sqlError) {
+	switch st.kind {
+	case stAddBackend, stAddComputeNode, stAddFrontend:
+	default:
+		return st, nil
+	}
+	ldr := s.state.leader
+	if ldr == nil {
+		return st, nil
+	}
+	p := s.views.procs[ldr.host]
+	if p == nil || !p.resolveNames {
+		return st, nil
+	}
+	kind := map[stmtKind]string{stAddBackend: "BACKEND", stAddComputeNode: "COMPUTE NODE", stAddFrontend: "FRONTEND"}[st.kind]
+	cp := *st
+	cp.hostPorts = nil
+	for _, hp := range st.hostPorts {
+		host, port, msg := validateHostPort(hp)
+		if msg != "" || net.ParseIP(host) != nil {
+			cp.hostPorts = append(cp.hostPorts, hp) // the analyzer's own refusal, or an IP already
+			continue
+		}
+		ip, ok := "", false
+		if s.views.resolve != nil {
+			ip, ok = s.views.resolve(host)
+		}
+		if !ok {
+			// InetAddress.getByName's UnknownHostException inside
+			// validateHostAndPort's catch (Exception e). UNVERIFIED: the
+			// exception text, here glibc's "Name or service not known".
+			return nil, analyzeError("%s host or port is wrong. Encounter unknown exception: %s: Name or service not known", kind, host)
+		}
+		cp.hostPorts = append(cp.hostPorts, net.JoinHostPort(ip, strconv.Itoa(port)))
+	}
+	return &cp, nil
 }

@@ -210,3 +210,28 @@ func TestFollowerViews(t *testing.T) {
 		}
 	})
 }
+
+// An FE not started with --host_type FQDN resolves a name to its IP on ADD
+// (AlterSystemStmtAnalyzer: resolveHost = clause instanceof Add* &&
+// !FrontendOptions.isUseFqdn(), sheet §0); with it, the name stays.
+func TestHostTypeOfTheLeader(t *testing.T) {
+	dns := func(name string) (string, bool) {
+		ip, ok := map[string]string{"c-be-0.c-be-search.ns.svc.cluster.local": "10.1.0.7"}[name]
+		return ip, ok
+	}
+	for _, tc := range []struct {
+		fqdn bool
+		want string
+	}{{false, "10.1.0.7"}, {true, "c-be-0.c-be-search.ns.svc.cluster.local"}} {
+		s, db := started(t, simstarrocks.Options{})
+		s.SetHostType("fe-0", tc.fqdn, dns)
+		mustExec(t, db, `ALTER SYSTEM ADD BACKEND "c-be-0.c-be-search.ns.svc.cluster.local:9050"`)
+		if b := s.Backends(); len(b) != 1 || b[0].Host != tc.want {
+			t.Errorf("--host_type FQDN %t: backends %+v, want the IP column %s", tc.fqdn, b, tc.want)
+		}
+		_, _, err := query(db, `ALTER SYSTEM ADD BACKEND "nowhere.example:9050"`)
+		if me := mysqlError(err); tc.fqdn != (me == nil) {
+			t.Errorf("--host_type FQDN %t: ADD of a name no DNS knows: %v", tc.fqdn, err)
+		}
+	}
+}

@@ -161,7 +161,12 @@ func (h *handler) ComQuery(_ context.Context, c *mysql.Conn, query string, callb
 			case view != nil:
 				res, serr = view.execute(st)
 			default:
-				res, serr = cl.execute(st)
+				run, rerr := s.resolvedAdd(st)
+				if rerr != nil {
+					serr = rerr
+					break
+				}
+				res, serr = cl.execute(run)
 				if forward {
 					// LeaderOpExecutor waits until this FE replayed it.
 					s.views.procs[fe].syncedTo = cl.now
