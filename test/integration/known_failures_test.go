@@ -30,6 +30,11 @@ var knownFailures = map[string]string{
 	// still lists fe-2 after its DROP FOLLOWER, and drops it again: "DROP
 	// FOLLOWER statements [... fe-2 ... fe-2], want one for fe-2".
 	"TestScaleInWithoutDataLoss/FE_3_to_2_to_3_with_the_leader_on_the_removed_pod,_then_5_to_3:_a_leader_throughout,_no_removed_FE_left": "14 (decisions are made on any FE's view)",
+	// After the leader moves to fe-2, a follower 1 s behind still shows
+	// fe-0 as LEADER, and the rollout replaces fe-2 before fe-0: "leader at
+	// ordinal 2: FE pods replaced in order [lead-fe-1 lead-fe-2 lead-fe-0],
+	// want the leader lead-fe-2 last".
+	"TestGatedRollouts/an_FE_rollout_replaces_the_leader_last,_with_the_leader_at_ordinal_0_and_at_ordinal_2": "14 (decisions are made on any FE's view)",
 }
 
 // skipKnownFailure skips t if it is listed in knownFailures.
