@@ -54,7 +54,7 @@ import (
 // follower replays the journal continuously: its replayer wakes every
 // REPLAY_INTERVAL_MS = 1 ms and publishes what it replayed after at most
 // REPLAYER_MAX_MS_PER_LOOP = 1 s of replay (server/GlobalStateMgr.java,
-// StarRocks @69b037ec). The simulation takes that 1 s bound as the usual lag;
+// StarRocks @1b3e93d7). The simulation takes that 1 s bound as the usual lag;
 // meta_delay_toleration_second (300 s, sheet §14) is where a follower calls
 // itself out of date, a fault, set by fault tests.
 const defaultFollowerLag = time.Second

@@ -76,7 +76,7 @@ func hosts(t *testing.T, db *sql.DB, stmt string) map[string]map[string]string {
 }
 
 // Which FE answers (sheet §14; FrontendsProcNode @161fd09e; follower replay,
-// GlobalStateMgr @69b037ec; forwarding, LeaderOpExecutor @025b93e8).
+// GlobalStateMgr @1b3e93d7; forwarding, LeaderOpExecutor @025b93e8).
 func TestFollowerViews(t *testing.T) {
 	t.Run("a lagging follower answers SHOW FRONTENDS without the FE added 2 s ago, with its own row alive at its own journal id", func(t *testing.T) {
 		s, clk := threeFEs(t, 5*time.Second)
