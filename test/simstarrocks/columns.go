@@ -168,7 +168,7 @@ func boolString(b bool) string { return strconv.FormatBool(b) }
 func (c *cluster) frontendRows() *result {
 	res := &result{columns: frontendColumns}
 	for _, fe := range c.frontends {
-		self := fe == c.leader
+		self := c.isSelf(fe)
 		queryPort, rpcPort := fe.queryPort, fe.rpcPort
 		if self {
 			// Self: the local config; others: from heartbeat (sheet §2).

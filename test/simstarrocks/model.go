@@ -151,6 +151,8 @@ type cluster struct {
 	warehouses []string
 	rr         int // round-robin cursor for CreateTable
 	history    int // replicas the simulated tablet scheduler has moved
+	// self is the host of the FE whose state this is ("" the leader's).
+	self string
 }
 
 func newCluster(opts Options, now time.Time) *cluster {
@@ -271,12 +273,22 @@ func (c *cluster) elect() {
 	}
 }
 
-// feAlive is the Alive column: the FE answering (the leader) shows itself
-// alive; the others as heartbeats found them (sheet §2).
-func (c *cluster) feAlive(fe *feNode) bool { return fe == c.leader || fe.alive }
+// isSelf: fe is the FE answering, whose state this is (the leader's when
+// the state is the leader's).
+func (c *cluster) isSelf(fe *feNode) bool {
+	if c.self == "" {
+		return fe == c.leader
+	}
+	return fe.host == c.self
+}
 
-// replayedJournalID: the leader's own max journal id; an alive member has
-// replayed it all; a dead one sits at 0 (sheet §2, operator #789).
+// feAlive is the Alive column: the FE answering shows itself alive; the
+// others as heartbeats found them (FrontendsProcNode @161fd09e, sheet §2, §14).
+func (c *cluster) feAlive(fe *feNode) bool { return c.isSelf(fe) || fe.alive }
+
+// replayedJournalID: the answering FE's own max journal id (what it has
+// replayed); an alive member has replayed it all as far as this state
+// knows; a dead one sits at 0 (sheet §2, operator #789).
 func (c *cluster) replayedJournalID(fe *feNode) int64 {
 	if c.feAlive(fe) {
 		return c.journal

@@ -168,6 +168,8 @@ func TestDecommissionRefusals(t *testing.T) {
 // (sheet §1 step 5), and answer once a leader is back.
 func TestLeaderElection(t *testing.T) {
 	s, db := started(t, simstarrocks.Options{})
+	// The group as its leader sees it: followers' views are TestFollowerViews'.
+	s.PinLeader()
 	mustExec(t, db, `ALTER SYSTEM ADD FOLLOWER "fe-1:9010"`)
 	mustExec(t, db, `ALTER SYSTEM ADD FOLLOWER "fe-2:9010"`)
 	if err := s.StartFrontend("fe-9", 9010); err == nil {

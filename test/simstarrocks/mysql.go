@@ -82,8 +82,20 @@ func (u userData) Get() *querypb.VTGateCallerID { return &querypb.VTGateCallerID
 // handler is vitess's mysql.Handler: text protocol only, no session state.
 type handler struct{ s *StarRocks }
 
-func (h *handler) NewConnection(*mysql.Conn)                   {}
-func (h *handler) ConnectionClosed(*mysql.Conn)                {}
+// NewConnection notes which FE the connection reached (frontends.go).
+func (h *handler) NewConnection(c *mysql.Conn) {
+	if fc, ok := c.Conn.(*feConn); ok && fc.fe != "" {
+		c.ClientData = fc.fe
+		h.s.connected(fc.fe, c)
+	}
+}
+
+func (h *handler) ConnectionClosed(c *mysql.Conn) {
+	if fe, ok := c.ClientData.(string); ok {
+		h.s.disconnected(fe, c)
+	}
+}
+
 func (h *handler) ConnectionAborted(*mysql.Conn, string) error { return nil }
 func (h *handler) ComInitDB(*mysql.Conn, string) error         { return nil }
 func (h *handler) WarningCount(*mysql.Conn) uint16             { return 0 }
@@ -136,19 +148,39 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 		}
 		return mysql.NewSQLError(1064, "HY000", "%s", err.Error())
 	}
+	fe, _ := c.ClientData.(string)
+	// A zombie never learns of a leader: it answers, or fails, at once.
+	wait := st.needsLeader() && !s.Zombie(fe)
 	deadline := time.Now().Add(leaderWait)
 	var res *result
 	var serr *sqlError
 	for {
-		if st.needsLeader() && !s.waitLeader(c, deadline) {
+		if wait && !s.waitLeader(c, deadline) {
 			return mysql.NewSQLError(mysql.CRServerLost, mysql.SSUnknownSQLState, "simstarrocks: no leader within %s", leaderWait)
 		}
 		ran := false
 		s.locked(func(cl *cluster) {
-			if st.needsLeader() && cl.leader == nil {
+			if wait && cl.leader == nil {
 				return // lost again since the wait: wait on
 			}
-			res, serr = cl.execute(st)
+			view, forward, refuse := s.answering(fe, st)
+			switch {
+			case refuse != nil:
+				serr = refuse
+			case view != nil:
+				res, serr = view.execute(st)
+			default:
+				run, rerr := s.resolvedAdd(st)
+				if rerr != nil {
+					serr = rerr
+					break
+				}
+				res, serr = cl.execute(run)
+				if forward {
+					// LeaderOpExecutor waits until this FE replayed it.
+					s.views.procs[fe].syncedTo = cl.now
+				}
+			}
 			ran = true
 		})
 		if ran {

@@ -27,8 +27,9 @@ limitations under the License.
 // one); the comment beside each answer names it. What neither verifies is
 // marked UNVERIFIED where it is used.
 //
-// The simulated FE is the FE the query port reaches: the leader while there
-// is one. Time moves on its own: decommission migrations and catch-up are
+// Each FE process is an FE of its own: the Service address reaches one of
+// them per connection, AddressOf reaches one; a follower answers from its
+// replayed state (frontends.go). Time moves on its own: decommission migrations and catch-up are
 // advanced from the wall clock whenever a statement, an HTTP request or an
 // API call looks at the state.
 package simstarrocks
@@ -45,6 +46,7 @@ import (
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
+	"k8s.io/utils/clock"
 )
 
 // Options configure a simulated FE.
@@ -91,6 +93,14 @@ type Options struct {
 	// that does not switch to SSL is refused with 5205 (tls.go). FE's
 	// default is false.
 	ForceSecureTransport bool
+	// FollowerLag is how far a follower's replayed state trails the
+	// leader's (frontends.go): default 1 s, the bound of one replayer loop;
+	// negative: no lag. Fault tests set more, up to
+	// meta_delay_toleration_second (300 s, sheet §14).
+	FollowerLag time.Duration
+	// Clock is the simulation's time; nil is the real clock. A test passes
+	// minutes or hours by stepping a fake one.
+	Clock clock.PassiveClock
 }
 
 // Backend is a snapshot of one backend.
@@ -144,6 +154,7 @@ type StarRocks struct {
 
 	mu    sync.Mutex
 	state *cluster
+	views feViews
 	// statements and logins, in order.
 	statements []string
 	logins     []string
@@ -166,17 +177,19 @@ func Start(t testing.TB, opts Options) *StarRocks {
 	if opts.MigrationRate <= 0 {
 		opts.MigrationRate = 20
 	}
+	if opts.FollowerLag == 0 {
+		opts.FollowerLag = defaultFollowerLag
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
 	s := &StarRocks{opts: opts, stopped: make(chan struct{})}
-	s.state = newCluster(opts, time.Now())
-	l, err := mysql.NewListener("tcp", "127.0.0.1:0", &authServer{s: s}, &handler{s: s}, 0, 0)
+	s.state = newCluster(opts, opts.Clock.Now())
+	l, err := s.listen("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// sheet §0: "Server version: 5.1.0" (mysql_server_version = "5.1.0").
-	l.ServerVersion = "5.1.0"
-	l.TLSConfig = opts.TLS
 	s.listener = l
-	go l.Accept()
 	s.http = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	t.Cleanup(s.Stop)
 	return s
@@ -188,6 +201,11 @@ func (s *StarRocks) Stop() {
 	s.stopOnce.Do(func() {
 		close(s.stopped)
 		s.listener.Close()
+		s.mu.Lock()
+		for _, g := range s.views.gates {
+			g.Close()
+		}
+		s.mu.Unlock()
 		s.http.Close()
 	})
 }
@@ -223,12 +241,14 @@ func (s *StarRocks) Logins() []string {
 	return slices.Clone(s.logins)
 }
 
-// locked runs fn on the state, advanced to now, under the lock.
+// locked runs fn on the state, advanced to now, under the lock; the
+// followers' replay then records it.
 func (s *StarRocks) locked(fn func(c *cluster)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.state.advance(time.Now())
+	s.state.advance(s.opts.Clock.Now())
 	fn(s.state)
+	s.afterChange()
 }
 
 // BootstrapFrontend makes host the first FE (pod ordinal 0's first start
@@ -237,7 +257,12 @@ func (s *StarRocks) locked(fn func(c *cluster)) {
 // row alive if it has one: a real FE started this way would found a cluster
 // of its own, which the simulation does not model.
 func (s *StarRocks) BootstrapFrontend(host string, editLogPort int) {
-	s.locked(func(c *cluster) { c.bootstrapFrontend(host, editLogPort) })
+	s.locked(func(c *cluster) {
+		c.bootstrapFrontend(host, editLogPort)
+		if c.frontendAt(host, editLogPort) != nil {
+			s.markRunning(host, true)
+		}
+	})
 }
 
 // StartFrontend is `start_fe.sh --helper`: an FE row added by ADD
@@ -246,16 +271,26 @@ func (s *StarRocks) BootstrapFrontend(host string, editLogPort int) {
 // would fail to start.
 func (s *StarRocks) StartFrontend(host string, editLogPort int) error {
 	var err error
-	s.locked(func(c *cluster) { err = c.startFrontend(host, editLogPort) })
+	s.locked(func(c *cluster) {
+		if err = c.startFrontend(host, editLogPort); err == nil {
+			s.markRunning(host, true)
+		}
+	})
 	return err
 }
 
 // SetAlive is heartbeats: every node (FE, BE or CN) whose IP column is host
 // (exact string) is Alive or not. It returns false, and changes nothing, if
-// there is none.
+// there is none. For an FE it is also its process running or not (its pod
+// Ready or not: the Service's endpoints), row or no row.
 func (s *StarRocks) SetAlive(host string, alive bool) bool {
 	var found bool
-	s.locked(func(c *cluster) { found = c.setAlive(host, alive) })
+	s.locked(func(c *cluster) {
+		if s.isFrontendHost(host) {
+			s.markRunning(host, alive)
+		}
+		found = c.setAlive(host, alive)
+	})
 	return found
 }
 

@@ -136,6 +136,11 @@ type podState struct {
 	alive, aliveSet bool
 	// neverAlive: the node never answers heartbeats (NeverAliveAnnotation).
 	neverAlive bool
+	// crashes counts the container's exits (its back-off doubles with
+	// each); crashed: the registrar made the pod not Ready, and makes it
+	// Ready again when a start gets to its process.
+	crashes int
+	crashed bool
 }
 
 // Start watches pods in all namespaces until ctx is done or t ends. Start it
@@ -294,11 +299,17 @@ func (r *Registrar) startContainer(f podFacts, st *podState, pod *corev1.Pod) {
 			return
 		}
 		r.mu.Lock()
-		defer r.mu.Unlock()
+		recovered := false
 		if st.gen == gen && !st.terminating {
 			st.running = true
 			st.aliveSet = false // whatever starting the node did to Alive, readiness decides
 			r.syncAlive(f.key, st)
+			recovered, st.crashed = st.crashed, false
+		}
+		r.mu.Unlock()
+		if recovered {
+			// After a crash, the readiness probe passes again.
+			r.patchStatus(f.key, f.uid, markReady)
 		}
 	}()
 }

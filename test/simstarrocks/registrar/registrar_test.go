@@ -18,6 +18,7 @@ package registrar_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/go-sql-driver/mysql" // the database/sql driver of connectTo
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,6 +78,7 @@ func TestRegistrar(t *testing.T) {
 	t.Run("BE", func(t *testing.T) { t.Parallel(); testBE(t, c, dir, reg) })
 	t.Run("FE", func(t *testing.T) { t.Parallel(); testFE(t, c, dir, reg) })
 	t.Run("CN", func(t *testing.T) { t.Parallel(); testCN(t, c, dir, reg) })
+	t.Run("custom DNS domain and FE host type", func(t *testing.T) { t.Parallel(); testHostNames(t, c) })
 }
 
 func testBE(t *testing.T, c *testcluster.Cluster, dir *directory, reg *registrar.Registrar) {
@@ -161,8 +164,16 @@ func testFE(t *testing.T, c *testcluster.Cluster, dir *directory, reg *registrar
 		}
 		for i := 1; i < 3; i++ {
 			got := sent(reg, fmt.Sprintf("%s/c-fe-%d", ns, i), "ALTER SYSTEM ADD FOLLOWER")
-			if len(got) != 1 || got[0].SQL != `ALTER SYSTEM ADD FOLLOWER "`+fe(i)+`:9010";` || got[0].Err != "" {
+			if len(got) == 0 || got[0].SQL != `ALTER SYSTEM ADD FOLLOWER "`+fe(i)+`:9010";` || got[0].Err != "" {
 				t.Errorf("ADD FOLLOWER of FE-%d: %+v", i, got)
+			}
+			// The script's `show frontends` goes through the Service: a
+			// follower a moment behind does not list the FE yet, and the
+			// script adds it again, which the leader refuses.
+			for _, again := range got[min(1, len(got)):] {
+				if again.SQL != got[0].SQL || !strings.Contains(again.Err, "already exists") {
+					t.Errorf("ADD FOLLOWER of FE-%d again: %+v", i, again)
+				}
 			}
 		}
 	})
@@ -185,6 +196,86 @@ func testFE(t *testing.T, c *testcluster.Cluster, dir *directory, reg *registrar
 		waitFrontend(t, sim, fe(1), "FOLLOWER")
 		waitFrontend(t, sim, fe(2), "FOLLOWER")
 	})
+	// StarRocks #78195, sheet §14: a follower dropped while it runs is a
+	// zombie; restarted on its old metadata it exits, and the kubelet keeps
+	// the pod not Ready and restarts it with a back-off.
+	t.Run("a dropped FE restarted on its meta exits: its pod is not Ready and crash-loops", func(t *testing.T) {
+		leader := connectTo(t, sim.AddressOf(fe(0)))
+		if _, err := leader.ExecContext(context.Background(), `ALTER SYSTEM DROP FOLLOWER "`+fe(2)+`:9010"`); err != nil {
+			t.Fatal(err)
+		}
+		if !sim.Zombie(fe(2)) {
+			t.Fatal("FE-2 dropped while running is no zombie")
+		}
+		restartContainer(t, c, ns, "c-fe-2")
+		poll(t, 30*time.Second, "FE-2 not Ready, in CrashLoopBackOff", func() bool {
+			p := pod(t, c, ns, "c-fe-2")
+			s := p.Status.ContainerStatuses[0]
+			return !ready(p) && s.State.Waiting != nil && s.State.Waiting.Reason == "CrashLoopBackOff"
+		})
+		if sim.Zombie(fe(2)) {
+			t.Error("the zombie's process outlived its container's restart")
+		}
+		// After the 10 s back-off the kubelet starts it again; it exits again.
+		restarts := pod(t, c, ns, "c-fe-2").Status.ContainerStatuses[0].RestartCount
+		poll(t, 40*time.Second, "FE-2 restarted by its back-off and exited again", func() bool {
+			p := pod(t, c, ns, "c-fe-2")
+			return p.Status.ContainerStatuses[0].RestartCount > restarts && logged(reg, ns+"/c-fe-2", "container exited 1") >= 2
+		})
+		if ready(pod(t, c, ns, "c-fe-2")) {
+			t.Error("FE-2 is Ready while it crash-loops")
+		}
+		// Control: FE-1, in the group, restarts and stays Ready.
+		restartContainer(t, c, ns, "c-fe-1")
+		poll(t, 30*time.Second, "FE-1 started again", func() bool { return logged(reg, ns+"/c-fe-1", "ROLE exists") == 2 })
+		if p := pod(t, c, ns, "c-fe-1"); !ready(p) || logged(reg, ns+"/c-fe-1", "container exited 1") != 0 {
+			t.Errorf("FE-1, in the group, crashed on restart: ready %t", ready(p))
+		}
+	})
+}
+
+// The custom DNS domain (registrar Options.DNSDomain) is every `hostname -f`
+// (sheet §1 Identity); an FE started with HOST_TYPE other than FQDN
+// registers its IP and resolves the names of ADD statements to IPs (sheet
+// §0, §1): a BE that registers by FQDN then finds no row of its name.
+func testHostNames(t *testing.T, c *testcluster.Cluster) {
+	const ns = "reg-dns"
+	dir := &directory{sims: map[string]*simstarrocks.StarRocks{}}
+	reg := registrar.Start(context.Background(), t, c.Config, dir.lookup, registrar.Options{DNSDomain: "example.org", Pod0LeaderTimeout: 2 * time.Second})
+	sim := dir.add(t, ns, "c", simstarrocks.Options{})
+	src := cluster(ns)
+	src.Spec.StarRocksFeSpec.FeEnvVars = []corev1.EnvVar{{Name: "HOST_TYPE", Value: "IP"}}
+	src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: replicas(1)}
+	create(t, c, ns, resources.FE(src, resources.Config{}).Objects()...)
+	create(t, c, ns, resources.BE(src, resources.Config{}).Objects()...)
+
+	poll(t, 40*time.Second, "FE-0 leads", func() bool { return sim.Leader() != "" })
+	if fe0 := pod(t, c, ns, "c-fe-0"); sim.Leader() != fe0.Status.PodIP {
+		t.Errorf("FE-0 with HOST_TYPE=IP leads as %q, want its IP %s", sim.Leader(), fe0.Status.PodIP)
+	}
+	be0 := "c-be-0.c-be-search." + ns + ".svc.example.org"
+	waitSent(t, reg, ns+"/c-be-0", "ALTER SYSTEM ADD BACKEND", 1)
+	if got := sent(reg, ns+"/c-be-0", "ALTER SYSTEM ADD BACKEND")[0].SQL; got != `ALTER SYSTEM ADD BACKEND "`+be0+`:9050";` {
+		t.Errorf("BE-0 registers as %s, want its name in example.org", got)
+	}
+	ip := pod(t, c, ns, "c-be-0").Status.PodIP
+	poll(t, 30*time.Second, "the BE row under its IP "+ip, func() bool {
+		return slices.ContainsFunc(sim.Backends(), func(b simstarrocks.Backend) bool { return b.Host == ip })
+	})
+	if logged(reg, ns+"/c-be-0", "is registered") != 0 {
+		t.Error("BE-0 found its FQDN in SHOW BACKENDS, which lists its IP")
+	}
+}
+
+// connectTo is a root client of one address.
+func connectTo(t *testing.T, addr string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", "root@tcp("+addr+")/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
 }
 
 func testCN(t *testing.T, c *testcluster.Cluster, dir *directory, reg *registrar.Registrar) {

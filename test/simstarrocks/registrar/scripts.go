@@ -165,6 +165,7 @@ func (s *script) fe() bool {
 			return s.exit(fmt.Sprintf("meta/image/ROLE exists (%s) but %s was dropped from FE's group: start_fe.sh fails (explicitly removed)", meta, s.host))
 		}
 		s.logf("meta/image/ROLE exists (%s): start_fe.sh without SQL", meta)
+		s.hostType()
 		return true
 	}
 	// 2-4: probe for the leader; pod 0 may start as the first FE.
@@ -185,14 +186,16 @@ func (s *script) fe() bool {
 		}
 		s.logf("no members ever seen: first FE, start_fe.sh without --helper")
 		s.sim.BootstrapFrontend(s.host, editLogPort)
+		s.hostType()
 	} else {
-		if !s.addFollower() {
+		if !s.addFollower(leader) {
 			return false
 		}
 		s.logf("start_fe.sh --helper %s:%d", leader, editLogPort)
 		if err := s.sim.StartFrontend(s.host, editLogPort); err != nil {
 			return s.exit(fmt.Sprintf("start_fe.sh --helper failed: %v", err))
 		}
+		s.hostType()
 	}
 	// The FE writes meta/image/ROLE once it runs.
 	s.r.mu.Lock()
@@ -278,14 +281,14 @@ func (s *script) probeLeaderPodX() (string, bool) {
 	}
 }
 
-// addFollower is start_fe_no_meta's loop: ADD FOLLOWER (its error ignored;
-// the script sends it to the leader, the simulation has one address; its
-// mysql has no `timeout 15` there, the registrar still bounds it), then
-// `show frontends | grep -w MYSELF`; every 2 s; exit 1 after 30 s.
-func (s *script) addFollower() bool {
+// addFollower is start_fe_no_meta's loop: ADD FOLLOWER sent to the leader's
+// own address, $FE_LEADER (its error ignored; its mysql has no `timeout 15`
+// there, the registrar still bounds it), then `show frontends | grep -w
+// MYSELF` through the Service; every 2 s; exit 1 after 30 s.
+func (s *script) addFollower(leader string) bool {
 	start := time.Now()
 	for {
-		_, _ = s.mysql(fmt.Sprintf(`ALTER SYSTEM ADD FOLLOWER "%s:%d";`, s.host, editLogPort))
+		_, _ = s.mysqlAt(s.sim.AddressOf(leader), fmt.Sprintf(`ALTER SYSTEM ADD FOLLOWER "%s:%d";`, s.host, editLogPort))
 		out, _ := s.mysql("show frontends;")
 		if len(grepWord(out, s.host)) > 0 {
 			return true
@@ -327,9 +330,14 @@ func dropCN(ctx context.Context, r *Registrar, key types.NamespacedName, sim *si
 	s.logf("killed before its compute node was dropped")
 }
 
-// mysql sends one statement and records it.
+// mysql sends one statement to the FE Service and records it.
 func (s *script) mysql(stmt string) (string, error) {
-	out, err := mysqlBatch(s.ctx, s.sim.QueryAddress(), s.password, stmt)
+	return s.mysqlAt(s.sim.QueryAddress(), stmt)
+}
+
+// mysqlAt sends one statement to addr and records it.
+func (s *script) mysqlAt(addr, stmt string) (string, error) {
+	out, err := mysqlBatch(s.ctx, addr, s.password, stmt)
 	if s.ctx.Err() != nil {
 		return out, err // killed: nothing to record
 	}
@@ -355,9 +363,13 @@ func (s *script) logf(format string, args ...any) {
 	s.r.logf(s.key, format, args...)
 }
 
-// exit records that the script exits 1; kwok restarts no container.
+// exit records that the script exits 1; the container then crash-loops
+// (crashLoop), as on a kubelet: kwok restarts no container.
 func (s *script) exit(why string) bool {
 	s.logf("entrypoint exits 1: %s", why)
+	if s.st != nil {
+		s.r.crashLoop(s.key, s.st, s.gen)
+	}
 	return false
 }
 
@@ -370,4 +382,11 @@ func (s *script) sleep(d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// hostType is start_fe.sh --host_type $HOST_TYPE (sheet §1): an FE not
+// started with FQDN resolves the names of ADD statements to IPs through the
+// cluster's DNS (sheet §0).
+func (s *script) hostType() {
+	s.sim.SetHostType(s.host, s.env["HOST_TYPE"] == "FQDN", s.r.resolve)
 }
