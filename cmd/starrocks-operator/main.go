@@ -73,6 +73,7 @@ func run(args []string, stderr io.Writer) int {
 		log.Info("warning: " + w)
 	}
 	opts.Log(log)
+	feCredentials, _ := opts.FECredentials() // checked by Validate
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
@@ -93,11 +94,12 @@ func run(args []string, stderr io.Writer) int {
 		return 1
 	}
 	if err := controller.SetupWithManager(mgr, controller.Config{
-		Controller: opts.ControllerOptions(),
-		DenyList:   opts.DenyList,
-		Namespace:  opts.Namespace,
-		Build:      opts.BuildOptions(),
-		SyncPeriod: opts.SyncPeriod,
+		Controller:    opts.ControllerOptions(),
+		DenyList:      opts.DenyList,
+		Namespace:     opts.Namespace,
+		Build:         opts.BuildOptions(),
+		SyncPeriod:    opts.SyncPeriod,
+		FECredentials: feCredentials,
 	}); err != nil {
 		log.Error(err, "setting up the StarRocksCluster controller")
 		return 1

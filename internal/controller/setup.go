@@ -70,6 +70,10 @@ type Config struct {
 	// (warehouses, shared-data CN cleanup); nil means DNS (fe.DNS). Tests
 	// point it at a stand-in.
 	FE fe.Resolver
+	// FECredentials is the Secret the operator logs in to FE with
+	// (--fe-credentials-secret); an empty Name logs in as root with
+	// MYSQL_PWD, an empty Namespace means each cluster's own namespace.
+	FECredentials types.NamespacedName
 	// FELookEvery is the least time between two reads of one cluster's FE
 	// by the StarRocks-aware phases (scale-in, rollouts, health); zero
 	// means 10 s. Tests shorten it.
@@ -217,6 +221,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	}
 	access := newFEAccess(mgr.GetAPIReader(), cfg.FE)
 	access.views = newFEViews(cfg.FELookEvery)
+	access.secret = cfg.FECredentials
 	access.recorder = r.Recorder
 	access.cache = mgr.GetClient()
 	r.FE = access

@@ -213,7 +213,8 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 		if !answered {
 			return nil
 		}
-		return &status.StarRocksWord{Reason: srv1.ReasonFEUnreachable, Message: "FE did not answer: " + rep.err.Error()}
+		reason, what := feTrouble(rep.err)
+		return &status.StarRocksWord{Reason: reason, Message: what + ": " + rep.err.Error()}
 	}
 	w := &status.StarRocksWord{}
 	var down []string

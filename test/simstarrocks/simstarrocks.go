@@ -129,6 +129,7 @@ type StarRocks struct {
 	// statements and logins, in order.
 	statements []string
 	logins     []string
+	users      map[string]User // besides root (users.go)
 }
 
 // The versions whose column lists the simulation knows.
