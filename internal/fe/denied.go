@@ -41,11 +41,11 @@ func (e *StatementError) Unwrap() error { return e.Err }
 type Denial int
 
 const (
-	// NotDenied: FE answered, refused for another reason, or did not answer.
+	// NotDenied means FE answered, refused for another reason, or did not answer.
 	NotDenied Denial = iota
-	// LoginRefused: FE refused the user and password (1045).
+	// LoginRefused means FE refused the user and password (1045).
 	LoginRefused
-	// PrivilegeMissing: the user logged in, but lacks a privilege the statement needs.
+	// PrivilegeMissing means the user logged in but lacks a privilege the statement needs.
 	PrivilegeMissing
 )
 
