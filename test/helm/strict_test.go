@@ -137,3 +137,31 @@ func TestKeysTheUpstreamIgnoresFailOurs(t *testing.T) {
 		t.Fatal("no reference values file sets a key the upstream ignores: nothing shown")
 	}
 }
+
+// dnsPolicy, dnsConfig and seccompProfile reach the StarRocksCluster when set
+// (ours; upstream PR #696, #777), and are not written when they are not.
+func TestDNSAndSeccompReachTheCluster(t *testing.T) {
+	const values = `starrocksFESpec:
+  dnsPolicy: None
+  dnsConfig:
+    nameservers: [10.0.0.10]
+  seccompProfile:
+    type: RuntimeDefault
+starrocksFeProxySpec:
+  enabled: true
+  dnsPolicy: ClusterFirst
+`
+	fe := componentSpec(t, values, "starRocksFeSpec")
+	if fe["dnsPolicy"] != "None" || fe["dnsConfig"] == nil || fe["seccompProfile"] == nil {
+		t.Errorf("FE spec %v lacks dnsPolicy, dnsConfig or seccompProfile", fe)
+	}
+	if proxy := componentSpec(t, values, "starRocksFeProxySpec"); proxy["dnsPolicy"] != "ClusterFirst" {
+		t.Errorf("FE proxy spec %v lacks dnsPolicy", proxy)
+	}
+	be := componentSpec(t, values, "starRocksBeSpec")
+	for _, k := range []string{"dnsPolicy", "dnsConfig", "seccompProfile"} {
+		if _, ok := be[k]; ok {
+			t.Errorf("BE spec has %s though it was not set: %v", k, be[k])
+		}
+	}
+}

@@ -178,7 +178,7 @@ A component's spec in the StarRocksCluster (FE, BE or CN) as YAML. Takes a dict:
 {{- end -}}
 {{- if $podLabels }}{{ $_ := set $out "podLabels" $podLabels }}{{ end -}}
 {{- $_ := set $out "runAsNonRoot" (or $v.runAsNonRoot $cv.runAsNonRoot | default false) -}}
-{{- range $k := list "readOnlyRootFilesystem" "capabilities" "sysctls" "lifecycle" "initContainers" "shareProcessNamespace" "persistentVolumeClaimRetentionPolicy" -}}
+{{- range $k := list "readOnlyRootFilesystem" "capabilities" "sysctls" "lifecycle" "initContainers" "shareProcessNamespace" "persistentVolumeClaimRetentionPolicy" "seccompProfile" "dnsPolicy" "dnsConfig" -}}
 {{- with index $v $k }}{{ $_ := set $out $k . }}{{ end -}}
 {{- end -}}
 {{- /* Environment: TZ, Datadog's, the root password, profiling, then the user's. */ -}}
