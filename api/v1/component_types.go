@@ -118,6 +118,17 @@ type StarRocksLoadSpec struct {
 	// ShareProcessNamespace between the containers of a pod.
 	// +optional
 	ShareProcessNamespace *bool `json:"shareProcessNamespace,omitempty"`
+
+	// DNSPolicy of the component's pods, as in a Pod spec (upstream PR #696);
+	// unset keeps Kubernetes' default, ClusterFirst.
+	// +kubebuilder:validation:Enum=ClusterFirstWithHostNet;ClusterFirst;Default;None
+	// +optional
+	DNSPolicy corev1.DNSPolicy `json:"dnsPolicy,omitempty"`
+
+	// DNSConfig of the component's pods, as in a Pod spec: nameservers,
+	// searches and options such as ndots (upstream PR #696, issue #795).
+	// +optional
+	DNSConfig *corev1.PodDNSConfig `json:"dnsConfig,omitempty"`
 }
 
 // StarRocksComponentSpec holds the fields FE, BE and CN share: the load spec plus
@@ -136,6 +147,12 @@ type StarRocksComponentSpec struct {
 	// ReadOnlyRootFilesystem mounts the main container's root filesystem read-only.
 	// +optional
 	ReadOnlyRootFilesystem *bool `json:"readOnlyRootFilesystem,omitempty"`
+
+	// SeccompProfile of the component's pods (the pod's security context, so
+	// it covers sidecars and init containers too), e.g. {type: RuntimeDefault}
+	// as Pod Security's restricted profile requires (upstream #777, #740).
+	// +optional
+	SeccompProfile *corev1.SeccompProfile `json:"seccompProfile,omitempty"`
 
 	// Sysctls set in the pod's security context.
 	// +optional

@@ -123,6 +123,15 @@ const (
 	// starrocks.com/fe-ssl-mode annotation is not an SSL mode; nothing is
 	// changed and nothing is sent to FE until it is.
 	ReasonInvalidFESSLMode = "InvalidFESSLMode"
+	// The FE credentials family: FE answers, but not to the operator's user.
+	// ReasonFECredentialsMissing: the Secret the operator logs in with (or
+	// root's MYSQL_PWD source) cannot be read or lacks a key.
+	ReasonFECredentialsMissing = "FECredentialsMissing"
+	// ReasonFECredentialsRejected: FE refused the login (MySQL error 1045).
+	ReasonFECredentialsRejected = "FECredentialsRejected"
+	// ReasonFEPermissionDenied: the user logged in but lacks a privilege a
+	// statement needs; the message names the statement.
+	ReasonFEPermissionDenied = "FEPermissionDenied"
 	// ReasonDisasterRecovery: BE and CN are held, neither written nor
 	// deleted, while FE alone restores a cluster snapshot; their phase says so.
 	ReasonDisasterRecovery = "DisasterRecovery"

@@ -408,6 +408,11 @@ func (in *StarRocksComponentSpec) DeepCopyInto(out *StarRocksComponentSpec) {
 		*out = new(bool)
 		**out = **in
 	}
+	if in.SeccompProfile != nil {
+		in, out := &in.SeccompProfile, &out.SeccompProfile
+		*out = new(corev1.SeccompProfile)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Sysctls != nil {
 		in, out := &in.Sysctls, &out.Sysctls
 		*out = make([]corev1.Sysctl, len(*in))
@@ -656,6 +661,11 @@ func (in *StarRocksLoadSpec) DeepCopyInto(out *StarRocksLoadSpec) {
 		in, out := &in.ShareProcessNamespace, &out.ShareProcessNamespace
 		*out = new(bool)
 		**out = **in
+	}
+	if in.DNSConfig != nil {
+		in, out := &in.DNSConfig, &out.DNSConfig
+		*out = new(corev1.PodDNSConfig)
+		(*in).DeepCopyInto(*out)
 	}
 }
 

@@ -18,10 +18,10 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -30,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -53,8 +54,12 @@ const FESSLModeAnnotation = "starrocks.com/fe-ssl-mode"
 // statements, the HTTP port for the feature list. Nothing here runs unless a
 // feature that needs FE asks: warehouses, shared-data CN cleanup.
 type feAccess struct {
-	// live reads the Secret holding MYSQL_PWD, once per use: Secrets are not cached.
-	live    client.Reader
+	// live reads the Secret holding the FE credentials or MYSQL_PWD, once
+	// per use: Secrets are not cached.
+	live client.Reader
+	// secret is the operator's --fe-credentials-secret; an empty Name logs
+	// in as root, an empty Namespace means each cluster's own.
+	secret  types.NamespacedName
 	resolve fe.Resolver
 	http    *http.Client
 	// tls is the operator's --fe-ssl-mode and CA bundle.
@@ -120,19 +125,19 @@ func (a *feAccess) owner(src *srv1.StarRocksCluster, sts *appsv1.StatefulSet) ru
 	return src
 }
 
-// sql returns a client for the cluster's FE, logging in as root with the
-// password the FE pods have in MYSQL_PWD, if any, over the cluster's TLS.
+// sql returns a client for the cluster's FE, logging in as credentials
+// says, over the cluster's TLS.
 func (a *feAccess) sql(ctx context.Context, src *srv1.StarRocksCluster, feConf string) (*fe.Client, error) {
 	tls, err := clusterTLS(src, a.tls)
 	if err != nil {
 		return nil, err
 	}
-	pw, err := a.password(ctx, src)
+	user, pw, err := a.credentials(ctx, src)
 	if err != nil {
-		return nil, err
+		return nil, &credentialsError{err: err}
 	}
 	addr, _ := a.target(src, feConf)
-	return &fe.Client{Address: addr, User: fe.RootUser, Password: pw, TLS: tls}, nil
+	return &fe.Client{Address: addr, User: user, Password: pw, TLS: tls}, nil
 }
 
 // clusterTLS is the operator's TLS with the cluster's FESSLModeAnnotation,
@@ -151,20 +156,74 @@ func clusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
 	return operator, nil
 }
 
-// feFailureReason is the condition reason of a failed FE connection or
-// statement: FETLSFailed or FEInsecureTransport when TLS is why, a user
-// error's own (InvalidFESSLMode) when FE was not asked, else FEUnreachable.
-func feFailureReason(err error) string {
-	var user *userError
-	switch {
-	case errors.As(err, &user):
-		return user.reason
-	case fe.InsecureTransportRefused(err):
-		return srv1.ReasonFEInsecureTransport
-	case fe.TLSFailed(err):
-		return srv1.ReasonFETLSFailed
+// FECredentialsAnnotation on a StarRocksCluster names a Secret in the
+// cluster's namespace holding the user (key "username") and password (key
+// "password") the operator logs in to FE with; it overrides the operator's
+// --fe-credentials-secret for that cluster. An annotation, not a spec field:
+// the CRD stays the upstream's (an older CRD, which Helm never upgrades,
+// would drop a new field without a word), and, like the other per-cluster
+// switches, it is about how the operator works, not about the cluster.
+const FECredentialsAnnotation = "starrocks.com/fe-credentials-secret"
+
+// Keys of the credentials Secret: those of a kubernetes.io/basic-auth Secret.
+const (
+	credentialsUserKey     = "username"
+	credentialsPasswordKey = "password"
+)
+
+// credentialsError is a login the operator cannot put together: the
+// credentials Secret, or root's MYSQL_PWD source, cannot be read.
+type credentialsError struct{ err error }
+
+func (e *credentialsError) Error() string { return e.err.Error() }
+func (e *credentialsError) Unwrap() error { return e.err }
+
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+
+// credentials chooses who the operator logs in to a cluster's FE as, the
+// one place that does: the Secret of the cluster's FECredentialsAnnotation,
+// else the operator's --fe-credentials-secret, else root with the password
+// the FE pods have in MYSQL_PWD, as the upstream does.
+func (a *feAccess) credentials(ctx context.Context, src *srv1.StarRocksCluster) (user, password string, err error) {
+	ref, err := credentialsSecret(src, a.secret)
+	if err != nil {
+		return "", "", err
 	}
-	return srv1.ReasonFEUnreachable
+	if ref.Name == "" {
+		password, err = a.password(ctx, src)
+		return fe.RootUser, password, err
+	}
+	var s corev1.Secret
+	if err := a.live.Get(ctx, ref, &s); err != nil {
+		return "", "", fmt.Errorf("reading the FE credentials Secret %s: %w", ref, err)
+	}
+	user = string(s.Data[credentialsUserKey])
+	if user == "" {
+		return "", "", fmt.Errorf("the FE credentials Secret %s has no key %q (or it is empty)", ref, credentialsUserKey)
+	}
+	pw, ok := s.Data[credentialsPasswordKey]
+	if !ok {
+		return "", "", fmt.Errorf("the FE credentials Secret %s has no key %q", ref, credentialsPasswordKey)
+	}
+	return user, string(pw), nil
+}
+
+// credentialsSecret is the Secret src's FE is logged in to with: the
+// annotation's (always in src's namespace: a cluster's author cannot make
+// the operator read another namespace's Secret), else the operator's
+// (a bare name is looked up in src's namespace); no name means root.
+func credentialsSecret(src *srv1.StarRocksCluster, operator types.NamespacedName) (types.NamespacedName, error) {
+	if name, ok := src.Annotations[FECredentialsAnnotation]; ok {
+		if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+			return types.NamespacedName{}, fmt.Errorf("annotation %s=%q must name a Secret in the cluster's namespace: %s",
+				FECredentialsAnnotation, name, strings.Join(msgs, "; "))
+		}
+		return types.NamespacedName{Namespace: src.Namespace, Name: name}, nil
+	}
+	if operator.Name != "" && operator.Namespace == "" {
+		operator.Namespace = src.Namespace
+	}
+	return operator, nil
 }
 
 // password is root's password as the upstream operator finds it: MYSQL_PWD

@@ -41,7 +41,7 @@ func TestTLSFailuresHaveTheirOwnReasons(t *testing.T) {
 		{fmt.Errorf("dropping warehouse w: %w", &userError{reason: srv1.ReasonInvalidFESSLMode, msg: "annotation"}), srv1.ReasonInvalidFESSLMode},
 	}
 	for _, tc := range cases {
-		if got := feFailureReason(tc.err); got != tc.want {
+		if got, _ := feTrouble(tc.err); got != tc.want {
 			t.Errorf("%v: reason %s, want %s", tc.err, got, tc.want)
 		}
 	}

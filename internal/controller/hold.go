@@ -170,6 +170,7 @@ func (hs holds) observe(obs *status.Observed) {
 // Progressing with their own reason.
 var stepReasons = []string{srv1.ReasonDecommissioning, srv1.ReasonDecommissionStalled, srv1.ReasonLeavingFEGroup, srv1.ReasonFEUnreachable,
 	srv1.ReasonFETLSFailed, srv1.ReasonFEInsecureTransport,
+	srv1.ReasonFECredentialsMissing, srv1.ReasonFECredentialsRejected, srv1.ReasonFEPermissionDenied,
 	srv1.ReasonRollingOut, srv1.ReasonRolloutStalled}
 
 func stalled(reason string) bool {

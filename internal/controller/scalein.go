@@ -265,7 +265,8 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		return
 	}
 	if rep.err != nil {
-		wait(feFailureReason(rep.err), fmt.Sprintf("FE did not answer (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", rep.err, from, removed, SkipDecommissionAnnotation))
+		reason, what := feTrouble(rep.err)
+		wait(reason, fmt.Sprintf("%s (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", what, rep.err, from, removed, SkipDecommissionAnnotation))
 		return
 	}
 	plan := planBackends(rep.backends, names, int(to))
@@ -336,7 +337,8 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		}
 		r.FE.views.changed(key)
 		if err != nil {
-			wait(feFailureReason(err), fmt.Sprintf("FE did not take the decommission of %s (%v): BE keeps %d replicas; annotate the cluster %s=true to shrink without", removed, err, from, SkipDecommissionAnnotation))
+			reason, what := feTrouble(err)
+			wait(reason, fmt.Sprintf("%s: FE did not take the decommission of %s (%v): BE keeps %d replicas; annotate the cluster %s=true to shrink without", what, removed, err, from, SkipDecommissionAnnotation))
 			return
 		}
 		log.Info("asked FE to decommission the BEs a scale-in removes", "backends", strings.Join(plan.decommission, ", "))
@@ -355,7 +357,8 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		}
 		r.FE.views.changed(key)
 		if err != nil {
-			wait(feFailureReason(err), fmt.Sprintf("FE drained %s but did not drop them (%v): BE keeps %d replicas", strings.Join(plan.drop, ", "), err, from))
+			reason, what := feTrouble(err)
+			wait(reason, fmt.Sprintf("%s: FE drained %s but did not drop them (%v): BE keeps %d replicas", what, strings.Join(plan.drop, ", "), err, from))
 			return
 		}
 		log.Info("dropped drained BEs from FE", "backends", strings.Join(plan.drop, ", "))

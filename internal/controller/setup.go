@@ -73,6 +73,10 @@ type Config struct {
 	// FETLS secures the operator's MySQL connections to FE (--fe-ssl-mode,
 	// --fe-ca-file); the zero value is PREFERRED.
 	FETLS fe.TLS
+	// FECredentials is the Secret the operator logs in to FE with
+	// (--fe-credentials-secret); an empty Name logs in as root with
+	// MYSQL_PWD, an empty Namespace means each cluster's own namespace.
+	FECredentials types.NamespacedName
 	// FELookEvery is the least time between two reads of one cluster's FE
 	// by the StarRocks-aware phases (scale-in, rollouts, health); zero
 	// means 10 s. Tests shorten it.
@@ -220,6 +224,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	}
 	access := newFEAccess(mgr.GetAPIReader(), cfg.FE, cfg.FETLS)
 	access.views = newFEViews(cfg.FELookEvery)
+	access.secret = cfg.FECredentials
 	access.recorder = r.Recorder
 	access.cache = mgr.GetClient()
 	r.FE = access

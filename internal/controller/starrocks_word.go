@@ -211,11 +211,11 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 	case rep == nil:
 		return nil
 	case rep.err != nil:
-		reason := feFailureReason(rep.err)
+		reason, what := feTrouble(rep.err)
 		if !answered && reason == srv1.ReasonFEUnreachable {
 			return nil
 		}
-		return &status.StarRocksWord{Reason: reason, Message: "FE did not answer: " + rep.err.Error()}
+		return &status.StarRocksWord{Reason: reason, Message: what + ": " + rep.err.Error()}
 	}
 	w := &status.StarRocksWord{}
 	var down []string

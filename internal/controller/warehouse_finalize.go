@@ -79,7 +79,8 @@ func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.St
 		if err := r.dropFromFE(ctx, wh); err != nil {
 			live, theirs := r.liveCN(ctx, wh)
 			obs := r.observe(ctx, &warehouseScope{wh: wh, live: live, theirs: theirs})
-			obs.ReconcileError, obs.ReconcileErrorReason = err, feFailureReason(err)
+			obs.ReconcileError = err
+			obs.ReconcileErrorReason, _ = feTrouble(err)
 			_, statusErr := r.status.write(ctx, wh, status.ComputeWarehouse(wh, obs))
 			r.tell(ctx, wh, nil, err)
 			return ctrl.Result{RequeueAfter: r.feBackoff.When(client.ObjectKeyFromObject(wh).String())}, statusErr

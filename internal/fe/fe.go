@@ -202,7 +202,7 @@ func (c *Client) exec(ctx context.Context, stmt string) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("%s on FE %s: %w", stmt, c.Address, err)
+		return &StatementError{Statement: stmt, Address: c.Address, Err: err}
 	}
 	return nil
 }

@@ -228,10 +228,12 @@ func (c *Client) DropFrontend(ctx context.Context, f Frontend) error {
 }
 
 // Refusal returns FE's message when err is FE answering with an error, as
-// opposed to FE not answering at all.
+// opposed to FE not answering at all. FE denying the operator's user (a
+// refused login, a missing privilege: Denied) is not a refusal of what was
+// asked: the same statement would be taken once the user is fixed.
 func Refusal(err error) (string, bool) {
 	var refused *mysql.MySQLError
-	if errors.As(err, &refused) {
+	if d, _ := Denied(err); d == NotDenied && errors.As(err, &refused) {
 		return refused.Message, true
 	}
 	return "", false
@@ -268,7 +270,7 @@ func (c *Client) query(ctx context.Context, stmt string, need ...string) ([]row,
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s on FE %s: %w", stmt, c.Address, err)
+		return nil, &StatementError{Statement: stmt, Address: c.Address, Err: err}
 	}
 	return out, nil
 }

@@ -87,6 +87,7 @@ func Run(args []string, stderr io.Writer, w Wiring) int {
 		log.Info("warning: " + w)
 	}
 	opts.Log(log)
+	feCredentials, _ := opts.FECredentials() // checked by Validate
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
@@ -107,13 +108,14 @@ func Run(args []string, stderr io.Writer, w Wiring) int {
 		return 1
 	}
 	if err := controller.SetupWithManager(mgr, controller.Config{
-		Controller: opts.ControllerOptions(),
-		DenyList:   opts.DenyList,
-		Namespace:  opts.Namespace,
-		Build:      opts.BuildOptions(),
-		SyncPeriod: opts.SyncPeriod,
-		FETLS:      feTLS,
-		FE:         w.FE,
+		Controller:    opts.ControllerOptions(),
+		DenyList:      opts.DenyList,
+		Namespace:     opts.Namespace,
+		Build:         opts.BuildOptions(),
+		SyncPeriod:    opts.SyncPeriod,
+		FETLS:         feTLS,
+		FECredentials: feCredentials,
+		FE:            w.FE,
 	}); err != nil {
 		log.Error(err, "setting up the StarRocksCluster controller")
 		return 1

@@ -30,6 +30,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -96,6 +97,12 @@ type Options struct {
 	// bundle of the verifying modes.
 	FESSLMode string
 	FECAFile  string
+	// FECredentialsSecret is the Secret holding the user (key "username")
+	// and password (key "password") the operator logs in to FE with:
+	// "<namespace>/<name>", or "<name>" for a Secret of that name in each
+	// cluster's namespace. Empty logs in as root with MYSQL_PWD, as the
+	// upstream does.
+	FECredentialsSecret string
 	// UnsupportedEnvs are container variables the operator must not add
 	// (KUBE_STARROCKS_UNSUPPORTED_ENVS, comma-separated, read from the
 	// environment as the upstream does).
@@ -170,6 +177,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.DNSDomainSuffix, "dns-domain-suffix", o.DNSDomainSuffix,
 		"The cluster's DNS domain (Services resolve as <name>.<namespace>.svc.<suffix>).")
 	o.bindFETLSFlags(fs)
+	fs.StringVar(&o.FECredentialsSecret, "fe-credentials-secret", o.FECredentialsSecret,
+		"Secret whose keys username and password the operator logs in to FE with: <namespace>/<name>, or <name> for that Secret in each cluster's namespace (default: root with MYSQL_PWD). A cluster's annotation "+
+			"starrocks.com/fe-credentials-secret overrides it.")
 	fs.Func("deny-list", "Comma-separated namespaces whose clusters are never reconciled.", func(s string) error {
 		o.DenyList = splitList(s)
 		return nil
@@ -211,6 +221,9 @@ func (o Options) Validate() (warnings []string, err error) {
 	if msgs := validation.IsDNS1123Subdomain(o.DNSDomainSuffix); len(msgs) > 0 {
 		errs = append(errs, fmt.Errorf("--dns-domain-suffix must be a DNS domain such as cluster.local, got %q: %s", o.DNSDomainSuffix, strings.Join(msgs, "; ")))
 	}
+	if _, err := o.FECredentials(); err != nil {
+		errs = append(errs, err)
+	}
 	if o.LeaderElect && o.LeaderElectionID == "" {
 		errs = append(errs, errors.New("--leader-election-id must not be empty when --leader-elect is set"))
 	}
@@ -228,6 +241,31 @@ func (o Options) Validate() (warnings []string, err error) {
 		warnings = append(warnings, fmt.Sprintf("--kube-api-burst=%d is below --kube-api-qps=%v: bursts of requests will wait although the sustained rate allows more", burst, qps))
 	}
 	return warnings, nil
+}
+
+// FECredentials is --fe-credentials-secret as a reference: an empty Name
+// for root, an empty Namespace for each cluster's own.
+func (o Options) FECredentials() (types.NamespacedName, error) {
+	if o.FECredentialsSecret == "" {
+		return types.NamespacedName{}, nil
+	}
+	var ref types.NamespacedName
+	parts := strings.Split(o.FECredentialsSecret, "/")
+	switch len(parts) {
+	case 1:
+		ref.Name = parts[0]
+	case 2:
+		ref.Namespace, ref.Name = parts[0], parts[1]
+		if msgs := validation.IsDNS1123Label(ref.Namespace); len(msgs) > 0 {
+			return ref, fmt.Errorf("--fe-credentials-secret must be <namespace>/<name> or <name>, got %q: namespace %s", o.FECredentialsSecret, strings.Join(msgs, "; "))
+		}
+	default:
+		return ref, fmt.Errorf("--fe-credentials-secret must be <namespace>/<name> or <name>, got %q", o.FECredentialsSecret)
+	}
+	if msgs := validation.IsDNS1123Subdomain(ref.Name); len(msgs) > 0 {
+		return ref, fmt.Errorf("--fe-credentials-secret must be <namespace>/<name> or <name>, got %q: name %s", o.FECredentialsSecret, strings.Join(msgs, "; "))
+	}
+	return ref, nil
 }
 
 // EffectiveRateLimit resolves the flags' 0 defaults: it returns the QPS and burst
@@ -324,6 +362,7 @@ func (o Options) Log(log logr.Logger) {
 		"feSSLMode", o.FESSLMode,
 		"feCAFile", o.FECAFile,
 		"unsupportedEnvs", o.UnsupportedEnvs,
+		"feCredentialsSecret", o.FECredentialsSecret,
 		"leaderElect", o.LeaderElect,
 		"metricsBindAddress", o.MetricsBindAddress,
 		"metricsSecure", o.MetricsSecure,

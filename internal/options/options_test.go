@@ -364,3 +364,40 @@ func TestUpstreamChartFlagsAreAccepted(t *testing.T) {
 		t.Errorf("malformed domain: err = %v, want one naming --dns-domain-suffix", err)
 	}
 }
+
+// --fe-credentials-secret takes <namespace>/<name> or <name>; anything else
+// is refused naming the flag.
+func TestFECredentialsSecret(t *testing.T) {
+	tests := []struct {
+		name, arg     string
+		wantNamespace string
+		wantName      string
+		wantErr       string
+	}{
+		{"unset logs in as root", "", "", "", ""},
+		{"namespace and name", "starrocks/operator-user", "starrocks", "operator-user", ""},
+		{"bare name is each cluster's namespace", "operator-user", "", "operator-user", ""},
+		{"three parts", "a/b/c", "", "", "--fe-credentials-secret must be <namespace>/<name> or <name>"},
+		{"bad name", "ns/Bad_Name", "", "", "--fe-credentials-secret must be <namespace>/<name> or <name>, got \"ns/Bad_Name\": name"},
+		{"bad namespace", "Not.A.Label/x", "", "", "namespace"},
+		{"empty name", "ns/", "", "", "name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parse(t, "--fe-credentials-secret="+tt.arg)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := o.FECredentials()
+			if err != nil || ref.Namespace != tt.wantNamespace || ref.Name != tt.wantName {
+				t.Fatalf("FECredentials() = %v, %v; want %s/%s", ref, err, tt.wantNamespace, tt.wantName)
+			}
+		})
+	}
+}

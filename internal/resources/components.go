@@ -323,8 +323,12 @@ func CN(src *srv1.StarRocksCluster, cfg Config) *StatefulSetObjects {
 			feQueryPort: feServicePort(src, cfg.FEContent, fePortQuery),
 			cfg:         cfg,
 		}),
-		Service:          clientService(src, ComponentCN, src.CnServiceName(), ports, spec.Service),
-		SearchService:    searchService(src, ComponentCN, src.CnSearchServiceName(), namedPort{name: portHeartbeat, port: portNamed(ports, portHeartbeat)}),
+		Service: clientService(src, ComponentCN, src.CnServiceName(), ports, spec.Service),
+		// The brpc port besides the upstream's heartbeat port: the one named
+		// difference from the upstream's Services (upstream #736: without it
+		// CNs were seen to reach each other by stale node IPs).
+		SearchService: searchService(src, ComponentCN, src.CnSearchServiceName(),
+			namedPort{name: portHeartbeat, port: portNamed(ports, portHeartbeat)}, namedPort{name: portBrpc, port: portNamed(ports, portBrpc)}),
 		DisruptionBudget: DisruptionBudget(src, ComponentCN, ptr.Deref(spec.Replicas, 1)),
 	}
 	if spec.AutoScalingPolicy != nil {

@@ -131,6 +131,7 @@ const (
 	fePortQuery     = "query"
 	portWebserver   = "webserver"
 	portHeartbeat   = "heartbeat"
+	portBrpc        = "brpc"
 	feProxyPortName = "http-port"
 	feProxyPort     = int32(8080)
 )

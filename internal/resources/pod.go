@@ -90,6 +90,10 @@ func loadPodSpec(src *srv1.StarRocksCluster, load *srv1.StarRocksLoadSpec) corev
 		Tolerations:                  load.Tolerations,
 		TopologySpreadConstraints:    load.TopologySpreadConstraints,
 		ShareProcessNamespace:        load.ShareProcessNamespace,
+		// Set only when the user does: an unset field keeps the template
+		// the upstream writes, so a switchover restarts no pod.
+		DNSPolicy: load.DNSPolicy,
+		DNSConfig: load.DNSConfig,
 	}
 }
 
@@ -101,6 +105,7 @@ func podSecurityContext(spec *srv1.StarRocksComponentSpec) *corev1.PodSecurityCo
 	psc := &corev1.PodSecurityContext{
 		FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch),
 		Sysctls:             spec.Sysctls,
+		SeccompProfile:      spec.SeccompProfile,
 	}
 	if ptr.Deref(spec.RunAsNonRoot, false) {
 		psc.FSGroup = ptr.To(nonRootID)

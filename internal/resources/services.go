@@ -122,8 +122,19 @@ func appProtocol(name string) *string {
 
 // searchService is a component's headless Service: it gives every pod a stable
 // DNS name (<pod>.<service>) from the start, ready or not, which StarRocks
-// nodes register each other by (HOST_TYPE=FQDN).
-func searchService(src *srv1.StarRocksCluster, c Component, name string, p namedPort) *corev1.Service {
+// nodes register each other by (HOST_TYPE=FQDN). It lists ports, the first
+// as the upstream does.
+func searchService(src *srv1.StarRocksCluster, c Component, name string, ports ...namedPort) *corev1.Service {
+	var sp []corev1.ServicePort
+	for _, p := range ports {
+		sp = append(sp, corev1.ServicePort{
+			Name:        p.name,
+			Protocol:    corev1.ProtocolTCP,
+			AppProtocol: appProtocol(p.name),
+			Port:        p.port,
+			TargetPort:  intstr.FromInt32(p.port),
+		})
+	}
 	return &corev1.Service{
 		TypeMeta:   serviceTypeMeta,
 		ObjectMeta: objectMeta(src, c, name),
@@ -132,13 +143,7 @@ func searchService(src *srv1.StarRocksCluster, c Component, name string, p named
 			ClusterIP:                corev1.ClusterIPNone,
 			PublishNotReadyAddresses: true,
 			Selector:                 SelectorLabels(src, c),
-			Ports: []corev1.ServicePort{{
-				Name:        p.name,
-				Protocol:    corev1.ProtocolTCP,
-				AppProtocol: appProtocol(p.name),
-				Port:        p.port,
-				TargetPort:  intstr.FromInt32(p.port),
-			}},
+			Ports:                    sp,
 		},
 	}
 }

@@ -195,14 +195,16 @@ func TestSearchServiceIsHeadless(t *testing.T) {
 	src.Spec.StarRocksFeSpec.Service = &srv1.StarRocksService{Type: corev1.ServiceTypeNodePort, Labels: map[string]string{"x": "y"},
 		Ports: []srv1.StarRocksServicePort{{Name: "query", Port: 19030, NodePort: 32755}}}
 	tests := []struct {
-		name     string
-		c        Component
-		svc      string
-		wantPort corev1.ServicePort
+		name      string
+		c         Component
+		svc       string
+		wantPorts []corev1.ServicePort
 	}{
-		{"FE search exposes the query port (MySQL)", ComponentFE, src.FeSearchServiceName(), corev1.ServicePort{Name: "query-port", Protocol: corev1.ProtocolTCP, AppProtocol: ptr.To("mysql"), Port: 9030, TargetPort: intstr.FromInt32(9030)}},
-		{"BE search exposes the heartbeat port", ComponentBE, src.BeSearchServiceName(), corev1.ServicePort{Name: "heartbeat", Protocol: corev1.ProtocolTCP, Port: 9050, TargetPort: intstr.FromInt32(9050)}},
-		{"CN search exposes the heartbeat port", ComponentCN, src.CnSearchServiceName(), corev1.ServicePort{Name: "heartbeat", Protocol: corev1.ProtocolTCP, Port: 9050, TargetPort: intstr.FromInt32(9050)}},
+		{"FE search exposes the query port (MySQL)", ComponentFE, src.FeSearchServiceName(), []corev1.ServicePort{{Name: "query-port", Protocol: corev1.ProtocolTCP, AppProtocol: ptr.To("mysql"), Port: 9030, TargetPort: intstr.FromInt32(9030)}}},
+		{"BE search exposes the heartbeat port", ComponentBE, src.BeSearchServiceName(), []corev1.ServicePort{{Name: "heartbeat", Protocol: corev1.ProtocolTCP, Port: 9050, TargetPort: intstr.FromInt32(9050)}}},
+		{"CN search exposes the heartbeat and brpc ports (upstream #736)", ComponentCN, src.CnSearchServiceName(), []corev1.ServicePort{
+			{Name: "heartbeat", Protocol: corev1.ProtocolTCP, Port: 9050, TargetPort: intstr.FromInt32(9050)},
+			{Name: "brpc", Protocol: corev1.ProtocolTCP, Port: 8060, TargetPort: intstr.FromInt32(8060)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,7 +212,7 @@ func TestSearchServiceIsHeadless(t *testing.T) {
 			if s.Spec.ClusterIP != corev1.ClusterIPNone || !s.Spec.PublishNotReadyAddresses || s.Spec.Type != corev1.ServiceTypeClusterIP {
 				t.Errorf("not headless: %+v", s.Spec)
 			}
-			if !reflect.DeepEqual(s.Spec.Ports, []corev1.ServicePort{tt.wantPort}) {
+			if !reflect.DeepEqual(s.Spec.Ports, tt.wantPorts) {
 				t.Errorf("ports %+v", s.Spec.Ports)
 			}
 			if !reflect.DeepEqual(s.Labels, Labels(src, tt.c)) {

@@ -406,6 +406,16 @@ func TestSecurityContexts(t *testing.T) {
 		},
 		{"runAsNonRoot false sets no user", func(s *srv1.StarRocksComponentSpec) { s.RunAsNonRoot = ptr.To(false) }, nil, nil},
 		{
+			"seccompProfile goes to the pod, covering every container (upstream #777)",
+			func(s *srv1.StarRocksComponentSpec) {
+				s.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
+			},
+			func(p *corev1.PodSecurityContext) {
+				p.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
+			},
+			nil,
+		},
+		{
 			"capabilities and read-only root go to the main container",
 			func(s *srv1.StarRocksComponentSpec) {
 				s.Capabilities = &corev1.Capabilities{Add: []corev1.Capability{"SYS_PTRACE"}}
@@ -463,5 +473,33 @@ func TestFEIsNotScaledDownToOne(t *testing.T) {
 	}
 	if KeepFEQuorum(&appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(int32(1))}}, nil) {
 		t.Error("a new FE changed")
+	}
+}
+
+// dnsPolicy and dnsConfig (upstream PR #696) reach the pod template of FE, BE,
+// CN and the FE proxy when set, and nothing is written when they are not:
+// the template stays the upstream's, and a switchover restarts no pod.
+func TestDNSSettings(t *testing.T) {
+	cfg := &corev1.PodDNSConfig{Nameservers: []string{"10.0.0.10"}, Options: []corev1.PodDNSConfigOption{{Name: "ndots", Value: ptr.To("2")}}}
+	set := func(l *srv1.StarRocksLoadSpec) { l.DNSPolicy, l.DNSConfig = corev1.DNSNone, cfg }
+	src := with(func(s *srv1.StarRocksCluster) {
+		set(&s.Spec.StarRocksFeSpec.StarRocksLoadSpec)
+		set(&s.Spec.StarRocksBeSpec.StarRocksLoadSpec)
+		set(&s.Spec.StarRocksCnSpec.StarRocksLoadSpec)
+		set(&s.Spec.StarRocksFeProxySpec.StarRocksLoadSpec)
+	})
+	for _, c := range []Component{ComponentFE, ComponentBE, ComponentCN} {
+		pod := sts(t, src, c, Config{}).Spec.Template.Spec
+		if pod.DNSPolicy != corev1.DNSNone || !reflect.DeepEqual(pod.DNSConfig, cfg) {
+			t.Errorf("%s: dnsPolicy %q, dnsConfig %+v", c, pod.DNSPolicy, pod.DNSConfig)
+		}
+		unset := sts(t, newCluster(), c, Config{}).Spec.Template.Spec
+		if unset.DNSPolicy != "" || unset.DNSConfig != nil {
+			t.Errorf("%s without the fields: dnsPolicy %q, dnsConfig %+v; want neither written", c, unset.DNSPolicy, unset.DNSConfig)
+		}
+	}
+	proxy := find[*appsv1.Deployment](t, build(src, ComponentFEProxy, Config{}), src.FeProxyDeploymentName()).Spec.Template.Spec
+	if proxy.DNSPolicy != corev1.DNSNone || !reflect.DeepEqual(proxy.DNSConfig, cfg) {
+		t.Errorf("FE proxy: dnsPolicy %q, dnsConfig %+v", proxy.DNSPolicy, proxy.DNSConfig)
 	}
 }

@@ -34,8 +34,8 @@ import (
 // 5: the FE hangs, the client's timeout ends it).
 const leaderWait = 60 * time.Second
 
-// authServer logs root in with mysql_native_password, the FE's plugin
-// (sheet §0).
+// authServer logs root and the users of users.go in with
+// mysql_native_password, the FE's plugin (sheet §0).
 type authServer struct{ s *StarRocks }
 
 func (a *authServer) AuthMethods() []mysql.AuthMethod {
@@ -61,9 +61,9 @@ func (a *authServer) UserEntryWithHash(_ []*x509.Certificate, salt []byte, user 
 	if len(authResponse) == 0 {
 		usePasswd = "NO"
 	}
-	ok := user == "root"
+	password, ok := a.s.password(user)
 	if ok {
-		want := mysql.ScrambleMysqlNativePassword(salt, []byte(a.s.opts.Password))
+		want := mysql.ScrambleMysqlNativePassword(salt, []byte(password))
 		ok = len(want) == len(authResponse) && subtle.ConstantTimeCompare(want, authResponse) == 1
 	}
 	if !ok {
@@ -147,6 +147,10 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 			return mysql.NewSQLError(1064, "HY000", "%s", se.message())
 		}
 		return mysql.NewSQLError(1064, "HY000", "%s", err.Error())
+	}
+	// The privilege check comes before the statement runs (users.go).
+	if serr := s.authorize(c.User, st); serr != nil {
+		return mysql.NewSQLError(serr.code, serr.state, "%s", serr.msg)
 	}
 	fe, _ := c.ClientData.(string)
 	// A zombie never learns of a leader: it answers, or fails, at once.

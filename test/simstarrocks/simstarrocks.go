@@ -160,6 +160,7 @@ type StarRocks struct {
 	logins     []string
 	// tlsLogins and plainLogins count logins by transport.
 	tlsLogins, plainLogins int
+	users                  map[string]User // besides root (users.go)
 }
 
 // The versions whose column lists the simulation knows.

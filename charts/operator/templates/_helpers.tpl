@@ -86,6 +86,9 @@ limit flags only when set (0 means the operator's default of 20/30).
 {{- with include "operator.denyList" . }}
 - --deny-list={{ . }}
 {{- end }}
+{{- with $op.feCredentialsSecret }}
+- --fe-credentials-secret={{ . }}
+{{- end }}
 {{- range $op.log }}
 - {{ . | quote }}
 {{- end }}

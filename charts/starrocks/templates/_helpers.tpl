@@ -139,6 +139,7 @@ A component's spec in the StarRocksCluster (FE, BE or CN) as YAML. Takes a dict:
 {{- with include "starrocks.resources" ($v.resources | default $v.resource | default dict) }}{{ $out = merge $out (fromYaml .) }}{{ end -}}
 {{- $conf := include "starrocks.confText" $v -}}
 {{- $s := $v.service | default dict -}}
+{{- with $s.externalTrafficPolicy }}{{ fail (printf "starrocks%sSpec.service.externalTrafficPolicy=%q: the upstream chart's key (after v1.11.5) is not supported by this chart yet; remove it (docs/helm-migration.md)" (ternary "FE" (title $kind) (eq $kind "fe")) .) }}{{ end -}}
 {{- if $s.type -}}
 {{- $svc := dict "type" $s.type -}}
 {{- if eq $s.type "LoadBalancer" -}}
@@ -177,7 +178,7 @@ A component's spec in the StarRocksCluster (FE, BE or CN) as YAML. Takes a dict:
 {{- end -}}
 {{- if $podLabels }}{{ $_ := set $out "podLabels" $podLabels }}{{ end -}}
 {{- $_ := set $out "runAsNonRoot" (or $v.runAsNonRoot $cv.runAsNonRoot | default false) -}}
-{{- range $k := list "readOnlyRootFilesystem" "capabilities" "sysctls" "lifecycle" "initContainers" "shareProcessNamespace" "persistentVolumeClaimRetentionPolicy" -}}
+{{- range $k := list "readOnlyRootFilesystem" "capabilities" "sysctls" "lifecycle" "initContainers" "shareProcessNamespace" "persistentVolumeClaimRetentionPolicy" "seccompProfile" "dnsPolicy" "dnsConfig" -}}
 {{- with index $v $k }}{{ $_ := set $out $k . }}{{ end -}}
 {{- end -}}
 {{- /* Environment: TZ, Datadog's, the root password, profiling, then the user's. */ -}}

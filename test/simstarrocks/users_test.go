@@ -1,0 +1,111 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package simstarrocks_test
+
+import (
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/srscale/starrocks-operator/test/simstarrocks"
+)
+
+func connectAs(t *testing.T, s *simstarrocks.StarRocks, user, password string) *sql.DB {
+	t.Helper()
+	cfg := mysql.NewConfig()
+	cfg.Net, cfg.Addr, cfg.User, cfg.Passwd = "tcp", s.QueryAddress(), user, password
+	cfg.Timeout, cfg.ReadTimeout, cfg.AllowNativePasswords = 2*time.Second, 5*time.Second, true
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(conn)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// The privileges FE checks before a statement runs
+// (AuthorizerStmtVisitor), and its refusal ERR_ACCESS_DENIED 5203 / 42000
+// (ErrorCode, AccessDeniedException.reportAccessDenied): see users.go.
+func TestUsersNeedTheirPrivileges(t *testing.T) {
+	s, root := started(t, simstarrocks.Options{Password: "r"})
+	withBackends(t, s, root, 2)
+	const hint = " for this operation. Please ask the admin to grant permission(s) or try activating existing roles using <set [default] role>. "
+	operator := simstarrocks.User{Name: "op", Password: "p", Roles: []string{"cluster_admin"}, DefaultRoles: []string{"cluster_admin"}, Privileges: []string{"OPERATE"}}
+	noOperate := operator
+	noOperate.Name, noOperate.Privileges = "no_operate", nil
+	notDefault := operator
+	notDefault.Name, notDefault.DefaultRoles = "not_default", nil
+	plain := simstarrocks.User{Name: "plain", Password: "p"}
+	for _, u := range []simstarrocks.User{operator, noOperate, notDefault, plain} {
+		s.CreateUser(u)
+	}
+	cases := []struct {
+		user, stmt, refusal string
+	}{
+		{"op", "SHOW FRONTENDS", ""},
+		{"op", "SHOW BACKENDS", ""},
+		{"op", "SHOW PROC '/statistic'", ""},
+		{"op", "ALTER SYSTEM DECOMMISSION BACKEND 'be-1:9050'", ""},
+		{"op", "CANCEL DECOMMISSION BACKEND 'be-1:9050'", ""},
+		{"no_operate", "SHOW BACKENDS", ""}, // OPERATE or else NODE
+		{"no_operate", "SHOW PROC '/statistic'", "Access denied; you need (at least one of) the OPERATE privilege(s) on SYSTEM" + hint + "Current role(s): [cluster_admin]. Inactivated role(s): NONE."},
+		{"not_default", "ALTER SYSTEM DECOMMISSION BACKEND 'be-1:9050'", "Access denied; you need (at least one of) the NODE privilege(s) on SYSTEM" + hint + "Current role(s): NONE. Inactivated role(s): [cluster_admin]."},
+		{"not_default", "SHOW COMPUTE NODES", ""}, // OPERATE suffices
+		{"plain", "SHOW FRONTENDS", "Access denied; you need (at least one of) the OPERATE OR NODE privilege(s) on SYSTEM" + hint + "Current role(s): NONE. Inactivated role(s): NONE."},
+		{"op", "DROP WAREHOUSE IF EXISTS `wh_1`", "Access denied; you need (at least one of) the DROP privilege(s) on WAREHOUSE wh_1" + hint + "Current role(s): [cluster_admin]. Inactivated role(s): NONE."},
+	}
+	for _, c := range cases {
+		t.Run(c.user+" "+c.stmt, func(t *testing.T) {
+			before := len(s.Statements())
+			_, _, err := query(connectAs(t, s, c.user, "p"), c.stmt)
+			if c.refusal == "" {
+				// Past the privilege check; FE may still refuse what is asked.
+				if me := mysqlError(err); (err != nil && me == nil) || (me != nil && me.Number == 5203) {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			me := mysqlError(err)
+			if me == nil || me.Number != 5203 || string(me.SQLState[:]) != "42000" || me.Message != c.refusal {
+				t.Fatalf("got %v\nwant ERROR 5203 (42000): %s", err, c.refusal)
+			}
+			if got := s.Statements(); len(got) != before+1 {
+				t.Errorf("statements %q: the refused one is received, nothing else", got[before:])
+			}
+		})
+	}
+	t.Run("a refused statement changes nothing", func(t *testing.T) {
+		_, before := mustQuery(t, root, "SHOW BACKENDS")
+		_, _, err := query(connectAs(t, s, "not_default", "p"), "ALTER SYSTEM DROP BACKEND 'be-0:9050'")
+		if mysqlError(err) == nil {
+			t.Fatalf("not refused: %v", err)
+		}
+		_, after := mustQuery(t, root, "SHOW BACKENDS")
+		if len(before) == 0 || len(after) != len(before) {
+			t.Errorf("%d backends after a refused drop, want %d", len(after), len(before))
+		}
+	})
+	t.Run("a wrong password is refused at login", func(t *testing.T) {
+		_, _, err := query(connectAs(t, s, "op", "wrong"), "SHOW FRONTENDS")
+		if me := mysqlError(err); me == nil || me.Number != 1045 || me.Message != "Access denied for user 'op' (using password: YES)" {
+			t.Errorf("got %v, want ERROR 1045", err)
+		}
+	})
+}
