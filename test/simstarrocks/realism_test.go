@@ -515,3 +515,25 @@ func TestRefuseDropWarehouseWithAliveCNs(t *testing.T) {
 		}
 	}
 }
+
+// LocalTablet.getHealthStatusWithPriority (sheet §14): a tablet on a
+// decommissioned BE that no other BE can take is FORCE_REDUNDANT, and its
+// replica there is deleted: 3.5 lets a 3 -> 2 scale-in through with
+// _statistics_ at 3 replicas, which end at 2.
+func TestForceRedundant(t *testing.T) {
+	s, db, fc := onFakeClock(t, simstarrocks.Options{Version: "3.5"})
+	withBackends(t, s, db, 3)
+	fc.Step(2 * time.Minute)
+	mustExec(t, db, `ALTER SYSTEM DECOMMISSION BACKEND "be-2:9050"`)
+	if n := unhealthyIn(t, db, "_statistics_"); n == 0 {
+		t.Error("no _statistics_ tablet unhealthy right after DECOMMISSION")
+	}
+	fc.Step(time.Minute)
+	if backendRow(t, db, "be-2") != nil {
+		t.Error("be-2 still listed: its _statistics_ replicas were not deleted")
+	}
+	tablets, replicas := statIn(t, db, "_statistics_", "TabletNum"), statIn(t, db, "_statistics_", "ReplicaNum")
+	if replicas != 2*tablets || unhealthyIn(t, db, "_statistics_") != tablets {
+		t.Errorf("_statistics_ after: %d replicas of %d tablets, %d unhealthy; want 2 each, all unhealthy", replicas, tablets, unhealthyIn(t, db, "_statistics_"))
+	}
+}

@@ -232,6 +232,7 @@ func (c *cluster) finishClones() {
 // decommissioned BE with a running process holding the fewest replicas
 // (then the earliest added) that does not hold the tablet. The bin's
 // tablets are not relocated (sheet §14). The clone ends CloneDuration later.
+// With no target at all, the replica is deleted (FORCE_REDUNDANT).
 // Kinder than FE: a clone from or to a BE whose process is down is not
 // started rather than started and timed out.
 func (c *cluster) migrateOne(be *beNode) bool {
@@ -261,7 +262,18 @@ func (c *cluster) migrateOne(be *beNode) bool {
 			}
 		}
 		if target == nil {
-			continue
+			// No BE can take it: FORCE_REDUNDANT, and the scheduler deletes
+			// the replica on the decommissioned BE (sheet §14), leaving the
+			// tablet short of its replication number. UNVERIFIED: that it
+			// needs another readable, up-to-date replica first; the
+			// simulation asks for one.
+			idx := slices.IndexFunc(tb.replicas, func(r *replica) bool { return r.beID == be.id })
+			if !slices.ContainsFunc(tb.replicas, func(r *replica) bool { return r.beID != be.id && c.upToDate(r) }) {
+				continue
+			}
+			tb.replicas = slices.Delete(tb.replicas, idx, idx+1)
+			c.journal++
+			return true
 		}
 		tb.replicas = append(tb.replicas, &replica{beID: target.id, cloneDone: c.now.Add(c.opts.CloneDuration), relocates: be.id})
 		c.journal++
