@@ -163,8 +163,8 @@ type Options struct {
 	AfterStatement func(stmt string)
 }
 
-// Hang, returned by StatementDelay, holds a statement until its client goes
-// away or the simulation stops.
+// Hang is what StatementDelay returns to hold a statement until its client
+// goes away or the simulation stops.
 const Hang time.Duration = -1
 
 // SQLError is a MySQL error packet StatementError makes the FE send: FE's
