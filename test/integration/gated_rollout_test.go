@@ -496,7 +496,10 @@ func testStarRocksHealthy(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 	// Outside rollouts FE is read once per sync period: a short one here.
 	op := startOperator(t, c, "gate-health", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery, syncPeriod: 3 * time.Second})
 	src := gatedCluster("gate-health", "hl", 1, 3)
-	f := startGated(t, c, dir, src, simstarrocks.Options{CatchUp: 2 * time.Second}, 10)
+	// Heartbeats every 500 ms instead of 5 s: this test is about what the
+	// status says once FE has marked hl-be-1 dead, which at the real
+	// default takes about 20 s (more than 3 failed heartbeats, sheet §14).
+	f := startGated(t, c, dir, src, simstarrocks.Options{CatchUp: 2 * time.Second, HeartbeatInterval: 500 * time.Millisecond}, 10)
 	wait := func(what, reason, contains string) {
 		t.Helper()
 		eventually(t, time.Minute, what, func(context.Context) (bool, error) {
