@@ -202,10 +202,9 @@ func (c *cluster) frontendRows() *result {
 // nodeValues are the columns BEs and CNs share, by name, as
 // BackendsProcDir @226b3c7c and ComputeNodeProcDir render them.
 func (c *cluster) nodeValues(n *node) map[string]string {
+	// LastHeartbeat is the last good heartbeat (getLastUpdateMs); FE's
+	// heartbeats come every HeartbeatInterval (sheet §14).
 	lastHB := n.lastHeartbeat
-	if n.alive {
-		lastHB = c.now
-	}
 	memUsed := 0.0 // getMemUsedPct: used/limit; the simulated nodes run nothing
 	return map[string]string{
 		"IP": n.host, "HeartbeatPort": strconv.Itoa(n.hbPort), "BePort": strconv.Itoa(n.bePort),
@@ -245,8 +244,9 @@ func (c *cluster) backendRows() *result {
 		v["UsedPct"] = pct(used)
 		// One simulated disk: the most used disk is the disk.
 		v["MaxDiskUsedPct"] = pct(used)
-		// Gson of BackendStatus (sheet §3). UNVERIFIED: "N/A" before the
-		// first tablet report.
+		// Gson of BackendStatus (sheet §3): the last tablet report FE
+		// processed, one every TabletReportInterval (sheet §14).
+		// UNVERIFIED: "N/A" before the first tablet report.
 		reported := "N/A"
 		if !be.lastReport.IsZero() {
 			reported = timeString(be.lastReport)
@@ -328,8 +328,10 @@ func (c *cluster) statisticRows() *result {
 				if c.unhealthy(t, tb) {
 					vals[5]++ // UnhealthyTabletNum
 				}
-				// Inconsistent, cloning (CLONE agent tasks in flight; the
-				// simulation moves replicas at once) and error-state: 0.
+				if tb.cloning() {
+					vals[7]++ // CloningTabletNum: a CLONE task in flight
+				}
+				// Inconsistent and error-state: 0.
 			}
 		}
 		for i := range vals {
@@ -357,8 +359,9 @@ func (c *cluster) statisticRows() *result {
 // @161fd09e, sheet §9): Item | Number, in this order; all_tablets only in
 // the newer copy (3.5 here). The numbers are the simulated scheduler's:
 // working_slots = the BEs it schedules on, pending_tablets = tablets to move
-// off decommissioned BEs or unhealthy, running_tablets = 0 (moves are
-// instant), history_tablets = replicas moved so far.
+// off decommissioned BEs or unhealthy with no clone running,
+// running_tablets = tablets with a clone running (CloneDuration),
+// history_tablets = clones started so far.
 func (c *cluster) clusterBalanceRows() *result {
 	pending := c.pendingTablets()
 	res := &result{columns: []string{"Item", "Number"}}
@@ -368,7 +371,7 @@ func (c *cluster) clusterBalanceRows() *result {
 		{"sched_stat", "1"}, // "1" once the scheduler has a stat snapshot
 		{"priority_repair", "0"},
 		{"pending_tablets", strconv.Itoa(pending)},
-		{"running_tablets", "0"},
+		{"running_tablets", strconv.Itoa(c.runningTablets())},
 		{"history_tablets", strconv.Itoa(c.history)},
 	}
 	if c.opts.Version == "3.5" {

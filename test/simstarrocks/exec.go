@@ -334,11 +334,25 @@ func (c *cluster) decommission(st *statement) *sqlError {
 		if c.clusterAvailableCapacity()-release < need {
 			return ddlError("It will cause insufficient disk space if these BEs are decommissioned.")
 		}
+		// Two rules by version (sheet §14). The newest
+		// (SystemInfoService.decommissionBackend) counts the available BEs
+		// that are not targets and skips the statistics DB. The older
+		// (SystemHandler.checkDecommission) takes the available BEs, then
+		// subtracts every target: a dead target, not available, is
+		// subtracted twice and the check refuses spuriously; and it counts
+		// _statistics_, so a 3 -> 2 scale-in is refused naming it.
+		// UNVERIFIED: which release changed the rule (sheet §14 does not
+		// pin it); the simulation gives 3.5 the newest and 3.1-3.3 the
+		// older.
+		newest := c.opts.Version >= "3.5"
 		available := 0
 		for _, be := range c.backends {
-			if be.available() && !slices.Contains(targets, be) {
+			if be.available() && (!newest || !slices.Contains(targets, be)) {
 				available++
 			}
+		}
+		if !newest {
+			available -= len(targets)
 		}
 		// The running maximum of replication numbers over the DBs' OLAP
 		// tables; the first table that raises it past the BEs left is
@@ -346,6 +360,9 @@ func (c *cluster) decommission(st *statement) *sqlError {
 		// simulation walks creation order.
 		maxRep := 0
 		for _, d := range c.dbs {
+			if newest && d.name == statisticsDB {
+				continue
+			}
 			for _, t := range d.tables {
 				if t.replicationNum > maxRep {
 					maxRep = t.replicationNum
@@ -582,6 +599,20 @@ func (c *cluster) dropWarehouse(st *statement) *sqlError {
 		// exist." (indicative: the repository of builds with warehouses
 		// was not identified).
 		return unknownWarehouse(st.warehouse)
+	}
+	if c.opts.RefuseDropWarehouseWithAliveCNs {
+		// The pending multi-warehouse implementation (StarRocks PR #78027,
+		// sheet §14). UNVERIFIED: what follows the colon; the simulation
+		// lists the alive nodes as host:heartbeat_port, comma-separated.
+		var alive []string
+		for _, cn := range c.sortedComputeNodes() {
+			if cn.alive && cn.warehouse == st.warehouse {
+				alive = append(alive, fmt.Sprintf("%s:%d", cn.host, cn.hbPort))
+			}
+		}
+		if len(alive) > 0 {
+			return ddlError("Cannot drop warehouse '%s' while there are alive compute nodes: %s", st.warehouse, strings.Join(alive, ", "))
+		}
 	}
 	c.warehouses = slices.DeleteFunc(c.warehouses, func(w string) bool { return w == st.warehouse })
 	c.journal++

@@ -84,11 +84,16 @@ type feNode struct {
 
 // node is what BEs and CNs share (a Backend is a ComputeNode in the FE).
 type node struct {
-	id                         int64
-	host                       string
-	hbPort                     int
-	alive, everAlive           bool
-	status                     string
+	id               int64
+	host             string
+	hbPort           int
+	alive, everAlive bool // FE's view, from heartbeats
+	status           string
+	// The process as it really is: whether it runs, when it started, and
+	// whether it ever ran (so a start is a restart).
+	running, everRan           bool
+	procStart                  time.Time
+	failedHeartbeats           int // in a row
 	bePort, httpPort, brpcPort int // -1 until the first heartbeat (ComputeNode(id, host, port))
 	lastStart, lastHeartbeat   time.Time
 	version                    string
@@ -104,7 +109,10 @@ type beNode struct {
 	decommissioned         bool
 	dataUsed, avail, total int64
 	credit                 float64 // replicas it may move now
-	lastReport             time.Time
+	// lastReport is the last tablet report FE processed; reportFrom is the
+	// first good heartbeat of the running process, zero while it does not
+	// run (reports come every TabletReportInterval after it).
+	lastReport, reportFrom time.Time
 }
 
 type cnNode struct {
@@ -114,7 +122,21 @@ type cnNode struct {
 type replica struct {
 	beID         int64
 	catchUpUntil time.Time
+	// behind: the replica missed a version (a load failed on it, its
+	// lastFailedVersion is set): VERSION_INCOMPLETE until its BE is back and
+	// it has caught up.
+	behind bool
+	// wiped: its BE restarted on empty storage; the data is gone, FE learns
+	// it at the BE's next tablet report.
+	wiped bool
+	// cloneDone is non-zero while the replica is a CLONE being copied, from
+	// the replica on relocates (a decommissioned BE), which goes when it is
+	// done.
+	cloneDone time.Time
+	relocates int64
 }
+
+func (r *replica) cloning() bool { return !r.cloneDone.IsZero() }
 
 type tablet struct {
 	id       int64
@@ -135,6 +157,13 @@ type database struct {
 	tables []*table
 }
 
+// binned is a dropped table in the recycle bin: its tablets stay in FE's
+// inverted index (and on their BEs) until it expires (sheet §14).
+type binned struct {
+	t       *table
+	expires time.Time
+}
+
 type cluster struct {
 	opts       Options
 	now        time.Time
@@ -153,13 +182,18 @@ type cluster struct {
 	history    int // replicas the simulated tablet scheduler has moved
 	// self is the host of the FE whose state this is ("" the leader's).
 	self string
+	bin  []binned
+	// The next heartbeat round and the next run of the statistics daemon.
+	nextHeartbeat, nextStatistics time.Time
 }
 
 func newCluster(opts Options, now time.Time) *cluster {
 	return &cluster{
 		opts: opts, now: now, nextID: firstID,
-		removedFEs: map[string]bool{},
-		warehouses: []string{defaultWarehouse},
+		removedFEs:     map[string]bool{},
+		warehouses:     []string{defaultWarehouse},
+		nextHeartbeat:  now.Add(opts.HeartbeatInterval),
+		nextStatistics: now.Add(statisticsInterval),
 	}
 }
 
@@ -305,76 +339,6 @@ func (c *cluster) roleColumn(fe *feNode) string {
 	return fe.role
 }
 
-// Heartbeats of all kinds.
-
-func (c *cluster) setAlive(host string, alive bool) bool {
-	found := false
-	for _, fe := range c.frontends {
-		if fe.host == host {
-			c.heartbeatFE(fe, alive)
-			found = true
-		}
-	}
-	if found {
-		c.elect()
-	}
-	for _, be := range c.backends {
-		if be.host != host {
-			continue
-		}
-		cameBack := alive && !be.alive && be.everAlive
-		c.heartbeatNode(&be.node, alive)
-		if alive {
-			be.lastReport = c.now
-		}
-		if cameBack && c.opts.CatchUp > 0 {
-			// Its replicas missed the loads while it was down: they stay
-			// behind (VERSION_INCOMPLETE, unhealthy) while they catch up.
-			for _, tb := range c.allTablets() {
-				for _, r := range tb.replicas {
-					if r.beID == be.id {
-						r.catchUpUntil = c.now.Add(c.opts.CatchUp)
-					}
-				}
-			}
-		}
-		found = true
-	}
-	for _, cn := range c.cns {
-		if cn.host == host {
-			c.heartbeatNode(&cn.node, alive)
-			found = true
-		}
-	}
-	return found
-}
-
-// heartbeatNode follows ComputeNode (system/ComputeNode.java @0139a862):
-// the first good heartbeat sets the ports and, if the node was not alive,
-// lastStartTime; setAlive moves the status CONNECTING/DISCONNECTED -> OK and
-// OK -> DISCONNECTED.
-func (c *cluster) heartbeatNode(n *node, alive bool) {
-	if alive {
-		if !n.alive {
-			n.lastStart = c.now
-		}
-		n.alive, n.everAlive = true, true
-		n.status = statusOK
-		n.lastHeartbeat = c.now
-		n.bePort, n.httpPort, n.brpcPort = beBePort, beHTTPPort, beBrpcPort
-		n.version = c.fullVersion()
-		n.cpuCores, n.memLimit = beCPUCores, beMemLimit
-		if c.opts.SharedData {
-			n.starletPort = starletPort
-		}
-		return
-	}
-	if n.alive && n.status == statusOK {
-		n.status = statusDisconnected
-	}
-	n.alive = false
-}
-
 // Backends and compute nodes.
 
 func (c *cluster) backendAt(host string, port int) *beNode {
@@ -501,174 +465,4 @@ func (c *cluster) createTable(dbName, tableName string, replicationNum, tablets 
 	d.tables = append(d.tables, tb)
 	c.journal++
 	return nil
-}
-
-func (c *cluster) dropTable(dbName, tableName string) {
-	if d := c.db(dbName); d != nil {
-		n := len(d.tables)
-		d.tables = slices.DeleteFunc(d.tables, func(t *table) bool { return t.name == tableName })
-		if len(d.tables) != n {
-			c.journal++
-		}
-	}
-}
-
-func (c *cluster) allTablets() []*tablet {
-	var out []*tablet
-	for _, d := range c.dbs {
-		for _, t := range d.tables {
-			out = append(out, t.tablets...)
-		}
-	}
-	return out
-}
-
-func (c *cluster) replicasOn(beID int64) int {
-	n := 0
-	for _, tb := range c.allTablets() {
-		for _, r := range tb.replicas {
-			if r.beID == beID {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// liveReplicas counts the replicas on registered, alive BEs.
-func (c *cluster) liveReplicas(tb *tablet) int {
-	n := 0
-	for _, r := range tb.replicas {
-		if be := c.backendByID(r.beID); be != nil && be.alive {
-			n++
-		}
-	}
-	return n
-}
-
-// healthyReplicas counts the replicas on registered, alive BEs that are not
-// catching up.
-func (c *cluster) healthyReplicas(tb *tablet, now time.Time) int {
-	n := 0
-	for _, r := range tb.replicas {
-		if c.replicaHealthy(r, now) {
-			n++
-		}
-	}
-	return n
-}
-
-func (c *cluster) replicaHealthy(r *replica, now time.Time) bool {
-	be := c.backendByID(r.beID)
-	return be != nil && be.alive && !now.Before(r.catchUpUntil)
-}
-
-// unhealthy is the simulation's reading of LocalTablet.getHealthStatusWithPriority
-// as StatisticProcDir counts it (@673e1a09): a tablet with fewer healthy
-// replicas than its replication number is REPLICA_MISSING or
-// VERSION_INCOMPLETE; more is REDUNDANT, which counts as healthy.
-// Cloud-native tablets are never unhealthy (sheet §9). UNVERIFIED: the FE
-// also calls replicas on a decommissioned BE REPLICA_RELOCATING; the
-// simulation counts them healthy while their BE is alive.
-func (c *cluster) unhealthy(t *table, tb *tablet) bool {
-	return !tb.cloud && c.healthyReplicas(tb, c.now) < t.replicationNum
-}
-
-// The simulated tablet scheduler.
-
-// advance moves the clock to now: each decommissioning BE hands
-// MigrationRate replicas a second to alive, not decommissioned BEs that do
-// not hold the tablet yet (the TabletScheduler cloning them away, sheet §5),
-// and, with drop_backend_after_decommission on (the default), a
-// decommissioned BE with no tablets left is dropped (SystemHandler
-// .runAlterJobV2 @00f64430).
-func (c *cluster) advance(now time.Time) {
-	dt := now.Sub(c.now)
-	if dt < 0 {
-		dt = 0
-	}
-	c.now = now
-	for _, be := range c.backends {
-		if !be.decommissioned {
-			continue
-		}
-		be.credit += c.opts.MigrationRate * dt.Seconds()
-		for be.credit >= 1 && c.migrateOne(be) {
-			be.credit--
-			c.history++
-		}
-		if be.credit > 1 {
-			// Nothing could move: do not bank time for later.
-			be.credit = 1
-		}
-	}
-	if c.opts.KeepDrainedBackends {
-		return
-	}
-	for _, be := range slices.Clone(c.backends) {
-		if be.decommissioned && c.replicasOn(be.id) == 0 {
-			c.removeBackend(be)
-		}
-	}
-}
-
-// migrateOne moves one replica off be, the first (table, tablet order) that
-// has a healthy source (itself or another replica of its tablet) and a
-// target. The target is the alive, not decommissioned BE holding the fewest
-// replicas (then the earliest added) that does not hold the tablet.
-func (c *cluster) migrateOne(be *beNode) bool {
-	counts := map[int64]int{}
-	for _, tb := range c.allTablets() {
-		for _, r := range tb.replicas {
-			counts[r.beID]++
-		}
-	}
-	for _, tb := range c.allTablets() {
-		idx := slices.IndexFunc(tb.replicas, func(r *replica) bool { return r.beID == be.id })
-		if idx < 0 || c.healthyReplicas(tb, c.now) == 0 {
-			continue
-		}
-		var target *beNode
-		for _, cand := range c.backends {
-			if !cand.alive || cand.decommissioned {
-				continue
-			}
-			if slices.ContainsFunc(tb.replicas, func(r *replica) bool { return r.beID == cand.id }) {
-				continue
-			}
-			if target == nil || counts[cand.id] < counts[target.id] {
-				target = cand
-			}
-		}
-		if target == nil {
-			continue
-		}
-		tb.replicas[idx] = &replica{beID: target.id}
-		c.journal++
-		return true
-	}
-	return false
-}
-
-// pendingTablets is what the simulated scheduler still has to do: tablets
-// with a replica on a decommissioned BE, and unhealthy tablets.
-func (c *cluster) pendingTablets() int {
-	n := 0
-	for _, d := range c.dbs {
-		for _, t := range d.tables {
-			for _, tb := range t.tablets {
-				if tb.cloud {
-					continue
-				}
-				onDecom := slices.ContainsFunc(tb.replicas, func(r *replica) bool {
-					be := c.backendByID(r.beID)
-					return be != nil && be.decommissioned
-				})
-				if onDecom || c.unhealthy(t, tb) {
-					n++
-				}
-			}
-		}
-	}
-	return n
 }

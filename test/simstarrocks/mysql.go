@@ -28,6 +28,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+	"k8s.io/utils/clock"
 )
 
 // leaderWait bounds how long a statement waits for a leader (sheet §1 step
@@ -121,23 +122,34 @@ func (h *handler) ComStmtExecute(context.Context, *mysql.Conn, *mysql.PrepareDat
 	return errNoPrepare
 }
 
-// ComQuery answers the statement, then tells Options.AfterStatement.
+// ComQuery records the statement as sent, applies the test's hooks
+// (StatementDelay, StatementError), parses it, waits for a leader if it
+// needs one, runs it, and tells AfterStatement once it is answered.
 func (h *handler) ComQuery(_ context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
-	err := h.answer(c, query, callback)
-	if after := h.s.opts.AfterStatement; after != nil {
-		after(query)
-	}
-	return err
-}
-
-// answer records the statement as sent, parses it, waits for a leader if
-// it needs one, and runs it.
-func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	s := h.s
 	s.mu.Lock()
 	s.statements = append(s.statements, query)
 	s.mu.Unlock()
 
+	if s.opts.StatementDelay != nil {
+		if d := s.opts.StatementDelay(query); d != 0 && !s.hold(c, d) {
+			return mysql.NewSQLError(mysql.CRServerLost, mysql.SSUnknownSQLState, "simstarrocks: the client left while the statement was held")
+		}
+	}
+	if s.opts.AfterStatement != nil {
+		defer s.opts.AfterStatement(query)
+	}
+	if s.opts.StatementError != nil {
+		if e := s.opts.StatementError(query); e != nil {
+			return mysql.NewSQLError(e.Code, e.State, "%s", e.Message)
+		}
+	}
+	return h.answer(c, query, callback)
+}
+
+// answer parses and runs the statement.
+func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	s := h.s
 	st, err := parse(query, s.opts.Version != "3.1" && s.opts.Version != "3.2")
 	if err != nil {
 		// A syntax error: 1064 / HY000 like every ParsingException (sheet §0);
@@ -198,6 +210,33 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 		return callback(&sqltypes.Result{}, false)
 	}
 	return callback(toSQLResult(res), false)
+}
+
+// hold keeps a statement back for d on the simulation's clock (a fake
+// clock's Step releases it), or until the client goes away or the
+// simulation stops (d = Hang: only those). It reports whether the
+// statement may go on.
+func (s *StarRocks) hold(c *mysql.Conn, d time.Duration) bool {
+	var done <-chan time.Time
+	if d > 0 {
+		if cl, ok := s.opts.Clock.(clock.Clock); ok {
+			done = cl.After(d)
+		} else {
+			done = time.After(d)
+		}
+	}
+	for {
+		select {
+		case <-done:
+			return true
+		case <-s.stopped:
+			return false
+		default:
+		}
+		if clientGone(c) {
+			return false
+		}
+	}
 }
 
 // waitLeader blocks until there is a leader, the client goes away, the

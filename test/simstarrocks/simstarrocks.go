@@ -29,9 +29,39 @@ limitations under the License.
 //
 // Each FE process is an FE of its own: the Service address reaches one of
 // them per connection, AddressOf reaches one; a follower answers from its
-// replayed state (frontends.go). Time moves on its own: decommission migrations and catch-up are
-// advanced from the wall clock whenever a statement, an HTTP request or an
-// API call looks at the state.
+// replayed state, FollowerLag behind the leader (frontends.go). Time comes from Options.Clock (the real clock unless a test gives
+// a fake one) and the model is advanced to it whenever a statement, an HTTP
+// request or an API call looks at the state, event by event: FE's heartbeat
+// rounds, the statistics daemon, clones, tablet reports, the recycle bin.
+//
+// It is as unkind as a real FE where an operator's safety depends on it
+// (sheet §14), each with the real default:
+//   - a BE or CN is a process (StartProcess, StopProcess) and Alive is what
+//     FE's heartbeats make of it: alive at the first good heartbeat, dead
+//     after more than HeartbeatFailures failed ones (about 20 s), at once on
+//     a graceful stop from 3.4; a quick restart shows only a new
+//     LastStartTime. SetAlive is FE's verdict at once, for tests not about
+//     the lag;
+//   - a dead BE's replicas count healthy in SHOW PROC '/statistic' for
+//     DownTolerance (900 s) after its last good heartbeat, unless a load
+//     failed on them (Load);
+//   - a tablet with a replica on a decommissioned BE is unhealthy
+//     (REPLICA_RELOCATING) until its clone (CloneDuration) ends and the old
+//     replica goes;
+//   - dropped tables stay in the recycle bin for TrashExpire (24 h), their
+//     tablets on their BEs, blocking a decommissioned BE's auto-drop
+//     (DropTableForce skips it);
+//   - shared-nothing FEs create _statistics_ at min(3, BEs) replicas, and
+//     the decommission check of 3.1-3.3 counts it and subtracts dead
+//     targets twice where 3.5's does neither;
+//   - a BE restarted on empty storage (WipeOnRestart) keeps its replicas in
+//     FE's eyes until its next tablet report (TabletReportInterval, 60 s);
+//   - DROP WAREHOUSE with alive compute nodes can be refused
+//     (RefuseDropWarehouseWithAliveCNs, a pending implementation).
+//
+// The oracles LostTablets and TabletsBelow count the truth, not FE's view.
+// Tests inject faults per statement with StatementDelay and StatementError
+// and observe answered statements with AfterStatement.
 package simstarrocks
 
 import (
@@ -72,9 +102,9 @@ type Options struct {
 	// MigrationRate is how many tablet replicas per second leave each
 	// decommissioning BE (default 20).
 	MigrationRate float64
-	// CatchUp is how long the replicas of a BE that comes back alive stay
-	// unhealthy (catching up on versions) before they are healthy again
-	// (default 0).
+	// CatchUp is how long the replicas of a BE whose process restarted stay
+	// unhealthy (catching up on the versions they missed) once FE sees the
+	// BE alive again (default 0).
 	CatchUp time.Duration
 	// AfterStatement, when set, is called with each statement as sent,
 	// once FE has answered it (a result or an error, every change already
@@ -98,9 +128,75 @@ type Options struct {
 	// negative: no lag. Fault tests set more, up to
 	// meta_delay_toleration_second (300 s, sheet §14).
 	FollowerLag time.Duration
-	// Clock is the simulation's time; nil is the real clock. A test passes
-	// minutes or hours by stepping a fake one.
+
+	// Clock is the simulation's time: every time the model reads (heartbeats,
+	// tolerances, clones, the recycle bin, tablet reports, the columns'
+	// times) comes from it. nil = the real clock; a test passes 900 s or 24 h
+	// at once with k8s.io/utils/clock/testing's FakeClock. Statement delays
+	// wait on it too when it can make timers (clock.Clock).
 	Clock clock.PassiveClock
+
+	// DownTolerance is tablet_sched_be_down_tolerate_time_s (default 900 s,
+	// common/Config.java; LocalTablet.isReplicaBackendDead @00b57d40, sheet
+	// §14): a replica on a BE that is not Alive still counts healthy in SHOW
+	// PROC '/statistic' until the BE's last good heartbeat plus this, unless
+	// a load failed on it (Load).
+	DownTolerance time.Duration
+	// HeartbeatInterval is heartbeat_timeout_second, the period of FE's
+	// heartbeats to BEs and CNs (default 5 s), and HeartbeatFailures is
+	// heartbeat_retry_times (default 3): a node turns Alive=false after more
+	// than HeartbeatFailures failed heartbeats in a row, and Alive=true on
+	// the first good one (ComputeNode.handleHbResponse @0139a862, sheet §14).
+	HeartbeatInterval time.Duration
+	HeartbeatFailures int
+	// CloneDuration is how long one clone task of the decommission takes
+	// (default 0: the clone ends at once and MigrationRate alone paces the
+	// drain). A real clone copies the tablet's data, up to
+	// tablet_sched_max_clone_task_timeout_sec (2 h, sheet §14).
+	CloneDuration time.Duration
+	// TrashExpire is catalog_trash_expire_second (default 24 h, sheet §14):
+	// a dropped table's tablets stay on their BEs in the recycle bin this
+	// long; they are not relocated and they block the auto-drop of a
+	// decommissioned BE. DropTableForce skips the bin.
+	TrashExpire time.Duration
+	// TabletReportInterval is report_tablet_interval_seconds (default 60 s,
+	// sheet §14): how often a BE reports its tablets; FE learns that a BE
+	// lost its replicas (WipeOnRestart) only from a report.
+	TabletReportInterval time.Duration
+	// WipeOnRestart: a BE process restarted (StartProcess after a stop)
+	// comes back on empty storage: its replicas are gone at once, and FE
+	// keeps believing in them until the BE's next tablet report (sheet §14).
+	WipeOnRestart bool
+	// RefuseDropWarehouseWithAliveCNs is the pending multi-warehouse
+	// implementation (StarRocks PR #78027, open 2026-08; sheet §14): DROP
+	// WAREHOUSE refuses while a compute node of it is Alive. Default off, as
+	// no release has it.
+	RefuseDropWarehouseWithAliveCNs bool
+
+	// StatementDelay is asked before each statement runs (the text as
+	// sent): a positive duration holds the statement that long before it
+	// runs (a slow '/statistic', sheet §14, issue #51715), Hang holds it
+	// until the client goes away or the simulation stops, 0 runs it now.
+	StatementDelay func(stmt string) time.Duration
+	// StatementError is asked before each statement runs, after
+	// StatementDelay: a non-nil *SQLError is sent instead of running it.
+	StatementError func(stmt string) *SQLError
+}
+
+// Hang is what StatementDelay returns to hold a statement until its client
+// goes away or the simulation stops.
+const Hang time.Duration = -1
+
+// SQLError is a MySQL error packet StatementError makes the FE send: FE's
+// exceptions arrive as 1064 / HY000 (sheet §0).
+type SQLError struct {
+	Code    int
+	State   string
+	Message string
+}
+
+func (e *SQLError) Error() string {
+	return fmt.Sprintf("ERROR %d (%s): %s", e.Code, e.State, e.Message)
 }
 
 // Backend is a snapshot of one backend.
@@ -108,7 +204,9 @@ type Backend struct {
 	ID             int64
 	Host           string // the IP column
 	HeartbeatPort  int
-	Alive          bool
+	Alive          bool // FE's view, from heartbeats
+	Running        bool // the process runs (the truth)
+	LastStart      time.Time
 	Decommissioned bool // SystemDecommissioned
 	TabletNum      int  // replicas on this BE
 	Warehouse      string
@@ -122,7 +220,8 @@ type ComputeNode struct {
 	ID            int64
 	Host          string
 	HeartbeatPort int
-	Alive         bool
+	Alive         bool // FE's view, from heartbeats
+	Running       bool // the process runs (the truth)
 	Warehouse     string
 }
 
@@ -183,6 +282,21 @@ func Start(t testing.TB, opts Options) *StarRocks {
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
+	}
+	if opts.DownTolerance <= 0 {
+		opts.DownTolerance = 900 * time.Second
+	}
+	if opts.HeartbeatInterval <= 0 {
+		opts.HeartbeatInterval = 5 * time.Second
+	}
+	if opts.HeartbeatFailures <= 0 {
+		opts.HeartbeatFailures = 3
+	}
+	if opts.TrashExpire <= 0 {
+		opts.TrashExpire = 24 * time.Hour
+	}
+	if opts.TabletReportInterval <= 0 {
+		opts.TabletReportInterval = 60 * time.Second
 	}
 	s := &StarRocks{opts: opts, stopped: make(chan struct{})}
 	s.state = newCluster(opts, opts.Clock.Now())
@@ -280,10 +394,20 @@ func (s *StarRocks) StartFrontend(host string, editLogPort int) error {
 	return err
 }
 
-// SetAlive is heartbeats: every node (FE, BE or CN) whose IP column is host
-// (exact string) is Alive or not. It returns false, and changes nothing, if
-// there is none. For an FE it is also its process running or not (its pod
-// Ready or not: the Service's endpoints), row or no row.
+// SetAlive states FE's heartbeat verdict now, for every node (FE, BE or CN)
+// whose IP column is host (exact string). It returns false, and changes
+// nothing, if there is none.
+//
+// For an FE it sets the row's Alive. For a BE or CN it is a process change
+// that FE notices at once, skipping the heartbeat lag: alive=true starts the
+// process if it does not run (a restart if it ran before) and FE sees its
+// heartbeat now; alive=false stops it and FE marks it dead now. The last
+// good heartbeat stays where it was, so DownTolerance runs from it. Tests
+// that are about the lag use StartProcess and StopProcess, as the registrar
+// does.
+//
+// For an FE it is also its process running or not (its pod Ready or not:
+// the Service's endpoints), row or no row.
 func (s *StarRocks) SetAlive(host string, alive bool) bool {
 	var found bool
 	s.locked(func(c *cluster) {
@@ -293,6 +417,39 @@ func (s *StarRocks) SetAlive(host string, alive bool) bool {
 		found = c.setAlive(host, alive)
 	})
 	return found
+}
+
+// StartProcess starts the BE or CN process of every node whose IP column is
+// host, if it does not run; a start of a process that ran before is a
+// restart (WipeOnRestart, CatchUp). FE sees it Alive at its next heartbeat,
+// which may come before the pod is Ready, and may never have seen it dead
+// (sheet §14). False if no BE or CN has that IP.
+func (s *StarRocks) StartProcess(host string) bool {
+	var found bool
+	s.locked(func(c *cluster) { found = c.processes(host, true, false) })
+	return found
+}
+
+// StopProcess stops the BE or CN process of every node whose IP column is
+// host. FE marks it dead after more than HeartbeatFailures failed heartbeats
+// (about 20 s), or at once when graceful (SIGTERM) and the Version is 3.4 or
+// later, where the exiting node reports SHUTDOWN (sheet §14). Its replicas
+// stay healthy in FE's eyes for DownTolerance; the oracles count them lost
+// at once. False if no BE or CN has that IP.
+func (s *StarRocks) StopProcess(host string, graceful bool) bool {
+	var found bool
+	s.locked(func(c *cluster) { found = c.processes(host, false, graceful) })
+	return found
+}
+
+// Load is a load into every table now: the replicas on BEs whose process
+// does not run miss its version, so FE counts their tablets unhealthy
+// (VERSION_INCOMPLETE) even within DownTolerance (sheet §14); they catch up
+// once their BE is back (CatchUp). It returns how many replicas missed it.
+func (s *StarRocks) Load() int {
+	var n int
+	s.locked(func(c *cluster) { n = c.load() })
+	return n
 }
 
 // Leader is the IP of the LEADER row, "" when there is none.
@@ -348,16 +505,27 @@ func (s *StarRocks) CreateTable(db, table string, replicationNum, tablets int) e
 	return err
 }
 
-// DropTable removes a table and its tablets; the database stays.
+// DropTable is DROP TABLE: the table goes to the recycle bin, where its
+// tablets stay on their BEs for TrashExpire, are not relocated, and block
+// the auto-drop of a decommissioned BE (sheet §14). The database stays.
 func (s *StarRocks) DropTable(db, table string) {
-	s.locked(func(c *cluster) { c.dropTable(db, table) })
+	s.locked(func(c *cluster) { c.dropTable(db, table, false) })
 }
 
-// LostTablets counts the tablets with no replica on a registered, alive BE, now.
+// DropTableForce is DROP TABLE ... FORCE: the table and its tablets are gone
+// at once, skipping the recycle bin (sheet §14).
+func (s *StarRocks) DropTableForce(db, table string) {
+	s.locked(func(c *cluster) { c.dropTable(db, table, true) })
+}
+
+// LostTablets counts the tablets of existing tables with no readable
+// replica now: none on a registered BE whose process runs, with its data.
+// It counts the truth, not FE's view: a replica on a stopped process is
+// lost here at once, whatever DownTolerance lets FE believe.
 func (s *StarRocks) LostTablets() int {
 	var n int
 	s.locked(func(c *cluster) {
-		for _, tb := range c.allTablets() {
+		for _, tb := range c.liveTablets() {
 			if !tb.cloud && c.liveReplicas(tb) == 0 {
 				n++
 			}
@@ -366,14 +534,15 @@ func (s *StarRocks) LostTablets() int {
 	return n
 }
 
-// TabletsBelow counts the tablets with fewer than healthy healthy replicas
-// now (a replica is healthy on a registered alive BE, not catching up).
+// TabletsBelow counts the tablets of existing tables with fewer than
+// healthy healthy replicas now. Healthy is the truth: readable (as in
+// LostTablets), not a clone in flight, holding every version (no failed
+// load, not catching up).
 func (s *StarRocks) TabletsBelow(healthy int) int {
 	var n int
 	s.locked(func(c *cluster) {
-		now := c.now
-		for _, tb := range c.allTablets() {
-			if !tb.cloud && c.healthyReplicas(tb, now) < healthy {
+		for _, tb := range c.liveTablets() {
+			if !tb.cloud && c.healthyReplicas(tb) < healthy {
 				n++
 			}
 		}
@@ -387,7 +556,7 @@ func (s *StarRocks) Backends() []Backend {
 	s.locked(func(c *cluster) {
 		for _, be := range c.sortedBackends() {
 			out = append(out, Backend{
-				ID: be.id, Host: be.host, HeartbeatPort: be.hbPort, Alive: be.alive,
+				ID: be.id, Host: be.host, HeartbeatPort: be.hbPort, Alive: be.alive, Running: be.running, LastStart: be.lastStart,
 				Decommissioned: be.decommissioned, TabletNum: c.replicasOn(be.id),
 				Warehouse: be.warehouse, DataUsedBytes: be.dataUsed, AvailBytes: be.avail, TotalBytes: be.total,
 			})
@@ -401,7 +570,7 @@ func (s *StarRocks) ComputeNodes() []ComputeNode {
 	var out []ComputeNode
 	s.locked(func(c *cluster) {
 		for _, cn := range c.sortedComputeNodes() {
-			out = append(out, ComputeNode{ID: cn.id, Host: cn.host, HeartbeatPort: cn.hbPort, Alive: cn.alive, Warehouse: cn.warehouse})
+			out = append(out, ComputeNode{ID: cn.id, Host: cn.host, HeartbeatPort: cn.hbPort, Alive: cn.alive, Running: cn.running, Warehouse: cn.warehouse})
 		}
 	})
 	return out

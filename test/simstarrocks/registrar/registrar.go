@@ -352,14 +352,26 @@ func (r *Registrar) terminate(key types.NamespacedName, st *podState, grace time
 	}
 }
 
-// syncAlive makes the node Alive exactly while its pod is Ready and its
-// process runs, as FE heartbeats would see it; the caller holds r.mu.
+// syncAlive runs the node's simulated process exactly while its pod is
+// Ready and its script has started it; the caller holds r.mu. A BE or CN
+// process starts and stops (gracefully when the pod terminates: SIGTERM),
+// and FE's heartbeats find out as they would (sheet §14); an FE row is
+// set Alive at once.
 func (r *Registrar) syncAlive(key types.NamespacedName, st *podState) {
 	want := st.ready && st.running && !st.terminating && !st.neverAlive
 	if (st.aliveSet && want == st.alive) || st.host == "" {
 		return
 	}
-	if !st.sim.SetAlive(st.host, want) {
+	var found bool
+	switch {
+	case st.component == resources.ComponentFE:
+		found = st.sim.SetAlive(st.host, want)
+	case want:
+		found = st.sim.StartProcess(st.host)
+	default:
+		found = st.sim.StopProcess(st.host, st.terminating)
+	}
+	if !found {
 		r.logf(key, "Alive=%t: no node %s", want, st.host)
 		st.alive, st.aliveSet = false, !want // a node added later starts Alive=false (sheet §1)
 		return

@@ -84,7 +84,10 @@ func TestRegistrar(t *testing.T) {
 func testBE(t *testing.T, c *testcluster.Cluster, dir *directory, reg *registrar.Registrar) {
 	const ns = "reg-be"
 	// root has a password, which the pods get from a Secret as MYSQL_PWD (sheet §11).
-	sim := dir.add(t, ns, "c", simstarrocks.Options{Password: "s3cret"})
+	// Heartbeats every 500 ms instead of 5 s: these tests are about Alive
+	// once FE has seen a pod's process stop or start, which at the real
+	// default takes about 20 s to go dead (sheet §14).
+	sim := dir.add(t, ns, "c", simstarrocks.Options{Password: "s3cret", HeartbeatInterval: 500 * time.Millisecond})
 	leadingFE(sim, ns)
 	src := cluster(ns)
 	src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: replicas(2), BeEnvVars: []corev1.EnvVar{{
