@@ -81,7 +81,11 @@ func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, chang
 		age = v.now().Sub(last.at)
 	}
 	// Pod conditions are kept to the second: a read a second after counts.
-	settling := !changed.IsZero() && (last == nil || last.at.Before(changed.Add(time.Second)))
+	// FE learns of a process by heartbeats, not from the pod (sheet §14), so
+	// a read that still lists a node not Alive is taken again until FE had
+	// time to settle.
+	settling := !changed.IsZero() && (last == nil || last.at.Before(changed.Add(time.Second)) ||
+		(last.at.Before(changed.Add(heartbeatSettle)) && last.listsNodeDown()))
 	every := v.every
 	if !rolling && !settling {
 		every = max(health, v.every)
@@ -105,6 +109,37 @@ func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, chang
 		return last
 	}
 	return rep
+}
+
+// heartbeatSettle is how long after a pod change FE's list of alive nodes
+// may still be behind it: a node is Alive from its first good heartbeat, up
+// to heartbeat_timeout_second (5 s) after its process answers, and dead
+// after more than heartbeat_retry_times (3) failed ones, about 20 s
+// (ComputeNode.handleHbResponse, sheet §14); 30 s covers both with a round
+// to spare.
+const heartbeatSettle = 30 * time.Second
+
+// listsNodeDown is true when FE's report lists a node not Alive.
+func (rep *feReport) listsNodeDown() bool {
+	if rep.err != nil {
+		return false
+	}
+	for _, f := range rep.frontends {
+		if !f.Alive {
+			return true
+		}
+	}
+	for _, b := range rep.backends {
+		if !b.Alive {
+			return true
+		}
+	}
+	for _, n := range rep.computeNodes {
+		if !n.Alive {
+			return true
+		}
+	}
+	return false
 }
 
 // lastPodChange is the latest creation or readiness change of the
