@@ -37,7 +37,7 @@ import (
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
-// The operator user of docs/security-operator-user.md, granted as
+// The operator user of docs/security.md, granted as
 // documented: cluster_admin as a default role (NODE on SYSTEM, for ALTER
 // SYSTEM and CANCEL DECOMMISSION) and OPERATE on SYSTEM (SHOW PROC).
 func documentedUser(password string) simstarrocks.User {
