@@ -17,12 +17,14 @@ limitations under the License.
 package controller
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
@@ -125,5 +127,29 @@ func TestFEQuorumUnprotectedIsToldForTwoFE(t *testing.T) {
 	s.src.Status.Conditions = []metav1.Condition{{Type: srv1.ConditionFEQuorumUnprotected, Status: metav1.ConditionTrue, Message: "as before"}}
 	if msg := s.feQuorumUnprotected(); msg != "as before" {
 		t.Errorf("nothing built: %q, want the condition's message kept", msg)
+	}
+}
+
+// A budget is written only beside a StatefulSet the cache shows: its create
+// goes in the same round as the StatefulSet's, and may succeed where the
+// StatefulSet's fails.
+func TestABudgetWaitsForItsStatefulSet(t *testing.T) {
+	fe := resources.ComponentFE
+	hasBudget := func(s *clusterScope) bool {
+		(&StarRocksClusterReconciler{}).budgets(t.Context(), s)
+		budget := s.want.objects.FE.DisruptionBudget
+		return budget != nil && slices.Contains(s.applicable(fe), client.Object(budget))
+	}
+	src := feClusterOf(3)
+	if hasBudget(scopeOf(t, src, nil)) {
+		t.Errorf("3 new FE: the budget is written before the cache shows the StatefulSet")
+	}
+	if !hasBudget(scopeOf(t, src, map[resources.Component]*appsv1.StatefulSet{fe: running(src, fe, 3)})) {
+		t.Errorf("3 FE running: no budget written")
+	}
+	// Not written yet is not turned off: the status names the budget to come.
+	s := scopeOf(t, feClusterOf(2), nil)
+	if hasBudget(s) || !strings.Contains(s.feQuorumUnprotected(), "sr-fe-pdb") {
+		t.Errorf("2 new FE: %q, want the budget named, not written yet", s.feQuorumUnprotected())
 	}
 }

@@ -75,12 +75,18 @@ func (r *StarRocksClusterReconciler) write(ctx context.Context, s *clusterScope)
 }
 
 // applicable is what to write of a component now: its objects less those
-// held, and less a StatefulSet whose claims grow (expandClaims recreates it).
+// held, less a StatefulSet whose claims grow (expandClaims recreates it),
+// and less a disruption budget whose StatefulSet the cache does not show
+// yet: a budget never exists without its StatefulSet, even when the
+// StatefulSet's create, sent beside it, fails.
 func (s *clusterScope) applicable(c resources.Component) []client.Object {
-	sts := s.want.objects.StatefulSet(c)
+	var sts, budget client.Object
+	if set := s.want.objects.Workload(c); set != nil {
+		sts, budget = set.StatefulSet, set.DisruptionBudget
+	}
 	_, growing := s.want.grow[c]
 	return slices.DeleteFunc(s.want.objects.Of(c), func(o client.Object) bool {
-		return s.holds.keeps(c, o) || (growing && o == client.Object(sts))
+		return s.holds.keeps(c, o) || (growing && o == sts) || (s.in.live[c] == nil && o == budget)
 	})
 }
 

@@ -56,6 +56,7 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("immutable fields of a live StatefulSet are kept when only worded otherwise, reported when changed", func(t *testing.T) { testImmutable(t, c) })
 	t.Run("a name taken by someone else's object is reported and backed off; one of ours out of the cache's sight is taken back", func(t *testing.T) { testNameTaken(t, c) })
 	t.Run("disruption budgets follow the replicas and the opt-out annotation", func(t *testing.T) { testBudgetsFollowTheSpec(t, c) })
+	t.Run("a budget is never written before its StatefulSet", func(t *testing.T) { testNoBudgetBeforeItsStatefulSet(t, c) })
 }
 
 // The operator's cache sees only objects with its owner label. A child it
