@@ -132,7 +132,8 @@ func TestFEQuorumUnprotectedIsToldForTwoFE(t *testing.T) {
 
 // A budget is written only beside a StatefulSet the cache shows: its create
 // goes in the same round as the StatefulSet's, and may succeed where the
-// StatefulSet's fails.
+// StatefulSet's fails. A StatefulSet regrowing its claims (expandClaims'
+// stand-in) runs its pods on: their budget stays.
 func TestABudgetWaitsForItsStatefulSet(t *testing.T) {
 	fe := resources.ComponentFE
 	hasBudget := func(s *clusterScope) bool {
@@ -147,8 +148,16 @@ func TestABudgetWaitsForItsStatefulSet(t *testing.T) {
 	if !hasBudget(scopeOf(t, src, map[resources.Component]*appsv1.StatefulSet{fe: running(src, fe, 3)})) {
 		t.Errorf("3 FE running: no budget written")
 	}
+	s := scopeOf(t, src, map[resources.Component]*appsv1.StatefulSet{fe: running(src, fe, 3)})
+	s.in.regrown, s.in.leaving = []resources.Component{fe}, []resources.Component{fe}
+	if !hasBudget(s) {
+		t.Errorf("3 FE regrowing their claims: the budget is not written")
+	}
+	if slices.Contains(s.applicable(fe), client.Object(s.want.objects.FE.StatefulSet)) {
+		t.Errorf("FE's StatefulSet written while the one deleted to grow its claims is still going")
+	}
 	// Not written yet is not turned off: the status names the budget to come.
-	s := scopeOf(t, feClusterOf(2), nil)
+	s = scopeOf(t, feClusterOf(2), nil)
 	if hasBudget(s) || !strings.Contains(s.feQuorumUnprotected(), "sr-fe-pdb") {
 		t.Errorf("2 new FE: %q, want the budget named, not written yet", s.feQuorumUnprotected())
 	}
