@@ -312,7 +312,7 @@ func testQuiet(t *testing.T, c *testcluster.Cluster, ns string, workers int) {
 	eventually(t, 30*time.Second, "first reconcile after restart", func(context.Context) (bool, error) {
 		return op.log.mark() > 0 && reconciles() > 0, nil
 	})
-	time.Sleep(time.Second)
+	op.log.waitQuiet(2*time.Second, 20*time.Second) // the start's lists and watches sent
 	start, before := op.log.mark(), reconciles()
 	eventually(t, 60*time.Second, "20 resync reconciles", func(context.Context) (bool, error) { return reconciles()-before >= 20, nil })
 	reqs = op.log.since(start)

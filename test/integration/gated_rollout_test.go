@@ -509,8 +509,9 @@ func testStarRocksHealthy(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 	setReady(t, c, "gate-health", "hl-be-1", true)
 	wait("StarRocksHealthy again", srv1.ReasonStarRocksHealthy, "")
 
-	// Nothing changes: a few sync periods read FE and write nothing.
-	time.Sleep(time.Second)
+	// Nothing changes: a few sync periods read FE and write nothing. The
+	// writes that told the return (status, Event) are done first.
+	op.log.waitQuiet(2*time.Second, 20*time.Second)
 	mark, reads := op.log.mark(), len(f.StatementsLike("SHOW BACKENDS"))
 	time.Sleep(10 * time.Second)
 	var writes []request
