@@ -2,6 +2,11 @@
 SHELL := /usr/bin/env bash -o pipefail
 CONTROLLER_GEN := bin/controller-gen
 GOLANGCI_LINT := bin/golangci-lint
+# gotestsum runs go test -json and prints go test's usual lines (standard-quiet);
+# make test keeps each run's events in TEST_JSON and ends with one recap of them
+# all: a line per package, the tests that skipped and why, the count.
+GOTESTSUM := bin/gotestsum
+TEST_JSON := bin/test-json
 GO_TEST_FLAGS ?= -count=1 -timeout=40m
 # Packages `make test` runs under the race detector: the three that own every
 # goroutine and lock of the operator (internal/apply's parallel writes and its
@@ -17,7 +22,7 @@ GO_TEST_FLAGS ?= -count=1 -timeout=40m
 RACE_PKGS ?= ./internal/apply/... ./internal/controller/... ./internal/writeorder/...
 RACE_PKGS_TEST ?=
 # Every Go module of the repository: `make verify` checks that each is tidy.
-GO_MODULES := . test tools tools/etcd tools/kwok tools/golangci-lint
+GO_MODULES := . test tools tools/etcd tools/kwok tools/golangci-lint tools/gotestsum
 
 # The image `make image` builds; the operator chart's default (its image.repository
 # and appVersion) names the same one, and a test (test/ociimage) holds them together.
@@ -73,14 +78,23 @@ testbin: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler 
 	cd test && go run ./cmd/testbin
 
 .PHONY: test
-test: verify testbin ## Run unit and integration tests against a real kube-apiserver (both modules; RACE_PKGS under -race).
-	$(call go-test,.,$(RACE_PKGS))
-	$(call go-test,test,$(RACE_PKGS_TEST))
+# The recap comes after a failed run too; make's status is the runs'.
+test: verify testbin $(GOTESTSUM) ## Run unit and integration tests against a real kube-apiserver (both modules; RACE_PKGS under -race); ends with the skipped tests.
+	@rm -rf $(TEST_JSON) && mkdir -p $(TEST_JSON)
+	@status=0; ( $(call go-test,.,$(RACE_PKGS),root) ) && ( $(call go-test,test,$(RACE_PKGS_TEST),test) ) || status=$$?; \
+	echo "== make test: every package, the tests that skipped and why"; \
+	$(GOTESTSUM) --format pkgname --format-icons text --format-hide-empty-pkg --hide-summary=failed,errors --raw-command -- cat $(TEST_JSON)/*.json || true; \
+	exit $$status
 
-# go-test runs the tests of module $(1): packages $(2) under -race, the rest without.
+# go-test runs the tests of module $(1) through gotestsum, its events in
+# $(TEST_JSON)/$(3)*.json: packages $(2) under -race, the rest without.
 define go-test
-cd $(1) && $(if $(strip $(2)),go test $(GO_TEST_FLAGS) -race $(2) && go test $(GO_TEST_FLAGS) $$(go list ./... | grep -vxF "$$(go list $(2))"),go test $(GO_TEST_FLAGS) ./...)
+cd $(1) && $(if $(strip $(2)),$(call gotest,$(3)-race) -race $(2) && $(call gotest,$(3)) $$(go list ./... | grep -vxF "$$(go list $(2))"),$(call gotest,$(3)) ./...)
 endef
+gotest = $(CURDIR)/$(GOTESTSUM) --format standard-quiet --hide-summary=skipped --jsonfile $(CURDIR)/$(TEST_JSON)/$(1).json -- $(GO_TEST_FLAGS)
+
+$(GOTESTSUM): tools/gotestsum/go.mod tools/gotestsum/go.sum
+	cd tools/gotestsum && go build -o ../../$(GOTESTSUM) gotest.tools/gotestsum
 
 .PHONY: test-standalone
 test-standalone: ## Unit tests on a clone of HEAD with no upstream reference beside it: they must pass, reference tests must skip.

@@ -17,12 +17,14 @@ limitations under the License.
 package controller
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
@@ -125,5 +127,38 @@ func TestFEQuorumUnprotectedIsToldForTwoFE(t *testing.T) {
 	s.src.Status.Conditions = []metav1.Condition{{Type: srv1.ConditionFEQuorumUnprotected, Status: metav1.ConditionTrue, Message: "as before"}}
 	if msg := s.feQuorumUnprotected(); msg != "as before" {
 		t.Errorf("nothing built: %q, want the condition's message kept", msg)
+	}
+}
+
+// A budget is written only beside a StatefulSet the cache shows: its create
+// goes in the same round as the StatefulSet's, and may succeed where the
+// StatefulSet's fails. A StatefulSet regrowing its claims (expandClaims'
+// stand-in) runs its pods on: their budget stays.
+func TestABudgetWaitsForItsStatefulSet(t *testing.T) {
+	fe := resources.ComponentFE
+	hasBudget := func(s *clusterScope) bool {
+		(&StarRocksClusterReconciler{}).budgets(t.Context(), s)
+		budget := s.want.objects.FE.DisruptionBudget
+		return budget != nil && slices.Contains(s.applicable(fe), client.Object(budget))
+	}
+	src := feClusterOf(3)
+	if hasBudget(scopeOf(t, src, nil)) {
+		t.Errorf("3 new FE: the budget is written before the cache shows the StatefulSet")
+	}
+	if !hasBudget(scopeOf(t, src, map[resources.Component]*appsv1.StatefulSet{fe: running(src, fe, 3)})) {
+		t.Errorf("3 FE running: no budget written")
+	}
+	s := scopeOf(t, src, map[resources.Component]*appsv1.StatefulSet{fe: running(src, fe, 3)})
+	s.in.regrown, s.in.leaving = []resources.Component{fe}, []resources.Component{fe}
+	if !hasBudget(s) {
+		t.Errorf("3 FE regrowing their claims: the budget is not written")
+	}
+	if slices.Contains(s.applicable(fe), client.Object(s.want.objects.FE.StatefulSet)) {
+		t.Errorf("FE's StatefulSet written while the one deleted to grow its claims is still going")
+	}
+	// Not written yet is not turned off: the status names the budget to come.
+	s = scopeOf(t, feClusterOf(2), nil)
+	if hasBudget(s) || !strings.Contains(s.feQuorumUnprotected(), "sr-fe-pdb") {
+		t.Errorf("2 new FE: %q, want the budget named, not written yet", s.feQuorumUnprotected())
 	}
 }

@@ -55,6 +55,9 @@ type clusterInputs struct {
 	// regrown are the components whose live StatefulSet is the one
 	// expandClaims deleted, not made again yet (see regrowing).
 	regrown []resources.Component
+	// leaving are the regrown components whose deleted StatefulSet the
+	// cache still shows: their StatefulSet is made again once it is gone.
+	leaving []resources.Component
 }
 
 // confRead is a component's .conf file, or why it could not be read.
@@ -86,10 +89,14 @@ var statefulSetComponents = []resources.Component{resources.ComponentFE, resourc
 func (r *StarRocksClusterReconciler) gather(ctx context.Context, src *srv1.StarRocksCluster) *clusterInputs {
 	in := &clusterInputs{live: map[resources.Component]*appsv1.StatefulSet{}, confs: map[resources.Component]confRead{}}
 	for _, c := range statefulSetComponents {
-		sts := r.liveStatefulSet(ctx, src, c)
-		if old := r.regrowing.standIn(client.ObjectKey{Namespace: src.Namespace, Name: resources.StatefulSetName(src, c)}, sts != nil); old != nil {
+		cached := r.liveStatefulSet(ctx, src, c)
+		sts := cached
+		if old := r.regrowing.standIn(client.ObjectKey{Namespace: src.Namespace, Name: resources.StatefulSetName(src, c)}, cached); old != nil {
 			sts = old // deleted to grow its claims, not made again yet: what ran is what to build from
 			in.regrown = append(in.regrown, c)
+			if cached != nil {
+				in.leaving = append(in.leaving, c)
+			}
 		}
 		if sts != nil {
 			in.live[c] = sts

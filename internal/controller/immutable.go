@@ -137,7 +137,9 @@ func checkImmutable(live, desired *appsv1.StatefulSet, field string) immutableCh
 // claims grown, stands in for the live one (see regrowing): the next
 // reconcile builds from what ran (the config hash on the template, FE's
 // replicas, the rollout order), not as if nothing were live, which would
-// restart every pod.
+// restart every pod. The deleted one may stay in the cache a while, being
+// deleted (the garbage collector orphans its pods first): it is not the
+// new one, and nothing is written in its place until it is gone.
 func (r *StarRocksClusterReconciler) expandClaims(ctx context.Context, live *appsv1.StatefulSet, grow []claimGrowth) error {
 	for _, g := range grow {
 		if err := r.checkExpandable(ctx, g.storageClassName); err != nil {
@@ -200,16 +202,22 @@ func (g *regrowing) forget(keys ...types.NamespacedName) {
 	}
 }
 
-// standIn returns the deleted StatefulSet of that name while the cache
-// shows none, and forgets it once the cache shows one.
-func (g *regrowing) standIn(key types.NamespacedName, cached bool) *appsv1.StatefulSet {
+// standIn returns the deleted StatefulSet of that name until the cache
+// shows the new one, and then forgets it. The new one is told by its UID
+// and by not being deleted: the deleted one, still cached (with or without
+// its deletionTimestamp yet), is not it.
+func (g *regrowing) standIn(key types.NamespacedName, cached *appsv1.StatefulSet) *appsv1.StatefulSet {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if cached {
+	old, ok := g.m[key]
+	if !ok {
+		return nil
+	}
+	if cached != nil && cached.UID != old.UID && cached.DeletionTimestamp == nil {
 		delete(g.m, key)
 		return nil
 	}
-	return g.m[key]
+	return old
 }
 
 // recreated is the StatefulSet to create in place of a deleted one whose

@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 )
 
@@ -104,5 +105,47 @@ func TestAnUnsetClassKeepsTheClassTheClaimsWereMadeWith(t *testing.T) {
 		if c := desired.Spec.VolumeClaimTemplates[0].Spec.StorageClassName; c == nil || *c != class {
 			t.Errorf("live class %q: desired class %v; want the live one sent, which the API server accepts", class, c)
 		}
+	}
+}
+
+// The StatefulSet expandClaims deleted stands in until the cache shows the
+// one made again: another UID, not being deleted. The deleted one, still
+// cached while the garbage collector orphans its pods, is not it.
+func TestTheStandInLastsUntilTheNewStatefulSet(t *testing.T) {
+	key := types.NamespacedName{Namespace: "ns", Name: "c-be"}
+	deleted := withClaims("Parallel", claim("data", "20Gi"))
+	deleted.Namespace, deleted.UID = "ns", "old"
+	cached := func(uid types.UID, deleting bool) *appsv1.StatefulSet {
+		sts := withClaims("Parallel", claim("data", "10Gi"))
+		sts.Namespace, sts.UID = "ns", uid
+		if deleting {
+			sts.DeletionTimestamp = ptr.To(metav1.Now())
+		}
+		return sts
+	}
+	tests := []struct {
+		name   string
+		cached *appsv1.StatefulSet
+		stands bool
+	}{
+		{name: "the deleted one, not yet seen deleting", cached: cached("old", false), stands: true},
+		{name: "the deleted one, deleting", cached: cached("old", true), stands: true},
+		{name: "none", cached: nil, stands: true},
+		{name: "a new one being deleted already", cached: cached("new", true), stands: true},
+		{name: "the new one", cached: cached("new", false), stands: false},
+	}
+	g := newRegrowing()
+	g.put(deleted)
+	for _, tt := range tests {
+		got := g.standIn(key, tt.cached)
+		if (got != nil) != tt.stands || (got != nil && got != deleted) {
+			t.Errorf("%s: stand-in %v, want it: %v", tt.name, got != nil, tt.stands)
+		}
+	}
+	if got := g.standIn(key, nil); got != nil {
+		t.Errorf("the stand-in is back once the new one was seen: %+v", got)
+	}
+	if got := newRegrowing().standIn(key, nil); got != nil {
+		t.Errorf("a stand-in for a StatefulSet no claim growth deleted: %+v", got)
 	}
 }

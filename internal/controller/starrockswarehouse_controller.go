@@ -339,10 +339,14 @@ func growRefused(grow []claimGrowth, name string) string {
 }
 
 // syncWarehouse reads what the status reports, applies the objects less
-// those held, and deletes the autoscaler when the policy is gone.
+// those held (and less the disruption budget until the cache shows the
+// StatefulSet, as for a cluster: see applicable), and deletes the
+// autoscaler when the policy is gone.
 func (r *StarRocksWarehouseReconciler) syncWarehouse(ctx context.Context, s *warehouseScope) bool {
 	s.obs = r.observe(ctx, s)
-	objs := slices.DeleteFunc(s.want.Objects(), func(o client.Object) bool { return s.holds.keeps(resources.ComponentCN, o) })
+	objs := slices.DeleteFunc(s.want.Objects(), func(o client.Object) bool {
+		return s.holds.keeps(resources.ComponentCN, o) || (s.live == nil && o == client.Object(s.want.DisruptionBudget))
+	})
 	applied, applyErr := r.Applier.ApplyAll(ctx, objs)
 	deleted, deleteErr := r.Applier.DeleteAll(ctx, unwanted(resources.WarehouseNamed(s.wh).Objects(), s.want.Objects()))
 	s.results = slices.Concat(applied, deleted)

@@ -75,12 +75,20 @@ func (r *StarRocksClusterReconciler) write(ctx context.Context, s *clusterScope)
 }
 
 // applicable is what to write of a component now: its objects less those
-// held, and less a StatefulSet whose claims grow (expandClaims recreates it).
+// held, less a StatefulSet whose claims grow (expandClaims deletes it) or
+// whose deleted copy is still going (it is made again once that is gone),
+// and less a disruption budget whose StatefulSet the cache does not show
+// yet: a budget never exists without its StatefulSet, even when the
+// StatefulSet's create, sent beside it, fails.
 func (s *clusterScope) applicable(c resources.Component) []client.Object {
-	sts := s.want.objects.StatefulSet(c)
+	var sts, budget client.Object
+	if set := s.want.objects.Workload(c); set != nil {
+		sts, budget = set.StatefulSet, set.DisruptionBudget
+	}
 	_, growing := s.want.grow[c]
+	waits := growing || slices.Contains(s.in.leaving, c)
 	return slices.DeleteFunc(s.want.objects.Of(c), func(o client.Object) bool {
-		return s.holds.keeps(c, o) || (growing && o == client.Object(sts))
+		return s.holds.keeps(c, o) || (waits && o == sts) || (s.in.live[c] == nil && o == budget)
 	})
 }
 
@@ -89,7 +97,7 @@ func (s *clusterScope) applicable(c resources.Component) []client.Object {
 // grown): a held spec is kept, not left without a StatefulSet.
 func (s *clusterScope) recreate(c resources.Component) []client.Object {
 	want := s.want.objects.StatefulSet(c)
-	if !slices.Contains(s.in.regrown, c) || want == nil || !s.holds.keeps(c, want) {
+	if !slices.Contains(s.in.regrown, c) || slices.Contains(s.in.leaving, c) || want == nil || !s.holds.keeps(c, want) {
 		return nil
 	}
 	return []client.Object{recreated(s.in.live[c])}

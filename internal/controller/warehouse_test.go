@@ -26,6 +26,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -277,5 +279,29 @@ func TestAWarehouseIsRefusedByAnFEWithoutMultipleWarehouses(t *testing.T) {
 	}
 	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: wh.CnStatefulSetName()}, &appsv1.StatefulSet{}); err == nil {
 		t.Error("compute nodes deployed that would join default_warehouse")
+	}
+}
+
+// A warehouse's budget waits for its StatefulSet, as a cluster's does: the
+// first reconcile creates the StatefulSet without it, the next one, with
+// the StatefulSet seen, the budget.
+func TestAWarehouseBudgetWaitsForItsStatefulSet(t *testing.T) {
+	src, conf, feSts, wh := warehouseWorld()
+	wh.Spec.Template.Replicas = ptr.To[int32](3)
+	r := newWarehouseReconciler(t, []string{fe.FeatureMultiWarehouse}, nil, src, conf, feSts, wh)
+	budget := func() error {
+		return r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: wh.CnDisruptionBudgetName()}, &policyv1.PodDisruptionBudget{})
+	}
+	if _, err := reconcileWarehouse(t, r); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if err := budget(); !apierrors.IsNotFound(err) {
+		t.Errorf("the budget written beside the StatefulSet's create: %v, want NotFound", err)
+	}
+	if _, err := reconcileWarehouse(t, r); err != nil {
+		t.Fatalf("second Reconcile: %v", err)
+	}
+	if err := budget(); err != nil {
+		t.Errorf("3 CN running, no budget: %v", err)
 	}
 }

@@ -56,6 +56,8 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("immutable fields of a live StatefulSet are kept when only worded otherwise, reported when changed", func(t *testing.T) { testImmutable(t, c) })
 	t.Run("a name taken by someone else's object is reported and backed off; one of ours out of the cache's sight is taken back", func(t *testing.T) { testNameTaken(t, c) })
 	t.Run("disruption budgets follow the replicas and the opt-out annotation", func(t *testing.T) { testBudgetsFollowTheSpec(t, c) })
+	t.Run("a budget is never written before its StatefulSet", func(t *testing.T) { testNoBudgetBeforeItsStatefulSet(t, c) })
+	t.Run("a claim growth makes the StatefulSet again as it ran, once the old one is gone", func(t *testing.T) { testClaimsGrowWhileTheOldStatefulSetGoes(t, c) })
 }
 
 // The operator's cache sees only objects with its owner label. A child it
@@ -310,7 +312,7 @@ func testQuiet(t *testing.T, c *testcluster.Cluster, ns string, workers int) {
 	eventually(t, 30*time.Second, "first reconcile after restart", func(context.Context) (bool, error) {
 		return op.log.mark() > 0 && reconciles() > 0, nil
 	})
-	time.Sleep(time.Second)
+	op.log.waitQuiet(2*time.Second, 20*time.Second) // the start's lists and watches sent
 	start, before := op.log.mark(), reconciles()
 	eventually(t, 60*time.Second, "20 resync reconciles", func(context.Context) (bool, error) { return reconciles()-before >= 20, nil })
 	reqs = op.log.since(start)

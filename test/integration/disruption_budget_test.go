@@ -28,6 +28,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -160,6 +161,52 @@ func testBudgetsFollowTheSpec(t *testing.T, c *testcluster.Cluster) {
 
 	annotate(t, c, src, resources.ComponentDisruptionBudgetAnnotation(resources.ComponentFE), "false")
 	waitNoBudget(t, c, ns, "b1-fe-pdb", "turned off by annotation")
+}
+
+// The FE StatefulSet's create is refused (a ResourceQuota that allows none
+// stands for a webhook or a quota that says no): FE's budget, whose create
+// went beside it, must not be left behind without it. Once the quota goes,
+// the StatefulSet and then its budget are made (the control: the budget is
+// looked for where it would be).
+func testNoBudgetBeforeItsStatefulSet(t *testing.T, c *testcluster.Cluster) {
+	ctx := context.Background()
+	const ns = "budget-first"
+	testutil.CreateNamespace(t, c.Client, ns)
+	count := corev1.ResourceName("count/statefulsets.apps")
+	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-statefulsets"},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{count: resource.MustParse("0")}}}
+	if err := c.Client.Create(ctx, quota); err != nil {
+		t.Fatal(err)
+	}
+	// No quota controller runs here: give the quota the usage it would count.
+	quota.Status = corev1.ResourceQuotaStatus{Hard: quota.Spec.Hard, Used: corev1.ResourceList{count: resource.MustParse("0")}}
+	if err := c.Client.Status().Update(ctx, quota); err != nil {
+		t.Fatal(err)
+	}
+	op := startOperator(t, c, ns, operatorOptions{})
+	src := feOnly(ns, "bf")
+	src.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](3)
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the refused StatefulSet reported", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, "bf", src); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
+		return cond != nil && cond.Status == metav1.ConditionTrue && strings.Contains(cond.Message, "bf-fe"), nil
+	})
+	op.log.waitQuiet(2*time.Second, 20*time.Second)
+	if err := get(ctx, c.Client, ns, "bf-fe-pdb", &policyv1.PodDisruptionBudget{}); !apierrors.IsNotFound(err) {
+		t.Errorf("FE's budget without its StatefulSet: %v, want NotFound", err)
+	}
+	if err := c.Client.Delete(ctx, quota); err != nil {
+		t.Fatal(err)
+	}
+	waitBudget(t, c, ns, "bf-fe-pdb", "made once its StatefulSet is", allows("1"))
+	if err := get(ctx, c.Client, ns, "bf-fe", &appsv1.StatefulSet{}); err != nil {
+		t.Errorf("FE's budget is there, its StatefulSet not: %v", err)
+	}
 }
 
 func annotate(t *testing.T, c *testcluster.Cluster, src *srv1.StarRocksCluster, key, value string) {

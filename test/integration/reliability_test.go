@@ -181,6 +181,7 @@ func testUnrestorableDrift(t *testing.T, c *testcluster.Cluster) {
 		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionDegraded)
 		return cond != nil && cond.Reason == srv1.ReasonDriftNotRestored && strings.Contains(cond.Message, "StatefulSet se-fe"), nil
 	})
+	op.log.waitQuiet(2*time.Second, 20*time.Second) // the Event that told the drift sent
 	start := op.log.mark()
 	time.Sleep(5 * time.Second) // ten resyncs
 	var patches int

@@ -541,6 +541,17 @@ func testClaimsGrow(t *testing.T, c *testcluster.Cluster) {
 		})
 	}
 	settled("running with 3 FE kept and 2 BE")
+	// The status can tell 2 BE running before the be.conf change has
+	// replaced both: the pods are read once BE has rolled out.
+	eventually(t, 2*time.Minute, "BE rolled out with be.conf's hash", func(ctx context.Context) (bool, error) {
+		sts := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, "grow", "gr-be", sts); err != nil {
+			return false, err
+		}
+		n, st := ptr.Deref(sts.Spec.Replicas, 1), sts.Status
+		return st.ObservedGeneration == sts.Generation && st.CurrentRevision == st.UpdateRevision &&
+			st.UpdatedReplicas == n && st.ReadyReplicas == n && st.Replicas == n, nil
+	})
 	before := podUIDs(t, c, "grow", "gr-")
 	oldSTS := &appsv1.StatefulSet{}
 	if err := get(ctx, c.Client, "grow", "gr-be", oldSTS); err != nil {
