@@ -42,6 +42,7 @@ func TestDeniedTellsWhoFromWhat(t *testing.T) {
 		{"MySQL's number, older FEs", onStmt("SHOW FRONTENDS", &mysql.MySQLError{Number: 1227, Message: "Access denied; you need (at least one of) the OPERATE privilege(s) for this operation"}), PrivilegeMissing, "SHOW FRONTENDS", false},
 		{"a joined read keeps the denial", errors.Join(errors.New("other"), onStmt("SHOW BACKENDS", privilege)), PrivilegeMissing, "SHOW BACKENDS", false},
 		{"FE's capacity refusal is no denial", onStmt("ALTER SYSTEM DECOMMISSION BACKEND 'x:1'", &mysql.MySQLError{Number: 1064, Message: "It will cause insufficient BE number"}), NotDenied, "", true},
+		{"FE refusing plaintext is no refusal of the statement", onStmt("ALTER SYSTEM DECOMMISSION BACKEND 'x:1'", &mysql.MySQLError{Number: 5205, Message: "Connections using insecure transport are prohibited"}), NotDenied, "", false},
 		{"FE not answering is no denial", fmt.Errorf("dial: %w", errors.New("connection refused")), NotDenied, "", false},
 	}
 	for _, c := range cases {

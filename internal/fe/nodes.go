@@ -230,10 +230,11 @@ func (c *Client) DropFrontend(ctx context.Context, f Frontend) error {
 // Refusal returns FE's message when err is FE answering with an error, as
 // opposed to FE not answering at all. FE denying the operator's user (a
 // refused login, a missing privilege: Denied) is not a refusal of what was
-// asked: the same statement would be taken once the user is fixed.
+// asked: the same statement would be taken once the user is fixed; nor is
+// FE refusing plaintext (InsecureTransportRefused), which the SSL mode fixes.
 func Refusal(err error) (string, bool) {
 	var refused *mysql.MySQLError
-	if d, _ := Denied(err); d == NotDenied && errors.As(err, &refused) {
+	if d, _ := Denied(err); d == NotDenied && !InsecureTransportRefused(err) && errors.As(err, &refused) {
 		return refused.Message, true
 	}
 	return "", false
