@@ -31,7 +31,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"github.com/srscale/starrocks-operator/internal/rollout"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 // The desired state is made in three steps, one way: validate the spec
@@ -77,7 +77,7 @@ type desired struct {
 	// feConf is fe.conf, for what talks to FE.
 	feConf string
 	// rollout orders image changes across components (the rollout phase).
-	rollout rollout.Plan
+	rollout starrocks.Plan
 	// hashes memoises the desired StatefulSets' hashes, compared more than once.
 	hashes *apply.Hashes
 }

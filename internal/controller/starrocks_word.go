@@ -30,7 +30,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"github.com/srscale/starrocks-operator/internal/rollout"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
@@ -218,15 +218,15 @@ func searchServiceName(src *srv1.StarRocksCluster, c resources.Component) string
 }
 
 // gateWord is FE's report as the gate of component c reads it; nil when there is none.
-func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) *rollout.Word {
+func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) *starrocks.Word {
 	if rep == nil {
 		return nil
 	}
 	if rep.err != nil {
-		return &rollout.Word{At: rep.at, Err: rep.err, Leader: -1}
+		return &starrocks.Word{At: rep.at, Err: rep.err, Leader: -1}
 	}
 	alive, leader := nodesOf(rep, src, c)
-	return &rollout.Word{At: rep.at, Alive: alive, Leader: leader, Unhealthy: rep.statistic.UnhealthyTablets}
+	return &starrocks.Word{At: rep.at, Alive: alive, Leader: leader, Unhealthy: rep.statistic.UnhealthyTablets}
 }
 
 // starRocksWord is what the status says of FE's word (StarRocksHealthy and
