@@ -179,9 +179,9 @@ func (c *computeNodeCleanup) drop(ctx context.Context, access *feAccess, src *sr
 	src, sts = src.DeepCopy(), sts.DeepCopy() // the job outlives the reconcile, which goes on with its copies
 	obj, uid := access.owner(src, sts), sts.UID
 	c.jobs.start(uid, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		jobCtx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
-		dropped, err := dropStale(ctx, access, src, feConf, sts, searchService, want, log.Info)
+		dropped, err := dropStale(jobCtx, access, src, feConf, sts, searchService, want, log.Info)
 		tellDropped(access.recorder, obj, dropped)
 		c.mu.Lock()
 		defer c.mu.Unlock()

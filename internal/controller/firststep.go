@@ -69,8 +69,8 @@ const followUpPriority = -1
 //     core/v1 bucket busy while the apps/v1 one paces the StatefulSets.
 //   - None waits: the StatefulSet alone. Once it is written, if a reconcile
 //     now waits, another first step is still writing its StatefulSet, or
-//     another new cluster began within starrocks.OthersComing's window (a burst the informer
-//     has not delivered in full yet), the end, everything else in the next
+//     another new cluster began within 50 ms (starrocks.OthersComing: a
+//     burst the informer has not delivered in full yet), the end, everything else in the next
 //     reconcile, so that the worker is free after one round trip (with
 //     latency the StatefulSet's watch event, which brings that reconcile,
 //     arrives with the response). Otherwise (a burst that fits the workers, such as 50 new
@@ -124,8 +124,8 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 }
 
 // othersComing reports whether other reconciles wait for a worker, or
-// another new cluster's first step began within starrocks.OthersComing's window: the latest
-// after this one (which began at began), else the latest before it.
+// another new cluster's first step began just now (starrocks.OthersComing):
+// the latest after this one (which began at began), else the latest before it.
 func (r *StarRocksClusterReconciler) othersComing(began, before int64) bool {
 	other := r.lastFirstStep.Load()
 	if other == began {

@@ -77,29 +77,8 @@ func ScaleInBackends(in BackendScaleIn) Step {
 		return Step{Clean: &from}
 	}
 	removed := podRange(in.Names, to, from)
-	wait := func(h Hold) []Hold {
-		if shrinking {
-			return []Hold{h}
-		}
-		return nil
-	}
-	var st Step
-	if shrinking {
-		// Decide on FE's word read after the scale-in began: the health and
-		// rollout reads keep reports fresh, and one read before the BEs
-		// registered lists none of them, which would read as "gone".
-		st.Begin = !in.Active && !in.Read
-		if in.Refusal != "" { // FE refused this spec: nothing more is asked until it changes
-			st.Holds = []Hold{{Reason: srv1.ReasonScaleInRefused, Message: in.Refusal, Refuses: true}}
-			return st
-		}
-	}
-	if !in.FEReady {
-		st.Holds = wait(decommissioning("waiting for FE's pods to be ready to decommission %s; BE keeps %d replicas", removed, from))
-		return st
-	}
-	if !in.Read {
-		st.Read = true
+	st, done := in.beforeRead(shrinking, removed)
+	if done {
 		return st
 	}
 	rep := in.Report
@@ -108,10 +87,10 @@ func ScaleInBackends(in BackendScaleIn) Step {
 	} // else a failed read is tried again on the resync
 	switch {
 	case rep == nil:
-		st.Holds = wait(decommissioning("reading FE's backends to decommission %s; BE keeps %d replicas", removed, from))
+		st.Holds = waitIf(shrinking, decommissioning("reading FE's backends to decommission %s; BE keeps %d replicas", removed, from))
 		return st
 	case rep.Err != nil:
-		st.Holds = wait(Hold{Trouble: rep.Err, Message: fmt.Sprintf(" (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", rep.Err, from, removed, skipDecommission)})
+		st.Holds = waitIf(shrinking, Hold{Trouble: rep.Err, Message: fmt.Sprintf(" (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", rep.Err, from, removed, skipDecommission)})
 		return st
 	}
 	plan := planBackends(rep.Backends, in.Names, int(to))
@@ -138,6 +117,36 @@ func ScaleInBackends(in BackendScaleIn) Step {
 		return f
 	}
 	return back
+}
+
+// beforeRead decides what comes before FE's report is read: a scale-in
+// begins, FE refused it already, or FE's pods are not ready. done is false
+// when the step goes on with the report.
+func (in BackendScaleIn) beforeRead(shrinking bool, removed string) (st Step, done bool) {
+	if shrinking {
+		// Decide on FE's word read after the scale-in began: the health and
+		// rollout reads keep reports fresh, and one read before the BEs
+		// registered lists none of them, which would read as "gone".
+		st.Begin = !in.Active && !in.Read
+		if in.Refusal != "" { // FE refused this spec: nothing more is asked until it changes
+			st.Holds = []Hold{{Reason: srv1.ReasonScaleInRefused, Message: in.Refusal, Refuses: true}}
+			return st, true
+		}
+	}
+	if !in.FEReady {
+		st.Holds = waitIf(shrinking, decommissioning("waiting for FE's pods to be ready to decommission %s; BE keeps %d replicas", removed, in.From))
+		return st, true
+	}
+	st.Read = !in.Read
+	return st, st.Read
+}
+
+// waitIf is the hold h while BE shrinks; nothing is held otherwise.
+func waitIf(shrinking bool, h Hold) []Hold {
+	if shrinking {
+		return []Hold{h}
+	}
+	return nil
 }
 
 // takeBack cancels the decommission of BEs the spec keeps, and registers
