@@ -32,8 +32,8 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 // cleanupRetry is how soon a reconcile looks again at a cleanup that runs
@@ -113,28 +113,27 @@ func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv
 	if c == nil || access == nil || sts == nil || sts.Spec.Replicas == nil {
 		return 0
 	}
-	want := *sts.Spec.Replicas
 	c.mu.Lock()
 	c.uids[types.NamespacedName{Namespace: sts.Namespace, Name: sts.Name}] = sts.UID
 	last, known := c.clean[sts.UID]
-	// Scaled out or unchanged, or never scaled at all (the spec of a
-	// StatefulSet at generation 1 was never changed): nothing can be stale.
-	if (known && want >= last) || (!known && sts.Generation <= 1) {
-		c.clean[sts.UID] = want
-		c.mu.Unlock()
-		return 0
+	st := starrocks.CleanUpComputeNodes(starrocks.ComputeNodeCleanup{
+		Replicas: *sts.Spec.Replicas, Running: sts.Status.Replicas,
+		Generation: sts.Generation, ObservedGeneration: sts.Status.ObservedGeneration,
+		Checked: starrocks.Checked{Replicas: last, Known: known}, Backoff: time.Until(c.next[sts.UID]),
+	})
+	if st.Clean != nil {
+		c.clean[sts.UID] = *st.Clean
 	}
-	wait := time.Until(c.next[sts.UID])
 	c.mu.Unlock()
-	// Wait until the scale-in has settled: the removed pods are gone. Their
-	// StatefulSet's status change brings the reconcile back.
-	if sts.Status.ObservedGeneration < sts.Generation || sts.Status.Replicas != want {
-		return 0
+	return c.do(ctx, access, src, feConf, sts, searchService, st)
+}
+
+// do starts the cleanup a step asks for; it returns how soon to look again.
+func (c *computeNodeCleanup) do(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, st starrocks.Step) time.Duration {
+	if len(st.Statements) == 0 {
+		return st.After
 	}
-	if wait > 0 {
-		return wait // backing off after a failure
-	}
-	return c.drop(ctx, access, src, feConf, sts, searchService, want)
+	return c.drop(ctx, access, src, feConf, sts, searchService, st.Statements[0].Replicas)
 }
 
 // removing remembers the CN StatefulSet of a removed CN spec, about to be deleted.
@@ -171,15 +170,7 @@ func (c *computeNodeCleanup) runRemoved(ctx context.Context, access *feAccess, s
 	last, known := c.clean[sts.UID]
 	wait := time.Until(c.next[sts.UID])
 	c.mu.Unlock()
-	switch {
-	case known && last == 0:
-		return 0 // dropped already
-	case podsLeft > 0:
-		return 0 // their deletions bring the reconcile back
-	case wait > 0:
-		return wait
-	}
-	return c.drop(ctx, access, src, feConf, sts, searchService, 0)
+	return c.do(ctx, access, src, feConf, sts, searchService, starrocks.CleanUpRemovedComputeNodes(starrocks.Checked{Replicas: last, Known: known}, podsLeft, wait))
 }
 
 // drop starts the job that drops the nodes of sts at or above want.
@@ -188,9 +179,9 @@ func (c *computeNodeCleanup) drop(ctx context.Context, access *feAccess, src *sr
 	src, sts = src.DeepCopy(), sts.DeepCopy() // the job outlives the reconcile, which goes on with its copies
 	obj, uid := access.owner(src, sts), sts.UID
 	c.jobs.start(uid, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		jobCtx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
-		dropped, err := dropStale(ctx, access, src, feConf, sts, searchService, want, log.Info)
+		dropped, err := dropStale(jobCtx, access, src, feConf, sts, searchService, want, log.Info)
 		tellDropped(access.recorder, obj, dropped)
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -259,7 +250,8 @@ func dropStale(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster
 		return nil, err
 	}
 	var dropped []string
-	for _, n := range fe.StaleNodes(nodes, sts.Name, searchService, sts.Namespace, want) {
+	names := starrocks.PodNames{StatefulSet: sts.Name, HeadlessService: searchService, Namespace: sts.Namespace}
+	for _, n := range names.StaleComputeNodes(nodes, want) {
 		if err := c.DropComputeNode(ctx, n); err != nil {
 			return dropped, fmt.Errorf("dropping compute node %s: %w", n.Host, err)
 		}

@@ -31,7 +31,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"github.com/srscale/starrocks-operator/internal/rollout"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 // The desired state is made in three steps, one way: validate the spec
@@ -77,7 +77,7 @@ type desired struct {
 	// feConf is fe.conf, for what talks to FE.
 	feConf string
 	// rollout orders image changes across components (the rollout phase).
-	rollout rollout.Plan
+	rollout starrocks.Plan
 	// hashes memoises the desired StatefulSets' hashes, compared more than once.
 	hashes *apply.Hashes
 }
@@ -238,6 +238,12 @@ func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options
 			d.grow[c] = check.grow
 		}
 	}
+	return d, append(hs, removalHolds(src, in)...), nil
+}
+
+// removalHolds keep the removed components that hold data until the user consents.
+func removalHolds(src *srv1.StarRocksCluster, in *clusterInputs) holds {
+	var hs holds
 	for _, c := range holdsData {
 		if removalHeld(src, c) {
 			h := hold{component: c, reason: srv1.ReasonRemovalHeld, report: awaitsConsent}
@@ -247,7 +253,7 @@ func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options
 			hs = append(hs, h)
 		}
 	}
-	return d, hs, nil
+	return hs
 }
 
 // holdsData are the components whose pods keep data (BE) or caches (CN).

@@ -36,6 +36,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 // followUpPriority is the queue priority of the reconciles that the
@@ -44,12 +45,6 @@ import (
 // initial list (handler.LowPriority). With many clusters queued, a new
 // cluster's first write does not wait behind the status refreshes of others.
 const followUpPriority = -1
-
-// arrivalWindow: a first step that began this recently means a burst of
-// new clusters is still arriving. It is longer than the gap between the
-// clusters of a burst as the informer delivers them, and shorter than a
-// round trip to a distant API server (the article's 200 ms).
-const arrivalWindow = 50 * time.Millisecond
 
 // firstStep is the first step of a cluster whose FE StatefulSet does not
 // exist (a new cluster, or its StatefulSet deleted), when the operator has
@@ -74,8 +69,8 @@ const arrivalWindow = 50 * time.Millisecond
 //     core/v1 bucket busy while the apps/v1 one paces the StatefulSets.
 //   - None waits: the StatefulSet alone. Once it is written, if a reconcile
 //     now waits, another first step is still writing its StatefulSet, or
-//     another new cluster began within arrivalWindow (a burst the informer
-//     has not delivered in full yet), the end, everything else in the next
+//     another new cluster began within 50 ms (starrocks.OthersComing: a
+//     burst the informer has not delivered in full yet), the end, everything else in the next
 //     reconcile, so that the worker is free after one round trip (with
 //     latency the StatefulSet's watch event, which brings that reconcile,
 //     arrives with the response). Otherwise (a burst that fits the workers, such as 50 new
@@ -108,13 +103,7 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 	decided := sync.OnceFunc(func() { r.firstSteps.Add(-1) })
 	defer decided()
 	waiting := r.Waiting == nil || r.Waiting()
-	if waiting {
-		// What FE's pods need to start; the client Service and the disruption budget follow.
-		need := []client.Object{sts, s.want.objects.FE.SearchService}
-		objs = slices.DeleteFunc(objs, func(o client.Object) bool { return !slices.Contains(need, o) })
-	} else {
-		objs = []client.Object{sts}
-	}
+	objs = starrocks.FirstWrites(objs, client.Object(sts), client.Object(s.want.objects.FE.SearchService), waiting)
 	results, err := r.Applier.ApplyAll(ctx, objs)
 	if err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending }) {
 		countWrites(results)
@@ -135,14 +124,14 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 }
 
 // othersComing reports whether other reconciles wait for a worker, or
-// another new cluster's first step began within arrivalWindow: the latest
-// after this one (which began at began), else the latest before it.
+// another new cluster's first step began just now (starrocks.OthersComing):
+// the latest after this one (which began at began), else the latest before it.
 func (r *StarRocksClusterReconciler) othersComing(began, before int64) bool {
 	other := r.lastFirstStep.Load()
 	if other == began {
 		other = before
 	}
-	return r.Waiting == nil || r.Waiting() || time.Since(time.Unix(0, other)) < arrivalWindow
+	return starrocks.OthersComing(r.Waiting == nil || r.Waiting(), time.Unix(0, other), time.Now())
 }
 
 // startedWrites holds per cluster what firstStep wrote, until the next

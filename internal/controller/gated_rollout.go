@@ -38,7 +38,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"github.com/srscale/starrocks-operator/internal/rollout"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
@@ -123,12 +123,12 @@ func (w *waitClock) forget(uid types.UID) {
 }
 
 // gateRollouts makes pod template changes of FE, BE and CN roll one pod at a
-// time on StarRocks' word (rollout.Partitioned, rollout.LeaderLast): it sets
+// time on StarRocks' word (starrocks.Partitioned, starrocks.LeaderLast): it sets
 // the partition or the OnDelete strategy on the desired StatefulSet, holds
 // it reported as waiting, and deletes the next FE pod when its turn has
 // come. It also reads FE's word for StarRocksHealthy and the status figures.
 func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
-	gates := map[resources.Component]rollout.Gate{}
+	gates := map[resources.Component]starrocks.Gate{}
 	rolling := false
 	for _, c := range statefulSetComponents {
 		g, ok := r.gate(s, c)
@@ -175,16 +175,16 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 
 // gate is component c's gate, without FE's word and the pods; ok is false
 // when c's pod template changes roll as the StatefulSet controller rolls them.
-func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component) (rollout.Gate, bool) {
+func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component) (starrocks.Gate, bool) {
 	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
 	if live == nil || want == nil || s.recovering() || s.holds.keeps(c, want) {
-		return rollout.Gate{}, false // nothing runs yet, it goes, or it is held whole (an ordered rollout, a scale-in)
+		return starrocks.Gate{}, false // nothing runs yet, it goes, or it is held whole (an ordered rollout, a scale-in)
 	}
 	if _, growing := s.want.grow[c]; growing {
-		return rollout.Gate{}, false // its StatefulSet is recreated around its pods
+		return starrocks.Gate{}, false // its StatefulSet is recreated around its pods
 	}
-	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateOff || rollout.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
-		return rollout.Gate{}, false
+	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateOff || starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
+		return starrocks.Gate{}, false
 	}
 	if slices.ContainsFunc(s.holds, func(h hold) bool { return h.component == c && h.report == waits }) {
 		// Another step moves c (an FE leaving FE's group): a rollout under
@@ -194,28 +194,28 @@ func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component
 				s.want.hashes.Forget(want)
 			}
 		}
-		return rollout.Gate{}, false
+		return starrocks.Gate{}, false
 	}
 	replicas := ptr.Deref(want.Spec.Replicas, 1)
 	if max(ptr.Deref(live.Spec.Replicas, 0), replicas) < 2 || live.Status.ReadyReplicas == 0 {
 		// One pod has nothing to wait for, and no Ready pod nothing to protect:
 		// the fix of a component that is down rolls at once.
-		return rollout.Gate{}, false
+		return starrocks.Gate{}, false
 	}
 	tablets := c == resources.ComponentBE || (c == resources.ComponentCN && !fe.SharedData(s.want.feConf))
-	return rollout.Gate{Live: live, Changing: templateChanging(s.want.hashes, live, want), Replicas: replicas, Tablets: tablets}, true
+	return starrocks.Gate{Live: live, Changing: templateChanging(s.want.hashes, live, want), Replicas: replicas, Tablets: tablets}, true
 }
 
-func decide(c resources.Component, g rollout.Gate) rollout.Step {
+func decide(c resources.Component, g starrocks.Gate) starrocks.GateStep {
 	if c == resources.ComponentFE {
-		return rollout.LeaderLast(g)
+		return starrocks.LeaderLast(g)
 	}
-	return rollout.Partitioned(g)
+	return starrocks.Partitioned(g)
 }
 
 // step applies c's next step to the desired StatefulSet (and deletes the
 // next FE pod), and holds it reported as waiting.
-func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, c resources.Component, g rollout.Gate) error {
+func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, c resources.Component, g starrocks.Gate) error {
 	st := decide(c, g)
 	if !st.Rolling {
 		r.waits.forget(g.Live.UID)
@@ -225,7 +225,7 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 	if c == resources.ComponentFE {
 		want.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
 	} else {
-		want.Spec.UpdateStrategy = rollout.WithPartition(want.Spec.UpdateStrategy, st.Partition)
+		want.Spec.UpdateStrategy = starrocks.WithPartition(want.Spec.UpdateStrategy, st.Partition)
 	}
 	s.want.hashes.Forget(want) // hashed by the rollout order, before the strategy was set
 	reason, msg := srv1.ReasonRollingOut, st.Message
@@ -236,7 +236,7 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 			since = st.Since
 		}
 		timeout := stallTimeout(s.src)
-		if rollout.Stalled(since, now, timeout) {
+		if starrocks.Stalled(since, now, timeout) {
 			reason = srv1.ReasonRolloutStalled
 			msg = fmt.Sprintf("%s, for longer than %s (%s): held; fix what it waits for, or annotate the cluster %s=%s to roll without StarRocks' word",
 				st.Message, timeout, RolloutStallTimeoutAnnotation, RolloutGateAnnotation, RolloutGateOff)
@@ -339,7 +339,7 @@ func writtenButStrategy(live, want *appsv1.StatefulSet) bool {
 		if ru := live.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 			p = ptr.Deref(ru.Partition, 0)
 		}
-		cp.Spec.UpdateStrategy = rollout.WithPartition(want.Spec.UpdateStrategy, p)
+		cp.Spec.UpdateStrategy = starrocks.WithPartition(want.Spec.UpdateStrategy, p)
 	}
 	_, hash, err := apply.Desired(cp)
 	return err == nil && live.Annotations[apply.HashAnnotation] == hash

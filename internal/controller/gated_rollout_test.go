@@ -30,7 +30,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"github.com/srscale/starrocks-operator/internal/rollout"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 func beCluster(image string) *srv1.StarRocksCluster {
@@ -63,7 +63,7 @@ func TestTemplateChangingIsAboutThePodTemplateOnly(t *testing.T) {
 	src := beCluster("starrocks/be-ubuntu:3.3.2")
 	base := desiredBE(t, src)
 	gated := base.DeepCopy()
-	gated.Spec.UpdateStrategy = rollout.WithPartition(gated.Spec.UpdateStrategy, 1)
+	gated.Spec.UpdateStrategy = starrocks.WithPartition(gated.Spec.UpdateStrategy, 1)
 	adopted := base.DeepCopy() // the upstream's: same template, no hash of ours
 	scaled := beCluster("starrocks/be-ubuntu:3.3.2")
 	scaled.Spec.StarRocksBeSpec.Replicas = ptr.To[int32](5)

@@ -21,18 +21,18 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"github.com/srscale/starrocks-operator/internal/rollout"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 // rolloutOrder holds back the StatefulSets whose image change must wait
-// for the other components (see rollout.Order): on an upgrade BE and CN
+// for the other components (see starrocks.Order): on an upgrade BE and CN
 // roll before FE, on a downgrade FE rolls first.
 func (r *StarRocksClusterReconciler) rolloutOrder(_ context.Context, s *clusterScope) bool {
-	workload := func(c resources.Component) rollout.Workload {
+	workload := func(c resources.Component) starrocks.Workload {
 		live, want := s.in.live[c], s.want.objects.StatefulSet(c)
-		return rollout.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want)}
+		return starrocks.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want)}
 	}
-	plan := rollout.Order(workload(resources.ComponentFE), workload(resources.ComponentBE), workload(resources.ComponentCN))
+	plan := starrocks.Order(workload(resources.ComponentFE), workload(resources.ComponentBE), workload(resources.ComponentCN))
 	s.want.rollout = plan
 	for _, c := range statefulSetComponents {
 		if sts := s.want.objects.StatefulSet(c); plan.Holds(sts) {

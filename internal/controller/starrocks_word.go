@@ -17,20 +17,15 @@ limitations under the License.
 package controller
 
 import (
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"github.com/srscale/starrocks-operator/internal/rollout"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
@@ -80,12 +75,7 @@ func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, chang
 	if last != nil {
 		age = v.now().Sub(last.at)
 	}
-	// Pod conditions are kept to the second: a read a second after counts.
-	// FE learns of a process by heartbeats, not from the pod (sheet §14), so
-	// a read that still lists a node not Alive is taken again until FE had
-	// time to settle.
-	settling := !changed.IsZero() && (last == nil || last.at.Before(changed.Add(time.Second)) ||
-		(last.at.Before(changed.Add(heartbeatSettle)) && last.listsNodeDown()))
+	settling := starrocks.Settling(changed, last.report())
 	every := v.every
 	if !rolling && !settling {
 		every = max(health, v.every)
@@ -111,35 +101,13 @@ func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, chang
 	return rep
 }
 
-// heartbeatSettle is how long after a pod change FE's list of alive nodes
-// may still be behind it: a node is Alive from its first good heartbeat, up
-// to heartbeat_timeout_second (5 s) after its process answers, and dead
-// after more than heartbeat_retry_times (3) failed ones, about 20 s
-// (ComputeNode.handleHbResponse, sheet §14); 30 s covers both with a round
-// to spare.
-const heartbeatSettle = 30 * time.Second
-
-// listsNodeDown is true when FE's report lists a node not Alive.
-func (rep *feReport) listsNodeDown() bool {
-	if rep.err != nil {
-		return false
+// report is FE's report as internal/starrocks reads it; nil when there is none.
+func (rep *feReport) report() *starrocks.Report {
+	if rep == nil {
+		return nil
 	}
-	for _, f := range rep.frontends {
-		if !f.Alive {
-			return true
-		}
-	}
-	for _, b := range rep.backends {
-		if !b.Alive {
-			return true
-		}
-	}
-	for _, n := range rep.computeNodes {
-		if !n.Alive {
-			return true
-		}
-	}
-	return false
+	return &starrocks.Report{At: rep.at, Err: rep.err, Frontends: rep.frontends, Backends: rep.backends,
+		ComputeNodes: rep.computeNodes, Statistic: rep.statistic}
 }
 
 // lastPodChange is the latest creation or readiness change of the
@@ -173,60 +141,9 @@ func feAnswers(s *clusterScope) bool {
 	return sts != nil && sts.Status.ReadyReplicas > 0
 }
 
-// nodesOf maps FE's rows to the pods of a component's StatefulSet, by host
-// (the pod's DNS name, HOST_TYPE=FQDN, facts sheet §1): alive by ordinal,
-// and the leader's ordinal for FE (-1 when no row of these pods leads).
-func nodesOf(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) (alive map[int]bool, leader int) {
-	alive, leader = map[int]bool{}, -1
-	sts, search := resources.StatefulSetName(src, c), searchServiceName(src, c)
-	add := func(host string, up bool) (int, bool) {
-		ord, ok := fe.Ordinal(host, sts, search, src.Namespace)
-		if ok {
-			alive[ord] = up
-		}
-		return ord, ok
-	}
-	switch c {
-	case resources.ComponentFE:
-		for _, f := range rep.frontends {
-			if ord, ok := add(f.Host, f.Alive); ok && f.Leader() {
-				leader = ord
-			}
-		}
-	case resources.ComponentBE:
-		for _, b := range rep.backends {
-			add(b.Host, b.Alive)
-		}
-	case resources.ComponentCN:
-		for _, n := range rep.computeNodes {
-			add(n.Host, n.Alive)
-		}
-	}
-	return alive, leader
-}
-
-func searchServiceName(src *srv1.StarRocksCluster, c resources.Component) string {
-	switch c {
-	case resources.ComponentFE:
-		return src.FeSearchServiceName()
-	case resources.ComponentBE:
-		return src.BeSearchServiceName()
-	case resources.ComponentCN:
-		return src.CnSearchServiceName()
-	}
-	return ""
-}
-
 // gateWord is FE's report as the gate of component c reads it; nil when there is none.
-func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) *rollout.Word {
-	if rep == nil {
-		return nil
-	}
-	if rep.err != nil {
-		return &rollout.Word{At: rep.at, Err: rep.err, Leader: -1}
-	}
-	alive, leader := nodesOf(rep, src, c)
-	return &rollout.Word{At: rep.at, Alive: alive, Leader: leader, Unhealthy: rep.statistic.UnhealthyTablets}
+func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) *starrocks.Word {
+	return starrocks.GateWord(rep.report(), src, c)
 }
 
 // starRocksWord is what the status says of FE's word (StarRocksHealthy and
@@ -252,43 +169,5 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 		}
 		return &status.StarRocksWord{Reason: reason, Message: what + ": " + rep.err.Error()}
 	}
-	w := &status.StarRocksWord{}
-	var down []string
-	for _, c := range statefulSetComponents {
-		if resources.LoadSpec(src, c) == nil {
-			continue
-		}
-		alive, leader := nodesOf(rep, src, c)
-		n := &srv1.StarRocksNodesStatus{Total: int32(len(alive))}
-		for ord, up := range alive {
-			if up {
-				n.Alive++
-			} else {
-				down = append(down, fmt.Sprintf("%s-%d", resources.StatefulSetName(src, c), ord))
-			}
-		}
-		switch c {
-		case resources.ComponentFE:
-			if leader >= 0 {
-				n.Leader = fmt.Sprintf("%s-%d", resources.StatefulSetName(src, c), leader)
-			}
-			w.FE = n
-		case resources.ComponentBE:
-			n.UnhealthyTablets = ptr.To(int32(rep.statistic.UnhealthyTablets))
-			w.BE = n
-		case resources.ComponentCN:
-			w.CN = n
-		}
-	}
-	slices.Sort(down)
-	switch {
-	case len(down) > 0:
-		w.Reason, w.Message = srv1.ReasonNodesNotAlive, "FE lists these nodes not Alive: "+strings.Join(down, ", ")
-	case rep.statistic.UnhealthyTablets > 0:
-		w.Reason = srv1.ReasonTabletsUnhealthy
-		w.Message = fmt.Sprintf("FE counts %d unhealthy tablets (UnhealthyTabletNum of SHOW PROC '/statistic')", rep.statistic.UnhealthyTablets)
-	default:
-		w.Healthy, w.Reason = true, srv1.ReasonStarRocksHealthy
-	}
-	return w
+	return starrocks.Health(src, rep.report())
 }

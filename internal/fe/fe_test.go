@@ -69,31 +69,6 @@ func TestSharedDataReadsRunMode(t *testing.T) {
 	}
 }
 
-func TestStaleNodesAreThisStatefulSetsPodsAboveReplicas(t *testing.T) {
-	nodes := []ComputeNode{
-		{Host: "c-cn-0.c-cn-search.ns.svc.cluster.local", HeartbeatPort: 9050},
-		{Host: "c-cn-1.c-cn-search.ns.svc.cluster.local", HeartbeatPort: 9050},
-		{Host: "c-cn-2.c-cn-search.ns.svc.cluster.local", HeartbeatPort: 9050},
-		{Host: "c-cn-10.c-cn-search.ns.svc.example.org", HeartbeatPort: 9050},
-		{Host: "c-cn-3.c-cn-search.other.svc.cluster.local", HeartbeatPort: 9050},  // other namespace
-		{Host: "c-cn-x-3.c-cn-x-search.ns.svc.cluster.local", HeartbeatPort: 9050}, // other StatefulSet with a longer name
-		{Host: "wh-warehouse-cn-4.wh-warehouse-cn-search.ns.svc.cluster.local", HeartbeatPort: 9050},
-		{Host: "10.0.0.7", HeartbeatPort: 9050},                                 // registered by IP: not ours to judge
-		{Host: "c-cn-05.c-cn-search.ns.svc.cluster.local", HeartbeatPort: 9050}, // not an ordinal
-	}
-	var got []string
-	for _, n := range StaleNodes(nodes, "c-cn", "c-cn-search", "ns", 1) {
-		got = append(got, n.Host)
-	}
-	want := []string{"c-cn-1.c-cn-search.ns.svc.cluster.local", "c-cn-10.c-cn-search.ns.svc.example.org", "c-cn-2.c-cn-search.ns.svc.cluster.local"}
-	if !slices.Equal(got, want) {
-		t.Errorf("stale nodes = %v, want %v", got, want)
-	}
-	if n := StaleNodes(nodes, "c-cn", "c-cn-search", "ns", 11); len(n) != 0 {
-		t.Errorf("with 11 replicas nothing is stale, got %v", n)
-	}
-}
-
 func TestFeaturesReadsFEsAnswer(t *testing.T) {
 	answers := map[string][]string{
 		`{"code":"0","message":"OK","data":{"version":"3.3","features":[{"name":"multi-warehouse","description":"d"},{"name":"x"}]}}`: {"multi-warehouse", "x"},

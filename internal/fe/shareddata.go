@@ -17,7 +17,6 @@ limitations under the License.
 package fe
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -36,22 +35,6 @@ func SharedData(feConf string) bool {
 		}
 	}
 	return mode == "shared_data"
-}
-
-// StaleNodes are the compute nodes of a StatefulSet that scale-in removed:
-// nodes registered under the DNS name of one of its pods
-// (<statefulSet>-<ordinal>.<headless service>.<namespace>...) whose ordinal is
-// at or above replicas. Nodes of other StatefulSets, of other clusters, or
-// registered by IP address are never returned.
-func StaleNodes(nodes []ComputeNode, statefulSet, headlessService, namespace string, replicas int32) []ComputeNode {
-	var out []ComputeNode
-	for _, n := range nodes {
-		if ord, ok := Ordinal(n.Host, statefulSet, headlessService, namespace); ok && ord >= int(replicas) {
-			out = append(out, n)
-		}
-	}
-	slices.SortFunc(out, func(a, b ComputeNode) int { return strings.Compare(a.Host, b.Host) })
-	return out
 }
 
 // Ordinal is the pod ordinal of host when host is the DNS name of a pod of

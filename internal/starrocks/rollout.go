@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package rollout orders image changes across FE, BE and CN, as StarRocks
-// requires. It is pure: live and desired StatefulSets in, a plan out.
-package rollout
+package starrocks
+
+// The rollout order: image changes across FE, BE and CN go in the order
+// StarRocks requires; live and desired StatefulSets in, a plan out.
 
 import (
 	"fmt"

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package rollout
+package starrocks
 
 import (
 	"fmt"
@@ -75,8 +75,8 @@ type Gate struct {
 	Tablets bool
 }
 
-// Step is what a gate decides for now.
-type Step struct {
+// GateStep is what a gate decides for now.
+type GateStep struct {
 	// Rolling is true while a gated rollout runs: the StatefulSet is
 	// written with Partition (BE, CN) or OnDelete (FE). False leaves the
 	// strategy the spec builds, which restarts no pod: every pod already
@@ -105,23 +105,23 @@ type Step struct {
 // none rolls, then lowered one ordinal at a time, highest first, each time
 // the pods above it run the new revision, are Ready, and FE lists them
 // Alive (and, with Tablets, counts no unhealthy tablet).
-func Partitioned(g Gate) Step {
+func Partitioned(g Gate) GateStep {
 	live := g.Live
 	replicas := min(ptr.Deref(live.Spec.Replicas, 0), g.Replicas)
 	if g.Changing {
-		return Step{Rolling: true, Partition: replicas, Waiting: true,
+		return GateStep{Rolling: true, Partition: replicas, Waiting: true,
 			Message: fmt.Sprintf("pod template changed; pod 1 of %d (%s) rolls once StarRocks allows", replicas, podName(live, int(replicas)-1))}
 	}
 	if live.Status.ObservedGeneration < live.Generation {
 		// The revisions are the previous spec's: never lower the partition on them.
 		if p := partition(live); p > 0 {
-			return Step{Rolling: true, Partition: p, Waiting: true, Message: "waiting for the StatefulSet controller to see the last change"}
+			return GateStep{Rolling: true, Partition: p, Waiting: true, Message: "waiting for the StatefulSet controller to see the last change"}
 		}
-		return Step{}
+		return GateStep{}
 	}
 	update := live.Status.UpdateRevision
 	if update == "" || update == live.Status.CurrentRevision {
-		return Step{}
+		return GateStep{}
 	}
 	n := int(ptr.Deref(live.Spec.Replicas, 0))
 	pods := byOrdinal(live, g.Pods)
@@ -137,14 +137,14 @@ func Partitioned(g Gate) Step {
 		cursor--
 	}
 	cursor = min(max(cursor, int(partition(live))), n)
-	step := Step{Rolling: true, Partition: int32(cursor), Key: fmt.Sprintf("%s/%s/%d", live.UID, update, cursor)}
+	step := GateStep{Rolling: true, Partition: int32(cursor), Key: fmt.Sprintf("%s/%s/%d", live.UID, update, cursor)}
 	if cursor == 0 {
 		// Every pod runs the update revision or is on its way: the controller finishes.
 		step.Message = fmt.Sprintf("pod %d of %d (%s) replaced last", n, n, podName(live, 0))
 		return step
 	}
 	next := cursor - 1
-	waitFor := func(what string) Step {
+	waitFor := func(what string) GateStep {
 		step.Waiting = true
 		if cursor == n {
 			step.Message = fmt.Sprintf("pod 1 of %d (%s) waits for %s", n, podName(live, next), what)
@@ -181,18 +181,18 @@ func Partitioned(g Gate) Step {
 // back at the old revision. Pods that are not Ready go first (they serve
 // nothing), then the followers and observers, highest ordinal first, each
 // once every FE pod is Ready and FE lists them all Alive; the leader last.
-func LeaderLast(g Gate) Step {
+func LeaderLast(g Gate) GateStep {
 	live := g.Live
 	if g.Changing {
-		return Step{Rolling: true, Waiting: true,
+		return GateStep{Rolling: true, Waiting: true,
 			Message: "pod template changed; followers roll first, one at a time, the leader last"}
 	}
 	onDelete := live.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType
 	if live.Status.ObservedGeneration < live.Generation {
 		if onDelete {
-			return Step{Rolling: true, Waiting: true, Message: "waiting for the StatefulSet controller to see the last change"}
+			return GateStep{Rolling: true, Waiting: true, Message: "waiting for the StatefulSet controller to see the last change"}
 		}
-		return Step{}
+		return GateStep{}
 	}
 	update := live.Status.UpdateRevision
 	n := int(ptr.Deref(live.Spec.Replicas, 0))
@@ -205,9 +205,9 @@ func LeaderLast(g Gate) Step {
 		}
 	}
 	if update == "" || (update == live.Status.CurrentRevision && !onDelete) {
-		return Step{}
+		return GateStep{}
 	}
-	step := Step{Rolling: true, Key: fmt.Sprintf("%s/%s/%d", live.UID, update, len(outdated))}
+	step := GateStep{Rolling: true, Key: fmt.Sprintf("%s/%s/%d", live.UID, update, len(outdated))}
 	done := n - len(outdated)
 	for _, i := range all {
 		if p := pods[i]; p == nil || p.DeletionTimestamp != nil {
@@ -218,7 +218,7 @@ func LeaderLast(g Gate) Step {
 	}
 	if len(outdated) == 0 {
 		// Every pod runs the update revision: back to the spec's strategy, which restarts none.
-		return Step{}
+		return GateStep{}
 	}
 	newest := time.Time{}
 	for _, i := range all {
@@ -228,7 +228,7 @@ func LeaderLast(g Gate) Step {
 	}
 	step.Since = newest
 	slices.Reverse(outdated) // highest ordinal first
-	deleting := func(i int) Step {
+	deleting := func(i int) GateStep {
 		step.Delete = pods[i]
 		step.Message = fmt.Sprintf("replacing pod %d of %d (%s)", done+1, n, podName(live, i))
 		return step

@@ -1,0 +1,389 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+)
+
+// BackendScaleIn is what the BE decommission is decided on: the BE
+// StatefulSet, FE's word, and what the operator remembers.
+type BackendScaleIn struct {
+	// Exists is true when the BE StatefulSet runs and the spec builds one.
+	Exists bool
+	// SharedData BEs hold no data of their own; Skip is the
+	// skip-decommission annotation. Either shrinks BE at once.
+	SharedData, Skip bool
+	Names            PodNames
+	// From is the replicas the StatefulSet runs, To those the spec asks for.
+	From, To int32
+	// Generation is the live StatefulSet's.
+	Generation int64
+	// Active is true while a scale-in this process saw is in progress or
+	// just reversed; Checked is where FE was last found clean.
+	Active  bool
+	Checked Checked
+	// Refusal is FE's refusal of this generation of the spec; "" when none.
+	Refusal string
+	// FEReady is true when FE's pods are ready to be asked.
+	FEReady bool
+	// Read is true once FE's report was asked for; Report is nil when
+	// there is none yet.
+	Read   bool
+	Report *Report
+	// Every is how soon FE's report is read again.
+	Every time.Duration
+	// HeartbeatPort is be.conf's heartbeat_service_port.
+	HeartbeatPort int
+	// Stall is how long a decommission may move no tablet.
+	Stall time.Duration
+}
+
+// ScaleInBackends decides the BE decommission: the BEs a scale-in removes
+// are decommissioned while the BE StatefulSet is held whole (its replicas,
+// and any template change, which must not restart a BE FE drains) until FE
+// lists none of them; BEs the spec keeps again are taken back.
+func ScaleInBackends(in BackendScaleIn) Step {
+	if !in.Exists || in.SharedData || in.Skip {
+		return Step{End: true}
+	}
+	from, to := in.From, in.To
+	shrinking := to < from
+	if !shrinking && !in.Active && in.Checked.Covers(from, in.Generation) {
+		// Look at FE only after a scale-in this process did not see
+		// through: once per BE StatefulSet ever changed, when the operator
+		// starts, for a decommission to take back.
+		return Step{Clean: &from}
+	}
+	removed := podRange(in.Names, to, from)
+	st, done := in.beforeRead(shrinking, removed)
+	if done {
+		return st
+	}
+	rep := in.Report
+	if rep == nil || shrinking || in.Active {
+		st.After = in.Every
+	} // else a failed read is tried again on the resync
+	switch {
+	case rep == nil:
+		st.Holds = waitIf(shrinking, decommissioning("reading FE's backends to decommission %s; BE keeps %d replicas", removed, from))
+		return st
+	case rep.Err != nil:
+		st.Holds = waitIf(shrinking, Hold{Trouble: rep.Err, Message: fmt.Sprintf(" (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", rep.Err, from, removed, skipDecommission)})
+		return st
+	}
+	plan := planBackends(rep.Backends, in.Names, int(to))
+	if !shrinking {
+		// The spec keeps BEs FE drains (raised replicas): cancel, or, when
+		// FE dropped them already, register them again as their entrypoint would.
+		back := in.takeBack(st, plan)
+		if len(back.Statements) == 0 {
+			back.End, back.Clean = true, &from
+		}
+		return back
+	}
+	if len(plan.cancel) == 0 {
+		return in.decommission(st, plan, removed)
+	}
+	// A scale-in lowered: the BEs kept again are taken back, then the rest goes on.
+	rest := in.decommission(Step{}, plan, removed)
+	back := in.takeBack(st, plan)
+	back.Then = &rest
+	failed := back.Failed
+	back.Failed = func(err error) Step {
+		f := failed(err)
+		f.Then = &rest
+		return f
+	}
+	return back
+}
+
+// beforeRead decides what comes before FE's report is read: a scale-in
+// begins, FE refused it already, or FE's pods are not ready. done is false
+// when the step goes on with the report.
+func (in BackendScaleIn) beforeRead(shrinking bool, removed string) (st Step, done bool) {
+	if shrinking {
+		// Decide on FE's word read after the scale-in began: the health and
+		// rollout reads keep reports fresh, and one read before the BEs
+		// registered lists none of them, which would read as "gone".
+		st.Begin = !in.Active && !in.Read
+		if in.Refusal != "" { // FE refused this spec: nothing more is asked until it changes
+			st.Holds = []Hold{{Reason: srv1.ReasonScaleInRefused, Message: in.Refusal, Refuses: true}}
+			return st, true
+		}
+	}
+	if !in.FEReady {
+		st.Holds = waitIf(shrinking, decommissioning("waiting for FE's pods to be ready to decommission %s; BE keeps %d replicas", removed, in.From))
+		return st, true
+	}
+	st.Read = !in.Read
+	return st, st.Read
+}
+
+// waitIf is the hold h while BE shrinks; nothing is held otherwise.
+func waitIf(shrinking bool, h Hold) []Hold {
+	if shrinking {
+		return []Hold{h}
+	}
+	return nil
+}
+
+// takeBack cancels the decommission of BEs the spec keeps, and registers
+// again those FE dropped; st carries what is decided already.
+func (in BackendScaleIn) takeBack(st Step, plan backendPlan) Step {
+	suffix := hostSuffix(in.Report.Backends, in.Names)
+	var missing []string
+	if suffix != "" { // else no BE of this StatefulSet is listed to tell the DNS domain from: nothing to add by name
+		missing = missingBackends(in.Report.Backends, in.Names, int(min(in.From, in.To)), in.HeartbeatPort, func(ord int) string {
+			return fmt.Sprintf("%s.%s", in.Names.Pod(ord), suffix)
+		})
+	}
+	if len(plan.cancel) > 0 {
+		st.Statements = append(st.Statements, Statement{Verb: CancelDecommission, Backends: plan.cancel})
+	}
+	for _, a := range missing {
+		st.Statements = append(st.Statements, Statement{Verb: AddBackend, Backend: a})
+	}
+	if len(st.Statements) == 0 {
+		return st
+	}
+	st.Log = &Log{Message: "took back the decommission of BEs the spec keeps", KeysAndValues: []any{"cancelled", strings.Join(plan.cancel, ", "), "added", strings.Join(missing, ", ")}}
+	st.Event = &Event{Reason: "DecommissionCancelled", Action: "CancelDecommission",
+		Note: fmt.Sprintf("the spec keeps BEs FE was decommissioning: cancelled %s%s", strings.Join(plan.cancel, ", "), addedNote(missing))}
+	after := st.After
+	st.Failed = func(err error) Step {
+		return Step{After: after, Log: &Log{Message: "could not take back the decommission of BEs the spec keeps",
+			KeysAndValues: []any{"backends", strings.Join(append(slices.Clone(plan.cancel), missing...), ", "), "error", err.Error()}}}
+	}
+	return st
+}
+
+// decommission asks FE to decommission the removed BEs it runs as usual,
+// drops those it drained, and tells the drain; st carries what is decided
+// already.
+func (in BackendScaleIn) decommission(st Step, plan backendPlan, removed string) Step {
+	from, to := in.From, in.To
+	if plan.gone() {
+		st.End = true
+		return st // FE let every removed BE go: the StatefulSet shrinks now
+	}
+	st.Tablets = &plan.tablets
+	base := st
+	failed := func(h Hold) Step {
+		f := base
+		f.Holds = []Hold{h}
+		return f
+	}
+	if len(plan.decommission) > 0 {
+		st.Statements = []Statement{{Verb: DecommissionBackends, Backends: plan.decommission}}
+		st.Failed = func(err error) Step {
+			if msg, refused := fe.Refusal(err); refused {
+				text := fmt.Sprintf("spec.starRocksBeSpec.replicas: FE refused to decommission %s, so BE keeps %d replicas: %s", removed, from, msg)
+				f := failed(Hold{Reason: srv1.ReasonScaleInRefused, Message: text, Refuses: true})
+				f.Refusal = text
+				return f
+			}
+			return failed(Hold{Trouble: err, Message: fmt.Sprintf(": FE did not take the decommission of %s (%v): BE keeps %d replicas; annotate the cluster %s=true to shrink without", removed, err, from, skipDecommission)})
+		}
+		st.Log = &Log{Message: "asked FE to decommission the BEs a scale-in removes", KeysAndValues: []any{"backends", strings.Join(plan.decommission, ", ")}}
+		st.Event = &Event{Reason: srv1.ReasonDecommissioning, Action: "DecommissionBackend",
+			Note: fmt.Sprintf("asked FE to decommission %s before BE shrinks from %d to %d replicas", strings.Join(plan.decommission, ", "), from, to)}
+		st.Holds = []Hold{decommissioning("FE decommissions %s; BE keeps %d replicas until FE let them go", removed, from)}
+		return st
+	}
+	if len(plan.drop) > 0 {
+		for _, a := range plan.drop {
+			st.Statements = append(st.Statements, Statement{Verb: DropBackend, Backend: a})
+		}
+		st.Failed = func(err error) Step {
+			return failed(Hold{Trouble: err, Message: fmt.Sprintf(": FE drained %s but did not drop them (%v): BE keeps %d replicas", strings.Join(plan.drop, ", "), err, from)})
+		}
+		st.Log = &Log{Message: "dropped drained BEs from FE", KeysAndValues: []any{"backends", strings.Join(plan.drop, ", ")}}
+	}
+	draining := drainingMessage(plan.draining)
+	st.Drain = &Drain{Tablets: plan.tablets, Message: fmt.Sprintf("FE decommissions %s: %d tablets left (%s)", removed, plan.tablets, draining),
+		draining: draining, from: from, stall: in.Stall}
+	return st
+}
+
+func decommissioning(format string, args ...any) Hold {
+	return Hold{Reason: srv1.ReasonDecommissioning, Message: fmt.Sprintf(format, args...)}
+}
+
+// Drain is a BE decommission in progress. The memory records its tablet
+// count and paces what the status says of it; Hold then says whether it
+// stalled.
+type Drain struct {
+	// Tablets is what FE still counts on the BEs it drains.
+	Tablets int
+	// Message is what the status would say now (the tablets left on each BE).
+	Message  string
+	draining string
+	from     int32
+	stall    time.Duration
+}
+
+// Hold is the drain's hold: shown is what the status shows of it, since
+// when its tablet count last fell.
+func (d Drain) Hold(shown string, since, now time.Time) Hold {
+	if now.Sub(since) >= d.stall {
+		return Hold{Reason: srv1.ReasonDecommissionStalled, Message: fmt.Sprintf("FE moved no tablet off %s for %s (%d tablets left, per FE's TabletNum): check that the other BEs are alive and have room; BE keeps %d replicas; annotate the cluster %s=true to shrink anyway, losing what only they hold",
+			d.draining, d.stall, d.Tablets, d.from, skipDecommission)}
+	}
+	return decommissioning("%s; BE keeps %d replicas until FE let them go", shown, d.from)
+}
+
+// Checked is where FE was last found with nothing left to do for a
+// StatefulSet: no member of a removed ordinal, no kept BE draining or
+// missing, no stale compute node.
+type Checked struct {
+	// Replicas are the StatefulSet's replicas then; Known is false when
+	// this process never found it so.
+	Replicas int32
+	Known    bool
+}
+
+// Covers reports whether FE has nothing to do for a StatefulSet at
+// replicas and generation: scaled out or unchanged since it was found
+// clean, or never scaled (the spec of a StatefulSet at generation 1 was
+// never changed).
+func (c Checked) Covers(replicas int32, generation int64) bool {
+	return (c.Known && replicas >= c.Replicas) || (!c.Known && generation <= 1)
+}
+
+// backendPlan is what a BE StatefulSet's scale-in, or its reversal, asks of
+// FE now, decided from FE's SHOW BACKENDS alone.
+type backendPlan struct {
+	// decommission are the removed BEs FE still runs as usual.
+	decommission []string
+	// drop are removed BEs FE drained but keeps listed
+	// (drop_backend_after_decommission off, facts sheet §5).
+	drop []string
+	// draining are removed BEs FE is decommissioning, by pod, with their tablets.
+	draining map[string]int
+	// cancel are kept BEs FE is decommissioning: the spec kept them after all.
+	cancel []string
+	// tablets is what FE still counts on the removed BEs.
+	tablets int
+}
+
+// gone is true when FE lists none of the removed BEs any more: the
+// StatefulSet may shrink.
+func (p backendPlan) gone() bool {
+	return len(p.decommission) == 0 && len(p.drop) == 0 && len(p.draining) == 0
+}
+
+// planBackends sorts FE's BEs of one StatefulSet: ordinals at or above keep
+// leave (the StatefulSet is to shrink to keep), the others stay.
+func planBackends(backends []fe.Backend, names PodNames, keep int) backendPlan {
+	p := backendPlan{draining: map[string]int{}}
+	for _, b := range backends {
+		ord, ok := names.Ordinal(b.Host)
+		if !ok {
+			continue
+		}
+		switch {
+		case ord < keep && b.Decommissioned:
+			p.cancel = append(p.cancel, b.Address())
+		case ord < keep:
+		case !b.Decommissioned:
+			p.decommission = append(p.decommission, b.Address())
+		case b.Drained():
+			p.drop = append(p.drop, b.Address())
+		default:
+			p.draining[names.Pod(ord)] = b.TabletNum
+			p.tablets += b.TabletNum
+		}
+	}
+	slices.Sort(p.decommission)
+	slices.Sort(p.drop)
+	slices.Sort(p.cancel)
+	return p
+}
+
+// missingBackends are the kept ordinals FE does not list: BEs a cancelled
+// decommission came too late for (FE dropped them at 0 tablets, facts sheet
+// §5), whose pods run but are registered nowhere, since a BE registers only
+// when its container starts (§1).
+func missingBackends(backends []fe.Backend, names PodNames, keep int, heartbeatPort int, host func(ordinal int) string) []string {
+	listed := map[int]bool{}
+	for _, b := range backends {
+		if ord, ok := names.Ordinal(b.Host); ok {
+			listed[ord] = true
+		}
+	}
+	var out []string
+	for ord := range keep {
+		if !listed[ord] {
+			out = append(out, fe.Backend{Host: host(ord), HeartbeatPort: heartbeatPort}.Address())
+		}
+	}
+	return out
+}
+
+// hostSuffix is what follows the pod name in the hosts FE lists for the
+// StatefulSet's pods (<headless service>.<namespace>.svc.<domain>), taken
+// from FE's own rows: the cluster's DNS domain is FE's to tell.
+func hostSuffix(backends []fe.Backend, names PodNames) string {
+	for _, b := range backends {
+		if _, ok := names.Ordinal(b.Host); ok {
+			_, rest, _ := strings.Cut(b.Host, ".")
+			return rest
+		}
+	}
+	return ""
+}
+
+// drainingMessage says which BEs FE drains and what is left on them.
+func drainingMessage(draining map[string]int) string {
+	pods := slices.Sorted(maps.Keys(draining))
+	parts := make([]string, len(pods))
+	for i, p := range pods {
+		parts[i] = fmt.Sprintf("%s (%d tablets)", p, draining[p])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// podRange names the pods of ordinals [from, to), e.g. "be-2 and be-3".
+func podRange(names PodNames, from, to int32) string {
+	var pods []string
+	for i := from; i < to; i++ {
+		pods = append(pods, names.Pod(int(i)))
+	}
+	switch len(pods) {
+	case 0:
+		return "no BE"
+	case 1:
+		return pods[0]
+	default:
+		return strings.Join(pods[:len(pods)-1], ", ") + " and " + pods[len(pods)-1]
+	}
+}
+
+func addedNote(added []string) string {
+	if len(added) == 0 {
+		return ""
+	}
+	return "; registered again (FE had dropped them): " + strings.Join(added, ", ")
+}

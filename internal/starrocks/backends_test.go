@@ -1,0 +1,243 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+)
+
+var beNames = PodNames{StatefulSet: "sr-be", HeadlessService: "sr-be-search", Namespace: "ns"}
+
+func be(ord int, decommissioned bool, tablets int) fe.Backend {
+	return fe.Backend{Host: fmt.Sprintf("sr-be-%d.sr-be-search.ns.svc.cluster.local", ord), HeartbeatPort: 9050, Alive: true, Decommissioned: decommissioned, TabletNum: tablets}
+}
+
+func TestPlanBackendsSortsRemovedAndKeptBEs(t *testing.T) {
+	other := fe.Backend{Host: "other-be-5.other-be-search.ns.svc.cluster.local", HeartbeatPort: 9050}
+	byIP := fe.Backend{Host: "10.0.0.9", HeartbeatPort: 9050}
+	p := planBackends([]fe.Backend{be(0, false, 9), be(1, true, 4), be(2, false, 9), be(3, true, 5), be(4, true, 0), other, byIP}, beNames, 2)
+	if want := []string{be(2, false, 0).Address()}; !slices.Equal(p.decommission, want) {
+		t.Errorf("decommission %q, want %q", p.decommission, want)
+	}
+	if want := []string{be(4, false, 0).Address()}; !slices.Equal(p.drop, want) {
+		t.Errorf("drop %q, want %q: drained and left listed", p.drop, want)
+	}
+	if want := []string{be(1, false, 0).Address()}; !slices.Equal(p.cancel, want) {
+		t.Errorf("cancel %q, want %q: the spec keeps be-1", p.cancel, want)
+	}
+	if len(p.draining) != 1 || p.draining["sr-be-3"] != 5 || p.tablets != 5 {
+		t.Errorf("draining %v (%d tablets), want sr-be-3 with 5", p.draining, p.tablets)
+	}
+	if p.gone() {
+		t.Error("gone with removed BEs still listed")
+	}
+	if !planBackends([]fe.Backend{be(0, false, 1), be(1, false, 1), other}, beNames, 2).gone() {
+		t.Error("not gone when FE lists no removed BE")
+	}
+}
+
+func TestMissingBackendsAreKeptOrdinalsFEDoesNotList(t *testing.T) {
+	host := func(ord int) string { return fmt.Sprintf("sr-be-%d.sr-be-search.ns.svc.cluster.local", ord) }
+	got := missingBackends([]fe.Backend{be(0, false, 0), be(2, false, 0), be(5, false, 0)}, beNames, 3, 9050, host)
+	if want := []string{host(1) + ":9050"}; !slices.Equal(got, want) {
+		t.Errorf("missing %q, want %q", got, want)
+	}
+}
+
+// scaleIn is a BE scale-in from 3 to 2 replicas, FE ready and read.
+func scaleIn(backends ...fe.Backend) BackendScaleIn {
+	return BackendScaleIn{Exists: true, Names: beNames, From: 3, To: 2, Generation: 2, FEReady: true, Read: true,
+		Report: &Report{At: time.Now(), Backends: backends}, Every: 10 * time.Second, HeartbeatPort: 9050, Stall: 30 * time.Minute}
+}
+
+// kept is a BE StatefulSet at 3 replicas the spec keeps, after a scale-in this process saw.
+func kept(backends ...fe.Backend) BackendScaleIn {
+	in := scaleIn(backends...)
+	in.To, in.Active = 3, true
+	return in
+}
+
+func refusedByFE() error {
+	return &mysql.MySQLError{Number: 1064, Message: "It will cause insufficient BE number"}
+}
+
+func TestScaleInBackendsDecidesOnFEsWord(t *testing.T) {
+	three := []fe.Backend{be(0, false, 9), be(1, false, 9), be(2, false, 9)}
+	cases := []struct {
+		name  string
+		in    BackendScaleIn
+		check func(t *testing.T, st Step)
+	}{
+		{"a shared-data BE shrinks at once, without FE", with(scaleIn(three...), func(in *BackendScaleIn) { in.SharedData = true }), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.End, "End")
+		}},
+		{"the skip annotation shrinks BE at once", with(scaleIn(three...), func(in *BackendScaleIn) { in.Skip = true }), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.End, "End")
+		}},
+		{"no BE StatefulSet: nothing to decommission", BackendScaleIn{}, func(t *testing.T, st Step) {
+			wantOnly(t, st, st.End, "End")
+		}},
+		{"a BE StatefulSet unchanged since FE was found clean is not looked at", with(kept(), func(in *BackendScaleIn) { in.Active, in.Checked = false, Checked{Replicas: 3, Known: true} }), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.Clean != nil && *st.Clean == 3, "Clean at 3")
+		}},
+		{"a BE StatefulSet never scaled is not looked at after a restart", with(kept(), func(in *BackendScaleIn) { in.Active, in.Generation = false, 1 }), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.Clean != nil && *st.Clean == 3, "Clean at 3")
+		}},
+		{"a BE StatefulSet changed before a restart is looked at once", with(kept(), func(in *BackendScaleIn) { in.Active, in.Read = false, false }), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.Read && !st.Begin, "Read")
+		}},
+		{"a scale-in begins by reading FE afresh", with(scaleIn(), func(in *BackendScaleIn) { in.Read = false }), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.Begin && st.Read, "Begin and Read")
+		}},
+		{"a scale-in FE refused waits for the spec to change", with(scaleIn(three...), func(in *BackendScaleIn) { in.Refusal = "FE refused" }), func(t *testing.T, st Step) {
+			wantHold(t, st, srv1.ReasonScaleInRefused, "FE refused")
+			if !st.Holds[0].Refuses || len(st.Statements) > 0 {
+				t.Errorf("step %+v, want a refusal and no statement", st)
+			}
+		}},
+		{"BE keeps its replicas until FE's pods are ready", with(scaleIn(three...), func(in *BackendScaleIn) { in.FEReady = false }), func(t *testing.T, st Step) {
+			wantHold(t, st, srv1.ReasonDecommissioning, "waiting for FE's pods to be ready to decommission sr-be-2; BE keeps 3 replicas")
+		}},
+		{"without FE's report BE keeps its replicas and looks again", with(scaleIn(), func(in *BackendScaleIn) { in.Report = nil }), func(t *testing.T, st Step) {
+			wantHold(t, st, srv1.ReasonDecommissioning, "reading FE's backends")
+			if st.After != 10*time.Second {
+				t.Errorf("after %s, want FE's read rate", st.After)
+			}
+		}},
+		{"FE not answering holds BE and names the way out", with(scaleIn(), func(in *BackendScaleIn) { in.Report.Err = errors.New("dial timeout") }), func(t *testing.T, st Step) {
+			if len(st.Holds) != 1 || st.Holds[0].Trouble == nil || !strings.Contains(st.Holds[0].Message, "dial timeout") || !strings.Contains(st.Holds[0].Message, skipDecommission+"=true") {
+				t.Errorf("holds %+v, want FE's trouble and the skip annotation", st.Holds)
+			}
+		}},
+		{"the removed BEs FE runs as usual are decommissioned in one statement", scaleIn(three...), func(t *testing.T, st Step) {
+			if len(st.Statements) != 1 || st.Statements[0].Verb != DecommissionBackends || !slices.Equal(st.Statements[0].Backends, []string{be(2, false, 0).Address()}) {
+				t.Errorf("statements %+v, want DECOMMISSION of sr-be-2", st.Statements)
+			}
+			wantHold(t, st, srv1.ReasonDecommissioning, "FE decommissions sr-be-2; BE keeps 3 replicas")
+			if st.Event == nil || st.Event.Reason != srv1.ReasonDecommissioning || st.End {
+				t.Errorf("event %+v, end %v", st.Event, st.End)
+			}
+		}},
+		{"a BE FE does not list is not decommissioned: the StatefulSet shrinks", scaleIn(be(0, false, 9), be(1, false, 9)), func(t *testing.T, st Step) {
+			if !st.End || len(st.Statements) > 0 || len(st.Holds) > 0 {
+				t.Errorf("step %+v, want the scale-in over", st)
+			}
+		}},
+		{"FE's refusal to decommission refuses the spec and is remembered", scaleIn(three...), func(t *testing.T, st Step) {
+			f := st.Failed(refusedByFE())
+			if f.Refusal == "" || len(f.Holds) != 1 || !f.Holds[0].Refuses || !strings.Contains(f.Holds[0].Message, "insufficient BE number") || len(f.Statements) > 0 {
+				t.Errorf("failed step %+v, want FE's refusal remembered and held", f)
+			}
+		}},
+		{"a decommission FE did not take holds BE on FE's trouble, unremembered", scaleIn(three...), func(t *testing.T, st Step) {
+			f := st.Failed(errors.New("read timeout"))
+			if f.Refusal != "" || len(f.Holds) != 1 || f.Holds[0].Trouble == nil || !strings.HasPrefix(f.Holds[0].Message, ": FE did not take the decommission of sr-be-2") {
+				t.Errorf("failed step %+v, want FE's trouble held", f)
+			}
+		}},
+		{"drained BEs FE keeps listed are dropped, and the drain told", scaleIn(be(0, false, 9), be(1, false, 9), be(2, true, 0), be(3, true, 4)), func(t *testing.T, st Step) {
+			if len(st.Statements) != 1 || st.Statements[0].Verb != DropBackend || st.Statements[0].Backend != be(2, false, 0).Address() {
+				t.Errorf("statements %+v, want DROP of sr-be-2", st.Statements)
+			}
+			if st.Drain == nil || st.Drain.Tablets != 4 || st.Tablets == nil || *st.Tablets != 4 {
+				t.Errorf("drain %+v, want 4 tablets", st.Drain)
+			}
+			if f := st.Failed(errors.New("x")); len(f.Holds) != 1 || f.Holds[0].Trouble == nil || f.Drain != nil {
+				t.Errorf("failed drop %+v, want FE's trouble and no drain", f)
+			}
+		}},
+		{"raised replicas cancel the decommission of BEs the spec keeps", kept(be(0, false, 9), be(1, false, 9), be(2, true, 5)), func(t *testing.T, st Step) {
+			if len(st.Statements) != 1 || st.Statements[0].Verb != CancelDecommission || len(st.Holds) > 0 || st.Event == nil {
+				t.Errorf("step %+v, want CANCEL DECOMMISSION told and nothing held", st)
+			}
+			if f := st.Failed(errors.New("x")); f.Log == nil || len(f.Holds) > 0 {
+				t.Errorf("failed step %+v, want it logged only", f)
+			}
+		}},
+		{"a kept BE FE dropped is registered again under FE's DNS domain", kept(
+			fe.Backend{Host: "sr-be-0.sr-be-search.ns.svc.example.org", HeartbeatPort: 9050}, fe.Backend{Host: "sr-be-1.sr-be-search.ns.svc.example.org", HeartbeatPort: 9050}),
+			func(t *testing.T, st Step) {
+				if len(st.Statements) != 1 || st.Statements[0].Verb != AddBackend || st.Statements[0].Backend != "sr-be-2.sr-be-search.ns.svc.example.org:9050" {
+					t.Errorf("statements %+v, want ADD BACKEND of sr-be-2 in example.org", st.Statements)
+				}
+			}},
+		{"with no BE of the StatefulSet listed there is no domain to register BEs under", kept(), func(t *testing.T, st Step) {
+			if len(st.Statements) > 0 || !st.End || st.Clean == nil {
+				t.Errorf("step %+v, want the scale-in over", st)
+			}
+		}},
+		{"nothing to take back ends the scale-in and remembers FE clean", kept(three...), func(t *testing.T, st Step) {
+			if len(st.Statements) > 0 || !st.End || st.Clean == nil || *st.Clean != 3 || st.After != 10*time.Second {
+				t.Errorf("step %+v, want the scale-in over, clean at 3", st)
+			}
+		}},
+		{"a lowered scale-in takes kept BEs back, then drains the rest", with(scaleIn(be(0, false, 9), be(1, false, 9), be(2, true, 5), be(3, true, 7)), func(in *BackendScaleIn) { in.From, in.To = 4, 3 }),
+			func(t *testing.T, st Step) {
+				if len(st.Statements) != 1 || st.Statements[0].Verb != CancelDecommission || st.Then == nil || st.Then.Drain == nil || st.Then.Drain.Tablets != 7 {
+					t.Errorf("step %+v, want CANCEL then the drain of sr-be-3", st)
+				}
+				if f := st.Failed(errors.New("x")); f.Then == nil || f.Then.Drain == nil {
+					t.Errorf("failed step %+v, want the drain told all the same", f)
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { tc.check(t, ScaleInBackends(tc.in)) })
+	}
+}
+
+func TestADrainIsStalledOnceNoTabletMovedForTheTimeout(t *testing.T) {
+	d := ScaleInBackends(scaleIn(be(0, false, 9), be(1, false, 9), be(2, true, 4))).Drain
+	now := time.Now()
+	if h := d.Hold("shown", now.Add(-29*time.Minute), now); h.Reason != srv1.ReasonDecommissioning || h.Message != "shown; BE keeps 3 replicas until FE let them go" {
+		t.Errorf("within the timeout: %+v", h)
+	}
+	if h := d.Hold("shown", now.Add(-30*time.Minute), now); h.Reason != srv1.ReasonDecommissionStalled || !strings.Contains(h.Message, "sr-be-2 (4 tablets)") {
+		t.Errorf("at the timeout: %+v", h)
+	}
+}
+
+func with[T any](in T, edit func(*T)) T {
+	edit(&in)
+	return in
+}
+
+// wantOnly fails unless ok, and the step sends nothing and holds nothing.
+func wantOnly(t *testing.T, st Step, ok bool, what string) {
+	t.Helper()
+	if !ok || len(st.Statements) > 0 || len(st.Holds) > 0 || len(st.DeleteClaims) > 0 {
+		t.Errorf("step %+v, want %s only", st, what)
+	}
+}
+
+// wantHold fails unless the step holds once, for reason, saying msg.
+func wantHold(t *testing.T, st Step, reason, msg string) {
+	t.Helper()
+	if len(st.Holds) != 1 || st.Holds[0].Reason != reason || !strings.Contains(st.Holds[0].Message, msg) {
+		t.Errorf("holds %+v, want one %s saying %q", st.Holds, reason, msg)
+	}
+}

@@ -1,0 +1,327 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+)
+
+// FrontendScaleIn is what an FE scale-down is decided on: the FE
+// StatefulSet, FE's word, and what the operator remembers.
+type FrontendScaleIn struct {
+	// Exists is true when the FE StatefulSet runs and the spec builds one.
+	Exists bool
+	// Skip is the skip-decommission annotation: FE shrinks at once.
+	Skip  bool
+	Names PodNames
+	// Asked is spec.starRocksFeSpec.replicas as the user wrote it.
+	Asked *int32
+	// From is the replicas the StatefulSet runs, To those the spec asks for.
+	From, To int32
+	// Running and Ready are the StatefulSet's pods, and those Ready.
+	Running, Ready int32
+	// Generation is the live StatefulSet's.
+	Generation int64
+	// Active is true while a scale-down this process saw is in progress;
+	// Checked is where FE was last found clean.
+	Active  bool
+	Checked Checked
+	// FEReady is true when FE's pods are ready to be asked.
+	FEReady bool
+	// Read is true once FE's report was asked for; Report is nil when
+	// there is none yet.
+	Read   bool
+	Report *Report
+	// Every is how soon FE's report is read again.
+	Every time.Duration
+}
+
+// ScaleInFrontends decides an FE scale-down: FEs leave FE's group one at a
+// time, highest ordinal first, and the group never loses its majority or
+// its leader (planFrontendStep). Members whose pod is gone but that FE
+// still lists (an FE that led when it was removed, or a step interrupted)
+// are dropped too. The FE StatefulSet's replicas are held where the step
+// leaves them.
+func ScaleInFrontends(in FrontendScaleIn) Step {
+	if !in.Exists {
+		return Step{}
+	}
+	from, to := in.From, in.To
+	var st Step
+	if in.Asked != nil && *in.Asked == 1 && from > 1 {
+		st.Holds = append(st.Holds, Hold{Replicas: &to, Reason: srv1.ReasonScaleInRefused, Refuses: true,
+			Message: fmt.Sprintf("spec.starRocksFeSpec.replicas: 1 is refused while FE runs %d: a lone FE left from a group of %d has no majority to elect itself leader; scale down one FE at a time to 2 at the least", from, from)})
+	}
+	if in.Skip {
+		return st
+	}
+	// No pod runs beyond the replicas asked for (a drift of spec.replicas
+	// the StatefulSet controller never acted on): nothing to take out of
+	// FE's group first; a member left over is dropped after.
+	shrinking := to < from && in.Running > to
+	if !in.Read {
+		// As for BE: decide on FE's word read after the scale-down began,
+		// not on a report older than the last FE that joined.
+		st.Begin, st.End = shrinking && !in.Active, !shrinking && in.Active
+	}
+	if !shrinking && in.Checked.Covers(from, in.Generation) {
+		// Look for leftovers only after a scale-down this process did not
+		// see through (and once per StatefulSet ever scaled, at start).
+		st.Clean = &from
+		return st
+	}
+	leaving := in.Names.Pod(int(from - 1))
+	if !in.FEReady {
+		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("waiting for FE's pods to be ready to take %s out of FE's group", leaving))...)
+		return st
+	}
+	if !in.Read {
+		return Step{Begin: st.Begin, End: st.End, Read: true}
+	}
+	rep := in.Report
+	if rep == nil || shrinking {
+		st.After = in.Every
+	} // else a failed read is tried again on the resync
+	switch {
+	case rep == nil:
+		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("reading FE's group to take %s out of it", leaving))...)
+		return st
+	case rep.Err != nil:
+		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("FE did not answer (%v): FE keeps %d replicas until %s left FE's group; annotate the cluster %s=true to shrink without", rep.Err, from, leaving, skipDecommission))...)
+		return st
+	}
+	if left := leftoverFrontends(rep.Frontends, in.Names, int(from)); len(left) > 0 {
+		return in.dropLeftovers(st, shrinking, left)
+	}
+	if !shrinking {
+		st.Clean = &from
+		return st
+	}
+	if in.Running != from || in.Ready != from {
+		st.Holds = append(st.Holds, in.keep(fmt.Sprintf("waiting for FE's %d pods to be ready before %s leaves FE's group", from, leaving)))
+		return st
+	}
+	return in.leave(st, rep.Frontends)
+}
+
+// dropLeftovers drops from FE's group the members whose pods a scale-down
+// removed, once their pods are gone and another FE leads: FE refuses to
+// drop its leader, and the report may predate the stop. Their claims go
+// after.
+func (in FrontendScaleIn) dropLeftovers(st Step, shrinking bool, left []fe.Frontend) Step {
+	addresses := frontendAddresses(left)
+	with := func(msg string) Step {
+		f := st
+		f.Holds = append(slices.Clone(st.Holds), in.wait(shrinking, msg)...)
+		return f
+	}
+	if !podsGone(in.Running, left, in.Names) || !hasLeader(in.Report.Frontends, in.Names, int(in.From)) {
+		f := with("waiting for the pods of " + addresses + " to stop and another FE to lead before dropping them from FE's group")
+		f.After = in.Every
+		return f
+	}
+	claims := with("dropped " + addresses + " from FE's group")
+	for _, f := range left {
+		if ord, ok := in.Names.Ordinal(f.Host); ok {
+			claims.DeleteClaims = append(claims.DeleteClaims, ord)
+		}
+	}
+	claims.Failed = func(err error) Step {
+		return with(fmt.Sprintf("dropped %s from FE's group, but not their claims (%v)", addresses, err))
+	}
+	claims.Log = &Log{Message: "dropped removed FEs from FE's group", KeysAndValues: []any{"frontends", addresses}}
+	claims.Event = &Event{Reason: "FrontendDropped", Action: "DropFrontend", Note: "dropped from FE's group the FEs whose pods a scale-down removed: " + addresses}
+	drop := Step{Then: &claims}
+	for _, f := range left {
+		drop.Statements = append(drop.Statements, Statement{Verb: DropFrontend, Frontend: f})
+	}
+	drop.Failed = func(err error) Step {
+		return with(fmt.Sprintf("could not drop removed FEs from FE's group (%v)", err))
+	}
+	return drop
+}
+
+// leave takes the FE of the highest ordinal out of FE's group, or lets its
+// pod go, as planFrontendStep decides.
+func (in FrontendScaleIn) leave(st Step, frontends []fe.Frontend) Step {
+	from := in.From
+	pod := in.Names.Pod(int(from - 1))
+	with := func(h Hold) Step {
+		f := st
+		f.Holds = append(slices.Clone(st.Holds), h)
+		return f
+	}
+	next, target, why := planFrontendStep(frontends, in.Names, int(from))
+	switch next {
+	case feGone:
+		shrink := with(in.step(fmt.Sprintf("%s left FE's group; its pod goes (FE %d → %d)", pod, from, from-1)))
+		shrink.DeleteClaims = []int{int(from - 1)}
+		shrink.Failed = func(err error) Step {
+			return with(in.keep(fmt.Sprintf("%s left FE's group, but its claims could not be deleted (%v): FE keeps %d replicas", pod, err, from)))
+		}
+		return shrink
+	case feShrink:
+		return with(in.step(fmt.Sprintf("%s leads FE's group: its pod goes first, so that the others elect a new leader, then it is dropped (FE %d → %d)", pod, from, from-1)))
+	case feDrop:
+		drop := with(in.keep(fmt.Sprintf("%s left FE's group; its pod goes next (FE %d → %d)", pod, from, from-1)))
+		drop.Statements = []Statement{{Verb: DropFrontend, Frontend: target}}
+		drop.Failed = func(err error) Step {
+			return with(in.keep(fmt.Sprintf("FE did not drop %s from its group (%v): FE keeps %d replicas", target.Address(), err, from)))
+		}
+		drop.Log = &Log{Message: "dropped an FE a scale-down removes from FE's group", KeysAndValues: []any{"frontend", target.Address()}}
+		drop.Event = &Event{Reason: "FrontendDropped", Action: "DropFrontend", Note: fmt.Sprintf("dropped %s from FE's group before its pod goes (FE %d → %d)", target.Address(), from, from-1)}
+		return drop
+	}
+	return with(in.keep(fmt.Sprintf("%s waits to leave FE's group: %s", pod, why)))
+}
+
+// keep holds FE's replicas where they are; step lets one pod go.
+func (in FrontendScaleIn) keep(msg string) Hold {
+	from := in.From
+	return Hold{Replicas: &from, Reason: srv1.ReasonLeavingFEGroup, Message: msg}
+}
+
+func (in FrontendScaleIn) step(msg string) Hold {
+	next := in.From - 1
+	return Hold{Replicas: &next, Reason: srv1.ReasonLeavingFEGroup, Message: msg}
+}
+
+// wait keeps FE's replicas while it shrinks; otherwise there is nothing
+// to hold: leftovers are dropped as FE allows.
+func (in FrontendScaleIn) wait(shrinking bool, msg string) []Hold {
+	if !shrinking {
+		return nil
+	}
+	return []Hold{in.keep(msg)}
+}
+
+// podsGone is true when the StatefulSet runs no pod of the leftovers'
+// ordinals any more (running is its status.replicas).
+func podsGone(running int32, left []fe.Frontend, names PodNames) bool {
+	for _, f := range left {
+		if ord, ok := names.Ordinal(f.Host); ok && int32(ord) < running {
+			return false
+		}
+	}
+	return true
+}
+
+// hasLeader is true when FE's group has a leader among the pods the StatefulSet keeps.
+func hasLeader(frontends []fe.Frontend, names PodNames, replicas int) bool {
+	for _, f := range frontends {
+		if ord, ok := names.Ordinal(f.Host); ok && f.Leader() && ord < replicas {
+			return true
+		}
+	}
+	return false
+}
+
+func frontendAddresses(fs []fe.Frontend) string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Address()
+	}
+	return strings.Join(out, ", ")
+}
+
+// frontendStep is the next move of an FE scale-down: one FE at a time,
+// highest ordinal first.
+type frontendStep int
+
+const (
+	// feWait: FE's word does not allow a step now (no leader, a member not
+	// alive); wait for the next report.
+	feWait frontendStep = iota
+	// feDrop: take the FE out of FE's group while its pod still runs; the
+	// group keeps every other member.
+	feDrop
+	// feShrink: remove the pod first. The FE to remove leads, and FE
+	// refuses to drop its leader ("can not drop current master node",
+	// facts sheet §7): once its pod stops, the others elect a new one, and
+	// the FE is dropped after (a leftover, see leftoverFrontends).
+	feShrink
+	// feGone: FE's group no longer has it; the pod may go.
+	feGone
+)
+
+// planFrontendStep decides how FE of ordinal from-1 leaves a group of from
+// pods. The group must keep a majority of its members alive throughout.
+func planFrontendStep(frontends []fe.Frontend, names PodNames, from int) (frontendStep, fe.Frontend, string) {
+	var target *fe.Frontend
+	var leader bool
+	alive := 0
+	for i := range frontends {
+		f := &frontends[i]
+		if f.Leader() {
+			leader = true
+		}
+		if f.Alive {
+			alive++
+		}
+		if ord, ok := names.Ordinal(f.Host); ok && ord == from-1 {
+			target = f
+		}
+	}
+	switch {
+	case target == nil:
+		// Gone, or not yet seen: the report must list every FE that stays.
+		for ord := range from - 1 {
+			if !slices.ContainsFunc(frontends, func(f fe.Frontend) bool { o, ok := names.Ordinal(f.Host); return ok && o == ord }) {
+				return feWait, fe.Frontend{}, fmt.Sprintf("FE's group does not list %s", names.Pod(ord))
+			}
+		}
+		return feGone, fe.Frontend{}, ""
+	case !leader:
+		return feWait, *target, "FE's group has no leader"
+	}
+	members := len(frontends)
+	if target.Leader() {
+		// Until a new leader is elected, members-1 alive ones must be a majority of members.
+		if alive-1 < members/2+1 {
+			return feWait, *target, fmt.Sprintf("%s leads and only %d of %d FEs are alive: stopping it now would leave no majority to elect another", names.Pod(from-1), alive, members)
+		}
+		return feShrink, *target, ""
+	}
+	left := alive
+	if target.Alive {
+		left--
+	}
+	if left < (members-1)/2+1 {
+		return feWait, *target, fmt.Sprintf("only %d of the %d FEs left after %s would be alive: not a majority", left, members-1, names.Pod(from-1))
+	}
+	return feDrop, *target, ""
+}
+
+// leftoverFrontends are members of FE's group whose pod the StatefulSet no
+// longer has (ordinal at or above replicas): FE removed by a scale-down
+// whose drop came after the pod (feShrink), or was interrupted.
+func leftoverFrontends(frontends []fe.Frontend, names PodNames, replicas int) []fe.Frontend {
+	var out []fe.Frontend
+	for _, f := range frontends {
+		if ord, ok := names.Ordinal(f.Host); ok && ord >= replicas {
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b fe.Frontend) int { return strings.Compare(b.Host, a.Host) })
+	return out
+}

@@ -1,0 +1,170 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/srscale/starrocks-operator/internal/fe"
+)
+
+var feNames = PodNames{StatefulSet: "sr-fe", HeadlessService: "sr-fe-search", Namespace: "ns"}
+
+func member(ord int, role string, alive bool) fe.Frontend {
+	return fe.Frontend{Host: fmt.Sprintf("sr-fe-%d.sr-fe-search.ns.svc.cluster.local", ord), EditLogPort: 9010, Role: role, Alive: alive}
+}
+
+func TestPlanFrontendStepKeepsAMajorityAndALeader(t *testing.T) {
+	cases := []struct {
+		name    string
+		members []fe.Frontend
+		from    int
+		want    frontendStep
+	}{
+		{"a follower leaves while its pod runs", []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true), member(2, "FOLLOWER", true)}, 3, feDrop},
+		{"the leader's pod goes first", []fe.Frontend{member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", true)}, 3, feShrink},
+		{"the leader stays while the others could not elect", []fe.Frontend{member(0, "FOLLOWER", false), member(1, "FOLLOWER", true), member(2, "LEADER", true)}, 3, feWait},
+		{"no leader, no step", []fe.Frontend{member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "FOLLOWER", true)}, 3, feWait},
+		{"dropping would leave no alive majority", []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", false), member(2, "FOLLOWER", false), member(3, "FOLLOWER", true)}, 4, feWait},
+		{"a dead follower leaves", []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true), member(2, "FOLLOWER", false)}, 3, feDrop},
+		{"already out of the group", []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true)}, 3, feGone},
+		{"a report that predates the pods that stay", []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true)}, 5, feWait},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, _, why := planFrontendStep(tc.members, feNames, tc.from); got != tc.want {
+				t.Errorf("step %d (%s), want %d", got, why, tc.want)
+			}
+		})
+	}
+}
+
+func TestLeftoverFrontendsAreMembersAboveReplicas(t *testing.T) {
+	got := leftoverFrontends([]fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true), member(3, "FOLLOWER", false), member(2, "FOLLOWER", false)}, feNames, 2)
+	if len(got) != 2 || got[0].Host != member(3, "", false).Host || got[1].Host != member(2, "", false).Host {
+		t.Errorf("leftovers %+v, want fe-3 then fe-2", got)
+	}
+}
+
+// scaleDown is an FE scale-down from 3 to 2 replicas, every pod Ready, FE read.
+func scaleDown(members ...fe.Frontend) FrontendScaleIn {
+	return FrontendScaleIn{Exists: true, Names: feNames, From: 3, To: 2, Running: 3, Ready: 3, Generation: 2, Active: true,
+		FEReady: true, Read: true, Report: &Report{At: time.Now(), Frontends: members}, Every: 10 * time.Second}
+}
+
+// afterScaleDown is an FE StatefulSet of 2 the spec keeps, after a scale-down this process did not see through.
+func afterScaleDown(members ...fe.Frontend) FrontendScaleIn {
+	in := scaleDown(members...)
+	in.From, in.Running, in.Ready, in.Active = 2, 2, 2, false
+	return in
+}
+
+func replicasHeld(t *testing.T, hs []Hold, want int32, msg string) {
+	t.Helper()
+	if len(hs) == 0 || hs[len(hs)-1].Replicas == nil || *hs[len(hs)-1].Replicas != want || !strings.Contains(hs[len(hs)-1].Message, msg) {
+		t.Errorf("holds %+v, want replicas held at %d saying %q", hs, want, msg)
+	}
+}
+
+func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
+	group := []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true), member(2, "FOLLOWER", true)}
+	cases := []struct {
+		name  string
+		in    FrontendScaleIn
+		check func(t *testing.T, st Step)
+	}{
+		{"one FE asked for while FE runs 3 is refused", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Asked, in.To, in.Skip = ptr.To(int32(1)), 1, true }), func(t *testing.T, st Step) {
+			if len(st.Holds) != 1 || !st.Holds[0].Refuses || *st.Holds[0].Replicas != 1 || !strings.Contains(st.Holds[0].Message, "no majority") {
+				t.Errorf("holds %+v, want the refusal, replicas as the spec says", st.Holds)
+			}
+		}},
+		{"the skip annotation lets FE shrink at once", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Skip = true }), func(t *testing.T, st Step) {
+			wantOnly(t, st, !st.Read && !st.Begin, "nothing")
+		}},
+		{"no FE StatefulSet: nothing", FrontendScaleIn{}, func(t *testing.T, st Step) { wantOnly(t, st, true, "nothing") }},
+		{"a scale-down begins by reading FE afresh", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Active, in.Read = false, false }), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.Begin && st.Read, "Begin and Read")
+		}},
+		{"a scale-down reversed is forgotten", with(afterScaleDown(group[:2]...), func(in *FrontendScaleIn) { in.Active, in.Read = true, false }), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.End && st.Read, "End and Read")
+		}},
+		{"an FE StatefulSet found clean is not looked at", with(afterScaleDown(), func(in *FrontendScaleIn) { in.Checked, in.Read = Checked{Replicas: 2, Known: true}, false }), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.Clean != nil && *st.Clean == 2 && !st.Read, "Clean at 2")
+		}},
+		{"FE keeps its replicas until FE's pods are ready", with(scaleDown(group...), func(in *FrontendScaleIn) { in.FEReady = false }), func(t *testing.T, st Step) {
+			replicasHeld(t, st.Holds, 3, "waiting for FE's pods to be ready to take sr-fe-2 out")
+		}},
+		{"FE not answering keeps FE's replicas", with(scaleDown(), func(in *FrontendScaleIn) { in.Report.Err = errors.New("dial timeout") }), func(t *testing.T, st Step) {
+			replicasHeld(t, st.Holds, 3, "FE did not answer (dial timeout)")
+		}},
+		{"FE keeps its replicas while one of its pods is not Ready", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Ready = 2 }), func(t *testing.T, st Step) {
+			replicasHeld(t, st.Holds, 3, "waiting for FE's 3 pods to be ready")
+		}},
+		{"a follower leaves FE's group while its pod runs", scaleDown(group...), func(t *testing.T, st Step) {
+			if len(st.Statements) != 1 || st.Statements[0].Verb != DropFrontend || st.Statements[0].Frontend.Host != group[2].Host || st.Event == nil {
+				t.Errorf("step %+v, want DROP FOLLOWER sr-fe-2 told", st)
+			}
+			replicasHeld(t, st.Holds, 3, "its pod goes next")
+			replicasHeld(t, st.Failed(errors.New("x")).Holds, 3, "FE did not drop")
+		}},
+		{"the leader's pod goes first", scaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", true)), func(t *testing.T, st Step) {
+			if len(st.Statements) > 0 {
+				t.Errorf("statements %+v, want none: FE refuses to drop its leader", st.Statements)
+			}
+			replicasHeld(t, st.Holds, 2, "leads FE's group")
+		}},
+		{"an FE out of FE's group loses its claims, then its pod", scaleDown(group[:2]...), func(t *testing.T, st Step) {
+			if !slices.Equal(st.DeleteClaims, []int{2}) {
+				t.Errorf("claims of %v deleted, want of 2", st.DeleteClaims)
+			}
+			replicasHeld(t, st.Holds, 2, "left FE's group; its pod goes")
+			replicasHeld(t, st.Failed(errors.New("x")).Holds, 3, "claims could not be deleted")
+		}},
+		{"no step while the group has no majority to spare", scaleDown(member(0, "LEADER", true), member(1, "FOLLOWER", false), member(2, "FOLLOWER", true)), func(t *testing.T, st Step) {
+			if len(st.Statements) > 0 {
+				t.Errorf("statements %+v, want none", st.Statements)
+			}
+			replicasHeld(t, st.Holds, 3, "waits to leave FE's group")
+		}},
+		{"a member left over is dropped once its pod is gone and another FE leads, then its claims", afterScaleDown(group...), func(t *testing.T, st Step) {
+			if len(st.Statements) != 1 || st.Statements[0].Frontend.Host != group[2].Host || st.Then == nil || !slices.Equal(st.Then.DeleteClaims, []int{2}) || st.Then.Event == nil {
+				t.Errorf("step %+v, want DROP of sr-fe-2, then its claims", st)
+			}
+			if len(st.Holds) > 0 || len(st.Then.Holds) > 0 {
+				t.Errorf("holds %+v, want none: FE does not shrink", st.Holds)
+			}
+		}},
+		{"a member left over that leads waits for another leader", afterScaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", false)), func(t *testing.T, st Step) {
+			if len(st.Statements) > 0 || st.After != 10*time.Second {
+				t.Errorf("step %+v, want nothing sent and a look again", st)
+			}
+		}},
+		{"nothing left over: FE is remembered clean", afterScaleDown(group[:2]...), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.Clean != nil && *st.Clean == 2, "Clean at 2")
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { tc.check(t, ScaleInFrontends(tc.in)) })
+	}
+}

@@ -1,0 +1,164 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/utils/ptr"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// HeartbeatSettle is how long after a pod change FE's list of alive nodes
+// may still be behind it: a node is Alive from its first good heartbeat, up
+// to heartbeat_timeout_second (5 s) after its process answers, and dead
+// after more than heartbeat_retry_times (3) failed ones, about 20 s
+// (ComputeNode.handleHbResponse, sheet §14); 30 s covers both with a round
+// to spare.
+const HeartbeatSettle = 30 * time.Second
+
+// components are the StatefulSets FE lists nodes of, in status order.
+var components = []resources.Component{resources.ComponentFE, resources.ComponentBE, resources.ComponentCN}
+
+// ListsNodeDown is true when FE's report lists a node not Alive.
+func (r *Report) ListsNodeDown() bool {
+	if r.Err != nil {
+		return false
+	}
+	for _, f := range r.Frontends {
+		if !f.Alive {
+			return true
+		}
+	}
+	for _, b := range r.Backends {
+		if !b.Alive {
+			return true
+		}
+	}
+	for _, n := range r.ComputeNodes {
+		if !n.Alive {
+			return true
+		}
+	}
+	return false
+}
+
+// Settling is true while FE's last report (nil when none) may not tell the
+// pod change at changed yet: it was read less than a second after (pod
+// conditions are kept to the second), or, within HeartbeatSettle, it still
+// lists a node not Alive. FE learns of a process by heartbeats, not from
+// the pod (sheet §14). A zero changed settles nothing.
+func Settling(changed time.Time, last *Report) bool {
+	return !changed.IsZero() && (last == nil || last.At.Before(changed.Add(time.Second)) ||
+		(last.At.Before(changed.Add(HeartbeatSettle)) && last.ListsNodeDown()))
+}
+
+// NodesOf maps FE's rows to the pods of component c's StatefulSet: alive
+// by ordinal, and the leader's ordinal for FE (-1 when no row of these
+// pods leads).
+func NodesOf(rep *Report, names PodNames, c resources.Component) (alive map[int]bool, leader int) {
+	alive, leader = map[int]bool{}, -1
+	add := func(host string, up bool) (int, bool) {
+		ord, ok := names.Ordinal(host)
+		if ok {
+			alive[ord] = up
+		}
+		return ord, ok
+	}
+	switch c {
+	case resources.ComponentFE:
+		for _, f := range rep.Frontends {
+			if ord, ok := add(f.Host, f.Alive); ok && f.Leader() {
+				leader = ord
+			}
+		}
+	case resources.ComponentBE:
+		for _, b := range rep.Backends {
+			add(b.Host, b.Alive)
+		}
+	case resources.ComponentCN:
+		for _, n := range rep.ComputeNodes {
+			add(n.Host, n.Alive)
+		}
+	}
+	return alive, leader
+}
+
+// GateWord is FE's report as the gate of component c reads it; nil when there is none.
+func GateWord(rep *Report, src *srv1.StarRocksCluster, c resources.Component) *Word {
+	if rep == nil {
+		return nil
+	}
+	if rep.Err != nil {
+		return &Word{At: rep.At, Err: rep.Err, Leader: -1}
+	}
+	alive, leader := NodesOf(rep, NamesOf(src, c), c)
+	return &Word{At: rep.At, Alive: alive, Leader: leader, Unhealthy: rep.Statistic.UnhealthyTablets}
+}
+
+// Health is what the status says of a report FE answered: the nodes of
+// each component the spec has (Alive, total, FE's leader, BE's unhealthy
+// tablets) and StarRocksHealthy's reason: nodes not Alive first, then
+// unhealthy tablets.
+func Health(src *srv1.StarRocksCluster, rep *Report) *status.StarRocksWord {
+	w := &status.StarRocksWord{}
+	var down []string
+	for _, c := range components {
+		if resources.LoadSpec(src, c) == nil {
+			continue
+		}
+		names := NamesOf(src, c)
+		alive, leader := NodesOf(rep, names, c)
+		n := &srv1.StarRocksNodesStatus{Total: int32(len(alive))}
+		for ord, up := range alive {
+			if up {
+				n.Alive++
+			} else {
+				down = append(down, names.Pod(ord))
+			}
+		}
+		switch c {
+		case resources.ComponentFE:
+			if leader >= 0 {
+				n.Leader = names.Pod(leader)
+			}
+			w.FE = n
+		case resources.ComponentBE:
+			n.UnhealthyTablets = ptr.To(int32(rep.Statistic.UnhealthyTablets))
+			w.BE = n
+		case resources.ComponentCN:
+			w.CN = n
+		}
+	}
+	slices.Sort(down)
+	switch {
+	case len(down) > 0:
+		w.Reason, w.Message = srv1.ReasonNodesNotAlive, "FE lists these nodes not Alive: "+strings.Join(down, ", ")
+	case rep.Statistic.UnhealthyTablets > 0:
+		w.Reason = srv1.ReasonTabletsUnhealthy
+		w.Message = fmt.Sprintf("FE counts %d unhealthy tablets (UnhealthyTabletNum of SHOW PROC '/statistic')", rep.Statistic.UnhealthyTablets)
+	default:
+		w.Healthy, w.Reason = true, srv1.ReasonStarRocksHealthy
+	}
+	return w
+}

@@ -1,0 +1,134 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+import (
+	"strings"
+	"time"
+
+	"github.com/srscale/starrocks-operator/internal/fe"
+)
+
+// skipDecommission is the annotation (controller.SkipDecommissionAnnotation)
+// that the messages offer as the way out of a scale-in FE does not let go.
+const skipDecommission = "starrocks.com/skip-decommission"
+
+// Step is what a planner decides for now. The glue does it in this order:
+//  1. Read: nothing more is decided before FE's report is read; the
+//     glue records Begin or End, reads, and plans again with the report.
+//  2. The memory: Begin, End, Clean, Refusal.
+//  3. Statements go to FE in order, then the claims of DeleteClaims are
+//     deleted; the first failure ends them, and Failed(err) is done in
+//     place of the rest of this step.
+//  4. Holds, After, Tablets, Log, Event and Drain; then Then.
+type Step struct {
+	// Read asks for FE's report: the planner is called again with it.
+	Read bool
+	// Begin starts a scale-in: FE's word read before it is out of date,
+	// and the scale-in is remembered as active.
+	Begin bool
+	// End forgets a scale-in that is over (and its tablet metric).
+	End bool
+	// Clean, when set, is the replicas at which FE was found with nothing
+	// left to do for the StatefulSet.
+	Clean *int32
+	// Refusal is FE's refusal of the spec, remembered until it changes.
+	Refusal string
+	// Holds keep the StatefulSet, or its replicas, and say why.
+	Holds []Hold
+	// Statements are sent to FE, in order.
+	Statements []Statement
+	// DeleteClaims are the pod ordinals whose claims are deleted.
+	DeleteClaims []int
+	// Failed is the step done instead of the rest of this one when a
+	// statement or a deletion fails.
+	Failed func(err error) Step
+	// After is how soon to look again; zero says nothing.
+	After time.Duration
+	// Tablets, when set, is what FE still counts on the BEs leaving.
+	Tablets *int
+	// Log and Event tell what the step did.
+	Log   *Log
+	Event *Event
+	// Drain is a decommission in progress: its status is paced by the memory.
+	Drain *Drain
+	// Then is done after this step.
+	Then *Step
+}
+
+// Hold is what a step keeps of the component's StatefulSet, and why.
+type Hold struct {
+	// Replicas, when set, is the value spec.replicas is written at, and
+	// the hold is of that field alone; nil holds the StatefulSet whole.
+	Replicas *int32
+	// Reason is the condition reason; Message says what is kept and why.
+	Reason, Message string
+	// Refuses is true when the spec's change is refused (a user error),
+	// not waited on.
+	Refuses bool
+	// Trouble, when set, is FE's error: its kind gives the reason, and
+	// the words Message follows.
+	Trouble error
+}
+
+// Verb is what a Statement asks of FE.
+type Verb int
+
+// The statements the planners send.
+const (
+	DecommissionBackends Verb = iota + 1
+	CancelDecommission
+	AddBackend
+	DropBackend
+	DropFrontend
+	// DropComputeNodes drops every compute node of the StatefulSet at or
+	// above Replicas: FE is read first, off the reconcile workers.
+	DropComputeNodes
+)
+
+// Statement is one statement for FE.
+type Statement struct {
+	Verb Verb
+	// Backends are the BEs (host:heartbeat port) of DecommissionBackends
+	// and CancelDecommission.
+	Backends []string
+	// Backend is the BE of AddBackend and DropBackend.
+	Backend string
+	// Frontend is the FE of DropFrontend.
+	Frontend fe.Frontend
+	// Replicas is where DropComputeNodes begins.
+	Replicas int32
+}
+
+// AlreadyDone reports whether FE's error says the statement has nothing
+// left to do: a BE whose decommission is cancelled was dropped at 0 tablets
+// meanwhile (the next read shows it missing, and it is added).
+func (s Statement) AlreadyDone(err error) bool {
+	msg, refused := fe.Refusal(err)
+	return s.Verb == CancelDecommission && refused && strings.HasPrefix(msg, "Backend does not exist")
+}
+
+// Log is one line for the operator's log.
+type Log struct {
+	Message       string
+	KeysAndValues []any
+}
+
+// Event is a Normal Event on the cluster.
+type Event struct {
+	Reason, Action, Note string
+}
