@@ -32,6 +32,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
@@ -68,7 +69,7 @@ var replicasField = []string{"spec", "replicas"}
 // own and shrink at once; compute nodes are dropped after their pods go
 // (cn_cleanup.go).
 func (r *StarRocksClusterReconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
-	if r.FE == nil || r.FE.views == nil || r.scaleIns == nil {
+	if !r.FE.Configured() || r.scaleIns == nil {
 		return true
 	}
 	r.scaleInBackends(ctx, s)
@@ -239,11 +240,11 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		}
 	}
 	if shrinking {
-		if !active && r.FE != nil && r.FE.views != nil {
+		if !active {
 			// Decide on FE's word read after the scale-in began: the health
 			// and rollout reads keep reports fresh, and one read before the
 			// BEs registered lists none of them, which would read as "gone".
-			r.FE.views.changed(key)
+			r.FE.Changed(s.src)
 		}
 		r.scaleIns.activate(key)
 		// FE refused this spec: nothing more is asked until the spec changes.
@@ -256,34 +257,34 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		wait(srv1.ReasonDecommissioning, fmt.Sprintf("waiting for FE's pods to be ready to decommission %s; BE keeps %d replicas", removed, from))
 		return
 	}
-	rep := r.FE.views.look(r.FE, s.src, s.want.feConf)
+	rep := r.FE.Look(s.src, s.want.feConf)
 	if rep == nil || shrinking || active {
-		s.later(r.FE.views.every)
+		s.later(r.FE.Every())
 	} // else a failed look is tried again on the resync
 	if rep == nil {
 		wait(srv1.ReasonDecommissioning, fmt.Sprintf("reading FE's backends to decommission %s; BE keeps %d replicas", removed, from))
 		return
 	}
-	if rep.err != nil {
-		reason, what := feTrouble(rep.err)
-		wait(reason, fmt.Sprintf("%s (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", what, rep.err, from, removed, SkipDecommissionAnnotation))
+	if rep.Err != nil {
+		reason, what := feTrouble(rep.Err)
+		wait(reason, fmt.Sprintf("%s (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", what, rep.Err, from, removed, SkipDecommissionAnnotation))
 		return
 	}
-	plan := planBackends(rep.backends, names, int(to))
-	connect := func() (*fe.Client, context.Context, context.CancelFunc, error) {
+	plan := planBackends(rep.Backends, names, int(to))
+	exec := func(do func(context.Context, *fe.Client) error) error {
 		ctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
-		c, err := r.FE.sql(ctx, s.src, s.want.feConf)
-		return c, ctx, cancel, err
+		defer cancel()
+		return r.FE.Exec(ctx, s.src, s.want.feConf, func(c *fe.Client) error { return do(ctx, c) })
 	}
 	log := logf.FromContext(ctx)
 	// The spec keeps BEs FE drains (raised replicas): cancel, or, when FE
 	// dropped them already, register them again as their entrypoint would.
 	if !shrinking || len(plan.cancel) > 0 {
 		back := plan.cancel
-		missing := missingBackends(rep.backends, names, int(min(from, to)), backendHeartbeatPort(s), func(ord int) string {
-			return fmt.Sprintf("%s.%s", names.pod(ord), hostSuffix(rep.backends, names))
+		missing := missingBackends(rep.Backends, names, int(min(from, to)), backendHeartbeatPort(s), func(ord int) string {
+			return fmt.Sprintf("%s.%s", names.pod(ord), hostSuffix(rep.Backends, names))
 		})
-		if hostSuffix(rep.backends, names) == "" {
+		if hostSuffix(rep.Backends, names) == "" {
 			missing = nil // no BE of this StatefulSet is listed to tell the DNS domain from: nothing to add by name
 		}
 		if len(back) == 0 && len(missing) == 0 {
@@ -292,20 +293,20 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 				r.scaleIns.setClean(key, live, from)
 			}
 		} else {
-			c, ctx, cancel, err := connect()
-			defer cancel()
-			if err == nil && len(back) > 0 {
-				err = c.CancelDecommission(ctx, back)
-				if msg, refused := fe.Refusal(err); refused && strings.HasPrefix(msg, "Backend does not exist") {
-					err = nil // dropped at 0 tablets meanwhile: the next read shows it missing, and it is added
+			err := exec(func(ctx context.Context, c *fe.Client) error {
+				if len(back) > 0 {
+					// Dropped at 0 tablets meanwhile: the next read shows it missing, and it is added.
+					if err := c.CancelDecommission(ctx, back); err != nil && feaccess.KindOf(err) != feaccess.AlreadyDone {
+						return err
+					}
 				}
-			}
-			for _, a := range missing {
-				if err == nil {
-					err = c.AddBackend(ctx, a)
+				for _, a := range missing {
+					if err := c.AddBackend(ctx, a); err != nil {
+						return err
+					}
 				}
-			}
-			r.FE.views.changed(key)
+				return nil
+			})
 			if err != nil {
 				log.Info("could not take back the decommission of BEs the spec keeps", "backends", strings.Join(append(back, missing...), ", "), "error", err.Error())
 			} else {
@@ -324,18 +325,13 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 	}
 	metrics.DecommissionTablets.WithLabelValues(s.src.Namespace, s.src.Name).Set(float64(plan.tablets))
 	if len(plan.decommission) > 0 {
-		c, ctx, cancel, err := connect()
-		defer cancel()
-		if err == nil {
-			err = c.DecommissionBackends(ctx, plan.decommission)
-		}
-		if msg, refused := fe.Refusal(err); refused {
-			text := fmt.Sprintf("spec.starRocksBeSpec.replicas: FE refused to decommission %s, so BE keeps %d replicas: %s", removed, from, msg)
+		err := exec(func(ctx context.Context, c *fe.Client) error { return c.DecommissionBackends(ctx, plan.decommission) })
+		if t := feaccess.Classify(err); err != nil && t.Kind == feaccess.Refused {
+			text := fmt.Sprintf("spec.starRocksBeSpec.replicas: FE refused to decommission %s, so BE keeps %d replicas: %s", removed, from, t.Message)
 			r.scaleIns.refuse(key, s.src.Generation, text)
 			s.hold(hold{component: resources.ComponentBE, object: want, reason: srv1.ReasonScaleInRefused, message: text, report: refuses})
 			return
 		}
-		r.FE.views.changed(key)
 		if err != nil {
 			reason, what := feTrouble(err)
 			wait(reason, fmt.Sprintf("%s: FE did not take the decommission of %s (%v): BE keeps %d replicas; annotate the cluster %s=true to shrink without", what, removed, err, from, SkipDecommissionAnnotation))
@@ -348,14 +344,14 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		return
 	}
 	if len(plan.drop) > 0 {
-		c, ctx, cancel, err := connect()
-		defer cancel()
-		for _, a := range plan.drop {
-			if err == nil {
-				err = c.DropBackend(ctx, a)
+		err := exec(func(ctx context.Context, c *fe.Client) error {
+			for _, a := range plan.drop {
+				if err := c.DropBackend(ctx, a); err != nil {
+					return err
+				}
 			}
-		}
-		r.FE.views.changed(key)
+			return nil
+		})
 		if err != nil {
 			reason, what := feTrouble(err)
 			wait(reason, fmt.Sprintf("%s: FE drained %s but did not drop them (%v): BE keeps %d replicas", what, strings.Join(plan.drop, ", "), err, from))
@@ -457,7 +453,7 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 	if feKey := key + "/fe"; shrinking && !r.scaleIns.isActive(feKey) {
 		// As for BE: decide on FE's word read after the scale-down began,
 		// not on a report older than the last FE that joined.
-		r.FE.views.changed(key)
+		r.FE.Changed(s.src)
 		r.scaleIns.activate(feKey)
 	} else if !shrinking && r.scaleIns.isActive(feKey) {
 		r.scaleIns.done(feKey)
@@ -487,36 +483,37 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 		wait(fmt.Sprintf("waiting for FE's pods to be ready to take %s out of FE's group", names.pod(int(from-1))))
 		return
 	}
-	rep := r.FE.views.look(r.FE, s.src, s.want.feConf)
+	rep := r.FE.Look(s.src, s.want.feConf)
 	if rep == nil || shrinking {
-		s.later(r.FE.views.every)
+		s.later(r.FE.Every())
 	} // else a failed look is tried again on the resync
 	switch {
 	case rep == nil:
 		wait(fmt.Sprintf("reading FE's group to take %s out of it", names.pod(int(from-1))))
 		return
-	case rep.err != nil:
-		wait(fmt.Sprintf("FE did not answer (%v): FE keeps %d replicas until %s left FE's group; annotate the cluster %s=true to shrink without", rep.err, from, names.pod(int(from-1)), SkipDecommissionAnnotation))
+	case rep.Err != nil:
+		wait(fmt.Sprintf("FE did not answer (%v): FE keeps %d replicas until %s left FE's group; annotate the cluster %s=true to shrink without", rep.Err, from, names.pod(int(from-1)), SkipDecommissionAnnotation))
 		return
 	}
 	log := logf.FromContext(ctx)
-	if left := leftoverFrontends(rep.frontends, names, int(from)); len(left) > 0 {
+	if left := leftoverFrontends(rep.Frontends, names, int(from)); len(left) > 0 {
 		// Dropped only once their pods are gone and another FE leads: FE
 		// refuses to drop its leader, and this report may predate the stop.
-		if !podsGone(live, left, names) || !hasLeader(rep.frontends, names, int(from)) {
-			s.later(r.FE.views.every)
+		if !podsGone(live, left, names) || !hasLeader(rep.Frontends, names, int(from)) {
+			s.later(r.FE.Every())
 			wait("waiting for the pods of " + frontendAddresses(left) + " to stop and another FE to lead before dropping them from FE's group")
 			return
 		}
 		ctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
 		defer cancel()
-		c, err := r.FE.sql(ctx, s.src, s.want.feConf)
-		for _, f := range left {
-			if err == nil {
-				err = c.DropFrontend(ctx, f)
+		err := r.FE.Exec(ctx, s.src, s.want.feConf, func(c *fe.Client) error {
+			for _, f := range left {
+				if err := c.DropFrontend(ctx, f); err != nil {
+					return err
+				}
 			}
-		}
-		r.FE.views.changed(key)
+			return nil
+		})
 		if err != nil {
 			wait(fmt.Sprintf("could not drop removed FEs from FE's group (%v)", err))
 			return
@@ -543,7 +540,7 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 		keep(fmt.Sprintf("waiting for FE's %d pods to be ready before %s leaves FE's group", from, names.pod(int(from-1))))
 		return
 	}
-	next, target, why := planFrontendStep(rep.frontends, names, int(from))
+	next, target, why := planFrontendStep(rep.Frontends, names, int(from))
 	pod := names.pod(int(from - 1))
 	switch next {
 	case feWait:
@@ -559,11 +556,7 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 	case feDrop:
 		ctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
 		defer cancel()
-		c, err := r.FE.sql(ctx, s.src, s.want.feConf)
-		if err == nil {
-			err = c.DropFrontend(ctx, target)
-		}
-		r.FE.views.changed(key)
+		err := r.FE.Exec(ctx, s.src, s.want.feConf, func(c *fe.Client) error { return c.DropFrontend(ctx, target) })
 		if err != nil {
 			keep(fmt.Sprintf("FE did not drop %s from its group (%v): FE keeps %d replicas", target.Address(), err, from))
 			return

@@ -53,6 +53,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -222,11 +223,9 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
-	access := newFEAccess(mgr.GetAPIReader(), cfg.FE, cfg.FETLS)
-	access.views = newFEViews(cfg.FELookEvery)
-	access.secret = cfg.FECredentials
-	access.recorder = r.Recorder
-	access.cache = mgr.GetClient()
+	access := feAccess{Door: feaccess.New(mgr.GetAPIReader(), feaccess.Options{Resolve: cfg.FE, TLS: cfg.FETLS,
+		Credentials: cfg.FECredentials, LookEvery: cfg.FELookEvery, Cache: mgr.GetClient()}),
+		cleanup: newComputeNodeCleanup(), recorder: r.Recorder}
 	r.FE = access
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.

@@ -25,10 +25,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/rollout"
 	"github.com/srscale/starrocks-operator/internal/status"
@@ -52,94 +52,16 @@ func healthEvery(syncPeriod time.Duration) time.Duration {
 	return syncPeriod - syncPeriod/5
 }
 
-// latest is FE's last report on src, as look returns it, without starting a read.
-func (v *feViews) latest(src *srv1.StarRocksCluster) *feReport {
-	key := client.ObjectKeyFromObject(src).String()
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	rep := v.last[key]
-	if rep == nil || rep.uid != src.UID || rep.at.Before(v.stale[key]) {
-		return nil
-	}
-	return rep
-}
-
 // feWord returns FE's report for this reconcile, or nil when there is none
 // (FE not Ready, no read yet, or none since the last change of FE's
-// topology). It reads at the rollout rate while rolling, or while FE has
-// not been asked since a pod of the cluster last changed (at changed: a
-// pod that stopped, returned or was created); otherwise only when the last
-// read is older than health.
+// topology), read as the door's read policy says (feaccess.Door.Word).
 func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, changed time.Time, health time.Duration) *feReport {
-	if r.FE == nil || r.FE.views == nil || !feAnswers(s) {
+	if !feAnswers(s) {
 		return nil
 	}
-	v := r.FE.views
-	last := v.latest(s.src)
-	var age time.Duration
-	if last != nil {
-		age = v.now().Sub(last.at)
-	}
-	// Pod conditions are kept to the second: a read a second after counts.
-	// FE learns of a process by heartbeats, not from the pod (sheet §14), so
-	// a read that still lists a node not Alive is taken again until FE had
-	// time to settle.
-	settling := !changed.IsZero() && (last == nil || last.at.Before(changed.Add(time.Second)) ||
-		(last.at.Before(changed.Add(heartbeatSettle)) && last.listsNodeDown()))
-	every := v.every
-	if !rolling && !settling {
-		every = max(health, v.every)
-	}
-	if last != nil && age < every {
-		if rolling || settling {
-			s.later(every - age)
-		}
-		return last
-	}
-	rep := v.look(r.FE, s.src, s.want.feConf)
-	if rolling || settling {
-		// Soon after the read starts, to decide on it.
-		s.later(max(v.every/10, 50*time.Millisecond))
-		return rep
-	}
-	// The periodic read is used by the next reconcile: a resync costs one
-	// reconcile, not two. Until then the status keeps telling the last
-	// read, which look no longer returns (nothing may be decided on it).
-	if rep == nil {
-		return last
-	}
+	rep, again := r.FE.Word(s.src, s.want.feConf, feaccess.Cadence{Rolling: rolling, Changed: changed, Health: health})
+	s.later(again)
 	return rep
-}
-
-// heartbeatSettle is how long after a pod change FE's list of alive nodes
-// may still be behind it: a node is Alive from its first good heartbeat, up
-// to heartbeat_timeout_second (5 s) after its process answers, and dead
-// after more than heartbeat_retry_times (3) failed ones, about 20 s
-// (ComputeNode.handleHbResponse, sheet §14); 30 s covers both with a round
-// to spare.
-const heartbeatSettle = 30 * time.Second
-
-// listsNodeDown is true when FE's report lists a node not Alive.
-func (rep *feReport) listsNodeDown() bool {
-	if rep.err != nil {
-		return false
-	}
-	for _, f := range rep.frontends {
-		if !f.Alive {
-			return true
-		}
-	}
-	for _, b := range rep.backends {
-		if !b.Alive {
-			return true
-		}
-	}
-	for _, n := range rep.computeNodes {
-		if !n.Alive {
-			return true
-		}
-	}
-	return false
 }
 
 // lastPodChange is the latest creation or readiness change of the
@@ -188,17 +110,17 @@ func nodesOf(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) (
 	}
 	switch c {
 	case resources.ComponentFE:
-		for _, f := range rep.frontends {
+		for _, f := range rep.Frontends {
 			if ord, ok := add(f.Host, f.Alive); ok && f.Leader() {
 				leader = ord
 			}
 		}
 	case resources.ComponentBE:
-		for _, b := range rep.backends {
+		for _, b := range rep.Backends {
 			add(b.Host, b.Alive)
 		}
 	case resources.ComponentCN:
-		for _, n := range rep.computeNodes {
+		for _, n := range rep.ComputeNodes {
 			add(n.Host, n.Alive)
 		}
 	}
@@ -222,11 +144,11 @@ func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) 
 	if rep == nil {
 		return nil
 	}
-	if rep.err != nil {
-		return &rollout.Word{At: rep.at, Err: rep.err, Leader: -1}
+	if rep.Err != nil {
+		return &rollout.Word{At: rep.At, Err: rep.Err, Leader: -1}
 	}
 	alive, leader := nodesOf(rep, src, c)
-	return &rollout.Word{At: rep.at, Alive: alive, Leader: leader, Unhealthy: rep.statistic.UnhealthyTablets}
+	return &rollout.Word{At: rep.At, Alive: alive, Leader: leader, Unhealthy: rep.Statistic.UnhealthyTablets}
 }
 
 // starRocksWord is what the status says of FE's word (StarRocksHealthy and
@@ -245,12 +167,12 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 		return &status.StarRocksWord{Reason: srv1.ReasonFEUnreachable, Message: "no FE pod is Ready"}
 	case rep == nil:
 		return nil
-	case rep.err != nil:
-		reason, what := feTrouble(rep.err)
+	case rep.Err != nil:
+		reason, what := feTrouble(rep.Err)
 		if !answered && reason == srv1.ReasonFEUnreachable {
 			return nil
 		}
-		return &status.StarRocksWord{Reason: reason, Message: what + ": " + rep.err.Error()}
+		return &status.StarRocksWord{Reason: reason, Message: what + ": " + rep.Err.Error()}
 	}
 	w := &status.StarRocksWord{}
 	var down []string
@@ -274,7 +196,7 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 			}
 			w.FE = n
 		case resources.ComponentBE:
-			n.UnhealthyTablets = ptr.To(int32(rep.statistic.UnhealthyTablets))
+			n.UnhealthyTablets = ptr.To(int32(rep.Statistic.UnhealthyTablets))
 			w.BE = n
 		case resources.ComponentCN:
 			w.CN = n
@@ -284,9 +206,9 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 	switch {
 	case len(down) > 0:
 		w.Reason, w.Message = srv1.ReasonNodesNotAlive, "FE lists these nodes not Alive: "+strings.Join(down, ", ")
-	case rep.statistic.UnhealthyTablets > 0:
+	case rep.Statistic.UnhealthyTablets > 0:
 		w.Reason = srv1.ReasonTabletsUnhealthy
-		w.Message = fmt.Sprintf("FE counts %d unhealthy tablets (UnhealthyTabletNum of SHOW PROC '/statistic')", rep.statistic.UnhealthyTablets)
+		w.Message = fmt.Sprintf("FE counts %d unhealthy tablets (UnhealthyTabletNum of SHOW PROC '/statistic')", rep.Statistic.UnhealthyTablets)
 	default:
 		w.Healthy, w.Reason = true, srv1.ReasonStarRocksHealthy
 	}
