@@ -28,26 +28,26 @@ import (
 type Kind int
 
 const (
-	// Unreachable: FE did not answer. Transient: the next look retries.
+	// Unreachable means FE did not answer: transient, the next look retries.
 	Unreachable Kind = iota
-	// NotAsked: a ConfigError found before FE was asked (an unknown
+	// NotAsked means a ConfigError was found before FE was asked (an unknown
 	// FESSLModeAnnotation); the user must fix the cluster.
 	NotAsked
-	// CredentialsMissing: the login cannot be put together (the Secret or
+	// CredentialsMissing means the login cannot be put together (the Secret or
 	// MYSQL_PWD's source cannot be read, the annotation names no Secret).
 	CredentialsMissing
-	// CredentialsRejected: FE refused the login (1045).
+	// CredentialsRejected means FE refused the login (1045).
 	CredentialsRejected
-	// PermissionDenied: the user lacks a privilege the statement needs.
+	// PermissionDenied means the user lacks a privilege the statement needs.
 	PermissionDenied
-	// InsecureTransport: FE refuses connections without TLS (5205).
+	// InsecureTransport means FE refuses connections without TLS (5205).
 	InsecureTransport
-	// TLSFailed: the TLS connection to FE failed.
+	// TLSFailed means the TLS connection to FE failed.
 	TLSFailed
-	// Refused: FE answered and refused what was asked (fe.Refusal); the
+	// Refused means FE answered and refused what was asked (fe.Refusal); the
 	// user must act, asking again gets the same answer.
 	Refused
-	// AlreadyDone: FE refused because what was asked is done already; the
+	// AlreadyDone means FE refused because what was asked is done already; the
 	// step goes on as if it had succeeded.
 	AlreadyDone
 )
