@@ -32,6 +32,8 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
@@ -75,12 +77,12 @@ type computeNodeCleanup struct {
 	// uids names the StatefulSets the maps above know, so that forget can
 	// drop them when their owner is gone.
 	uids map[types.NamespacedName]types.UID
-	jobs *feJobs
+	jobs *feaccess.Jobs
 }
 
 func newComputeNodeCleanup() *computeNodeCleanup {
 	return &computeNodeCleanup{clean: map[types.UID]int32{}, gone: map[string]*appsv1.StatefulSet{}, failures: map[types.UID]int{}, next: map[types.UID]time.Time{},
-		uids: map[types.NamespacedName]types.UID{}, jobs: newFEJobs(feJobSlots)}
+		uids: map[types.NamespacedName]types.UID{}, jobs: feaccess.NewJobs(feJobSlots)}
 }
 
 // forget drops what is known of the StatefulSet of that name: its cluster
@@ -109,8 +111,8 @@ func (c *computeNodeCleanup) forget(sts types.NamespacedName, cluster string) {
 // nothing is left to do or the StatefulSet's own status change will bring
 // the reconcile back. Dropped nodes are told in an Event on the cluster or
 // warehouse by the cleanup itself, when it ends.
-func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string) time.Duration {
-	if c == nil || access == nil || sts == nil || sts.Spec.Replicas == nil {
+func (c *computeNodeCleanup) run(ctx context.Context, access feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string) time.Duration {
+	if c == nil || !access.Configured() || sts == nil || sts.Spec.Replicas == nil {
 		return 0
 	}
 	c.mu.Lock()
@@ -129,7 +131,7 @@ func (c *computeNodeCleanup) run(ctx context.Context, access *feAccess, src *srv
 }
 
 // do starts the cleanup a step asks for; it returns how soon to look again.
-func (c *computeNodeCleanup) do(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, st starrocks.Step) time.Duration {
+func (c *computeNodeCleanup) do(ctx context.Context, access feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, st starrocks.Step) time.Duration {
 	if len(st.Statements) == 0 {
 		return st.After
 	}
@@ -162,8 +164,8 @@ func (c *computeNodeCleanup) removed(key string) *appsv1.StatefulSet {
 // spec was removed (with the user's consent, see removalHeld), once its
 // pods are gone: sts is the StatefulSet as it last ran, podsLeft its pods
 // still there. It returns how soon to look again.
-func (c *computeNodeCleanup) runRemoved(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, podsLeft int) time.Duration {
-	if c == nil || access == nil || sts == nil {
+func (c *computeNodeCleanup) runRemoved(ctx context.Context, access feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, podsLeft int) time.Duration {
+	if c == nil || !access.Configured() || sts == nil {
 		return 0
 	}
 	c.mu.Lock()
@@ -174,11 +176,11 @@ func (c *computeNodeCleanup) runRemoved(ctx context.Context, access *feAccess, s
 }
 
 // drop starts the job that drops the nodes of sts at or above want.
-func (c *computeNodeCleanup) drop(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, want int32) time.Duration {
+func (c *computeNodeCleanup) drop(ctx context.Context, access feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, want int32) time.Duration {
 	log := logf.FromContext(ctx).WithValues("statefulSet", sts.Name)
 	src, sts = src.DeepCopy(), sts.DeepCopy() // the job outlives the reconcile, which goes on with its copies
 	obj, uid := access.owner(src, sts), sts.UID
-	c.jobs.start(uid, func() {
+	c.jobs.Start(uid, func() {
 		jobCtx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
 		dropped, err := dropStale(jobCtx, access, src, feConf, sts, searchService, want, log.Info)
@@ -200,65 +202,24 @@ func (c *computeNodeCleanup) drop(ctx context.Context, access *feAccess, src *sr
 	return cleanupRetry
 }
 
-// feJobs runs talks with FE off the reconcile workers: at most a fixed
-// number at once across the operator, at most one per key. A job that
-// cannot start now (its key busy, or every slot taken) is not queued: the
-// reconcile that asked looks again later.
-type feJobs struct {
-	slots chan struct{}
-	mu    sync.Mutex
-	busy  map[types.UID]bool
-}
-
-func newFEJobs(slots int) *feJobs {
-	return &feJobs{slots: make(chan struct{}, slots), busy: map[types.UID]bool{}}
-}
-
-// start runs job in a goroutine when a slot is free and key has none
-// running; it reports whether it did.
-func (j *feJobs) start(key types.UID, job func()) bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.busy[key] {
-		return false
-	}
-	select {
-	case j.slots <- struct{}{}:
-	default:
-		return false
-	}
-	j.busy[key] = true
-	go func() {
-		defer func() {
-			j.mu.Lock()
-			delete(j.busy, key)
-			j.mu.Unlock()
-			<-j.slots
-		}()
-		job()
-	}()
-	return true
-}
-
-func dropStale(ctx context.Context, access *feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, want int32, info func(string, ...any)) ([]string, error) {
-	c, err := access.sql(ctx, src, feConf)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := c.ShowComputeNodes(ctx)
-	if err != nil {
-		return nil, err
-	}
+func dropStale(ctx context.Context, access feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, want int32, info func(string, ...any)) ([]string, error) {
 	var dropped []string
-	names := starrocks.PodNames{StatefulSet: sts.Name, HeadlessService: searchService, Namespace: sts.Namespace}
-	for _, n := range names.StaleComputeNodes(nodes, want) {
-		if err := c.DropComputeNode(ctx, n); err != nil {
-			return dropped, fmt.Errorf("dropping compute node %s: %w", n.Host, err)
+	err := access.Exec(ctx, src, feConf, func(c *fe.Client) error {
+		nodes, err := c.ShowComputeNodes(ctx)
+		if err != nil {
+			return err
 		}
-		info("dropped compute node removed by scale-in from FE", "node", n.Host, "heartbeatPort", n.HeartbeatPort)
-		dropped = append(dropped, n.Host)
-	}
-	return dropped, nil
+		names := starrocks.PodNames{StatefulSet: sts.Name, HeadlessService: searchService, Namespace: sts.Namespace}
+		for _, n := range names.StaleComputeNodes(nodes, want) {
+			if err := c.DropComputeNode(ctx, n); err != nil {
+				return fmt.Errorf("dropping compute node %s: %w", n.Host, err)
+			}
+			info("dropped compute node removed by scale-in from FE", "node", n.Host, "heartbeatPort", n.HeartbeatPort)
+			dropped = append(dropped, n.Host)
+		}
+		return nil
+	})
+	return dropped, err
 }
 
 // tellDropped is one Event per cleanup that dropped nodes.
@@ -272,7 +233,7 @@ func tellDropped(recorder events.EventRecorder, obj runtime.Object, dropped []st
 // cleanUpComputeNodes drops from FE, in either mode, the compute nodes
 // a CN scale-in removed, once the writes succeeded.
 func (r *StarRocksClusterReconciler) cleanUpComputeNodes(ctx context.Context, s *clusterScope) bool {
-	if s.err != nil || r.FE == nil {
+	if s.err != nil || !r.FE.Configured() {
 		return true
 	}
 	if s.src.Spec.StarRocksCnSpec == nil {

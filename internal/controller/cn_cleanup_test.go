@@ -18,7 +18,6 @@ package controller
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -27,7 +26,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -70,10 +68,7 @@ func cnStatefulSet(replicas, statusReplicas int32) *appsv1.StatefulSet {
 func settle(t *testing.T, c *computeNodeCleanup) {
 	t.Helper()
 	for range 500 {
-		c.jobs.mu.Lock()
-		busy := c.jobs.busy["sts-uid"]
-		c.jobs.mu.Unlock()
-		if !busy {
+		if !c.jobs.Busy("sts-uid") {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -170,37 +165,13 @@ func TestACleanupAgainstAHungFEHoldsNoWorkerAndRunsOncePerStatefulSet(t *testing
 		t.Fatalf("look again in %v, want %v", after, cleanupRetry)
 	}
 	// run returned while FE has not answered: its talk goes on off the worker.
-	c.jobs.mu.Lock()
-	busy, taken := c.jobs.busy["sts-uid"], len(c.jobs.slots)
-	c.jobs.mu.Unlock()
+	busy, taken := c.jobs.Busy("sts-uid"), c.jobs.Running()
 	if !busy || taken != 1 {
 		t.Fatalf("busy %v, slots taken %d; want the cleanup still running in one slot", busy, taken)
 	}
 	// The next reconcile of the same StatefulSet starts no second talk.
 	c.run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search")
-	if taken := len(c.jobs.slots); taken != 1 {
+	if taken := c.jobs.Running(); taken != 1 {
 		t.Errorf("slots taken %d after a second look; want 1: one talk per StatefulSet", taken)
-	}
-}
-
-func TestFEJobsAreBoundedAcrossTheOperator(t *testing.T) {
-	j := newFEJobs(2)
-	release := make(chan struct{})
-	var started atomic.Int32
-	for i := range 4 {
-		j.start(types.UID(fmt.Sprint(i)), func() { started.Add(1); <-release })
-	}
-	if n := len(j.slots); n != 2 {
-		t.Errorf("%d jobs hold a slot, want 2", n)
-	}
-	close(release)
-	for range 500 {
-		if len(j.slots) == 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if started.Load() != 2 || len(j.slots) != 0 {
-		t.Errorf("started %d, slots left taken %d; want 2 and 0", started.Load(), len(j.slots))
 	}
 }

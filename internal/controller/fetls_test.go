@@ -55,14 +55,14 @@ func TestTheClusterAnnotationOverridesTheOperatorsSSLMode(t *testing.T) {
 	if err != nil || got.Mode != fe.SSLPreferred {
 		t.Fatalf("without the annotation: %+v, %v; want the operator's PREFERRED", got, err)
 	}
-	src.Annotations = map[string]string{FESSLModeAnnotation: "verify_identity"}
+	src.Annotations = map[string]string{srv1.FESSLModeAnnotation: "verify_identity"}
 	got, err = clusterTLS(src, operator)
 	if err != nil || got.Mode != fe.SSLVerifyIdentity || got.RootCAs != roots {
 		t.Fatalf("annotated verify_identity: %+v, %v; want VERIFY_IDENTITY with the operator's CA bundle", got, err)
 	}
-	src.Annotations[FESSLModeAnnotation] = "on"
+	src.Annotations[srv1.FESSLModeAnnotation] = "on"
 	for _, err := range []error{func() error { _, err := clusterTLS(src, operator); return err }(), validate(src)} {
-		if errorReason(err) != srv1.ReasonInvalidFESSLMode || transient(err) || !strings.Contains(err.Error(), FESSLModeAnnotation) {
+		if errorReason(err) != srv1.ReasonInvalidFESSLMode || transient(err) || !strings.Contains(err.Error(), srv1.FESSLModeAnnotation) {
 			t.Errorf("annotated %q: %v (reason %s), want a user error %s naming the annotation", "on", err, errorReason(err), srv1.ReasonInvalidFESSLMode)
 		}
 	}

@@ -39,11 +39,11 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	}
 	key := client.ObjectKeyFromObject(src)
 	cn := types.NamespacedName{Namespace: "ns", Name: src.CnStatefulSetName()}
-	r.FE.features[key] = featureList{key: "uid/image", features: []string{"multi_warehouse"}}
+	r.FE.Changed(src) // the door remembers when FE's topology last changed
 	r.FE.cleanup.run(t.Context(), r.FE, src, "", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: cn.Name, UID: "cn-uid", Generation: 1}, Spec: appsv1.StatefulSetSpec{Replicas: new(int32(1))}}, "")
 	r.status.recent.Record(key.String(), "5", src.Status) // the fake's status writes return no resourceVersion
 	r.regrowing.put(&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName()}})
-	if r.Applier.Remembered() == 0 || r.status.recent.Len() == 0 || len(r.FE.cleanup.clean) == 0 {
+	if r.Applier.Remembered() == 0 || r.status.recent.Len() == 0 || len(r.FE.cleanup.clean) == 0 || !r.FE.Remembers(key) {
 		t.Fatalf("nothing remembered after creating the cluster (writes and no-ops %d, status %d, cleanup %d): the test proves nothing",
 			r.Applier.Remembered(), r.status.recent.Len(), len(r.FE.cleanup.clean))
 	}
@@ -60,8 +60,8 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	if n := r.status.recent.Len(); n != 0 {
 		t.Errorf("%d statuses still remembered", n)
 	}
-	if _, ok := r.FE.features[key]; ok {
-		t.Error("FE's features still remembered")
+	if r.FE.Remembers(key) {
+		t.Error("FE's features or view still remembered")
 	}
 	if len(r.FE.cleanup.clean) != 0 || len(r.FE.cleanup.uids) != 0 {
 		t.Errorf("CN cleanup state still remembered: %v, %v", r.FE.cleanup.clean, r.FE.cleanup.uids)

@@ -153,10 +153,10 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 		return true
 	}
 	if !feAnswers(s) {
-		rep = &feReport{at: time.Now(), err: errors.New("no FE pod is Ready")}
+		rep = &feReport{Report: starrocks.Report{At: time.Now(), Err: errors.New("no FE pod is Ready")}}
 	}
 	defer r.tellStalled(s)
-	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateIfFEReachable && rep != nil && rep.err != nil {
+	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateIfFEReachable && rep != nil && rep.Err != nil {
 		return true // FE does not answer, and the user lets the rollout go on without its word
 	}
 	pods := r.clusterPods(ctx, s)
@@ -246,7 +246,7 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 		}
 	}
 	s.hold(hold{component: c, object: want, field: updateStrategyField, reason: reason, message: msg, report: waits})
-	s.later(r.FE.lookEvery())
+	s.later(r.FE.Every())
 	if st.Delete == nil {
 		return nil
 	}
@@ -264,9 +264,7 @@ func (r *StarRocksClusterReconciler) deletePod(ctx context.Context, s *clusterSc
 	if err != nil {
 		return fmt.Errorf("deleting pod %s for its rollout: %w", p.Name, err)
 	}
-	if r.FE != nil && r.FE.views != nil {
-		r.FE.views.changed(client.ObjectKeyFromObject(s.src).String())
-	}
+	r.FE.Changed(s.src)
 	s.results = append(s.results, apply.Result{Kind: "Pod", Name: p.Name, Action: apply.Deleted})
 	return nil
 }
@@ -279,14 +277,6 @@ var updateStrategyField = []string{"spec", "updateStrategy"}
 func gateSet(live *appsv1.StatefulSet) bool {
 	u := live.Spec.UpdateStrategy
 	return u.Type == appsv1.OnDeleteStatefulSetStrategyType || (u.RollingUpdate != nil && ptr.Deref(u.RollingUpdate.Partition, 0) > 0)
-}
-
-// lookEvery is how soon a gated rollout looks again: the rate of FE reads.
-func (a *feAccess) lookEvery() time.Duration {
-	if a == nil || a.views == nil {
-		return defaultFELookEvery
-	}
-	return a.views.every
 }
 
 // stallTimeout is the cluster's RolloutStallTimeoutAnnotation, or the default.

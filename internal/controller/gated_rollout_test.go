@@ -90,14 +90,14 @@ func TestTemplateChangingIsAboutThePodTemplateOnly(t *testing.T) {
 func beHost(i string) string { return "sr-be-" + i + ".sr-be-search.default.svc.cluster.local" }
 
 func report(backends []fe.Backend, unhealthy int) *feReport {
-	return &feReport{
-		at:        time.Now(),
-		frontends: []fe.Frontend{{Host: "sr-fe-0.sr-fe-search.default.svc.cluster.local", Role: "LEADER", Alive: true}},
-		backends:  backends,
+	return &feReport{Report: starrocks.Report{
+		At:        time.Now(),
+		Frontends: []fe.Frontend{{Host: "sr-fe-0.sr-fe-search.default.svc.cluster.local", Role: "LEADER", Alive: true}},
+		Backends:  backends,
 		// A warehouse's compute node is the warehouse's, not the cluster's.
-		computeNodes: []fe.ComputeNode{{Host: "wh-warehouse-cn-0.wh-warehouse-cn-search.default.svc.cluster.local", Alive: false}},
-		statistic:    fe.Statistic{UnhealthyTablets: unhealthy},
-	}
+		ComputeNodes: []fe.ComputeNode{{Host: "wh-warehouse-cn-0.wh-warehouse-cn-search.default.svc.cluster.local", Alive: false}},
+		Statistic:    fe.Statistic{UnhealthyTablets: unhealthy},
+	}}
 }
 
 func TestStarRocksHealthSaysWhatFESays(t *testing.T) {
@@ -118,8 +118,8 @@ func TestStarRocksHealthSaysWhatFESays(t *testing.T) {
 		{"before FE ever had a Ready pod: nothing", src, false, nil, "", ""},
 		{"FE's pods no longer Ready", withCondition, false, nil, srv1.ReasonFEUnreachable, "no FE pod is Ready"},
 		{"no read yet: nothing new", src, true, nil, "", ""},
-		{"FE that never answered: nothing", src, true, &feReport{at: time.Now(), err: errors.New("connection refused")}, "", ""},
-		{"FE does not answer any more", withCondition, true, &feReport{at: time.Now(), err: errors.New("connection refused")}, srv1.ReasonFEUnreachable, "connection refused"},
+		{"FE that never answered: nothing", src, true, &feReport{Report: starrocks.Report{At: time.Now(), Err: errors.New("connection refused")}}, "", ""},
+		{"FE does not answer any more", withCondition, true, &feReport{Report: starrocks.Report{At: time.Now(), Err: errors.New("connection refused")}}, srv1.ReasonFEUnreachable, "connection refused"},
 		{"every node Alive, no unhealthy tablet", src, true, report(three, 0), srv1.ReasonStarRocksHealthy, ""},
 		{"a BE not Alive is named by its pod", src, true, report(down, 4), srv1.ReasonNodesNotAlive, "sr-be-1"},
 		{"unhealthy tablets", src, true, report(three, 4), srv1.ReasonTabletsUnhealthy, "4 unhealthy tablets"},
@@ -135,8 +135,8 @@ func TestStarRocksHealthSaysWhatFESays(t *testing.T) {
 			if w == nil || w.Reason != tc.reason || !strings.Contains(w.Message, tc.message) || w.Healthy != (tc.reason == srv1.ReasonStarRocksHealthy) {
 				t.Fatalf("word %+v, want reason %s with %q", w, tc.reason, tc.message)
 			}
-			if tc.rep != nil && tc.rep.err == nil {
-				if w.BE.Total != 3 || w.FE.Leader != "sr-fe-0" || w.CN != nil || ptr.Deref(w.BE.UnhealthyTablets, -1) != int32(tc.rep.statistic.UnhealthyTablets) {
+			if tc.rep != nil && tc.rep.Err == nil {
+				if w.BE.Total != 3 || w.FE.Leader != "sr-fe-0" || w.CN != nil || ptr.Deref(w.BE.UnhealthyTablets, -1) != int32(tc.rep.Statistic.UnhealthyTablets) {
 					t.Errorf("figures FE %+v BE %+v CN %+v", w.FE, w.BE, w.CN)
 				}
 			}

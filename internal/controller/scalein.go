@@ -67,7 +67,7 @@ var replicasField = []string{"spec", "replicas"}
 // (cn_cleanup.go). What to do is decided in internal/starrocks
 // (ScaleInBackends, ScaleInFrontends); this file does what it decides.
 func (r *StarRocksClusterReconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
-	if r.FE == nil || r.FE.views == nil || r.scaleIns == nil {
+	if !r.FE.Configured() || r.scaleIns == nil {
 		return true
 	}
 	r.scaleInBackends(ctx, s)
@@ -84,7 +84,7 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
 		SharedData: fe.SharedData(s.want.feConf), Skip: s.src.Annotations[SkipDecommissionAnnotation] == "true",
 		Names: starrocks.NamesOf(s.src, resources.ComponentBE), Active: r.scaleIns.isActive(key),
-		FEReady: status.FEReady(s.src, s.in.live[resources.ComponentFE]), Every: r.FE.views.every,
+		FEReady: status.FEReady(s.src, s.in.live[resources.ComponentFE]), Every: r.FE.Every(),
 		HeartbeatPort: backendHeartbeatPort(s), Stall: decommissionStall(s.src),
 	}
 	if in.Exists {
@@ -97,7 +97,7 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 	st := starrocks.ScaleInBackends(in)
 	if st.Read {
 		r.remember(s, resources.ComponentBE, live, st)
-		in.Read, in.Report = true, r.FE.views.look(r.FE, s.src, s.want.feConf).report()
+		in.Read, in.Report = true, r.FE.Look(s.src, s.want.feConf).Pure()
 		st = starrocks.ScaleInBackends(in)
 	}
 	r.do(ctx, s, resources.ComponentBE, st)
@@ -112,7 +112,7 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 		Exists: live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
 		Skip:   s.src.Annotations[SkipDecommissionAnnotation] == "true",
 		Names:  starrocks.NamesOf(s.src, resources.ComponentFE), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
-		Active: r.scaleIns.isActive(key + "/fe"), FEReady: status.FEReady(s.src, live), Every: r.FE.views.every,
+		Active: r.scaleIns.isActive(key + "/fe"), FEReady: status.FEReady(s.src, live), Every: r.FE.Every(),
 	}
 	if in.Exists {
 		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
@@ -122,7 +122,7 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 	st := starrocks.ScaleInFrontends(in)
 	if st.Read {
 		r.remember(s, resources.ComponentFE, live, st)
-		in.Read, in.Report = true, r.FE.views.look(r.FE, s.src, s.want.feConf).report()
+		in.Read, in.Report = true, r.FE.Look(s.src, s.want.feConf).Pure()
 		st = starrocks.ScaleInFrontends(in)
 	}
 	r.do(ctx, s, resources.ComponentFE, st)
@@ -168,7 +168,7 @@ func (r *StarRocksClusterReconciler) remember(s *clusterScope, c resources.Compo
 		memo = key + "/fe"
 	}
 	if st.Begin {
-		r.FE.views.changed(key)
+		r.FE.Changed(s.src)
 		r.scaleIns.activate(memo)
 	}
 	if st.End {
@@ -187,21 +187,20 @@ func (r *StarRocksClusterReconciler) remember(s *clusterScope, c resources.Compo
 	}
 }
 
-// send sends a step's statements to FE, marking FE's word out of date
-// unless FE refused the spec, then deletes the claims it names.
+// send sends a step's statements to FE through the door (which marks FE's
+// word out of date), then deletes the claims it names.
 func (r *StarRocksClusterReconciler) send(ctx context.Context, s *clusterScope, live *appsv1.StatefulSet, st starrocks.Step) error {
 	if len(st.Statements) > 0 {
 		sctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
 		defer cancel()
-		c, err := r.FE.sql(sctx, s.src, s.want.feConf)
-		for _, stmt := range st.Statements {
-			if err == nil {
-				err = run(sctx, c, stmt)
+		err := r.FE.Exec(sctx, s.src, s.want.feConf, func(c *fe.Client) error {
+			for _, stmt := range st.Statements {
+				if err := run(sctx, c, stmt); err != nil {
+					return err
+				}
 			}
-		}
-		if err == nil || st.Failed(err).Refusal == "" {
-			r.FE.views.changed(client.ObjectKeyFromObject(s.src).String())
-		}
+			return nil
+		})
 		if err != nil {
 			return err
 		}

@@ -53,6 +53,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -177,39 +178,8 @@ func slimPod(obj any) (any, error) {
 
 // SetupWithManager registers the StarRocksCluster controller.
 func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
-	// User ConfigMaps named by configMapInfo carry no label of ours: watch the
-	// metadata of all ConfigMaps in a cache of its own (the manager's ConfigMap
-	// cache is scoped to our label), and fetch data only when it changes.
-	metaOpts := cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient(), DefaultTransform: slimMetadata}
-	if cfg.Namespace != "" {
-		metaOpts.DefaultNamespaces = map[string]cache.Config{cfg.Namespace: {}}
-	}
-	configMetadata, err := cache.New(mgr.GetConfig(), metaOpts)
+	configMetadata, configs, cmMeta, err := watchConfigMaps(mgr, cfg)
 	if err != nil {
-		return err
-	}
-	if err := mgr.Add(configMetadata); err != nil {
-		return err
-	}
-	cmMeta := &metav1.PartialObjectMetadata{}
-	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
-	configs := newConfigSource(configMetadata, mgr.GetAPIReader())
-	informer, err := configMetadata.GetInformer(context.Background(), cmMeta)
-	if err != nil {
-		return err
-	}
-	// A deleted ConfigMap's content is worthless: drop it (deletes rarely carry a deletionTimestamp).
-	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
-		if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		if o, ok := obj.(client.Object); ok {
-			configs.Forget(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})
-		}
-	}}); err != nil {
-		return err
-	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksCluster{}, configMapIndex, referencedConfigMaps); err != nil {
 		return err
 	}
 
@@ -222,12 +192,9 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
-	access := newFEAccess(mgr.GetAPIReader(), cfg.FE, cfg.FETLS)
-	access.views = newFEViews(cfg.FELookEvery)
-	access.secret = cfg.FECredentials
-	access.recorder = r.Recorder
-	access.cache = mgr.GetClient()
-	r.FE = access
+	r.FE = feAccess{Door: feaccess.New(mgr.GetAPIReader(), feaccess.Options{Resolve: cfg.FE, TLS: cfg.FETLS,
+		Credentials: cfg.FECredentials, LookEvery: cfg.FELookEvery, Cache: mgr.GetClient()}),
+		cleanup: newComputeNodeCleanup(), recorder: r.Recorder}
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.
 	allowed := notDenied(cfg.DenyList)
@@ -258,7 +225,48 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		return err
 	}
 	// Warehouses: their own controller, in starrockswarehouse_controller.go.
-	return setupWarehouses(mgr, cfg, r.Configs, configMetadata, access)
+	return setupWarehouses(mgr, cfg, r.Configs, configMetadata, r.FE)
+}
+
+// watchConfigMaps starts the metadata cache of every ConfigMap and the
+// source of the data of those a cluster or warehouse names.
+func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *configSource, *metav1.PartialObjectMetadata, error) {
+	// User ConfigMaps named by configMapInfo carry no label of ours: watch the
+	// metadata of all ConfigMaps in a cache of its own (the manager's ConfigMap
+	// cache is scoped to our label), and fetch data only when it changes.
+	metaOpts := cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient(), DefaultTransform: slimMetadata}
+	if cfg.Namespace != "" {
+		metaOpts.DefaultNamespaces = map[string]cache.Config{cfg.Namespace: {}}
+	}
+	configMetadata, err := cache.New(mgr.GetConfig(), metaOpts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := mgr.Add(configMetadata); err != nil {
+		return nil, nil, nil, err
+	}
+	cmMeta := &metav1.PartialObjectMetadata{}
+	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	configs := newConfigSource(configMetadata, mgr.GetAPIReader())
+	informer, err := configMetadata.GetInformer(context.Background(), cmMeta)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// A deleted ConfigMap's content is worthless: drop it (deletes rarely carry a deletionTimestamp).
+	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if o, ok := obj.(client.Object); ok {
+			configs.Forget(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})
+		}
+	}}); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksCluster{}, configMapIndex, referencedConfigMaps); err != nil {
+		return nil, nil, nil, err
+	}
+	return configMetadata, configs, cmMeta, nil
 }
 
 // othersWaiting makes the controller's queue controller-runtime's priority

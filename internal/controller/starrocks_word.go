@@ -21,17 +21,18 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
-// What StarRocks says of the cluster: FE's report (feview.go), read at the
-// rollout rate (feLookEvery) while a gated rollout runs, and otherwise at
-// most once per sync period, for StarRocksHealthy and the status figures.
+// What StarRocks says of the cluster: FE's report (internal/feaccess), read
+// at the rollout rate (--fe-look-every) while a gated rollout runs, and
+// otherwise at most once per sync period, for StarRocksHealthy and the
+// status figures.
 
 // defaultSyncPeriod is the operator's default --sync-period, for a
 // reconciler built without one (unit tests).
@@ -47,67 +48,19 @@ func healthEvery(syncPeriod time.Duration) time.Duration {
 	return syncPeriod - syncPeriod/5
 }
 
-// latest is FE's last report on src, as look returns it, without starting a read.
-func (v *feViews) latest(src *srv1.StarRocksCluster) *feReport {
-	key := client.ObjectKeyFromObject(src).String()
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	rep := v.last[key]
-	if rep == nil || rep.uid != src.UID || rep.at.Before(v.stale[key]) {
-		return nil
-	}
-	return rep
-}
-
 // feWord returns FE's report for this reconcile, or nil when there is none
 // (FE not Ready, no read yet, or none since the last change of FE's
-// topology). It reads at the rollout rate while rolling, or while FE has
-// not been asked since a pod of the cluster last changed (at changed: a
-// pod that stopped, returned or was created); otherwise only when the last
-// read is older than health.
+// topology), at the cadence feaccess.Door.Word keeps: the rollout rate
+// while rolling, or while FE has not been asked since a pod of the cluster
+// last changed (at changed: a pod that stopped, returned or was created);
+// otherwise only when the last read is older than health.
 func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, changed time.Time, health time.Duration) *feReport {
-	if r.FE == nil || r.FE.views == nil || !feAnswers(s) {
+	if !feAnswers(s) {
 		return nil
 	}
-	v := r.FE.views
-	last := v.latest(s.src)
-	var age time.Duration
-	if last != nil {
-		age = v.now().Sub(last.at)
-	}
-	settling := starrocks.Settling(changed, last.report())
-	every := v.every
-	if !rolling && !settling {
-		every = max(health, v.every)
-	}
-	if last != nil && age < every {
-		if rolling || settling {
-			s.later(every - age)
-		}
-		return last
-	}
-	rep := v.look(r.FE, s.src, s.want.feConf)
-	if rolling || settling {
-		// Soon after the read starts, to decide on it.
-		s.later(max(v.every/10, 50*time.Millisecond))
-		return rep
-	}
-	// The periodic read is used by the next reconcile: a resync costs one
-	// reconcile, not two. Until then the status keeps telling the last
-	// read, which look no longer returns (nothing may be decided on it).
-	if rep == nil {
-		return last
-	}
+	rep, again := r.FE.Word(s.src, s.want.feConf, feaccess.Cadence{Rolling: rolling, Changed: changed, Health: health})
+	s.later(again)
 	return rep
-}
-
-// report is FE's report as internal/starrocks reads it; nil when there is none.
-func (rep *feReport) report() *starrocks.Report {
-	if rep == nil {
-		return nil
-	}
-	return &starrocks.Report{At: rep.at, Err: rep.err, Frontends: rep.frontends, Backends: rep.backends,
-		ComputeNodes: rep.computeNodes, Statistic: rep.statistic}
 }
 
 // lastPodChange is the latest creation or readiness change of the
@@ -143,7 +96,7 @@ func feAnswers(s *clusterScope) bool {
 
 // gateWord is FE's report as the gate of component c reads it; nil when there is none.
 func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) *starrocks.Word {
-	return starrocks.GateWord(rep.report(), src, c)
+	return starrocks.GateWord(rep.Pure(), src, c)
 }
 
 // starRocksWord is what the status says of FE's word (StarRocksHealthy and
@@ -162,12 +115,12 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 		return &status.StarRocksWord{Reason: srv1.ReasonFEUnreachable, Message: "no FE pod is Ready"}
 	case rep == nil:
 		return nil
-	case rep.err != nil:
-		reason, what := feTrouble(rep.err)
+	case rep.Err != nil:
+		reason, what := feTrouble(rep.Err)
 		if !answered && reason == srv1.ReasonFEUnreachable {
 			return nil
 		}
-		return &status.StarRocksWord{Reason: reason, Message: what + ": " + rep.err.Error()}
+		return &status.StarRocksWord{Reason: reason, Message: what + ": " + rep.Err.Error()}
 	}
-	return starrocks.Health(src, rep.report())
+	return starrocks.Health(src, rep.Pure())
 }

@@ -48,7 +48,7 @@ type StarRocksClusterReconciler struct {
 	Applier  apply.Applier
 	Configs  *configSource
 	// FE reaches FE for what talks to StarRocks (the compute-node cleanup).
-	FE *feAccess
+	FE feAccess
 	// DenyList holds namespaces whose clusters are left alone.
 	DenyList []string
 	// APIReader reads what the operator does not cache (StorageClasses), rarely.
@@ -161,9 +161,6 @@ func (r *StarRocksClusterReconciler) forget(ctx context.Context, req ctrl.Reques
 		r.scaleIns.forget(req.String())
 	}
 	metrics.DecommissionTablets.DeleteLabelValues(req.Namespace, req.Name)
-	if r.FE != nil && r.FE.views != nil {
-		r.FE.views.forget(req.String())
-	}
 	r.retry.Forget(req.String())
 	r.status.forget(req.NamespacedName)
 	gone := &srv1.StarRocksCluster{}

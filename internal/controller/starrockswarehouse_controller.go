@@ -60,7 +60,7 @@ type StarRocksWarehouseReconciler struct {
 	Recorder events.EventRecorder
 	Applier  apply.Applier
 	Configs  *configSource
-	FE       *feAccess
+	FE       feAccess
 	DenyList []string
 
 	status *statusPath[*srv1.StarRocksWarehouse, srv1.StarRocksWarehouseStatus]
@@ -145,11 +145,9 @@ func (r *StarRocksWarehouseReconciler) forget(req ctrl.Request) {
 	gone.Namespace, gone.Name = req.Namespace, req.Name
 	objs := resources.WarehouseNamed(gone).Objects()
 	r.Applier.Forget(objs)
-	if r.FE != nil {
-		for _, o := range objs {
-			if _, ok := o.(*appsv1.StatefulSet); ok {
-				r.FE.cleanup.forget(client.ObjectKeyFromObject(o), "")
-			}
+	for _, o := range objs {
+		if _, ok := o.(*appsv1.StatefulSet); ok {
+			r.FE.cleanup.forget(client.ObjectKeyFromObject(o), "")
 		}
 	}
 }
@@ -299,7 +297,7 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouse
 			return false
 		}
 	}
-	multi, err := r.FE.hasFeature(ctx, s.src, s.feConf, fe.FeatureMultiWarehouse)
+	multi, err := r.FE.HasFeature(ctx, s.src, s.feConf, fe.FeatureMultiWarehouse)
 	if err != nil {
 		s.holds = append(s.holds, hold{component: resources.ComponentCN, reason: srv1.ReasonFEUnreachable, message: err.Error(), report: refuses, backoff: true})
 		return false

@@ -135,12 +135,8 @@ func (r *StarRocksWarehouseReconciler) dropFromFE(ctx context.Context, wh *srv1.
 	if !fe.SharedData(feConf) {
 		return nil // a shared-nothing FE never had the warehouse
 	}
-	c, err := r.FE.sql(ctx, src, feConf)
-	if err != nil {
-		return err
-	}
-	if err := c.DropWarehouse(ctx, fe.WarehouseName(wh.Name)); err != nil {
-		return err
+	if err := r.FE.Exec(ctx, src, feConf, func(c *fe.Client) error { return c.DropWarehouse(ctx, fe.WarehouseName(wh.Name)) }); err != nil {
+		return asUserError(err)
 	}
 	logf.FromContext(ctx).Info("dropped warehouse from FE", "warehouse", fe.WarehouseName(wh.Name), "cluster", src.Name)
 	return nil

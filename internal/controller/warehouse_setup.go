@@ -49,7 +49,7 @@ const warehouseClusterIndex = "spec.starRocksCluster"
 
 // setupWarehouses registers the StarRocksWarehouse controller when the API
 // server serves the kind; without the CRD it logs so and registers nothing.
-func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, configMetadata cache.Cache, access *feAccess) error {
+func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, configMetadata cache.Cache, access feAccess) error {
 	log := mgr.GetLogger().WithName("starrockswarehouse")
 	gk := schema.GroupKind{Group: srv1.GroupVersion.Group, Kind: "StarRocksWarehouse"}
 	if _, err := mgr.GetRESTMapper().RESTMapping(gk, srv1.GroupVersion.Version); err != nil {

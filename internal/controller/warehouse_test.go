@@ -18,7 +18,10 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -109,19 +112,30 @@ func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs .
 	}
 	addr := closed.Addr().String()
 	_ = closed.Close() // nothing listens there any more: FE does not answer
-	access := newFEAccess(c, func(fe.Target) (string, string) { return addr, "http://" + addr }, fe.TLS{})
+	featuresURL := "http://" + addr
 	if features != nil {
-		for _, src := range objs {
-			if cluster, ok := src.(*srv1.StarRocksCluster); ok {
-				access.features[client.ObjectKeyFromObject(cluster)] = featureList{key: string(cluster.UID) + "/" + cluster.Spec.StarRocksFeSpec.Image, features: features}
-			}
-		}
+		featuresURL = featureServer(t, features)
 	}
+	access := newFEAccess(c, func(fe.Target) (string, string) { return addr, featuresURL }, fe.TLS{})
 	return &StarRocksWarehouseReconciler{
 		Client: c, Recorder: events.NewFakeRecorder(100), Applier: newApplier(c), Configs: newConfigSource(c, c), FE: access,
 		status:    warehouseStatusPath(c),
 		feBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 	}
+}
+
+// featureServer answers FE's /api/v2/feature with features.
+func featureServer(t *testing.T, features []string) string {
+	t.Helper()
+	list := make([]string, len(features))
+	for i, f := range features {
+		list[i] = fmt.Sprintf(`{"name":%q}`, f)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `{"version":"3.3.2","features":[%s],"status":"OK"}`, strings.Join(list, ","))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 func reconcileWarehouse(t *testing.T, r *StarRocksWarehouseReconciler) (ctrl.Result, error) {

@@ -27,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -88,7 +87,7 @@ func tlsCluster(t *testing.T, c *testcluster.Cluster, dir *feDirectory, name, mo
 	f := startFE(t, dir, "tls", name, opts)
 	src := beCluster("tls", name, 2)
 	if mode != "" {
-		src.Annotations = map[string]string{controller.FESSLModeAnnotation: mode}
+		src.Annotations = map[string]string{srv1.FESSLModeAnnotation: mode}
 	}
 	if err := c.Client.Create(context.Background(), src); err != nil {
 		t.Fatal(err)
@@ -131,7 +130,7 @@ func testTLSRefused(t *testing.T, c *testcluster.Cluster, dir *feDirectory, name
 		t.Errorf("%d DECOMMISSION statements reached FE, want none", n)
 	}
 	// The fix: the operator's own mode (PREFERRED) speaks to this FE.
-	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { delete(s.Annotations, controller.FESSLModeAnnotation) })
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { delete(s.Annotations, srv1.FESSLModeAnnotation) })
 	waitStatefulSet(t, c, "tls", name+"-be", "BE shrunk to 1 once the annotation went", time.Minute, shrunkTo(1))
 	condition(t, c, "tls", name, "StarRocksHealthy once FE is read", srv1.ConditionStarRocksHealthy, srv1.ReasonStarRocksHealthy)
 }
@@ -140,20 +139,20 @@ func testBadSSLModeAnnotation(t *testing.T, c *testcluster.Cluster, dir *feDirec
 	t.Helper()
 	startFE(t, dir, "tls", "typo", simstarrocks.Options{})
 	src := beCluster("tls", "typo", 2)
-	src.Annotations = map[string]string{controller.FESSLModeAnnotation: "STRICT"}
+	src.Annotations = map[string]string{srv1.FESSLModeAnnotation: "STRICT"}
 	if err := c.Client.Create(context.Background(), src); err != nil {
 		t.Fatal(err)
 	}
 	got := condition(t, c, "tls", "typo", "the bad annotation reported", srv1.ConditionReconcileError, srv1.ReasonInvalidFESSLMode)
 	msg := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionReconcileError).Message
-	if !strings.Contains(msg, controller.FESSLModeAnnotation) || !strings.Contains(msg, "STRICT") {
+	if !strings.Contains(msg, srv1.FESSLModeAnnotation) || !strings.Contains(msg, "STRICT") {
 		t.Errorf("ReconcileError message %q names neither the annotation nor its value", msg)
 	}
 	time.Sleep(2 * time.Second) // more reconciles: still one Event
 	if n := warningsIn(context.Background(), t, c, "tls", "typo", srv1.ReasonInvalidFESSLMode); n != 1 {
 		t.Errorf("%d Warning Events %s, want 1", n, srv1.ReasonInvalidFESSLMode)
 	}
-	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Annotations[controller.FESSLModeAnnotation] = "preferred" })
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Annotations[srv1.FESSLModeAnnotation] = "preferred" })
 	waitRunning(t, c, "tls", "typo", 2*time.Minute)
 }
 

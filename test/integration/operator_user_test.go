@@ -31,7 +31,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -95,7 +94,7 @@ func withUser(t *testing.T, c *testcluster.Cluster, dir *feDirectory, name, secr
 	f := startFE(t, dir, "opuser", name, simstarrocks.Options{})
 	f.CreateUser(user)
 	src := beCluster("opuser", name, 2)
-	src.Annotations = map[string]string{controller.FECredentialsAnnotation: secret}
+	src.Annotations = map[string]string{srv1.FECredentialsAnnotation: secret}
 	if err := c.Client.Create(t.Context(), src); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package feaccess
 
 import (
 	"context"
@@ -48,7 +48,8 @@ func TestFETroubleNamesTheCredentialsFamily(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			reason, what := feTrouble(c.err)
+			tr := Classify(c.err)
+			reason, what := tr.Reason, tr.What
 			if reason != c.reason || !strings.Contains(what, c.what) {
 				t.Errorf("feTrouble = %s, %q; want %s, ...%s...", reason, what, c.reason, c.what)
 			}
@@ -74,7 +75,7 @@ func TestCredentialsAreChosenInOrder(t *testing.T) {
 	cluster := func(annotation string) *srv1.StarRocksCluster {
 		c := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}}
 		if annotation != "" {
-			c.Annotations = map[string]string{FECredentialsAnnotation: annotation}
+			c.Annotations = map[string]string{srv1.FECredentialsAnnotation: annotation}
 		}
 		c.Spec.StarRocksFeSpec = &srv1.StarRocksFeSpec{}
 		c.Spec.StarRocksFeSpec.FeEnvVars = []corev1.EnvVar{{Name: "MYSQL_PWD", ValueFrom: &corev1.EnvVarSource{
@@ -97,9 +98,8 @@ func TestCredentialsAreChosenInOrder(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := newFEAccess(live, nil, fe.TLS{})
-			a.secret = c.operator
-			user, pw, err := a.credentials(context.Background(), cluster(c.annotation))
+			a := New(live, Options{Credentials: c.operator})
+			user, pw, err := a.d.credentials(context.Background(), cluster(c.annotation))
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("err = %v, want %q", err, c.wantErr)

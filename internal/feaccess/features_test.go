@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package feaccess
 
 import (
 	"fmt"
@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/scheme"
 )
@@ -45,7 +46,7 @@ func TestTheFeatureListIsRememberedForTheImageFERunsNotTheSpecs(t *testing.T) {
 		fmt.Fprintf(w, `{"version":"3.3.2","features":[%s],"status":"OK"}`, features)
 	}))
 	t.Cleanup(srv.Close)
-	src := feCluster()
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
 	src.UID = "cluster-uid"
 	src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:3.4.0" // upgrading
 	feSts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName(), Generation: 2},
@@ -54,9 +55,9 @@ func TestTheFeatureListIsRememberedForTheImageFERunsNotTheSpecs(t *testing.T) {
 		// The old FE still runs: the new revision has not rolled out.
 		Status: appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 1, ReadyReplicas: 1, UpdatedReplicas: 0, CurrentRevision: "old", UpdateRevision: "new"}}
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(feSts).Build()
-	access := newFEAccess(c, func(fe.Target) (string, string) { return "", srv.URL }, fe.TLS{})
+	access := New(c, Options{Resolve: func(fe.Target) (string, string) { return "", srv.URL }})
 
-	if ok, err := access.hasFeature(t.Context(), src, "", fe.FeatureMultiWarehouse); err != nil || ok {
+	if ok, err := access.HasFeature(t.Context(), src, "", fe.FeatureMultiWarehouse); err != nil || ok {
 		t.Fatalf("mid-rollout: %v, %v; want the old FE's answer, false", ok, err)
 	}
 	// Rolled out; the new FE has the feature.
@@ -65,11 +66,11 @@ func TestTheFeatureListIsRememberedForTheImageFERunsNotTheSpecs(t *testing.T) {
 		t.Fatal(err)
 	}
 	multi.Store(true)
-	if ok, err := access.hasFeature(t.Context(), src, "", fe.FeatureMultiWarehouse); err != nil || !ok {
+	if ok, err := access.HasFeature(t.Context(), src, "", fe.FeatureMultiWarehouse); err != nil || !ok {
 		t.Fatalf("rolled out: %v, %v; want the new FE's answer, true (the old one must not be remembered under the new image)", ok, err)
 	}
 	before := asked.Load()
-	if ok, _ := access.hasFeature(t.Context(), src, "", fe.FeatureMultiWarehouse); !ok || asked.Load() != before {
+	if ok, _ := access.HasFeature(t.Context(), src, "", fe.FeatureMultiWarehouse); !ok || asked.Load() != before {
 		t.Errorf("settled: asked FE %d more times; want the answer remembered", asked.Load()-before)
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package feaccess
 
 import (
 	"testing"
@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 // A report is decided on only while it is newer than the operator's last
@@ -30,15 +31,15 @@ import (
 // under the same name starts afresh.
 func TestFEViewsDecideOnlyOnFreshReports(t *testing.T) {
 	now := time.Unix(1000, 0)
-	v := newFEViews(10 * time.Second)
+	v := newViews(10 * time.Second)
 	v.now = func() time.Time { return now }
-	v.jobs = newFEJobs(0) // no read ever starts: the test places the reports
+	v.jobs = NewJobs(0) // no read ever starts: the test places the reports
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c", UID: "u1"}}
 	key := "ns/c"
 	if rep := v.look(nil, src, ""); rep != nil {
 		t.Fatalf("a report before any read: %+v", rep)
 	}
-	v.last[key] = &feReport{uid: "u1", at: now.Add(-5 * time.Second)}
+	v.last[key] = &Report{UID: "u1", Report: starrocks.Report{At: now.Add(-5 * time.Second)}}
 	if rep := v.look(nil, src, ""); rep == nil {
 		t.Error("a report of 5 s ago was not returned")
 	}
@@ -46,7 +47,7 @@ func TestFEViewsDecideOnlyOnFreshReports(t *testing.T) {
 	if rep := v.look(nil, src, ""); rep != nil {
 		t.Error("a report read before the operator's last change was returned")
 	}
-	v.last[key] = &feReport{uid: "u1", at: now.Add(time.Second)}
+	v.last[key] = &Report{UID: "u1", Report: starrocks.Report{At: now.Add(time.Second)}}
 	now = now.Add(15 * time.Second)
 	if rep := v.look(nil, src, ""); rep == nil {
 		t.Error("a report newer than the change, 14 s old, was not returned")
@@ -55,7 +56,7 @@ func TestFEViewsDecideOnlyOnFreshReports(t *testing.T) {
 	if rep := v.look(nil, src, ""); rep != nil {
 		t.Error("a report 24 s old (over two periods of 10 s) was returned")
 	}
-	v.last[key] = &feReport{uid: "u0", at: now}
+	v.last[key] = &Report{UID: "u0", Report: starrocks.Report{At: now}}
 	if rep := v.look(nil, src, ""); rep != nil {
 		t.Error("the report of another cluster of the same name was returned")
 	}

@@ -1,0 +1,171 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package feaccess is the one door to a cluster's FE: who the operator logs
+// in as (credentials), over what TLS, at which address; the statements it
+// sends (Exec, which marks the cluster's FE view stale itself); the reads of
+// what FE says of its nodes and tablets, off the reconcile workers, under
+// one read policy (Look, Word); the features cache; and what FE's answers
+// mean (Classify). It knows nothing of the reconcilers.
+package feaccess
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/resources"
+)
+
+// Door reaches a cluster's FE through its Service: the MySQL port for
+// statements and reads, the HTTP port for the feature list. Nothing here
+// runs unless a step that needs FE asks.
+//
+// The zero Door reaches no FE, as an operator built without one (unit
+// tests): Configured is false, it reads nothing (Look and Word return nil),
+// Exec sends nothing, and the rest keeps nothing.
+type Door struct{ d *door }
+
+type door struct {
+	// live reads the Secret holding the FE credentials or MYSQL_PWD, once
+	// per use: Secrets are not cached.
+	live client.Reader
+	// cache reads FE's StatefulSet (the informer cache); nil reads through live.
+	cache client.Reader
+	// secret is the operator's --fe-credentials-secret; an empty Name logs
+	// in as root, an empty Namespace means each cluster's own.
+	secret  types.NamespacedName
+	resolve fe.Resolver
+	http    *http.Client
+	// tls is the operator's --fe-ssl-mode and CA bundle.
+	tls fe.TLS
+
+	mu sync.Mutex
+	// features remembers FE's feature list per cluster (by name) and FE
+	// image (the key): it changes only with FE's version, so it is asked
+	// once, not per reconcile; one entry per cluster, dropped with it.
+	features map[types.NamespacedName]featureList
+	// views reads what FE says of its nodes and tablets (views.go).
+	views *views
+}
+
+// Options are the operator's settings of the door.
+type Options struct {
+	// Resolve locates a cluster's FE; nil is DNS.
+	Resolve fe.Resolver
+	// TLS is --fe-ssl-mode and --fe-ca-file.
+	TLS fe.TLS
+	// Credentials is --fe-credentials-secret; empty logs in as root.
+	Credentials types.NamespacedName
+	// LookEvery is the least time between two reads of one cluster's FE;
+	// 0 is DefaultLookEvery.
+	LookEvery time.Duration
+	// Cache reads FE's StatefulSet for the features cache; nil reads live.
+	Cache client.Reader
+}
+
+// New is the door of an operator whose uncached reads (Secrets) go to live.
+func New(live client.Reader, o Options) Door {
+	if o.Resolve == nil {
+		o.Resolve = fe.DNS
+	}
+	return Door{&door{live: live, cache: o.Cache, secret: o.Credentials, resolve: o.Resolve, tls: o.TLS,
+		http: &http.Client{Timeout: fe.DefaultHTTPTimeout}, features: map[types.NamespacedName]featureList{}, views: newViews(o.LookEvery)}}
+}
+
+// Configured is false for the zero Door: the steps that need FE's word
+// (scale-in, CN cleanup) are skipped, as without FE.
+func (d Door) Configured() bool { return d.d != nil }
+
+// ErrNoFE is what Exec returns on the zero Door.
+var ErrNoFE = errors.New("the operator has no access to FE")
+
+// Exec runs do with a client of src's FE (logged in as the credentials
+// say, over the cluster's TLS) and then marks what FE said of src out of
+// date, whether do succeeded or not, or could not even connect: FE's
+// topology may have changed, and nothing more is decided until FE is read
+// again. It is the only way statements reach FE.
+func (d Door) Exec(ctx context.Context, src *srv1.StarRocksCluster, feConf string, do func(*fe.Client) error) error {
+	if d.d == nil {
+		return ErrNoFE
+	}
+	defer d.Changed(src)
+	c, err := d.d.client(ctx, src, feConf)
+	if err != nil {
+		return err
+	}
+	return do(c)
+}
+
+// Changed marks what FE said of src out of date for a change the operator
+// made to FE's topology other than by a statement (Exec marks its own): an
+// FE pod deleted, a scale-in begun. Nothing is decided on a report read
+// before it.
+func (d Door) Changed(src *srv1.StarRocksCluster) {
+	if d.d != nil {
+		d.d.views.changed(client.ObjectKeyFromObject(src).String())
+	}
+}
+
+// Forget drops all the door keeps of a cluster that is gone: its feature
+// list, FE's last report and its last change.
+func (d Door) Forget(cluster types.NamespacedName) {
+	if d.d == nil {
+		return
+	}
+	d.d.mu.Lock()
+	delete(d.d.features, cluster)
+	d.d.mu.Unlock()
+	d.d.views.forget(cluster.String())
+}
+
+// Remembers reports whether the door keeps anything of the cluster.
+func (d Door) Remembers(cluster types.NamespacedName) bool {
+	if d.d == nil {
+		return false
+	}
+	d.d.mu.Lock()
+	_, known := d.d.features[cluster]
+	d.d.mu.Unlock()
+	return known || d.d.views.remembers(cluster.String())
+}
+
+func (d *door) target(src *srv1.StarRocksCluster, feConf string) (string, string) {
+	query, httpPort := resources.FEServicePorts(src, feConf)
+	return d.resolve(fe.Target{Namespace: src.Namespace, Service: src.FeServiceName(), QueryPort: query, HTTPPort: httpPort})
+}
+
+// client returns a client for the cluster's FE, logging in as credentials
+// says, over the cluster's TLS.
+func (d *door) client(ctx context.Context, src *srv1.StarRocksCluster, feConf string) (*fe.Client, error) {
+	tls, err := ClusterTLS(src, d.tls)
+	if err != nil {
+		return nil, err
+	}
+	user, pw, err := d.credentials(ctx, src)
+	if err != nil {
+		return nil, &credentialsError{err: err}
+	}
+	addr, _ := d.target(src, feConf)
+	return &fe.Client{Address: addr, User: user, Password: pw, TLS: tls}, nil
+}

@@ -1,0 +1,116 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package feaccess
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
+)
+
+// doorAt is a door whose clock is *now and that never starts a read: the
+// test places FE's reports.
+func doorAt(now *time.Time) Door {
+	d := New(nil, Options{Resolve: func(fe.Target) (string, string) { return "127.0.0.1:1", "http://127.0.0.1:1" }})
+	d.d.views.now = func() time.Time { return *now }
+	d.d.views.jobs = NewJobs(0)
+	return d
+}
+
+// A statement sent through the door makes what FE said before it useless
+// to decide on, whether FE took it or not: no caller has to remember it.
+func TestExecMarksTheViewStale(t *testing.T) {
+	now := time.Unix(1000, 0)
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c", UID: "u1"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
+	for _, outcome := range []error{nil, errors.New("FE refused")} {
+		d := doorAt(&now)
+		d.d.views.last["ns/c"] = &Report{UID: "u1", Report: starrocks.Report{At: now.Add(-time.Second)}}
+		if d.Look(src, "") == nil {
+			t.Fatal("a report of 1 s ago was not returned: the test proves nothing")
+		}
+		now = now.Add(time.Millisecond)
+		ran := false
+		err := d.Exec(t.Context(), src, "", func(c *fe.Client) error {
+			ran = c != nil && c.Address == "127.0.0.1:1"
+			return outcome
+		})
+		if !ran || !errors.Is(err, outcome) {
+			t.Fatalf("Exec ran %v, returned %v; want the statement run on the cluster's FE and its error returned", ran, err)
+		}
+		if rep := d.Look(src, ""); rep != nil {
+			t.Errorf("after a statement that returned %v: FE's report from before it is still returned", outcome)
+		}
+		if rep, _ := d.Word(src, "", Cadence{Health: time.Minute}); rep != nil {
+			t.Errorf("after a statement that returned %v: Word still returns FE's report from before it", outcome)
+		}
+	}
+}
+
+// An Exec whose client cannot be built sends nothing, and marks the view
+// all the same: the mark follows every Exec, as the steps marked it before.
+func TestExecThatCannotConnectStillMarksTheView(t *testing.T) {
+	now := time.Unix(1000, 0)
+	d := doorAt(&now)
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c", UID: "u1",
+		Annotations: map[string]string{srv1.FESSLModeAnnotation: "on"}}}
+	d.d.views.last["ns/c"] = &Report{UID: "u1", Report: starrocks.Report{At: now.Add(-time.Second)}}
+	now = now.Add(time.Millisecond)
+	err := d.Exec(t.Context(), src, "", func(*fe.Client) error { t.Error("a statement ran without a valid SSL mode"); return nil })
+	if KindOf(err) != NotAsked || d.Look(src, "") != nil {
+		t.Errorf("Exec = %v (kind %d), report %v; want NotAsked and no report", err, KindOf(err), d.Look(src, ""))
+	}
+}
+
+// The zero door reaches no FE and keeps nothing, as an operator without FE.
+func TestTheZeroDoorReachesNoFE(t *testing.T) {
+	var d Door
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}}
+	if d.Configured() || d.Look(src, "") != nil || d.Every() != DefaultLookEvery {
+		t.Error("the zero door is configured, reads, or has no rate")
+	}
+	if rep, again := d.Word(src, "", Cadence{Rolling: true}); rep != nil || again != 0 {
+		t.Errorf("Word = %v, %v; want nothing, and no look again", rep, again)
+	}
+	if err := d.Exec(t.Context(), src, "", func(*fe.Client) error { return nil }); !errors.Is(err, ErrNoFE) {
+		t.Errorf("Exec = %v, want ErrNoFE", err)
+	}
+	d.Changed(src)
+	d.Forget(types.NamespacedName{Namespace: "ns", Name: "c"})
+}
+
+// Forget drops all the door keeps of a cluster, and only of it.
+func TestForgetDropsWhatTheDoorKeepsOfACluster(t *testing.T) {
+	now := time.Unix(1000, 0)
+	d := doorAt(&now)
+	gone, kept := types.NamespacedName{Namespace: "ns", Name: "c"}, types.NamespacedName{Namespace: "ns", Name: "other"}
+	for _, nn := range []types.NamespacedName{gone, kept} {
+		d.d.features[nn] = featureList{key: "uid/image", features: []string{fe.FeatureMultiWarehouse}}
+		d.d.views.last[nn.String()] = &Report{Report: starrocks.Report{At: now}}
+		d.Changed(&srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: nn.Namespace, Name: nn.Name}})
+	}
+	d.Forget(gone)
+	if d.Remembers(gone) || !d.Remembers(kept) {
+		t.Errorf("remembers the forgotten cluster %v, the other %v; want false, true", d.Remembers(gone), d.Remembers(kept))
+	}
+}

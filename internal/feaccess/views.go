@@ -1,0 +1,187 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package feaccess
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
+)
+
+// Defaults of the FE reads the StarRocks-aware phases decide on.
+const (
+	// DefaultLookEvery is the least time between two reads of one
+	// cluster's FE: the per-cluster rate limit of FE queries.
+	DefaultLookEvery = 10 * time.Second
+	// lookTimeout bounds one read: four statements, each with its own
+	// dial and read timeouts and bounded retries.
+	lookTimeout = 20 * time.Second
+	// lookSlots is how many reads run at once, across the operator.
+	lookSlots = 8
+)
+
+// Report is what FE said of its nodes and tablets, at one moment.
+type Report struct {
+	// UID is the cluster's: a cluster deleted and made again under its name starts afresh.
+	UID types.UID
+	// Report is what FE said, as internal/starrocks reads it: At is when
+	// the read started; a report is only as new as its oldest answer.
+	starrocks.Report
+}
+
+// Pure is the report as internal/starrocks reads it; nil when there is none.
+func (rep *Report) Pure() *starrocks.Report {
+	if rep == nil {
+		return nil
+	}
+	return &rep.Report
+}
+
+// views keeps, per cluster, FE's last report, read off the reconcile
+// workers: a reconcile that needs FE's word takes the last report and, when
+// it is older than every, starts the next read and comes back later. A
+// thousand clusters whose FE does not answer then hold no worker, and each
+// cluster's FE is asked at most once per every.
+type views struct {
+	every time.Duration
+	now   func() time.Time
+	jobs  *Jobs
+
+	// last and stale are keyed by the cluster's namespace/name.
+	mu   sync.Mutex
+	last map[string]*Report
+	// stale holds, per cluster, the time of the last change the operator
+	// made to FE's topology: a report read before it no longer tells the truth.
+	stale map[string]time.Time
+}
+
+func newViews(every time.Duration) *views {
+	if every <= 0 {
+		every = DefaultLookEvery
+	}
+	return &views{every: every, now: time.Now, jobs: NewJobs(lookSlots), last: map[string]*Report{}, stale: map[string]time.Time{}}
+}
+
+// Look returns FE's latest report on src that is newer than the last
+// change the operator made and at most two periods old, or nil when there
+// is none; it starts a read when the last one is older than Every.
+func (d Door) Look(src *srv1.StarRocksCluster, feConf string) *Report {
+	if d.d == nil {
+		return nil
+	}
+	return d.d.views.look(d.d, src, feConf)
+}
+
+// Every is the least time between two reads of one cluster's FE: how soon
+// a step waiting for FE's word looks again.
+func (d Door) Every() time.Duration {
+	if d.d == nil {
+		return DefaultLookEvery
+	}
+	return d.d.views.every
+}
+
+func (v *views) look(access *door, src *srv1.StarRocksCluster, feConf string) *Report {
+	key := client.ObjectKeyFromObject(src).String()
+	v.mu.Lock()
+	rep, changed := v.last[key], v.stale[key]
+	if rep != nil && rep.UID != src.UID {
+		rep = nil
+	}
+	due := rep == nil || v.now().Sub(rep.At) >= v.every || rep.At.Before(changed)
+	v.mu.Unlock()
+	if due {
+		src := src.DeepCopy() // the read outlives the reconcile
+		v.jobs.Start(src.UID, func() { v.read(access, src, feConf) })
+	}
+	// A report older than two periods is from before this look was due:
+	// nothing may be decided on it (the cluster was not looked at for long).
+	if rep == nil || rep.At.Before(changed) || v.now().Sub(rep.At) > 2*v.every {
+		return nil
+	}
+	return rep
+}
+
+// latest is FE's last report on src, as look returns it, without starting a read.
+func (v *views) latest(src *srv1.StarRocksCluster) *Report {
+	key := client.ObjectKeyFromObject(src).String()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	rep := v.last[key]
+	if rep == nil || rep.UID != src.UID || rep.At.Before(v.stale[key]) {
+		return nil
+	}
+	return rep
+}
+
+func (v *views) read(access *door, src *srv1.StarRocksCluster, feConf string) {
+	ctx, cancel := context.WithTimeout(context.Background(), lookTimeout)
+	defer cancel()
+	rep := &Report{UID: src.UID, Report: starrocks.Report{At: v.now()}}
+	rep.Err = func() error {
+		c, err := access.client(ctx, src, feConf)
+		if err != nil {
+			return err
+		}
+		// One attempt each: the next read is a retry, on the rate limit.
+		c.Attempts = 1
+		var errs [4]error
+		rep.Frontends, errs[0] = c.ShowFrontends(ctx)
+		rep.Backends, errs[1] = c.ShowBackends(ctx)
+		rep.ComputeNodes, errs[2] = c.ShowComputeNodes(ctx)
+		rep.Statistic, errs[3] = c.TabletStatistic(ctx)
+		return errors.Join(errs[:]...)
+	}()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	key := client.ObjectKeyFromObject(src).String()
+	if old := v.last[key]; old == nil || old.UID != rep.UID || !rep.At.Before(old.At) {
+		v.last[key] = rep
+	}
+}
+
+// changed marks what FE said of a cluster (by namespace/name) out of date:
+// the operator just changed FE's topology, and decides nothing more until
+// it read FE again.
+func (v *views) changed(key string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.stale[key] = v.now()
+}
+
+// forget drops what is kept of a cluster that is gone, by its namespace/name.
+func (v *views) forget(key string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.last, key)
+	delete(v.stale, key)
+}
+
+func (v *views) remembers(key string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	_, read := v.last[key]
+	_, marked := v.stale[key]
+	return read || marked
+}
