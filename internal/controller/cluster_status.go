@@ -32,6 +32,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -193,7 +194,7 @@ func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, s *cluster
 		return
 	}
 	if s.status.early {
-		r.status.ahead(s.src) // compute from what was just written
+		r.status.Ahead(s.src) // compute from what was just written
 	}
 	written, err := r.writeClusterStatus(ctx, s.src, s.computeStatus())
 	s.status.written, s.status.err = s.status.written || written, err
@@ -206,7 +207,7 @@ func (s *clusterScope) computeStatus() srv1.StarRocksClusterStatus {
 		obs = *s.obs
 	}
 	if err := s.reconcileError(); err != nil {
-		obs.ReconcileError, obs.ReconcileErrorReason = err, errorReason(err)
+		obs.ReconcileError, obs.ReconcileErrorReason = err, reconcile.Reason(err)
 	}
 	return status.Compute(s.src, obs)
 }
@@ -217,7 +218,7 @@ func (r *StarRocksClusterReconciler) writeClusterStatus(ctx context.Context, src
 	ready := meta.IsStatusConditionTrue(st.Conditions, srv1.ConditionReady)
 	metrics.ClusterReady.WithLabelValues(src.Namespace, src.Name).Set(boolGauge(ready))
 	wasReady := meta.IsStatusConditionTrue(src.Status.Conditions, srv1.ConditionReady)
-	written, err := r.status.write(ctx, src, st)
+	written, err := r.status.Write(ctx, src, st)
 	if written && !wasReady && ready && !src.CreationTimestamp.IsZero() {
 		metrics.TimeToReady.Observe(time.Since(src.CreationTimestamp.Time).Seconds())
 	}

@@ -30,6 +30,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/rollout"
 )
@@ -91,7 +92,7 @@ func (r *StarRocksClusterReconciler) gather(ctx context.Context, src *srv1.StarR
 	for _, c := range statefulSetComponents {
 		cached := r.liveStatefulSet(ctx, src, c)
 		sts := cached
-		if old := r.regrowing.standIn(client.ObjectKey{Namespace: src.Namespace, Name: resources.StatefulSetName(src, c)}, cached); old != nil {
+		if old := standIn(r.regrowing, client.ObjectKey{Namespace: src.Namespace, Name: resources.StatefulSetName(src, c)}, cached); old != nil {
 			sts = old // deleted to grow its claims, not made again yet: what ran is what to build from
 			in.regrown = append(in.regrown, c)
 			if cached != nil {
@@ -161,16 +162,16 @@ func (in *clusterInputs) configStates() map[resources.Component]resources.Config
 func validate(src *srv1.StarRocksCluster) error {
 	if src.Spec.StarRocksFeSpec == nil {
 		// Without FE the builders build nothing; deleting BE and CN (and their data) for it would be wrong.
-		return &userError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required: StarRocks cannot run without FE; nothing was changed"}
+		return &reconcile.UserError{Reason: srv1.ReasonFeSpecMissing, Message: "spec.starRocksFeSpec is required: StarRocks cannot run without FE; nothing was changed"}
 	}
 	if err := checkNames(src); err != nil {
 		return err
 	}
 	if msg := resources.ResolverError(src); msg != "" {
-		return &userError{reason: srv1.ReasonInvalidResolver, msg: msg + "; nothing was changed"}
+		return &reconcile.UserError{Reason: srv1.ReasonInvalidResolver, Message: msg + "; nothing was changed"}
 	}
 	if errs := resources.StorageErrors(src); len(errs) > 0 {
-		return &userError{reason: srv1.ReasonInvalidStorageVolume, msg: strings.Join(errs, "; ") + "; nothing was changed"}
+		return &reconcile.UserError{Reason: srv1.ReasonInvalidStorageVolume, Message: strings.Join(errs, "; ") + "; nothing was changed"}
 	}
 	if _, err := clusterTLS(src, fe.TLS{}); err != nil {
 		return err
@@ -189,19 +190,19 @@ func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options
 	for _, c := range statefulSetComponents {
 		read := in.confs[c]
 		if errs := resources.PortErrors(c, read.content); read.err == nil && len(errs) > 0 {
-			return nil, nil, &userError{reason: srv1.ReasonInvalidConfig, msg: fmt.Sprintf("%s: %s; nothing was changed", configField(c), strings.Join(errs, "; "))}
+			return nil, nil, &reconcile.UserError{Reason: srv1.ReasonInvalidConfig, Message: fmt.Sprintf("%s: %s; nothing was changed", configField(c), strings.Join(errs, "; "))}
 		}
 		if read.err != nil {
-			var user *userError
+			var user *reconcile.UserError
 			switch {
 			case !errors.As(read.err, &user):
 				return nil, nil, read.err // a failed read: retried
-			case in.live[c] != nil && (!read.fallback || user.reason == srv1.ReasonConfigMapNotFound):
+			case in.live[c] != nil && (!read.fallback || user.Reason == srv1.ReasonConfigMapNotFound):
 				// Running: keep it as it runs. A ConfigMap the user mounts
 				// that is briefly gone (a GitOps replace, a rename) must not
 				// roll the component to default ports into pods that cannot
 				// mount it.
-				hs = append(hs, hold{component: c, reason: user.reason, message: user.msg, report: warns})
+				hs = append(hs, hold{component: c, reason: user.Reason, message: user.Message, report: warns})
 			case read.fallback:
 				read.content = "" // a mount of the user's without the file: StarRocks' defaults, as the upstream reads it
 			default:
@@ -283,7 +284,7 @@ func checkNames(src *srv1.StarRocksCluster) error {
 				continue
 			}
 			if len(o.GetName()) > limit {
-				return &userError{reason: srv1.ReasonNameTooLong, msg: fmt.Sprintf(
+				return &reconcile.UserError{Reason: srv1.ReasonNameTooLong, Message: fmt.Sprintf(
 					"metadata.name: %q is too long: its %s would be named %q, %d characters, and Kubernetes allows %d; nothing was changed",
 					src.Name, reflect.TypeOf(o).Elem().Name(), o.GetName(), len(o.GetName()), limit)}
 			}

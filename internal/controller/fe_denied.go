@@ -21,6 +21,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 // feTrouble is the one place that names why FE did not do what a step
@@ -30,9 +31,9 @@ import (
 // lacks a privilege the statement needs); else FE did not answer. what
 // opens the status message; the error follows it.
 func feTrouble(err error) (reason, what string) {
-	var user *userError
+	var user *reconcile.UserError
 	if errors.As(err, &user) {
-		return user.reason, "FE was not asked"
+		return user.Reason, "FE was not asked"
 	}
 	var missing *credentialsError
 	if errors.As(err, &missing) {

@@ -36,6 +36,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -149,8 +150,8 @@ func clusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
 	}
 	mode, err := fe.ParseSSLMode(v)
 	if err != nil {
-		return fe.TLS{}, &userError{reason: srv1.ReasonInvalidFESSLMode,
-			msg: fmt.Sprintf("annotation %s: %v; nothing was changed and nothing is sent to FE until it is fixed", FESSLModeAnnotation, err)}
+		return fe.TLS{}, &reconcile.UserError{Reason: srv1.ReasonInvalidFESSLMode,
+			Message: fmt.Sprintf("annotation %s: %v; nothing was changed and nothing is sent to FE until it is fixed", FESSLModeAnnotation, err)}
 	}
 	operator.Mode = mode
 	return operator, nil

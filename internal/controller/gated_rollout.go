@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -37,6 +36,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/rollout"
 	"github.com/srscale/starrocks-operator/internal/status"
@@ -90,36 +90,27 @@ func (g *gateState) observe(obs *status.Observed) {
 	obs.StarRocks = g.word
 }
 
-// waitClock remembers, per StatefulSet, since when its current step has
-// waited, for steps the pods cannot date (the first pod of a rollout).
-// Forgotten on restart: the clock then starts again, later, never earlier.
-type waitClock struct {
-	mu    sync.Mutex
-	steps map[types.UID]clockEntry
-}
-
+// clockEntry is since when a StatefulSet's current step has waited, for
+// steps the pods cannot date (the first pod of a rollout), kept in the
+// reconciler's waits by StatefulSet. Forgotten on restart: the clock then
+// starts again, later, never earlier.
 type clockEntry struct {
+	uid   types.UID
 	key   string
 	since time.Time
 }
 
-func newWaitClock() *waitClock { return &waitClock{steps: map[types.UID]clockEntry{}} }
-
-// since is when the step key of StatefulSet uid was first seen waiting.
-func (w *waitClock) since(uid types.UID, key string, now time.Time) time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if e, ok := w.steps[uid]; ok && e.key == key {
-		return e.since
-	}
-	w.steps[uid] = clockEntry{key: key, since: now}
-	return now
-}
-
-func (w *waitClock) forget(uid types.UID) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delete(w.steps, uid)
+// waitingSince is when the step key of sts was first seen waiting.
+func waitingSince(waits *reconcile.Memo[clockEntry], sts *appsv1.StatefulSet, key string, now time.Time) time.Time {
+	since := now
+	waits.Update(client.ObjectKeyFromObject(sts), func(e clockEntry, ok bool) (clockEntry, bool) {
+		if ok && e.uid == sts.UID && e.key == key {
+			since = e.since
+			return e, true
+		}
+		return clockEntry{uid: sts.UID, key: key, since: now}, true
+	})
+	return since
 }
 
 // gateRollouts makes pod template changes of FE, BE and CN roll one pod at a
@@ -148,7 +139,7 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 	s.gates.word = starRocksWord(s.src, feAnswers(s), rep)
 	if !rolling {
 		for _, g := range gates {
-			r.waits.forget(g.Live.UID)
+			r.waits.Forget(client.ObjectKeyFromObject(g.Live))
 		}
 		return true
 	}
@@ -218,7 +209,7 @@ func decide(c resources.Component, g rollout.Gate) rollout.Step {
 func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, c resources.Component, g rollout.Gate) error {
 	st := decide(c, g)
 	if !st.Rolling {
-		r.waits.forget(g.Live.UID)
+		r.waits.Forget(client.ObjectKeyFromObject(g.Live))
 		return nil
 	}
 	want := s.want.objects.StatefulSet(c)
@@ -231,7 +222,7 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 	reason, msg := srv1.ReasonRollingOut, st.Message
 	if st.Waiting {
 		now := time.Now()
-		since := r.waits.since(g.Live.UID, st.Key, now)
+		since := waitingSince(r.waits, g.Live, st.Key, now)
 		if !st.Since.IsZero() && st.Since.Before(since) {
 			since = st.Since
 		}

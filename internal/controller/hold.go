@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -123,13 +124,13 @@ func (hs holds) err() error {
 	for i, h := range refused {
 		msgs[i] = h.message
 	}
-	return &userError{reason: refused[0].reason, msg: strings.Join(msgs, "; ")}
+	return &reconcile.UserError{Reason: refused[0].reason, Message: strings.Join(msgs, "; ")}
 }
 
 // warning is the first warning as an error, for the ConfigUnavailable condition; nil when none.
-func (hs holds) warning() *userError {
+func (hs holds) warning() *reconcile.UserError {
 	if w := hs.of(warns); len(w) > 0 {
-		return &userError{reason: w[0].reason, msg: w[0].message}
+		return &reconcile.UserError{Reason: w[0].reason, Message: w[0].message}
 	}
 	return nil
 }
@@ -139,10 +140,10 @@ func (hs holds) warning() *userError {
 // removals that wait for consent.
 func (hs holds) observe(obs *status.Observed) {
 	if err := hs.err(); err != nil {
-		obs.ReconcileError, obs.ReconcileErrorReason = err, errorReason(err)
+		obs.ReconcileError, obs.ReconcileErrorReason = err, reconcile.Reason(err)
 	}
 	if w := hs.warning(); w != nil {
-		obs.ConfigWarning, obs.ConfigWarningReason = w, w.reason
+		obs.ConfigWarning, obs.ConfigWarningReason = w, w.Reason
 	}
 	var removed []string
 	for _, h := range hs.of(awaitsConsent) {

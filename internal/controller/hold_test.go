@@ -27,12 +27,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
 func TestAJoinedErrorIsTransientIfAnyPartIs(t *testing.T) {
-	user := &userError{reason: srv1.ReasonStorageNotExpandable, msg: "cannot grow"}
+	user := &reconcile.UserError{Reason: srv1.ReasonStorageNotExpandable, Message: "cannot grow"}
 	write := errors.New("applying Service sr-fe-service: connection refused")
 	for _, tt := range []struct {
 		name string
@@ -42,18 +43,18 @@ func TestAJoinedErrorIsTransientIfAnyPartIs(t *testing.T) {
 		{"no error", nil, false},
 		{"a user error", user, false},
 		{"a wrapped user error", fmt.Errorf("reading: %w", user), false},
-		{"two user errors", errors.Join(user, &userError{reason: srv1.ReasonConfigMapNotFound, msg: "gone"}), false},
+		{"two user errors", errors.Join(user, &reconcile.UserError{Reason: srv1.ReasonConfigMapNotFound, Message: "gone"}), false},
 		{"a failed write", write, true},
 		{"a user error beside a failed write", errors.Join(user, write), true},
 		{"a wrapped join with a failed write", fmt.Errorf("sync: %w", errors.Join(user, write)), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := transient(tt.err); got != tt.want {
-				t.Errorf("transient(%v) = %v, want %v", tt.err, got, tt.want)
+			if got := reconcile.Transient(tt.err); got != tt.want {
+				t.Errorf("reconcile.Transient(%v) = %v, want %v", tt.err, got, tt.want)
 			}
 		})
 	}
-	if got := errorReason(errors.Join(write, user)); got != srv1.ReasonStorageNotExpandable {
+	if got := reconcile.Reason(errors.Join(write, user)); got != srv1.ReasonStorageNotExpandable {
 		t.Errorf("errorReason of a joined error = %q; want the user error's reason", got)
 	}
 }
@@ -86,7 +87,7 @@ func TestHoldsKeepWhatTheySay(t *testing.T) {
 	}
 	obs := &status.Observed{}
 	hs.observe(obs)
-	if obs.ReconcileError == nil || obs.ReconcileErrorReason != srv1.ReasonImmutableFieldChanged || transient(obs.ReconcileError) {
+	if obs.ReconcileError == nil || obs.ReconcileErrorReason != srv1.ReasonImmutableFieldChanged || reconcile.Transient(obs.ReconcileError) {
 		t.Errorf("a refusal is reported as a user error: %v (%s)", obs.ReconcileError, obs.ReconcileErrorReason)
 	}
 	if hs.waiting(resources.ComponentBE) != "held while disaster recovery runs" || hs.waiting(resources.ComponentFE) != "" {

@@ -65,9 +65,9 @@ type statusWrite struct {
 	err     error
 }
 
-// clusterPhase is one step of a reconcile. It returns false to end the
-// reconcile there; the status is written in any case.
-type clusterPhase func(ctx context.Context, s *clusterScope) bool
+// writable is false once nothing is left to write: the spec cannot be
+// built, or a phase refused it; no phase runs after that.
+func (s *clusterScope) writable() bool { return s.want != nil }
 
 // scope gathers the inputs, validates the spec and builds the desired
 // state: nothing after it reads what the objects are built from.

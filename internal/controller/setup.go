@@ -48,7 +48,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -265,9 +264,9 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 // queue, as by default, and returns whether it holds reconciles ready to run
 // that no worker has taken yet.
 func othersWaiting(opts *controller.Options, log logr.Logger) func() bool {
-	var queue atomic.Pointer[priorityqueue.PriorityQueue[reconcile.Request]]
-	opts.NewQueue = func(name string, rateLimiter workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-		q := priorityqueue.New(name, func(o *priorityqueue.Opts[reconcile.Request]) {
+	var queue atomic.Pointer[priorityqueue.PriorityQueue[ctrl.Request]]
+	opts.NewQueue = func(name string, rateLimiter workqueue.TypedRateLimiter[ctrl.Request]) workqueue.TypedRateLimitingInterface[ctrl.Request] {
+		q := priorityqueue.New(name, func(o *priorityqueue.Opts[ctrl.Request]) {
 			o.Log = log.WithValues("controller", name)
 			o.RateLimiter = rateLimiter
 		})
@@ -395,13 +394,13 @@ func configMapContentChanged() predicate.TypedPredicate[*metav1.PartialObjectMet
 // clusterOfPod maps a pod to its cluster through the owner label
 // (<cluster>-<component>): pod templates carry the upstream's labels only, so
 // that adopting an upstream cluster changes no template.
-func clusterOfPod(_ context.Context, o client.Object) []reconcile.Request {
+func clusterOfPod(_ context.Context, o client.Object) []ctrl.Request {
 	l := o.GetLabels()
 	name, ok := strings.CutSuffix(l[resources.OwnerLabel], "-"+l[resources.ComponentLabel])
 	if !ok || name == "" {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 }
 
 func referencedConfigMaps(o client.Object) []string {
@@ -421,14 +420,14 @@ func referencedConfigMaps(o client.Object) []string {
 	return names
 }
 
-func (r *StarRocksClusterReconciler) clustersUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []reconcile.Request {
+func (r *StarRocksClusterReconciler) clustersUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []ctrl.Request {
 	var list srv1.StarRocksClusterList
 	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err != nil {
 		return nil
 	}
-	reqs := make([]reconcile.Request, 0, len(list.Items))
+	reqs := make([]ctrl.Request, 0, len(list.Items))
 	for _, src := range list.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: src.Namespace, Name: src.Name}})
+		reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: src.Namespace, Name: src.Name}})
 	}
 	return reqs
 }
