@@ -181,9 +181,7 @@ func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component
 		// Another step moves c (an FE leaving FE's group): a rollout under
 		// way keeps its strategy, neither pushed on nor let loose.
 		if gateSet(live) {
-			if err := keepFields(want, live, [][]string{updateStrategyField}); err == nil {
-				s.want.hashes.Forget(want)
-			}
+			_ = s.holdField(hold{component: c, object: want, field: updateStrategyField, report: quiet}) // a live strategy is always read back
 		}
 		return rollout.Gate{}, false
 	}
@@ -213,12 +211,10 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 		return nil
 	}
 	want := s.want.objects.StatefulSet(c)
-	if c == resources.ComponentFE {
-		want.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
-	} else {
-		want.Spec.UpdateStrategy = rollout.WithPartition(want.Spec.UpdateStrategy, st.Partition)
+	strategy := appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+	if c != resources.ComponentFE {
+		strategy = rollout.WithPartition(want.Spec.UpdateStrategy, st.Partition)
 	}
-	s.want.hashes.Forget(want) // hashed by the rollout order, before the strategy was set
 	reason, msg := srv1.ReasonRollingOut, st.Message
 	if st.Waiting {
 		now := time.Now()
@@ -236,7 +232,9 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 			}
 		}
 	}
-	s.hold(hold{component: c, object: want, field: updateStrategyField, reason: reason, message: msg, report: waits})
+	if err := s.holdField(hold{component: c, object: want, field: updateStrategyField, value: strategy, reason: reason, message: msg, report: waits}); err != nil {
+		return err
+	}
 	s.later(r.FE.lookEvery())
 	if st.Delete == nil {
 		return nil

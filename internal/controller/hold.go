@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -44,9 +45,12 @@ type hold struct {
 	component resources.Component
 	// object, when set, is the one desired object held.
 	object client.Object
-	// field, when set, is the one field of object kept at its live value
-	// (spec.replicas, say); the rest of object is written.
+	// field, when set, is the one field of object held (spec.replicas,
+	// say) at value, or at its live value when value is nil; the rest of
+	// object is written. A field hold is taken through holdField, the one
+	// place a built object changes after it is built.
 	field []string
+	value any
 	// reason is the condition reason; message says what is held and why.
 	reason, message string
 	// report is how the status tells it.
@@ -71,6 +75,9 @@ const (
 	// awaitsConsent: a removed component is kept until the user agrees to
 	// delete its data; Progressing says how.
 	awaitsConsent
+	// quiet: a field kept for the sake of another hold of the component,
+	// which is the one the status tells.
+	quiet
 )
 
 // holds are a reconcile's holds, in the order they were decided.
@@ -176,6 +183,47 @@ var stepReasons = []string{srv1.ReasonDecommissioning, srv1.ReasonDecommissionSt
 
 func stalled(reason string) bool {
 	return reason == srv1.ReasonDecommissionStalled || reason == srv1.ReasonRolloutStalled
+}
+
+// setField sets field of obj to value, a typed Go value (an int32, a
+// struct of the API), through its JSON form.
+func setField(obj client.Object, field []string, value any) error {
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	if err := unstructured.SetNestedField(m, integers(v), field...); err != nil {
+		return fmt.Errorf("holding %s of %s: %w", strings.Join(field, "."), obj.GetName(), err)
+	}
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(m, obj)
+}
+
+// integers turns JSON's whole float64 numbers into the int64 an
+// unstructured object holds.
+func integers(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = integers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = integers(e)
+		}
+	}
+	return v
 }
 
 // keepFields copies the held fields of live into desired, which is written

@@ -25,8 +25,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
@@ -122,4 +124,42 @@ func TestAFieldHoldKeepsTheLiveValueAndWritesTheRest(t *testing.T) {
 	if s.live(resources.ComponentBE, &corev1.Service{}) != nil {
 		t.Error("a Service has no live workload")
 	}
+}
+
+// A field held at a value of its own is set at once, and a hash taken of
+// the object before is dropped: what is compared and written after is the
+// held object.
+func TestAFieldHeldAtAValueIsSetAndRehashed(t *testing.T) {
+	live := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "sr-be"}, Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](3)}}
+	want := live.DeepCopy()
+	s := &clusterScope{in: &clusterInputs{live: map[resources.Component]*appsv1.StatefulSet{resources.ComponentBE: live}},
+		want: &desired{hashes: apply.NewHashes()}}
+	s.want.hashes.Written(live, want) // hashed before the hold, as the rollout order does
+	strategy := appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](2)}}
+	if err := s.holdField(hold{component: resources.ComponentBE, object: want, field: updateStrategyField, value: strategy, report: waits}); err != nil {
+		t.Fatal(err)
+	}
+	if got := want.Spec.UpdateStrategy; got.RollingUpdate == nil || ptr.Deref(got.RollingUpdate.Partition, -1) != 2 || got.Type != strategy.Type {
+		t.Errorf("strategy %+v; want partition 2", got)
+	}
+	if ptr.Deref(want.Spec.Replicas, 0) != 3 {
+		t.Errorf("replicas %v changed", want.Spec.Replicas)
+	}
+	live.Annotations = map[string]string{apply.HashAnnotation: mustHash(t, want)}
+	if !s.want.hashes.Written(live, want) {
+		t.Error("the hash taken before the hold is still used: the held object is compared as the built one")
+	}
+	if len(s.holds) != 1 || s.holds[0].reason != "" || len(s.holds.fields(want)) != 1 {
+		t.Errorf("holds %+v; want the one field hold", s.holds)
+	}
+}
+
+func mustHash(t *testing.T, obj client.Object) string {
+	t.Helper()
+	_, sum, err := apply.Desired(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
 }

@@ -97,11 +97,23 @@ func (s *clusterScope) hold(h hold) {
 	s.holds = append(s.holds, h)
 }
 
-// holdField adds a hold that keeps one field of h.object at its live value
-// (h.field), and takes that value at once, before anything hashes the object.
+// holdField adds a hold that keeps one field of h.object (h.field) at
+// h.value, or at its live value when h.value is nil, and sets it at once.
+// It is the one place a built object changes after it is built: a hash of
+// the object taken before (the rollout order's) is dropped, so that what
+// is compared and written after is the held object.
 func (s *clusterScope) holdField(h hold) error {
-	if err := keepFields(h.object, s.live(h.component, h.object), [][]string{h.field}); err != nil {
+	var err error
+	if h.value != nil {
+		err = setField(h.object, h.field, h.value)
+	} else {
+		err = keepFields(h.object, s.live(h.component, h.object), [][]string{h.field})
+	}
+	if err != nil {
 		return err
+	}
+	if s.want != nil {
+		s.want.hashes.Forget(h.object)
 	}
 	s.holds = append(s.holds, h)
 	return nil
