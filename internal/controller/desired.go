@@ -179,24 +179,22 @@ func validate(src *srv1.StarRocksCluster) error {
 	return nil
 }
 
-// build makes every component's objects from the spec and the inputs, and
-// decides what must keep its live value: a running component whose .conf
-// cannot be read (the upstream reads it as empty and carries on), a
-// StatefulSet edit Kubernetes cannot make, a removed component holding data.
-// It reads nothing.
-func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options) (*desired, holds, error) {
+// readConfigs is what the builders read of the components' .conf files,
+// and the holds of the running components whose file cannot be read now:
+// they keep running as they run.
+func readConfigs(in *clusterInputs, opts resources.Options) (resources.Configs, holds, error) {
 	cfg := resources.Configs{Options: opts, Live: in.configStates()}
 	var hs holds
 	for _, c := range statefulSetComponents {
 		read := in.confs[c]
 		if errs := resources.PortErrors(c, read.content); read.err == nil && len(errs) > 0 {
-			return nil, nil, &reconcile.UserError{Reason: srv1.ReasonInvalidConfig, Message: fmt.Sprintf("%s: %s; nothing was changed", configField(c), strings.Join(errs, "; "))}
+			return cfg, nil, &reconcile.UserError{Reason: srv1.ReasonInvalidConfig, Message: fmt.Sprintf("%s: %s; nothing was changed", configField(c), strings.Join(errs, "; "))}
 		}
 		if read.err != nil {
 			var user *reconcile.UserError
 			switch {
 			case !errors.As(read.err, &user):
-				return nil, nil, read.err // a failed read: retried
+				return cfg, nil, read.err // a failed read: retried
 			case in.live[c] != nil && (!read.fallback || user.Reason == srv1.ReasonConfigMapNotFound):
 				// Running: keep it as it runs. A ConfigMap the user mounts
 				// that is briefly gone (a GitOps replace, a rename) must not
@@ -206,7 +204,7 @@ func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options
 			case read.fallback:
 				read.content = "" // a mount of the user's without the file: StarRocks' defaults, as the upstream reads it
 			default:
-				return nil, nil, read.err // a new component: nothing to keep, say what is wrong
+				return cfg, nil, read.err // a new component: nothing to keep, say what is wrong
 			}
 		}
 		switch c {
@@ -217,6 +215,19 @@ func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options
 		case resources.ComponentCN:
 			cfg.CN = read.content
 		}
+	}
+	return cfg, hs, nil
+}
+
+// build makes every component's objects from the spec and the inputs, and
+// decides what must keep its live value: a running component whose .conf
+// cannot be read (the upstream reads it as empty and carries on), a
+// StatefulSet edit Kubernetes cannot make, a removed component holding data.
+// It reads nothing.
+func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options) (*desired, holds, error) {
+	cfg, hs, err := readConfigs(in, opts)
+	if err != nil {
+		return nil, nil, err
 	}
 	if hs.whole(resources.ComponentFE) {
 		// BE, CN and the proxy read FE's ports from fe.conf: keep them all as they run.

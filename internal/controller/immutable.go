@@ -76,7 +76,25 @@ func checkImmutable(live, desired *appsv1.StatefulSet, field string) immutableCh
 		notes = append(notes, fmt.Sprintf("%s.podManagementPolicy: %s cannot replace %s on a running StatefulSet", field, policy, live.Spec.PodManagementPolicy))
 	}
 
+	grow, claimNotes := compareClaims(live, desired, field)
+	notes = append(notes, claimNotes...)
+	if len(notes) > 0 {
+		return immutableCheck{held: strings.Join(notes, "; ") + fmt.Sprintf("; StatefulSet %s keeps its current spec", live.Name)}
+	}
+	if len(grow) == 0 && !sameClaimMetadata(live.Spec.VolumeClaimTemplates, desired.Spec.VolumeClaimTemplates) {
+		// The same claims worded otherwise (made by another operator or
+		// version): send the live templates, which the server accepts.
+		desired.Spec.VolumeClaimTemplates = live.Spec.VolumeClaimTemplates
+	}
+	return immutableCheck{grow: grow}
+}
+
+// compareClaims compares desired's claim templates with live's: the claims
+// to grow, and what Kubernetes cannot change (a class, a smaller size, a
+// claim added or removed). A class left unset takes the live one.
+func compareClaims(live, desired *appsv1.StatefulSet, field string) ([]claimGrowth, []string) {
 	var grow []claimGrowth
+	var notes []string
 	liveClaims := map[string]corev1.PersistentVolumeClaim{}
 	for _, c := range live.Spec.VolumeClaimTemplates {
 		liveClaims[c.Name] = c
@@ -115,15 +133,7 @@ func checkImmutable(live, desired *appsv1.StatefulSet, field string) immutableCh
 		slices.Sort(removed)
 		notes = append(notes, fmt.Sprintf("%s.storageVolumes: claims cannot be added to or removed from a running StatefulSet (added %v, removed %v)", field, added, removed))
 	}
-	if len(notes) > 0 {
-		return immutableCheck{held: strings.Join(notes, "; ") + fmt.Sprintf("; StatefulSet %s keeps its current spec", live.Name)}
-	}
-	if len(grow) == 0 && !sameClaimMetadata(live.Spec.VolumeClaimTemplates, desired.Spec.VolumeClaimTemplates) {
-		// The same claims worded otherwise (made by another operator or
-		// version): send the live templates, which the server accepts.
-		desired.Spec.VolumeClaimTemplates = live.Spec.VolumeClaimTemplates
-	}
-	return immutableCheck{grow: grow}
+	return grow, notes
 }
 
 // expandClaims grows the claims of a StatefulSet whose storage size grew:

@@ -175,27 +175,28 @@ func slimPod(obj any) (any, error) {
 }
 
 // SetupWithManager registers the StarRocksCluster controller.
-func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
-	// User ConfigMaps named by configMapInfo carry no label of ours: watch the
-	// metadata of all ConfigMaps in a cache of its own (the manager's ConfigMap
-	// cache is scoped to our label), and fetch data only when it changes.
+// watchConfigMaps watches the metadata of ConfigMaps for the config source.
+// User ConfigMaps named by configMapInfo carry no label of ours: it watches
+// the metadata of all ConfigMaps in a cache of its own (the manager's
+// ConfigMap cache is scoped to our label); data is fetched only when it changes.
+func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *configSource, error) {
 	metaOpts := cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient(), DefaultTransform: slimMetadata}
 	if cfg.Namespace != "" {
 		metaOpts.DefaultNamespaces = map[string]cache.Config{cfg.Namespace: {}}
 	}
 	configMetadata, err := cache.New(mgr.GetConfig(), metaOpts)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if err := mgr.Add(configMetadata); err != nil {
-		return err
+		return nil, nil, err
 	}
 	cmMeta := &metav1.PartialObjectMetadata{}
 	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	configs := newConfigSource(configMetadata, mgr.GetAPIReader())
 	informer, err := configMetadata.GetInformer(context.Background(), cmMeta)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	// A deleted ConfigMap's content is worthless: drop it (deletes rarely carry a deletionTimestamp).
 	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
@@ -206,11 +207,21 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 			configs.Forget(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})
 		}
 	}}); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksCluster{}, configMapIndex, referencedConfigMaps); err != nil {
+		return nil, nil, err
+	}
+	return configMetadata, configs, nil
+}
+
+func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
+	configMetadata, configs, err := watchConfigMaps(mgr, cfg)
+	if err != nil {
 		return err
 	}
+	cmMeta := &metav1.PartialObjectMetadata{}
+	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 
 	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, cfg.DenyList)
 	r.APIReader = mgr.GetAPIReader()
