@@ -174,7 +174,6 @@ func slimPod(obj any) (any, error) {
 	return p, nil
 }
 
-// SetupWithManager registers the StarRocksCluster controller.
 // watchConfigMaps watches the metadata of ConfigMaps for the config source.
 // User ConfigMaps named by configMapInfo carry no label of ours: it watches
 // the metadata of all ConfigMaps in a cache of its own (the manager's
@@ -215,6 +214,7 @@ func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *configSource, 
 	return configMetadata, configs, nil
 }
 
+// SetupWithManager registers the StarRocksCluster controller.
 func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	configMetadata, configs, err := watchConfigMaps(mgr, cfg)
 	if err != nil {
