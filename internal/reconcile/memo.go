@@ -33,8 +33,8 @@ import (
 // known only by them. A memory whose entries must not outlive one
 // incarnation of an object keeps the UID in the value and checks it.
 //
-// What must outlive the process is not remembered here: it goes on the
-// object (see Record).
+// What must outlive the process is not remembered here: it belongs on the
+// object, in its status or an annotation.
 type Memos struct {
 	mu      sync.Mutex
 	forgets []func(types.NamespacedName)
