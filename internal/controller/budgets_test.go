@@ -113,7 +113,7 @@ func TestFEQuorumUnprotectedIsToldForTwoFE(t *testing.T) {
 	if msg := s.feQuorumUnprotected(); !strings.Contains(msg, "sr-fe-pdb") {
 		t.Errorf("2 FE: %q, want the budget named", msg)
 	}
-	s.src.Annotations = map[string]string{resources.ComponentDisruptionBudgetAnnotation(resources.ComponentFE): "false"}
+	s.src.Annotations = map[string]string{srv1.ComponentDisruptionBudgetAnnotation(string(resources.ComponentFE)): "false"}
 	s = scopeOf(t, s.src, nil)
 	if msg := s.feQuorumUnprotected(); !strings.Contains(msg, "turned off") {
 		t.Errorf("2 FE, budget off: %q", msg)

@@ -268,7 +268,7 @@ var holdsData = []resources.Component{resources.ComponentBE, resources.Component
 // removalHeld is true for a component that holds data, whose spec is gone,
 // and whose deletion the user has not agreed to.
 func removalHeld(src *srv1.StarRocksCluster, c resources.Component) bool {
-	return resources.LoadSpec(src, c) == nil && src.Annotations[DeleteRemovedComponentsAnnotation] != "true"
+	return resources.LoadSpec(src, c) == nil && src.Annotations[srv1.DeleteRemovedComponentsAnnotation] != "true"
 }
 
 // Kubernetes limits on the names of a cluster's objects: a Service name is a

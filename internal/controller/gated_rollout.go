@@ -42,24 +42,6 @@ import (
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
-// RolloutGateAnnotation on a StarRocksCluster turns the gated rollouts off
-// ("off": pod template changes roll as the StatefulSet controller rolls
-// them), or keeps them only while FE answers ("if-fe-reachable": an FE that
-// does not answer lets the rollout go on ungated). Without it, a rollout
-// whose FE does not answer waits, and says so.
-const RolloutGateAnnotation = "starrocks.com/rollout-gate"
-
-// The values of RolloutGateAnnotation.
-const (
-	RolloutGateOff           = "off"
-	RolloutGateIfFEReachable = "if-fe-reachable"
-)
-
-// RolloutStallTimeoutAnnotation sets how long a gated rollout's step may
-// wait for StarRocks before it is reported RolloutStalled (a Go duration,
-// "45m"); the rollout stays held either way.
-const RolloutStallTimeoutAnnotation = "starrocks.com/rollout-stall-timeout"
-
 // defaultStallTimeout is the stall timeout without the annotation.
 const defaultStallTimeout = 30 * time.Minute
 
@@ -147,7 +129,7 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 		rep = &feReport{at: time.Now(), err: errors.New("no FE pod is Ready")}
 	}
 	defer r.tellStalled(s)
-	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateIfFEReachable && rep != nil && rep.err != nil {
+	if s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateIfFEReachable && rep != nil && rep.err != nil {
 		return true // FE does not answer, and the user lets the rollout go on without its word
 	}
 	pods := r.clusterPods(ctx, s)
@@ -174,7 +156,7 @@ func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component
 	if _, growing := s.want.grow[c]; growing {
 		return rollout.Gate{}, false // its StatefulSet is recreated around its pods
 	}
-	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateOff || rollout.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
+	if s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateOff || rollout.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
 		return rollout.Gate{}, false
 	}
 	if slices.ContainsFunc(s.holds, func(h hold) bool { return h.component == c && h.report == waits }) {
@@ -226,7 +208,7 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 		if rollout.Stalled(since, now, timeout) {
 			reason = srv1.ReasonRolloutStalled
 			msg = fmt.Sprintf("%s, for longer than %s (%s): held; fix what it waits for, or annotate the cluster %s=%s to roll without StarRocks' word",
-				st.Message, timeout, RolloutStallTimeoutAnnotation, RolloutGateAnnotation, RolloutGateOff)
+				st.Message, timeout, srv1.RolloutStallTimeoutAnnotation, srv1.RolloutGateAnnotation, srv1.RolloutGateOff)
 			if s.gates.stalled == "" {
 				s.gates.stalled = msg
 			}
@@ -280,7 +262,7 @@ func (a *feAccess) lookEvery() time.Duration {
 
 // stallTimeout is the cluster's RolloutStallTimeoutAnnotation, or the default.
 func stallTimeout(src *srv1.StarRocksCluster) time.Duration {
-	if d, err := time.ParseDuration(src.Annotations[RolloutStallTimeoutAnnotation]); err == nil && d > 0 {
+	if d, err := time.ParseDuration(src.Annotations[srv1.RolloutStallTimeoutAnnotation]); err == nil && d > 0 {
 		return d
 	}
 	return defaultStallTimeout

@@ -170,7 +170,7 @@ func (hs holds) observe(obs *status.Observed) {
 	obs.Step = strings.Join(steps, "; ")
 	if len(removed) > 0 {
 		obs.RemovalHeld = fmt.Sprintf("%s removed from the spec but kept with their data; annotate the cluster %s=true to delete them",
-			strings.Join(removed, " and "), DeleteRemovedComponentsAnnotation)
+			strings.Join(removed, " and "), srv1.DeleteRemovedComponentsAnnotation)
 	}
 }
 

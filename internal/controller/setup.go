@@ -85,15 +85,6 @@ type Config struct {
 	SyncPeriod time.Duration
 }
 
-// IgnoredAnnotation on a StarRocksCluster makes the operator leave it alone.
-const IgnoredAnnotation = "starrocks.com/ignored"
-
-// DeleteRemovedComponentsAnnotation set to "true" on a StarRocksCluster lets
-// the operator delete BE or CN when their spec is removed: their pods hold
-// data (BE) or caches (CN), and a removed spec block may be a mistake. Without
-// it the component keeps running and the status says what waits.
-const DeleteRemovedComponentsAnnotation = "starrocks.com/delete-removed-components"
-
 // FieldOwner is the operator's server-side apply field manager.
 const FieldOwner = "starrocks-operator"
 
@@ -294,7 +285,7 @@ func othersWaiting(opts *controller.Options, log logr.Logger) func() bool {
 // so that they never reach a worker.
 func managed(denyList []string) predicate.Predicate {
 	return predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return !slices.Contains(denyList, o.GetNamespace()) && o.GetAnnotations()[IgnoredAnnotation] != "true"
+		return !slices.Contains(denyList, o.GetNamespace()) && o.GetAnnotations()[srv1.IgnoredAnnotation] != "true"
 	})
 }
 

@@ -202,7 +202,7 @@ func clusterStatefulSets(key types.NamespacedName) []types.NamespacedName {
 // namespace. The watches filter these too; checking here also covers
 // reconciles queued by owned objects, pods and ConfigMaps.
 func (r *StarRocksClusterReconciler) skip(src *srv1.StarRocksCluster) bool {
-	return src.DeletionTimestamp != nil || src.Annotations[IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, src.Namespace)
+	return src.DeletionTimestamp != nil || src.Annotations[srv1.IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, src.Namespace)
 }
 
 // finish writes the status and the Events from the scope, counts the

@@ -134,7 +134,7 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if wh.DeletionTimestamp != nil {
 		return r.finalize(ctx, wh) // ignored and denied warehouses too: see finalize
 	}
-	if wh.Annotations[IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, wh.Namespace) {
+	if wh.Annotations[srv1.IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, wh.Namespace) {
 		return ctrl.Result{}, nil
 	}
 	if err := r.ensureFinalizer(ctx, wh); err != nil {

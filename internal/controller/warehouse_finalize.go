@@ -62,13 +62,13 @@ import (
 func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) (ctrl.Result, error) {
 	ours := controllerutil.ContainsFinalizer(wh, WarehouseFinalizer)
 	switch {
-	case wh.Annotations[IgnoredAnnotation] == "true":
+	case wh.Annotations[srv1.IgnoredAnnotation] == "true":
 		if !ours {
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, r.removeFinalizer(ctx, wh, func() {
 			r.Recorder.Eventf(wh, nil, corev1.EventTypeNormal, "FinalizerRemoved", "Delete",
-				"the warehouse is ignored (%s): deleted without DROP WAREHOUSE %s; FE keeps it until it is dropped", IgnoredAnnotation, fe.WarehouseName(wh.Name))
+				"the warehouse is ignored (%s): deleted without DROP WAREHOUSE %s; FE keeps it until it is dropped", srv1.IgnoredAnnotation, fe.WarehouseName(wh.Name))
 		})
 	case !ours && slices.Contains(r.DenyList, wh.Namespace):
 		return ctrl.Result{}, nil

@@ -159,7 +159,7 @@ func testBudgetsFollowTheSpec(t *testing.T, c *testcluster.Cluster) {
 	waitBudget(t, c, ns, "b1-fe-pdb", "two of 5 FE may go", allows("2"))
 	quorum(metav1.ConditionFalse, srv1.ReasonNotTwoFrontends)
 
-	annotate(t, c, src, resources.ComponentDisruptionBudgetAnnotation(resources.ComponentFE), "false")
+	annotate(t, c, src, srv1.ComponentDisruptionBudgetAnnotation(string(resources.ComponentFE)), "false")
 	waitNoBudget(t, c, ns, "b1-fe-pdb", "turned off by annotation")
 }
 
@@ -283,7 +283,7 @@ func testDrainHonoursBudgets(t *testing.T, c *testcluster.Cluster) {
 	waitRunning(t, c, ns, "d", time.Minute)
 
 	// The control: without budgets, the same drain takes two BE at once.
-	annotate(t, c, src, resources.DisruptionBudgetAnnotation, "false")
+	annotate(t, c, src, srv1.DisruptionBudgetAnnotation, "false")
 	waitNoBudget(t, c, ns, "d-be-pdb", "turned off by annotation")
 	waitNoBudget(t, c, ns, "d-fe-pdb", "turned off by annotation")
 	cordon(true)

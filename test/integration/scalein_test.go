@@ -482,7 +482,7 @@ func testRemovedComputeNodes(t *testing.T, c *testcluster.Cluster, dir *feDirect
 	waitRunning(t, c, "scale", "cr", 2*time.Minute)
 	eventually(t, time.Minute, "2 compute nodes registered", func(context.Context) (bool, error) { return len(hosts(f, "")) == 2, nil })
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
-		s.Annotations = map[string]string{controller.DeleteRemovedComponentsAnnotation: "true"}
+		s.Annotations = map[string]string{srv1.DeleteRemovedComponentsAnnotation: "true"}
 		s.Spec.StarRocksCnSpec = nil
 	})
 	gone(t, c, "the CN StatefulSet", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "scale", Name: "cr-cn"}})
