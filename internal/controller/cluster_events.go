@@ -44,7 +44,7 @@ func (r *StarRocksClusterReconciler) tell(ctx context.Context, s *clusterScope) 
 		}
 		logf.FromContext(ctx).V(1).Info("reconcile failed", "error", err.Error())
 	}
-	if w := s.holds.warning(); w != nil && reconcile.NewWarning(src.Status.Conditions, srv1.ConditionConfigUnavailable, w, true) {
+	if w := s.holds.Warning(); w != nil && reconcile.NewWarning(src.Status.Conditions, srv1.ConditionConfigUnavailable, w, true) {
 		reconcile.Warn(r.Recorder, src, w.Reason, upstreamReason(src, w), w)
 	}
 }

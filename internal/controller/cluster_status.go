@@ -54,7 +54,7 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScop
 		if c != resources.ComponentFE && !feReady {
 			comp.Waiting = "waiting for FE to become ready"
 		}
-		if why := s.holds.waiting(c); why != "" && (comp.Waiting == "" || s.recovering()) {
+		if why := s.holds.Waiting(c); why != "" && (comp.Waiting == "" || s.recovering()) {
 			comp.Waiting = why // a disaster recovery's hold tells more than FE's readiness
 		}
 		r.observeWorkload(s, c, comp, obs)
@@ -80,7 +80,7 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScop
 	if s.want != nil {
 		obs.Rollout = s.want.rollout.Message
 	}
-	s.holds.observe(obs)
+	s.holds.Observe(obs)
 	s.gates.observe(obs)
 	obs.UnboundClaims = r.unboundClaims(ctx, s)
 	obs.FEQuorumUnprotected = s.feQuorumUnprotected()
@@ -119,7 +119,7 @@ func (r *StarRocksClusterReconciler) observeWorkload(s *clusterScope, c resource
 	if desired == nil {
 		return
 	}
-	comp.Outdated = !s.holds.keeps(c, desired) && (live == nil || !want.hashes.Written(live, desired))
+	comp.Outdated = !s.holds.Keeps(c, desired) && (live == nil || !want.hashes.Written(live, desired))
 	if live != nil && r.Applier.Unrestorable(live, desired) {
 		obs.Unrestorable = append(obs.Unrestorable, kind+" "+live.GetName())
 	}

@@ -182,9 +182,9 @@ func validate(src *srv1.StarRocksCluster) error {
 // readConfigs is what the builders read of the components' .conf files,
 // and the holds of the running components whose file cannot be read now:
 // they keep running as they run.
-func readConfigs(in *clusterInputs, opts resources.Options) (resources.Configs, holds, error) {
+func readConfigs(in *clusterInputs, opts resources.Options) (resources.Configs, reconcile.Holds, error) {
 	cfg := resources.Configs{Options: opts, Live: in.configStates()}
-	var hs holds
+	var hs reconcile.Holds
 	for _, c := range statefulSetComponents {
 		read := in.confs[c]
 		if errs := resources.PortErrors(c, read.content); read.err == nil && len(errs) > 0 {
@@ -200,7 +200,7 @@ func readConfigs(in *clusterInputs, opts resources.Options) (resources.Configs, 
 				// that is briefly gone (a GitOps replace, a rename) must not
 				// roll the component to default ports into pods that cannot
 				// mount it.
-				hs = append(hs, hold{component: c, reason: user.Reason, message: user.Message, report: warns})
+				hs = append(hs, reconcile.Hold{Component: c, Reason: user.Reason, Message: user.Message, Report: reconcile.Warns})
 			case read.fallback:
 				read.content = "" // a mount of the user's without the file: StarRocks' defaults, as the upstream reads it
 			default:
@@ -224,37 +224,37 @@ func readConfigs(in *clusterInputs, opts resources.Options) (resources.Configs, 
 // cannot be read (the upstream reads it as empty and carries on), a
 // StatefulSet edit Kubernetes cannot make, a removed component holding data.
 // It reads nothing.
-func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options) (*desired, holds, error) {
+func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options) (*desired, reconcile.Holds, error) {
 	cfg, hs, err := readConfigs(in, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	if hs.whole(resources.ComponentFE) {
+	if hs.Whole(resources.ComponentFE) {
 		// BE, CN and the proxy read FE's ports from fe.conf: keep them all as they run.
 		for _, c := range resources.Components[1:] {
-			if !hs.whole(c) {
-				hs = append(hs, hold{component: c, reason: hs[0].reason, message: hs[0].message, report: warns})
+			if !hs.Whole(c) {
+				hs = append(hs, reconcile.Hold{Component: c, Reason: hs[0].Reason, Message: hs[0].Message, Report: reconcile.Warns})
 			}
 		}
 	}
 	d := &desired{objects: resources.Build(src, cfg), hashes: apply.NewHashes(), grow: map[resources.Component][]claimGrowth{}, feConf: cfg.FE}
 	resources.KeepFEQuorum(d.objects.StatefulSet(resources.ComponentFE), in.live[resources.ComponentFE])
 	for _, c := range statefulSetComponents {
-		if hs.whole(c) {
+		if hs.Whole(c) {
 			continue // keeps its live objects whatever they say
 		}
 		check := checkImmutable(in.live[c], d.objects.StatefulSet(c), specField(c))
 		if check.held != "" {
-			hs = append(hs, hold{component: c, object: d.objects.StatefulSet(c), reason: srv1.ReasonImmutableFieldChanged, message: check.held, report: refuses})
+			hs = append(hs, reconcile.Hold{Component: c, Object: d.objects.StatefulSet(c), Reason: srv1.ReasonImmutableFieldChanged, Message: check.held, Report: reconcile.Refuses})
 		} else if len(check.grow) > 0 {
 			d.grow[c] = check.grow
 		}
 	}
 	for _, c := range holdsData {
 		if removalHeld(src, c) {
-			h := hold{component: c, reason: srv1.ReasonRemovalHeld, report: awaitsConsent}
+			h := reconcile.Hold{Component: c, Reason: srv1.ReasonRemovalHeld, Report: reconcile.AwaitsConsent}
 			if in.live[c] != nil {
-				h.message = c.Title() // reported only while its StatefulSet runs
+				h.Message = c.Title() // reported only while its StatefulSet runs
 			}
 			hs = append(hs, h)
 		}

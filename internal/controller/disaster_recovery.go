@@ -67,7 +67,7 @@ func (r *StarRocksClusterReconciler) disasterRecovery(_ context.Context, s *clus
 	}
 	resources.DisasterRecoveryFE(s.want.objects.FE, s.src, s.want.feConf, gen)
 	for _, c := range []resources.Component{resources.ComponentBE, resources.ComponentCN} {
-		s.hold(hold{component: c, reason: srv1.ReasonDisasterRecovery, message: "held while disaster recovery runs", report: waits})
+		s.hold(reconcile.Hold{Component: c, Reason: srv1.ReasonDisasterRecovery, Message: "held while disaster recovery runs", Report: reconcile.Waits})
 	}
 	return true
 }

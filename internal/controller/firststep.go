@@ -94,7 +94,7 @@ const arrivalWindow = 50 * time.Millisecond
 // (a write that keeps failing is sent once per retry, not twice).
 func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterScope) bool {
 	fe := resources.ComponentFE
-	if !r.StartApart || s.holds.err() != nil || s.holds.warning() != nil || s.in.live[fe] != nil || s.recovering() ||
+	if !r.StartApart || s.holds.Err() != nil || s.holds.Warning() != nil || s.in.live[fe] != nil || s.recovering() ||
 		meta.IsStatusConditionTrue(s.src.Status.Conditions, srv1.ConditionReconcileError) {
 		return true
 	}

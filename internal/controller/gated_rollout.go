@@ -150,7 +150,7 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 // when c's pod template changes roll as the StatefulSet controller rolls them.
 func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component) (rollout.Gate, bool) {
 	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
-	if live == nil || want == nil || s.recovering() || s.holds.keeps(c, want) {
+	if live == nil || want == nil || s.recovering() || s.holds.Keeps(c, want) {
 		return rollout.Gate{}, false // nothing runs yet, it goes, or it is held whole (an ordered rollout, a scale-in)
 	}
 	if _, growing := s.want.grow[c]; growing {
@@ -159,11 +159,11 @@ func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component
 	if s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateOff || rollout.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
 		return rollout.Gate{}, false
 	}
-	if slices.ContainsFunc(s.holds, func(h hold) bool { return h.component == c && h.report == waits }) {
+	if slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Component == c && h.Report == reconcile.Waits }) {
 		// Another step moves c (an FE leaving FE's group): a rollout under
 		// way keeps its strategy, neither pushed on nor let loose.
 		if gateSet(live) {
-			_ = s.holdField(hold{component: c, object: want, field: updateStrategyField, report: quiet}) // a live strategy is always read back
+			_ = s.holdField(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Report: reconcile.Quiet}) // a live strategy is always read back
 		}
 		return rollout.Gate{}, false
 	}
@@ -214,7 +214,7 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 			}
 		}
 	}
-	if err := s.holdField(hold{component: c, object: want, field: updateStrategyField, value: strategy, reason: reason, message: msg, report: waits}); err != nil {
+	if err := s.holdField(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Value: strategy, Reason: reason, Message: msg, Report: reconcile.Waits}); err != nil {
 		return err
 	}
 	s.later(r.FE.lookEvery())

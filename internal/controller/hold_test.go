@@ -63,37 +63,37 @@ func TestAJoinedErrorIsTransientIfAnyPartIs(t *testing.T) {
 
 func TestHoldsKeepWhatTheySay(t *testing.T) {
 	sts, svc := &appsv1.StatefulSet{}, &corev1.Service{}
-	hs := holds{
-		{component: resources.ComponentBE, reason: srv1.ReasonDisasterRecovery, message: "held while disaster recovery runs", report: waits},
-		{component: resources.ComponentFE, object: sts, reason: srv1.ReasonImmutableFieldChanged, message: "podManagementPolicy", report: refuses},
-		{component: resources.ComponentCN, object: sts, field: []string{"spec", "replicas"}, reason: "Decommissioning", report: waits},
+	hs := reconcile.Holds{
+		{Component: resources.ComponentBE, Reason: srv1.ReasonDisasterRecovery, Message: "held while disaster recovery runs", Report: reconcile.Waits},
+		{Component: resources.ComponentFE, Object: sts, Reason: srv1.ReasonImmutableFieldChanged, Message: "podManagementPolicy", Report: reconcile.Refuses},
+		{Component: resources.ComponentCN, Object: sts, Field: []string{"spec", "replicas"}, Reason: "Decommissioning", Report: reconcile.Waits},
 	}
 	for _, tt := range []struct {
 		name string
 		got  bool
 		want bool
 	}{
-		{"a whole component is held, written and deleted alike", hs.whole(resources.ComponentBE), true},
-		{"an object hold holds no whole component", hs.whole(resources.ComponentFE), false},
-		{"every object of a whole-held component is kept", hs.keeps(resources.ComponentBE, svc), true},
-		{"the held object is kept", hs.keeps(resources.ComponentFE, sts), true},
-		{"the component's other objects are written", hs.keeps(resources.ComponentFE, svc), false},
-		{"a field hold writes the rest of the object", hs.keeps(resources.ComponentCN, sts), false},
+		{"a whole component is held, written and deleted alike", hs.Whole(resources.ComponentBE), true},
+		{"an object hold holds no whole component", hs.Whole(resources.ComponentFE), false},
+		{"every object of a whole-held component is kept", hs.Keeps(resources.ComponentBE, svc), true},
+		{"the held object is kept", hs.Keeps(resources.ComponentFE, sts), true},
+		{"the component's other objects are written", hs.Keeps(resources.ComponentFE, svc), false},
+		{"a field hold writes the rest of the object", hs.Keeps(resources.ComponentCN, sts), false},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("%s: got %v, want %v", tt.name, tt.got, tt.want)
 		}
 	}
-	if f := hs.fields(sts); len(f) != 1 || f[0][1] != "replicas" {
+	if f := hs.Fields(sts); len(f) != 1 || f[0][1] != "replicas" {
 		t.Errorf("fields = %v; want spec.replicas", f)
 	}
 	obs := &status.Observed{}
-	hs.observe(obs)
+	hs.Observe(obs)
 	if obs.ReconcileError == nil || obs.ReconcileErrorReason != srv1.ReasonImmutableFieldChanged || reconcile.Transient(obs.ReconcileError) {
 		t.Errorf("a refusal is reported as a user error: %v (%s)", obs.ReconcileError, obs.ReconcileErrorReason)
 	}
-	if hs.waiting(resources.ComponentBE) != "held while disaster recovery runs" || hs.waiting(resources.ComponentFE) != "" {
-		t.Errorf("waiting: BE %q, FE %q", hs.waiting(resources.ComponentBE), hs.waiting(resources.ComponentFE))
+	if hs.Waiting(resources.ComponentBE) != "held while disaster recovery runs" || hs.Waiting(resources.ComponentFE) != "" {
+		t.Errorf("waiting: BE %q, FE %q", hs.Waiting(resources.ComponentBE), hs.Waiting(resources.ComponentFE))
 	}
 }
 
@@ -103,7 +103,7 @@ func TestAFieldHoldKeepsTheLiveValueAndWritesTheRest(t *testing.T) {
 	want := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "sr-be", Labels: map[string]string{"a": "b"}}, Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](2),
 		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "be", Image: "be:3.3.2"}}}}}}
 	s := &clusterScope{in: &clusterInputs{live: map[resources.Component]*appsv1.StatefulSet{resources.ComponentBE: live}}}
-	if err := s.holdField(hold{component: resources.ComponentBE, object: want, field: []string{"spec", "replicas"}, report: waits}); err != nil {
+	if err := s.holdField(reconcile.Hold{Component: resources.ComponentBE, Object: want, Field: []string{"spec", "replicas"}, Report: reconcile.Waits}); err != nil {
 		t.Fatal(err)
 	}
 	if got := ptr.Deref(want.Spec.Replicas, 0); got != 3 {
@@ -115,7 +115,7 @@ func TestAFieldHoldKeepsTheLiveValueAndWritesTheRest(t *testing.T) {
 	// A field the live object lacks is dropped from the desired one.
 	unset := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "sr-be"}}
 	want.Spec.MinReadySeconds = 10
-	if err := keepFields(want, unset, [][]string{{"spec", "minReadySeconds"}}); err != nil {
+	if err := reconcile.KeepFields(want, unset, [][]string{{"spec", "minReadySeconds"}}); err != nil {
 		t.Fatal(err)
 	}
 	if want.Spec.MinReadySeconds != 0 || ptr.Deref(want.Spec.Replicas, 0) != 3 {
@@ -137,7 +137,7 @@ func TestAFieldHeldAtAValueIsSetAndRehashed(t *testing.T) {
 	s.want.hashes.Written(live, want) // hashed before the hold, as the rollout order does
 	strategy := appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
 		RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](2)}}
-	if err := s.holdField(hold{component: resources.ComponentBE, object: want, field: updateStrategyField, value: strategy, report: waits}); err != nil {
+	if err := s.holdField(reconcile.Hold{Component: resources.ComponentBE, Object: want, Field: updateStrategyField, Value: strategy, Report: reconcile.Waits}); err != nil {
 		t.Fatal(err)
 	}
 	if got := want.Spec.UpdateStrategy; got.RollingUpdate == nil || ptr.Deref(got.RollingUpdate.Partition, -1) != 2 || got.Type != strategy.Type {
@@ -150,7 +150,7 @@ func TestAFieldHeldAtAValueIsSetAndRehashed(t *testing.T) {
 	if !s.want.hashes.Written(live, want) {
 		t.Error("the hash taken before the hold is still used: the held object is compared as the built one")
 	}
-	if len(s.holds) != 1 || s.holds[0].reason != "" || len(s.holds.fields(want)) != 1 {
+	if len(s.holds) != 1 || s.holds[0].Reason != "" || len(s.holds.Fields(want)) != 1 {
 		t.Errorf("holds %+v; want the one field hold", s.holds)
 	}
 }

@@ -33,6 +33,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -235,7 +236,7 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 	removed := podRange(names, to, from)
 	wait := func(reason, msg string) {
 		if shrinking {
-			s.hold(hold{component: resources.ComponentBE, object: want, reason: reason, message: msg, report: waits})
+			s.hold(reconcile.Hold{Component: resources.ComponentBE, Object: want, Reason: reason, Message: msg, Report: reconcile.Waits})
 		}
 	}
 	if shrinking {
@@ -248,7 +249,7 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		r.scaleIns.activate(key)
 		// FE refused this spec: nothing more is asked until the spec changes.
 		if msg, ok := r.scaleIns.refusedAt(key, s.src.Generation); ok {
-			s.hold(hold{component: resources.ComponentBE, object: want, reason: srv1.ReasonScaleInRefused, message: msg, report: refuses})
+			s.hold(reconcile.Hold{Component: resources.ComponentBE, Object: want, Reason: srv1.ReasonScaleInRefused, Message: msg, Report: reconcile.Refuses})
 			return
 		}
 	}
@@ -332,7 +333,7 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 		if msg, refused := fe.Refusal(err); refused {
 			text := fmt.Sprintf("spec.starRocksBeSpec.replicas: FE refused to decommission %s, so BE keeps %d replicas: %s", removed, from, msg)
 			r.scaleIns.refuse(key, s.src.Generation, text)
-			s.hold(hold{component: resources.ComponentBE, object: want, reason: srv1.ReasonScaleInRefused, message: text, report: refuses})
+			s.hold(reconcile.Hold{Component: resources.ComponentBE, Object: want, Reason: srv1.ReasonScaleInRefused, Message: text, Report: reconcile.Refuses})
 			return
 		}
 		r.FE.views.changed(key)
@@ -442,8 +443,8 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 	}
 	from, to := *live.Spec.Replicas, *want.Spec.Replicas
 	if asked := s.src.Spec.StarRocksFeSpec.Replicas; asked != nil && *asked == 1 && from > 1 {
-		s.hold(hold{component: resources.ComponentFE, object: want, field: replicasField, reason: srv1.ReasonScaleInRefused, report: refuses,
-			message: fmt.Sprintf("spec.starRocksFeSpec.replicas: 1 is refused while FE runs %d: a lone FE left from a group of %d has no majority to elect itself leader; scale down one FE at a time to 2 at the least", from, from)})
+		s.hold(reconcile.Hold{Component: resources.ComponentFE, Object: want, Field: replicasField, Reason: srv1.ReasonScaleInRefused, Report: reconcile.Refuses,
+			Message: fmt.Sprintf("spec.starRocksFeSpec.replicas: 1 is refused while FE runs %d: a lone FE left from a group of %d has no majority to elect itself leader; scale down one FE at a time to 2 at the least", from, from)})
 	}
 	if s.src.Annotations[SkipDecommissionAnnotation] == "true" {
 		return
@@ -473,11 +474,11 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 	}
 	keep := func(msg string) {
 		want.Spec.Replicas = ptr.To(from)
-		s.hold(hold{component: resources.ComponentFE, object: want, field: replicasField, reason: srv1.ReasonLeavingFEGroup, message: msg, report: waits})
+		s.hold(reconcile.Hold{Component: resources.ComponentFE, Object: want, Field: replicasField, Reason: srv1.ReasonLeavingFEGroup, Message: msg, Report: reconcile.Waits})
 	}
 	step := func(msg string) {
 		want.Spec.Replicas = ptr.To(from - 1)
-		s.hold(hold{component: resources.ComponentFE, object: want, field: replicasField, reason: srv1.ReasonLeavingFEGroup, message: msg, report: waits})
+		s.hold(reconcile.Hold{Component: resources.ComponentFE, Object: want, Field: replicasField, Reason: srv1.ReasonLeavingFEGroup, Message: msg, Report: reconcile.Waits})
 	}
 	wait := keep
 	if !shrinking {

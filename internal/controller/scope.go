@@ -25,6 +25,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -38,7 +39,7 @@ type clusterScope struct {
 	// want is nil when there is nothing to write: the spec cannot be built,
 	// or a phase refused it; err says why.
 	want  *desired
-	holds holds
+	holds reconcile.Holds
 	// obs is what the status reports, read from the cache before the writes.
 	obs *status.Observed
 	// results are the writes made, err the reconcile's errors so far;
@@ -93,7 +94,7 @@ func (s *clusterScope) fail(err error) {
 }
 
 // hold adds a hold that keeps a component or one object of it.
-func (s *clusterScope) hold(h hold) {
+func (s *clusterScope) hold(h reconcile.Hold) {
 	s.holds = append(s.holds, h)
 }
 
@@ -102,18 +103,18 @@ func (s *clusterScope) hold(h hold) {
 // It is the one place a built object changes after it is built: a hash of
 // the object taken before (the rollout order's) is dropped, so that what
 // is compared and written after is the held object.
-func (s *clusterScope) holdField(h hold) error {
+func (s *clusterScope) holdField(h reconcile.Hold) error {
 	var err error
-	if h.value != nil {
-		err = setField(h.object, h.field, h.value)
+	if h.Value != nil {
+		err = reconcile.SetField(h.Object, h.Field, h.Value)
 	} else {
-		err = keepFields(h.object, s.live(h.component, h.object), [][]string{h.field})
+		err = reconcile.KeepFields(h.Object, s.live(h.Component, h.Object), [][]string{h.Field})
 	}
 	if err != nil {
 		return err
 	}
 	if s.want != nil {
-		s.want.hashes.Forget(h.object)
+		s.want.hashes.Forget(h.Object)
 	}
 	s.holds = append(s.holds, h)
 	return nil
@@ -132,7 +133,7 @@ func (s *clusterScope) live(c resources.Component, obj client.Object) client.Obj
 
 // reconcileError is everything that went wrong: the refused changes and the errors.
 func (s *clusterScope) reconcileError() error {
-	return errors.Join(s.holds.err(), s.err)
+	return errors.Join(s.holds.Err(), s.err)
 }
 
 // later asks to look again within d.

@@ -113,7 +113,7 @@ type warehouseScope struct {
 	theirs bool
 	// want is nil until the checks pass and the objects are built.
 	want    *resources.StatefulSetObjects
-	holds   holds
+	holds   reconcile.Holds
 	obs     status.WarehouseObserved
 	results []apply.Result
 	err     error
@@ -154,7 +154,7 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 // finish writes the status and Events from the scope and decides when to come back.
 func (r *StarRocksWarehouseReconciler) finish(ctx context.Context, s *warehouseScope) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(s.wh).String()
-	reconcileErr := errors.Join(s.holds.err(), s.err)
+	reconcileErr := errors.Join(s.holds.Err(), s.err)
 	if s.obs.CN == nil {
 		// A check or hold ended the reconcile before the writes: the compute
 		// nodes that run are reported all the same (the HPA reads
@@ -173,7 +173,7 @@ func (r *StarRocksWarehouseReconciler) finish(ctx context.Context, s *warehouseS
 	// FE not answering is reported in status and retried on the back-off
 	// (1 s doubling to 5 min), not logged as a failure each time.
 	return r.feBackoff.Result(reconcile.Outcome{Key: key, Err: s.err, StatusErr: statusErr, After: s.after,
-		Waiting: slices.ContainsFunc(s.holds, func(h hold) bool { return h.backoff })})
+		Waiting: slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Backoff })})
 }
 
 // tell emits one Event per kind of write and one Warning per new error, and counts the writes.
@@ -289,7 +289,7 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouse
 	}
 	multi, err := r.FE.hasFeature(ctx, s.src, s.feConf, fe.FeatureMultiWarehouse)
 	if err != nil {
-		s.holds = append(s.holds, hold{component: resources.ComponentCN, reason: srv1.ReasonFEUnreachable, message: err.Error(), report: refuses, backoff: true})
+		s.holds = append(s.holds, reconcile.Hold{Component: resources.ComponentCN, Reason: srv1.ReasonFEUnreachable, Message: err.Error(), Report: reconcile.Refuses, Backoff: true})
 		return false
 	}
 	if !multi {
@@ -313,7 +313,7 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouse
 		held = growRefused(check.grow, s.live.Name)
 	}
 	if held != "" {
-		s.holds = append(s.holds, hold{component: resources.ComponentCN, object: s.want.StatefulSet, reason: srv1.ReasonImmutableFieldChanged, message: held, report: refuses})
+		s.holds = append(s.holds, reconcile.Hold{Component: resources.ComponentCN, Object: s.want.StatefulSet, Reason: srv1.ReasonImmutableFieldChanged, Message: held, Report: reconcile.Refuses})
 	}
 	return true
 }
@@ -333,7 +333,7 @@ func growRefused(grow []claimGrowth, name string) string {
 func (r *StarRocksWarehouseReconciler) syncWarehouse(ctx context.Context, s *warehouseScope) bool {
 	s.obs = r.observe(ctx, s)
 	objs := slices.DeleteFunc(s.want.Objects(), func(o client.Object) bool {
-		return s.holds.keeps(resources.ComponentCN, o) || (s.live == nil && o == client.Object(s.want.DisruptionBudget))
+		return s.holds.Keeps(resources.ComponentCN, o) || (s.live == nil && o == client.Object(s.want.DisruptionBudget))
 	})
 	applied, applyErr := r.Applier.ApplyAll(ctx, objs)
 	deleted, deleteErr := r.Applier.DeleteAll(ctx, unwanted(resources.WarehouseNamed(s.wh).Objects(), s.want.Objects()))

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package reconcile
 
 import (
 	"encoding/json"
@@ -27,144 +27,144 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
-// A hold keeps part of what the spec asks for at its live value, and says
+// A Hold keeps part of what the spec asks for at its live value, and says
 // why: a component whose .conf cannot be read, a StatefulSet whose edit
 // Kubernetes cannot make, a StatefulSet that waits for its turn in an
 // ordered rollout, the components a disaster recovery sets aside, a
 // removed component that still holds data. Holds are decided while the
 // desired state is built and by the phases; sync honours them and the
 // status reports them, each in one place.
-type hold struct {
-	// component is whose objects are held. Without object, every object of
+type Hold struct {
+	// Component is whose objects are held. Without Object, every object of
 	// the component is held: none is written, none deleted.
-	component resources.Component
-	// object, when set, is the one desired object held.
-	object client.Object
-	// field, when set, is the one field of object held (spec.replicas,
-	// say) at value, or at its live value when value is nil; the rest of
-	// object is written. A field hold is taken through holdField, the one
-	// place a built object changes after it is built.
-	field []string
-	value any
-	// reason is the condition reason; message says what is held and why.
-	reason, message string
-	// report is how the status tells it.
-	report holdReport
-	// backoff is set for a hold whose cause may pass by itself (FE not
+	Component resources.Component
+	// Object, when set, is the one desired object held.
+	Object client.Object
+	// Field, when set, is the one field of Object held (spec.replicas,
+	// say) at Value, or at its live value when Value is nil; the rest of
+	// Object is written. A field hold is taken through a scope's
+	// holdField, the one place a built object changes after it is built
+	// (SetField, KeepFields).
+	Field []string
+	Value any
+	// Reason is the condition reason; Message says what is held and why.
+	Reason, Message string
+	// Report is how the status tells it.
+	Report Report
+	// Backoff is set for a hold whose cause may pass by itself (FE not
 	// answering): the reconcile comes back on the reconciler's own
 	// back-off, not on a watch event, and the retries are not logged.
-	backoff bool
+	Backoff bool
 }
 
-// holdReport is how a hold shows in status.
-type holdReport int
+// Report is how a hold shows in status.
+type Report int
 
 const (
-	// waits: a step in progress; the component's phase says what it waits for.
-	waits holdReport = iota
-	// warns: the component runs on as it is; ConfigUnavailable says why, and a Warning Event when it starts.
-	warns
-	// refuses: a change of the spec is refused; ReconcileError says why
+	// Waits: a step in progress; the component's phase says what it waits for.
+	Waits Report = iota
+	// Warns: the component runs on as it is; ConfigUnavailable says why, and a Warning Event when it starts.
+	Warns
+	// Refuses: a change of the spec is refused; ReconcileError says why
 	// (a user error, not retried), and a Warning Event when it starts.
-	refuses
-	// awaitsConsent: a removed component is kept until the user agrees to
+	Refuses
+	// AwaitsConsent: a removed component is kept until the user agrees to
 	// delete its data; Progressing says how.
-	awaitsConsent
-	// quiet: a field kept for the sake of another hold of the component,
+	AwaitsConsent
+	// Quiet: a field kept for the sake of another hold of the component,
 	// which is the one the status tells.
-	quiet
+	Quiet
 )
 
-// holds are a reconcile's holds, in the order they were decided.
-type holds []hold
+// Holds are a reconcile's holds, in the order they were decided.
+type Holds []Hold
 
-// whole reports whether every object of c is held.
-func (hs holds) whole(c resources.Component) bool {
-	return slices.ContainsFunc(hs, func(h hold) bool { return h.component == c && h.object == nil })
+// Whole reports whether every object of c is held.
+func (hs Holds) Whole(c resources.Component) bool {
+	return slices.ContainsFunc(hs, func(h Hold) bool { return h.Component == c && h.Object == nil })
 }
 
-// keeps reports whether obj, a desired object of c, must not be written whole.
-func (hs holds) keeps(c resources.Component, obj client.Object) bool {
-	return slices.ContainsFunc(hs, func(h hold) bool {
-		return h.component == c && (h.object == nil || (h.object == obj && len(h.field) == 0))
+// Keeps reports whether obj, a desired object of c, must not be written whole.
+func (hs Holds) Keeps(c resources.Component, obj client.Object) bool {
+	return slices.ContainsFunc(hs, func(h Hold) bool {
+		return h.Component == c && (h.Object == nil || (h.Object == obj && len(h.Field) == 0))
 	})
 }
 
-// fields returns the fields of obj held at their live value.
-func (hs holds) fields(obj client.Object) [][]string {
+// Fields returns the fields of obj held at their live value.
+func (hs Holds) Fields(obj client.Object) [][]string {
 	var out [][]string
 	for _, h := range hs {
-		if h.object == obj && len(h.field) > 0 {
-			out = append(out, h.field)
+		if h.Object == obj && len(h.Field) > 0 {
+			out = append(out, h.Field)
 		}
 	}
 	return out
 }
 
-// of returns the holds reported as report.
-func (hs holds) of(report holdReport) holds {
-	return slices.DeleteFunc(slices.Clone(hs), func(h hold) bool { return h.report != report })
+// Of returns the holds reported as report.
+func (hs Holds) Of(report Report) Holds {
+	return slices.DeleteFunc(slices.Clone(hs), func(h Hold) bool { return h.Report != report })
 }
 
-// waiting is why c waits; empty when it does not.
-func (hs holds) waiting(c resources.Component) string {
+// Waiting is why c waits; empty when it does not.
+func (hs Holds) Waiting(c resources.Component) string {
 	for _, h := range hs {
-		if h.component == c && h.report == waits {
-			return h.message
+		if h.Component == c && h.Report == Waits {
+			return h.Message
 		}
 	}
 	return ""
 }
 
-// err is the refusals as one user error; nil when there is none.
-func (hs holds) err() error {
-	refused := hs.of(refuses)
+// Err is the refusals as one user error; nil when there is none.
+func (hs Holds) Err() error {
+	refused := hs.Of(Refuses)
 	if len(refused) == 0 {
 		return nil
 	}
 	msgs := make([]string, len(refused))
 	for i, h := range refused {
-		msgs[i] = h.message
+		msgs[i] = h.Message
 	}
-	return &reconcile.UserError{Reason: refused[0].reason, Message: strings.Join(msgs, "; ")}
+	return &UserError{Reason: refused[0].Reason, Message: strings.Join(msgs, "; ")}
 }
 
-// warning is the first warning as an error, for the ConfigUnavailable condition; nil when none.
-func (hs holds) warning() *reconcile.UserError {
-	if w := hs.of(warns); len(w) > 0 {
-		return &reconcile.UserError{Reason: w[0].reason, Message: w[0].message}
+// Warning is the first warning as an error, for the ConfigUnavailable condition; nil when none.
+func (hs Holds) Warning() *UserError {
+	if w := hs.Of(Warns); len(w) > 0 {
+		return &UserError{Reason: w[0].Reason, Message: w[0].Message}
 	}
 	return nil
 }
 
-// observe writes into obs what the holds tell beside the components' own
+// Observe writes into obs what the holds tell beside the components' own
 // waits: the refusals as the reconcile error, the first warning, and the
 // removals that wait for consent.
-func (hs holds) observe(obs *status.Observed) {
-	if err := hs.err(); err != nil {
-		obs.ReconcileError, obs.ReconcileErrorReason = err, reconcile.Reason(err)
+func (hs Holds) Observe(obs *status.Observed) {
+	if err := hs.Err(); err != nil {
+		obs.ReconcileError, obs.ReconcileErrorReason = err, Reason(err)
 	}
-	if w := hs.warning(); w != nil {
+	if w := hs.Warning(); w != nil {
 		obs.ConfigWarning, obs.ConfigWarningReason = w, w.Reason
 	}
 	var removed []string
-	for _, h := range hs.of(awaitsConsent) {
-		if h.message != "" {
-			removed = append(removed, h.message)
+	for _, h := range hs.Of(AwaitsConsent) {
+		if h.Message != "" {
+			removed = append(removed, h.Message)
 		}
 	}
 	var steps []string
-	for _, h := range hs.of(waits) {
-		if slices.Contains(stepReasons, h.reason) {
-			if obs.StepReason == "" || (stalled(h.reason) && !stalled(obs.StepReason)) {
-				obs.StepReason = h.reason // a stall is what to see first
+	for _, h := range hs.Of(Waits) {
+		if slices.Contains(stepReasons, h.Reason) {
+			if obs.StepReason == "" || (stalled(h.Reason) && !stalled(obs.StepReason)) {
+				obs.StepReason = h.Reason // a stall is what to see first
 			}
-			steps = append(steps, h.component.Title()+": "+h.message)
+			steps = append(steps, h.Component.Title()+": "+h.Message)
 		}
 	}
 	obs.Step = strings.Join(steps, "; ")
@@ -185,9 +185,9 @@ func stalled(reason string) bool {
 	return reason == srv1.ReasonDecommissionStalled || reason == srv1.ReasonRolloutStalled
 }
 
-// setField sets field of obj to value, a typed Go value (an int32, a
+// SetField sets field of obj to value, a typed Go value (an int32, a
 // struct of the API), through its JSON form.
-func setField(obj client.Object, field []string, value any) error {
+func SetField(obj client.Object, field []string, value any) error {
 	raw, err := json.Marshal(value)
 	if err != nil {
 		return err
@@ -226,9 +226,9 @@ func integers(v any) any {
 	return v
 }
 
-// keepFields copies the held fields of live into desired, which is written
+// KeepFields copies the held fields of live into desired, which is written
 // with the rest of its spec.
-func keepFields(desired, live client.Object, fields [][]string) error {
+func KeepFields(desired, live client.Object, fields [][]string) error {
 	if len(fields) == 0 || live == nil {
 		return nil
 	}
