@@ -65,17 +65,17 @@ type Hold struct {
 type Report int
 
 const (
-	// Waits: a step in progress; the component's phase says what it waits for.
+	// Waits is a step in progress; the component's phase says what it waits for.
 	Waits Report = iota
-	// Warns: the component runs on as it is; ConfigUnavailable says why, and a Warning Event when it starts.
+	// Warns is the component runs on as it is; ConfigUnavailable says why, and a Warning Event when it starts.
 	Warns
-	// Refuses: a change of the spec is refused; ReconcileError says why
+	// Refuses is a change of the spec is refused; ReconcileError says why
 	// (a user error, not retried), and a Warning Event when it starts.
 	Refuses
-	// AwaitsConsent: a removed component is kept until the user agrees to
+	// AwaitsConsent is a removed component is kept until the user agrees to
 	// delete its data; Progressing says how.
 	AwaitsConsent
-	// Quiet: a field kept for the sake of another hold of the component,
+	// Quiet is a field kept for the sake of another hold of the component,
 	// which is the one the status tells.
 	Quiet
 )
