@@ -67,12 +67,12 @@ type Report int
 const (
 	// Waits is a step in progress; the component's phase says what it waits for.
 	Waits Report = iota
-	// Warns is the component runs on as it is; ConfigUnavailable says why, and a Warning Event when it starts.
+	// Warns says the component runs on as it is; ConfigUnavailable says why, and a Warning Event when it starts.
 	Warns
-	// Refuses is a change of the spec is refused; ReconcileError says why
+	// Refuses says a change of the spec is refused; ReconcileError says why
 	// (a user error, not retried), and a Warning Event when it starts.
 	Refuses
-	// AwaitsConsent is a removed component is kept until the user agrees to
+	// AwaitsConsent says a removed component is kept until the user agrees to
 	// delete its data; Progressing says how.
 	AwaitsConsent
 	// Quiet is a field kept for the sake of another hold of the component,
