@@ -37,7 +37,7 @@ func (r *StarRocksClusterReconciler) budgets(_ context.Context, s *clusterScope)
 			continue
 		}
 		replicas := ptr.Deref(set.StatefulSet.Spec.Replicas, 1) // a field hold set it to what runs
-		if live := s.in.live[c]; live != nil && live.Spec.Replicas != nil && s.holds.keeps(c, set.StatefulSet) {
+		if live := s.in.live[c]; live != nil && live.Spec.Replicas != nil && s.holds.Keeps(c, set.StatefulSet) {
 			replicas = *live.Spec.Replicas // held whole, as it runs
 		}
 		set.DisruptionBudget = resources.DisruptionBudget(s.src, c, replicas)

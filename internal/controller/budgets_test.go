@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -86,11 +87,11 @@ func TestBudgetsFollowThePodsTheStatefulSetsKeep(t *testing.T) {
 	src = feClusterOf(3)
 	s := scopeOf(t, src, map[resources.Component]*appsv1.StatefulSet{fe: running(src, fe, 5)})
 	want := s.want.objects.StatefulSet(fe)
-	if s.holds.keeps(fe, want) {
+	if s.holds.Keeps(fe, want) {
 		t.Fatalf("FE held before the scale-in's hold: %+v", s.holds)
 	}
-	want.Spec.Replicas = ptr.To[int32](4) // FE's next step down, as scaleInFrontends sets it
-	s.hold(hold{component: fe, object: want, field: replicasField, reason: srv1.ReasonLeavingFEGroup, report: waits})
+	// FE's next step down, as the FE scale-in holds it
+	s.hold(reconcile.Hold{Component: fe, Object: want, Field: replicasField, Value: int32(4), Reason: srv1.ReasonLeavingFEGroup, Report: reconcile.Waits})
 	if got := budgetOf(t, s, fe); got != "maxUnavailable 1" {
 		t.Errorf("FE stepping from 5 to 4 on its way to 3: %s, want a majority of 4", got)
 	}
@@ -99,7 +100,7 @@ func TestBudgetsFollowThePodsTheStatefulSetsKeep(t *testing.T) {
 	src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Replicas: ptr.To[int32](1)}}}
 	live := map[resources.Component]*appsv1.StatefulSet{fe: running(src, fe, 3), be: running(src, be, 3)}
 	s = scopeOf(t, src, live)
-	s.hold(hold{component: be, object: s.want.objects.StatefulSet(be), reason: srv1.ReasonDecommissioning, report: waits})
+	s.hold(reconcile.Hold{Component: be, Object: s.want.objects.StatefulSet(be), Reason: srv1.ReasonDecommissioning, Report: reconcile.Waits})
 	if got := budgetOf(t, s, be); got != "maxUnavailable 1" {
 		t.Errorf("3 BE held while FE decommissions 2: %s, want one at a time", got)
 	}
@@ -113,7 +114,7 @@ func TestFEQuorumUnprotectedIsToldForTwoFE(t *testing.T) {
 	if msg := s.feQuorumUnprotected(); !strings.Contains(msg, "sr-fe-pdb") {
 		t.Errorf("2 FE: %q, want the budget named", msg)
 	}
-	s.src.Annotations = map[string]string{resources.ComponentDisruptionBudgetAnnotation(resources.ComponentFE): "false"}
+	s.src.Annotations = map[string]string{srv1.ComponentDisruptionBudgetAnnotation(string(resources.ComponentFE)): "false"}
 	s = scopeOf(t, s.src, nil)
 	if msg := s.feQuorumUnprotected(); !strings.Contains(msg, "turned off") {
 		t.Errorf("2 FE, budget off: %q", msg)

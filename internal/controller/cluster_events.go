@@ -26,6 +26,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -35,16 +36,16 @@ import (
 // tells what it dropped itself, when it ends.
 func (r *StarRocksClusterReconciler) tell(ctx context.Context, s *clusterScope) {
 	src := s.src
-	countWrites(s.results)
-	tellWrites(r.Recorder, src, slices.Concat(r.started.take(src), s.results))
+	reconcile.CountWrites(s.results)
+	reconcile.TellWrites(r.Recorder, src, slices.Concat(takeStarted(r.started, src), s.results))
 	if err := s.reconcileError(); err != nil {
-		if newWarning(src.Status.Conditions, srv1.ConditionReconcileError, err, false) {
-			warn(r.Recorder, src, errorReason(err), upstreamReason(src, err), err)
+		if reconcile.NewWarning(src.Status.Conditions, srv1.ConditionReconcileError, err, false) {
+			reconcile.Warn(r.Recorder, src, reconcile.Reason(err), upstreamReason(src, err), err)
 		}
 		logf.FromContext(ctx).V(1).Info("reconcile failed", "error", err.Error())
 	}
-	if w := s.holds.warning(); w != nil && newWarning(src.Status.Conditions, srv1.ConditionConfigUnavailable, w, true) {
-		warn(r.Recorder, src, w.reason, upstreamReason(src, w), w)
+	if w := s.holds.Warning(); w != nil && reconcile.NewWarning(src.Status.Conditions, srv1.ConditionConfigUnavailable, w, true) {
+		reconcile.Warn(r.Recorder, src, w.Reason, upstreamReason(src, w), w)
 	}
 }
 
@@ -72,8 +73,8 @@ var upstreamReasons = map[resources.Component]string{
 // failed on; "" when err names none.
 func upstreamReason(src *srv1.StarRocksCluster, err error) string {
 	msg := err.Error()
-	var user *userError
-	if errors.As(err, &user) && user.reason == srv1.ReasonFeSpecMissing {
+	var user *reconcile.UserError
+	if errors.As(err, &user) && user.Reason == srv1.ReasonFeSpecMissing {
 		return upstreamReasons[resources.ComponentFE]
 	}
 	for field, c := range map[string]resources.Component{

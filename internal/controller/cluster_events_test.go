@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 func TestUpstreamEventReasons(t *testing.T) {
@@ -29,8 +30,8 @@ func TestUpstreamEventReasons(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&userError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required"}, "SyncFeFailed"},
-		{&userError{reason: srv1.ReasonConfigKeyNotFound, msg: `spec.starRocksCnSpec.configMapInfo.resolveKey: ConfigMap "x" has no key "cn.conf"`}, "SyncCnFailed"},
+		{&reconcile.UserError{Reason: srv1.ReasonFeSpecMissing, Message: "spec.starRocksFeSpec is required"}, "SyncFeFailed"},
+		{&reconcile.UserError{Reason: srv1.ReasonConfigKeyNotFound, Message: `spec.starRocksCnSpec.configMapInfo.resolveKey: ConfigMap "x" has no key "cn.conf"`}, "SyncCnFailed"},
 		{errors.New("applying StatefulSet sr-be: admission webhook said no"), "SyncBeFailed"},
 		{errors.New("applying Deployment sr-fe-proxy: forbidden"), "SyncFeProxyFailed"},
 		{errors.New("applying Service sr-fe-service: forbidden"), "SyncFeFailed"},

@@ -32,6 +32,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -40,37 +41,23 @@ import (
 // runs before the writes: a new object reads the same before and after its
 // creation, so the status write need not wait for them.
 func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScope) *status.Observed {
-	src, want := s.src, s.want
-	named := resources.Named(src)
+	src := s.src
 	pods := r.clusterPods(ctx, s)
-	live := s.in.live
-	feReady := status.FEReady(src, live[resources.ComponentFE])
+	feReady := status.FEReady(src, s.in.live[resources.ComponentFE])
 	obs := &status.Observed{}
 	for _, c := range resources.Components {
 		spec := resources.LoadSpec(src, c)
 		if spec == nil {
 			continue
 		}
-		comp := &status.Component{Name: c.Title(), ServiceName: named.Service(c).Name, Pods: pods[c], Replicas: ptr.Deref(spec.Replicas, 1)}
+		comp := &status.Component{Name: c.Title(), ServiceName: resources.Named(src).Service(c).Name, Pods: pods[c], Replicas: ptr.Deref(spec.Replicas, 1)}
 		if c != resources.ComponentFE && !feReady {
 			comp.Waiting = "waiting for FE to become ready"
 		}
-		if why := s.holds.waiting(c); why != "" && (comp.Waiting == "" || s.recovering()) {
+		if why := s.holds.Waiting(c); why != "" && (comp.Waiting == "" || s.recovering()) {
 			comp.Waiting = why // a disaster recovery's hold tells more than FE's readiness
 		}
-		if sts := named.StatefulSet(c); sts != nil {
-			comp.ResourceNames = []string{sts.Name}
-			comp.StatefulSet = live[c]
-			if want != nil {
-				// A held workload is kept as it runs on purpose: no write is
-				// coming, and its phase follows its pods.
-				held := s.holds.keeps(c, want.objects.StatefulSet(c))
-				comp.Outdated = !held && (comp.StatefulSet == nil || !want.hashes.Written(comp.StatefulSet, want.objects.StatefulSet(c)))
-				if comp.StatefulSet != nil && r.Applier.Unrestorable(comp.StatefulSet, want.objects.StatefulSet(c)) {
-					obs.Unrestorable = append(obs.Unrestorable, "StatefulSet "+comp.StatefulSet.Name)
-				}
-			}
-		}
+		r.observeWorkload(s, c, comp, obs)
 		switch c {
 		case resources.ComponentFE:
 			obs.FE = comp
@@ -88,26 +75,54 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScop
 			}
 		case resources.ComponentFEProxy:
 			obs.FEProxy = comp
-			comp.ResourceNames = []string{named.FEProxy.Deployment.Name}
-			comp.Deployment = s.in.proxy
-			if want != nil && want.objects.FEProxy != nil {
-				held := s.holds.keeps(c, want.objects.FEProxy.Deployment)
-				comp.Outdated = !held && (comp.Deployment == nil || !want.hashes.Written(comp.Deployment, want.objects.FEProxy.Deployment))
-				if comp.Deployment != nil && r.Applier.Unrestorable(comp.Deployment, want.objects.FEProxy.Deployment) {
-					obs.Unrestorable = append(obs.Unrestorable, "Deployment "+comp.Deployment.Name)
-				}
-			}
 		}
 	}
-	if want != nil {
-		obs.Rollout = want.rollout.Message
+	if s.want != nil {
+		obs.Rollout = s.want.rollout.Message
 	}
-	s.holds.observe(obs)
+	s.holds.Observe(obs)
 	s.gates.observe(obs)
 	obs.UnboundClaims = r.unboundClaims(ctx, s)
 	obs.FEQuorumUnprotected = s.feQuorumUnprotected()
-	obs.DisasterRecovery = disasterRecoveryStatus(src, s.in.confs[resources.ComponentFE].content, live[resources.ComponentFE])
+	obs.DisasterRecovery = disasterRecoveryStatus(src, s.in.confs[resources.ComponentFE].content, s.in.live[resources.ComponentFE])
 	return obs
+}
+
+// observeWorkload fills in c's workload (its StatefulSet, or the proxy's
+// Deployment): its name, live copy, and whether it is outdated or drifted
+// beyond apply's reach. A held workload is kept as it runs on purpose: no
+// write is coming, and its phase follows its pods.
+func (r *StarRocksClusterReconciler) observeWorkload(s *clusterScope, c resources.Component, comp *status.Component, obs *status.Observed) {
+	named, want := resources.Named(s.src), s.want
+	var live, desired client.Object
+	kind := "StatefulSet"
+	if sts := named.StatefulSet(c); sts != nil {
+		comp.ResourceNames = []string{sts.Name}
+		comp.StatefulSet = s.in.live[c]
+		if comp.StatefulSet != nil {
+			live = comp.StatefulSet
+		}
+		if want != nil && want.objects.StatefulSet(c) != nil {
+			desired = want.objects.StatefulSet(c)
+		}
+	} else if c == resources.ComponentFEProxy {
+		kind = "Deployment"
+		comp.ResourceNames = []string{named.FEProxy.Deployment.Name}
+		comp.Deployment = s.in.proxy
+		if comp.Deployment != nil {
+			live = comp.Deployment
+		}
+		if want != nil && want.objects.FEProxy != nil && want.objects.FEProxy.Deployment != nil {
+			desired = want.objects.FEProxy.Deployment
+		}
+	}
+	if desired == nil {
+		return
+	}
+	comp.Outdated = !s.holds.Keeps(c, desired) && (live == nil || !want.hashes.Written(live, desired))
+	if live != nil && r.Applier.Unrestorable(live, desired) {
+		obs.Unrestorable = append(obs.Unrestorable, kind+" "+live.GetName())
+	}
 }
 
 // feQuorumUnprotected is what a node drain costs an FE whose majority no
@@ -193,7 +208,7 @@ func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, s *cluster
 		return
 	}
 	if s.status.early {
-		r.status.ahead(s.src) // compute from what was just written
+		r.status.Ahead(s.src) // compute from what was just written
 	}
 	written, err := r.writeClusterStatus(ctx, s.src, s.computeStatus())
 	s.status.written, s.status.err = s.status.written || written, err
@@ -206,7 +221,7 @@ func (s *clusterScope) computeStatus() srv1.StarRocksClusterStatus {
 		obs = *s.obs
 	}
 	if err := s.reconcileError(); err != nil {
-		obs.ReconcileError, obs.ReconcileErrorReason = err, errorReason(err)
+		obs.ReconcileError, obs.ReconcileErrorReason = err, reconcile.Reason(err)
 	}
 	return status.Compute(s.src, obs)
 }
@@ -217,7 +232,7 @@ func (r *StarRocksClusterReconciler) writeClusterStatus(ctx context.Context, src
 	ready := meta.IsStatusConditionTrue(st.Conditions, srv1.ConditionReady)
 	metrics.ClusterReady.WithLabelValues(src.Namespace, src.Name).Set(boolGauge(ready))
 	wasReady := meta.IsStatusConditionTrue(src.Status.Conditions, srv1.ConditionReady)
-	written, err := r.status.write(ctx, src, st)
+	written, err := r.status.Write(ctx, src, st)
 	if written && !wasReady && ready && !src.CreationTimestamp.IsZero() {
 		metrics.TimeToReady.Observe(time.Since(src.CreationTimestamp.Time).Seconds())
 	}

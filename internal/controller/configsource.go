@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 // configSource reads the ConfigMaps that clusters name in configMapInfo. Those
@@ -58,7 +59,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	if err := s.metadata.Get(ctx, nn, meta); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", &userError{reason: srv1.ReasonConfigMapNotFound, msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
+			return "", &reconcile.UserError{Reason: srv1.ReasonConfigMapNotFound, Message: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
 		}
 		return "", err
 	}
@@ -69,7 +70,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 		var cm corev1.ConfigMap
 		if err := s.live.Get(ctx, nn, &cm); err != nil {
 			if apierrors.IsNotFound(err) {
-				return "", &userError{reason: srv1.ReasonConfigMapNotFound, msg: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
+				return "", &reconcile.UserError{Reason: srv1.ReasonConfigMapNotFound, Message: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
 			}
 			return "", fmt.Errorf("reading ConfigMap %s: %w", nn, err)
 		}
@@ -80,7 +81,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 	}
 	v, ok := entry.data[key]
 	if !ok {
-		return "", &userError{reason: srv1.ReasonConfigKeyNotFound, msg: fmt.Sprintf("%s.resolveKey: ConfigMap %q has no key %q", field, name, key)}
+		return "", &reconcile.UserError{Reason: srv1.ReasonConfigKeyNotFound, Message: fmt.Sprintf("%s.resolveKey: ConfigMap %q has no key %q", field, name, key)}
 	}
 	return v, nil
 }

@@ -30,6 +30,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
@@ -91,7 +92,7 @@ func (r *StarRocksClusterReconciler) gather(ctx context.Context, src *srv1.StarR
 	for _, c := range statefulSetComponents {
 		cached := r.liveStatefulSet(ctx, src, c)
 		sts := cached
-		if old := r.regrowing.standIn(client.ObjectKey{Namespace: src.Namespace, Name: resources.StatefulSetName(src, c)}, cached); old != nil {
+		if old := standIn(r.regrowing, client.ObjectKey{Namespace: src.Namespace, Name: resources.StatefulSetName(src, c)}, cached); old != nil {
 			sts = old // deleted to grow its claims, not made again yet: what ran is what to build from
 			in.regrown = append(in.regrown, c)
 			if cached != nil {
@@ -161,16 +162,16 @@ func (in *clusterInputs) configStates() map[resources.Component]resources.Config
 func validate(src *srv1.StarRocksCluster) error {
 	if src.Spec.StarRocksFeSpec == nil {
 		// Without FE the builders build nothing; deleting BE and CN (and their data) for it would be wrong.
-		return &userError{reason: srv1.ReasonFeSpecMissing, msg: "spec.starRocksFeSpec is required: StarRocks cannot run without FE; nothing was changed"}
+		return &reconcile.UserError{Reason: srv1.ReasonFeSpecMissing, Message: "spec.starRocksFeSpec is required: StarRocks cannot run without FE; nothing was changed"}
 	}
 	if err := checkNames(src); err != nil {
 		return err
 	}
 	if msg := resources.ResolverError(src); msg != "" {
-		return &userError{reason: srv1.ReasonInvalidResolver, msg: msg + "; nothing was changed"}
+		return &reconcile.UserError{Reason: srv1.ReasonInvalidResolver, Message: msg + "; nothing was changed"}
 	}
 	if errs := resources.StorageErrors(src); len(errs) > 0 {
-		return &userError{reason: srv1.ReasonInvalidStorageVolume, msg: strings.Join(errs, "; ") + "; nothing was changed"}
+		return &reconcile.UserError{Reason: srv1.ReasonInvalidStorageVolume, Message: strings.Join(errs, "; ") + "; nothing was changed"}
 	}
 	if _, err := clusterTLS(src, fe.TLS{}); err != nil {
 		return err
@@ -178,34 +179,32 @@ func validate(src *srv1.StarRocksCluster) error {
 	return nil
 }
 
-// build makes every component's objects from the spec and the inputs, and
-// decides what must keep its live value: a running component whose .conf
-// cannot be read (the upstream reads it as empty and carries on), a
-// StatefulSet edit Kubernetes cannot make, a removed component holding data.
-// It reads nothing.
-func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options) (*desired, holds, error) {
+// readConfigs is what the builders read of the components' .conf files,
+// and the holds of the running components whose file cannot be read now:
+// they keep running as they run.
+func readConfigs(in *clusterInputs, opts resources.Options) (resources.Configs, reconcile.Holds, error) {
 	cfg := resources.Configs{Options: opts, Live: in.configStates()}
-	var hs holds
+	var hs reconcile.Holds
 	for _, c := range statefulSetComponents {
 		read := in.confs[c]
 		if errs := resources.PortErrors(c, read.content); read.err == nil && len(errs) > 0 {
-			return nil, nil, &userError{reason: srv1.ReasonInvalidConfig, msg: fmt.Sprintf("%s: %s; nothing was changed", configField(c), strings.Join(errs, "; "))}
+			return cfg, nil, &reconcile.UserError{Reason: srv1.ReasonInvalidConfig, Message: fmt.Sprintf("%s: %s; nothing was changed", configField(c), strings.Join(errs, "; "))}
 		}
 		if read.err != nil {
-			var user *userError
+			var user *reconcile.UserError
 			switch {
 			case !errors.As(read.err, &user):
-				return nil, nil, read.err // a failed read: retried
-			case in.live[c] != nil && (!read.fallback || user.reason == srv1.ReasonConfigMapNotFound):
+				return cfg, nil, read.err // a failed read: retried
+			case in.live[c] != nil && (!read.fallback || user.Reason == srv1.ReasonConfigMapNotFound):
 				// Running: keep it as it runs. A ConfigMap the user mounts
 				// that is briefly gone (a GitOps replace, a rename) must not
 				// roll the component to default ports into pods that cannot
 				// mount it.
-				hs = append(hs, hold{component: c, reason: user.reason, message: user.msg, report: warns})
+				hs = append(hs, reconcile.Hold{Component: c, Reason: user.Reason, Message: user.Message, Report: reconcile.Warns})
 			case read.fallback:
 				read.content = "" // a mount of the user's without the file: StarRocks' defaults, as the upstream reads it
 			default:
-				return nil, nil, read.err // a new component: nothing to keep, say what is wrong
+				return cfg, nil, read.err // a new component: nothing to keep, say what is wrong
 			}
 		}
 		switch c {
@@ -217,23 +216,36 @@ func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options
 			cfg.CN = read.content
 		}
 	}
-	if hs.whole(resources.ComponentFE) {
+	return cfg, hs, nil
+}
+
+// build makes every component's objects from the spec and the inputs, and
+// decides what must keep its live value: a running component whose .conf
+// cannot be read (the upstream reads it as empty and carries on), a
+// StatefulSet edit Kubernetes cannot make, a removed component holding data.
+// It reads nothing.
+func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options) (*desired, reconcile.Holds, error) {
+	cfg, hs, err := readConfigs(in, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if hs.Whole(resources.ComponentFE) {
 		// BE, CN and the proxy read FE's ports from fe.conf: keep them all as they run.
 		for _, c := range resources.Components[1:] {
-			if !hs.whole(c) {
-				hs = append(hs, hold{component: c, reason: hs[0].reason, message: hs[0].message, report: warns})
+			if !hs.Whole(c) {
+				hs = append(hs, reconcile.Hold{Component: c, Reason: hs[0].Reason, Message: hs[0].Message, Report: reconcile.Warns})
 			}
 		}
 	}
 	d := &desired{objects: resources.Build(src, cfg), hashes: apply.NewHashes(), grow: map[resources.Component][]claimGrowth{}, feConf: cfg.FE}
 	resources.KeepFEQuorum(d.objects.StatefulSet(resources.ComponentFE), in.live[resources.ComponentFE])
 	for _, c := range statefulSetComponents {
-		if hs.whole(c) {
+		if hs.Whole(c) {
 			continue // keeps its live objects whatever they say
 		}
 		check := checkImmutable(in.live[c], d.objects.StatefulSet(c), specField(c))
 		if check.held != "" {
-			hs = append(hs, hold{component: c, object: d.objects.StatefulSet(c), reason: srv1.ReasonImmutableFieldChanged, message: check.held, report: refuses})
+			hs = append(hs, reconcile.Hold{Component: c, Object: d.objects.StatefulSet(c), Reason: srv1.ReasonImmutableFieldChanged, Message: check.held, Report: reconcile.Refuses})
 		} else if len(check.grow) > 0 {
 			d.grow[c] = check.grow
 		}
@@ -242,13 +254,13 @@ func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options
 }
 
 // removalHolds keep the removed components that hold data until the user consents.
-func removalHolds(src *srv1.StarRocksCluster, in *clusterInputs) holds {
-	var hs holds
+func removalHolds(src *srv1.StarRocksCluster, in *clusterInputs) reconcile.Holds {
+	var hs reconcile.Holds
 	for _, c := range holdsData {
 		if removalHeld(src, c) {
-			h := hold{component: c, reason: srv1.ReasonRemovalHeld, report: awaitsConsent}
+			h := reconcile.Hold{Component: c, Reason: srv1.ReasonRemovalHeld, Report: reconcile.AwaitsConsent}
 			if in.live[c] != nil {
-				h.message = c.Title() // reported only while its StatefulSet runs
+				h.Message = c.Title() // reported only while its StatefulSet runs
 			}
 			hs = append(hs, h)
 		}
@@ -262,7 +274,7 @@ var holdsData = []resources.Component{resources.ComponentBE, resources.Component
 // removalHeld is true for a component that holds data, whose spec is gone,
 // and whose deletion the user has not agreed to.
 func removalHeld(src *srv1.StarRocksCluster, c resources.Component) bool {
-	return resources.LoadSpec(src, c) == nil && src.Annotations[DeleteRemovedComponentsAnnotation] != "true"
+	return resources.LoadSpec(src, c) == nil && src.Annotations[srv1.DeleteRemovedComponentsAnnotation] != "true"
 }
 
 // Kubernetes limits on the names of a cluster's objects: a Service name is a
@@ -289,7 +301,7 @@ func checkNames(src *srv1.StarRocksCluster) error {
 				continue
 			}
 			if len(o.GetName()) > limit {
-				return &userError{reason: srv1.ReasonNameTooLong, msg: fmt.Sprintf(
+				return &reconcile.UserError{Reason: srv1.ReasonNameTooLong, Message: fmt.Sprintf(
 					"metadata.name: %q is too long: its %s would be named %q, %d characters, and Kubernetes allows %d; nothing was changed",
 					src.Name, reflect.TypeOf(o).Elem().Name(), o.GetName(), len(o.GetName()), limit)}
 			}

@@ -28,6 +28,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -66,7 +67,7 @@ func (r *StarRocksClusterReconciler) disasterRecovery(_ context.Context, s *clus
 	}
 	resources.DisasterRecoveryFE(s.want.objects.FE, s.src, s.want.feConf, gen)
 	for _, c := range []resources.Component{resources.ComponentBE, resources.ComponentCN} {
-		s.hold(hold{component: c, reason: srv1.ReasonDisasterRecovery, message: "held while disaster recovery runs", report: waits})
+		s.hold(reconcile.Hold{Component: c, Reason: srv1.ReasonDisasterRecovery, Message: "held while disaster recovery runs", Report: reconcile.Waits})
 	}
 	return true
 }
@@ -77,12 +78,12 @@ func (r *StarRocksClusterReconciler) disasterRecovery(_ context.Context, s *clus
 func (r *StarRocksClusterReconciler) clusterSnapshot(ctx context.Context, src *srv1.StarRocksCluster) error {
 	for _, from := range resources.ClusterSnapshotSources(&src.Spec.StarRocksFeSpec.StarRocksComponentSpec) {
 		_, err := r.Configs.Content(ctx, src.Namespace, from.ConfigMap, from.Key, "spec.starRocksFeSpec.configMaps")
-		var user *userError
+		var user *reconcile.UserError
 		if err == nil || !errors.As(err, &user) {
 			return err
 		}
 	}
-	return &userError{reason: srv1.ReasonClusterSnapshotMissing, msg: fmt.Sprintf(
+	return &reconcile.UserError{Reason: srv1.ReasonClusterSnapshotMissing, Message: fmt.Sprintf(
 		"spec.disasterRecovery is enabled but no entry of spec.starRocksFeSpec.configMaps mounts %s where FE reads it: mount a ConfigMap with that key at %s, or the key with subPath at %s/%s",
 		resources.ClusterSnapshotFile, feConfDir, feConfDir, resources.ClusterSnapshotFile)}
 }
@@ -124,6 +125,6 @@ func (r *StarRocksClusterReconciler) recoveryJustDone(src *srv1.StarRocksCluster
 	if _, ok := recovering(src, feConf); !ok {
 		return false
 	}
-	st, ok := r.status.recent.Ahead(client.ObjectKeyFromObject(src).String(), src.ResourceVersion)
+	st, ok := r.status.Recent().Ahead(client.ObjectKeyFromObject(src).String(), src.ResourceVersion)
 	return ok && st.DisasterRecoveryStatus != nil && st.DisasterRecoveryStatus.Phase == srv1.DisasterRecoveryDone
 }

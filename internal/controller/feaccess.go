@@ -29,6 +29,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 // feReport is what FE said of its nodes and tablets, at one moment.
@@ -73,7 +74,7 @@ func (a feAccess) owner(src *srv1.StarRocksCluster, sts *appsv1.StatefulSet) run
 	return src
 }
 
-// clusterTLS is the door's feaccess.ClusterTLS, its ConfigError a userError
+// clusterTLS is the door's feaccess.ClusterTLS, its ConfigError a reconcile.UserError
 // of the reconcile (validate).
 func clusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
 	tls, err := feaccess.ClusterTLS(src, operator)
@@ -81,22 +82,22 @@ func clusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
 }
 
 // asUserError makes the door's ConfigError, found before FE was asked, the
-// reconcile's userError: reported under its reason, not retried.
+// reconcile.UserError: reported under its reason, not retried.
 func asUserError(err error) error {
 	var config *feaccess.ConfigError
 	if errors.As(err, &config) {
-		return &userError{reason: config.Reason, msg: config.Message}
+		return &reconcile.UserError{Reason: config.Reason, Message: config.Message}
 	}
 	return err
 }
 
 // feTrouble is the door's Classify, for an error that may also be the
-// reconcile's own userError (a ConfigMap not found before FE was asked):
+// own reconcile.UserError (a ConfigMap not found before FE was asked):
 // its reason, and "FE was not asked".
 func feTrouble(err error) (reason, what string) {
-	var user *userError
+	var user *reconcile.UserError
 	if errors.As(err, &user) {
-		return user.reason, "FE was not asked"
+		return user.Reason, "FE was not asked"
 	}
 	t := feaccess.Classify(err)
 	return t.Reason, t.What

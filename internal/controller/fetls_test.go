@@ -27,6 +27,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 func TestTLSFailuresHaveTheirOwnReasons(t *testing.T) {
@@ -38,7 +39,7 @@ func TestTLSFailuresHaveTheirOwnReasons(t *testing.T) {
 		{fmt.Errorf("SHOW BACKENDS on FE a:9030: %w", mysql.ErrNoTLS), srv1.ReasonFETLSFailed},
 		{x509.UnknownAuthorityError{}, srv1.ReasonFETLSFailed},
 		{errors.New("dial tcp 10.0.0.1:9030: i/o timeout"), srv1.ReasonFEUnreachable},
-		{fmt.Errorf("dropping warehouse w: %w", &userError{reason: srv1.ReasonInvalidFESSLMode, msg: "annotation"}), srv1.ReasonInvalidFESSLMode},
+		{fmt.Errorf("dropping warehouse w: %w", &reconcile.UserError{Reason: srv1.ReasonInvalidFESSLMode, Message: "annotation"}), srv1.ReasonInvalidFESSLMode},
 	}
 	for _, tc := range cases {
 		if got, _ := feTrouble(tc.err); got != tc.want {
@@ -62,8 +63,8 @@ func TestTheClusterAnnotationOverridesTheOperatorsSSLMode(t *testing.T) {
 	}
 	src.Annotations[srv1.FESSLModeAnnotation] = "on"
 	for _, err := range []error{func() error { _, err := clusterTLS(src, operator); return err }(), validate(src)} {
-		if errorReason(err) != srv1.ReasonInvalidFESSLMode || transient(err) || !strings.Contains(err.Error(), srv1.FESSLModeAnnotation) {
-			t.Errorf("annotated %q: %v (reason %s), want a user error %s naming the annotation", "on", err, errorReason(err), srv1.ReasonInvalidFESSLMode)
+		if reconcile.Reason(err) != srv1.ReasonInvalidFESSLMode || reconcile.Transient(err) || !strings.Contains(err.Error(), srv1.FESSLModeAnnotation) {
+			t.Errorf("annotated %q: %v (reason %s), want a user error %s naming the annotation", "on", err, reconcile.Reason(err), srv1.ReasonInvalidFESSLMode)
 		}
 	}
 }

@@ -26,15 +26,16 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
@@ -88,7 +89,7 @@ const followUpPriority = -1
 // (a write that keeps failing is sent once per retry, not twice).
 func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterScope) bool {
 	fe := resources.ComponentFE
-	if !r.StartApart || s.holds.err() != nil || s.holds.warning() != nil || s.in.live[fe] != nil || s.recovering() ||
+	if !r.StartApart || s.holds.Err() != nil || s.holds.Warning() != nil || s.in.live[fe] != nil || s.recovering() ||
 		meta.IsStatusConditionTrue(s.src.Status.Conditions, srv1.ConditionReconcileError) {
 		return true
 	}
@@ -106,8 +107,8 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 	objs = starrocks.FirstWrites(objs, client.Object(sts), client.Object(s.want.objects.FE.SearchService), waiting)
 	results, err := r.Applier.ApplyAll(ctx, objs)
 	if err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending }) {
-		countWrites(results)
-		r.started.add(s.src, results)
+		reconcile.CountWrites(results)
+		addStarted(r.started, s.src, results)
 		return true
 	}
 	others := r.firstSteps.Load() > 1
@@ -117,8 +118,8 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 		s.written = append(s.written, sts)
 		return true
 	}
-	countWrites(results)
-	r.started.add(s.src, results)
+	reconcile.CountWrites(results)
+	addStarted(r.started, s.src, results)
 	s.started = true
 	return false
 }
@@ -134,59 +135,31 @@ func (r *StarRocksClusterReconciler) othersComing(began, before int64) bool {
 	return starrocks.OthersComing(r.Waiting == nil || r.Waiting(), time.Unix(0, other), time.Now())
 }
 
-// startedWrites holds per cluster what firstStep wrote, until the next
-// reconcile tells it in its Event.
-type startedWrites struct {
-	mu sync.Mutex
-	m  map[string]started
-}
-
 // started is what the first step wrote to one cluster (by UID: a cluster
-// deleted and made again under its name starts afresh).
+// deleted and made again under its name starts afresh), told with the
+// next reconcile's Event.
 type started struct {
 	uid     types.UID
 	results []apply.Result
 }
 
-func newStartedWrites() *startedWrites { return &startedWrites{m: map[string]started{}} }
-
-func (s *startedWrites) add(src *srv1.StarRocksCluster, results []apply.Result) {
-	key := client.ObjectKeyFromObject(src).String()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old, ok := s.m[key]; ok && old.uid == src.UID {
-		results = append(old.results, results...)
-	}
-	s.m[key] = started{uid: src.UID, results: results}
+// addStarted remembers the first step's writes to src.
+func addStarted(m *reconcile.Memo[started], src *srv1.StarRocksCluster, results []apply.Result) {
+	m.Update(client.ObjectKeyFromObject(src), func(old started, ok bool) (started, bool) {
+		if ok && old.uid == src.UID {
+			results = append(old.results, results...)
+		}
+		return started{uid: src.UID, results: results}, true
+	})
 }
 
-// take returns and forgets what was started for src.
-func (s *startedWrites) take(src *srv1.StarRocksCluster) []apply.Result {
-	key := client.ObjectKeyFromObject(src).String()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.m[key]
-	s.drop(key)
+// takeStarted returns and forgets what was started for src.
+func takeStarted(m *reconcile.Memo[started], src *srv1.StarRocksCluster) []apply.Result {
+	st, ok := m.Take(client.ObjectKeyFromObject(src))
 	if !ok || st.uid != src.UID {
 		return nil
 	}
 	return st.results
-}
-
-// forget drops what was started for a cluster that is gone.
-func (s *startedWrites) forget(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.drop(key)
-}
-
-// drop deletes key; an empty map is made anew, as a Go map keeps the room
-// of its largest size (a burst of thousands of new clusters) after deletes.
-func (s *startedWrites) drop(key string) {
-	delete(s.m, key)
-	if len(s.m) == 0 {
-		s.m = map[string]started{}
-	}
 }
 
 // followUp enqueues what h enqueues at followUpPriority, unless h chose a
@@ -195,12 +168,12 @@ func followUp(h handler.EventHandler) handler.EventHandler { return followUpHand
 
 type followUpHandler struct{ h handler.EventHandler }
 
-func (f followUpHandler) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+func (f followUpHandler) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 	traceEvent("create", e.Object)
 	f.h.Create(ctx, e, followUpQueueOf(q))
 }
 
-func (f followUpHandler) Update(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+func (f followUpHandler) Update(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 	traceEvent("update", e.ObjectNew)
 	f.h.Update(ctx, e, followUpQueueOf(q))
 }
@@ -216,39 +189,39 @@ func traceEvent(verb string, o client.Object) {
 	}
 }
 
-func (f followUpHandler) Delete(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+func (f followUpHandler) Delete(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 	f.h.Delete(ctx, e, followUpQueueOf(q))
 }
 
-func (f followUpHandler) Generic(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+func (f followUpHandler) Generic(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 	f.h.Generic(ctx, e, followUpQueueOf(q))
 }
 
 // followUpQueueOf wraps a priority queue; other queues have no priorities.
-func followUpQueueOf(q workqueue.TypedRateLimitingInterface[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-	if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
+func followUpQueueOf(q workqueue.TypedRateLimitingInterface[ctrl.Request]) workqueue.TypedRateLimitingInterface[ctrl.Request] {
+	if pq, ok := q.(priorityqueue.PriorityQueue[ctrl.Request]); ok {
 		return followUpQueue{pq}
 	}
 	return q
 }
 
 type followUpQueue struct {
-	priorityqueue.PriorityQueue[reconcile.Request]
+	priorityqueue.PriorityQueue[ctrl.Request]
 }
 
-func (q followUpQueue) Add(item reconcile.Request) {
+func (q followUpQueue) Add(item ctrl.Request) {
 	q.AddWithOpts(priorityqueue.AddOpts{}, item)
 }
 
-func (q followUpQueue) AddAfter(item reconcile.Request, after time.Duration) {
+func (q followUpQueue) AddAfter(item ctrl.Request, after time.Duration) {
 	q.AddWithOpts(priorityqueue.AddOpts{After: after}, item)
 }
 
-func (q followUpQueue) AddRateLimited(item reconcile.Request) {
+func (q followUpQueue) AddRateLimited(item ctrl.Request) {
 	q.AddWithOpts(priorityqueue.AddOpts{RateLimited: true}, item)
 }
 
-func (q followUpQueue) AddWithOpts(o priorityqueue.AddOpts, items ...reconcile.Request) {
+func (q followUpQueue) AddWithOpts(o priorityqueue.AddOpts, items ...ctrl.Request) {
 	if o.Priority == nil {
 		o.Priority = new(followUpPriority)
 	}

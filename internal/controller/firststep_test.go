@@ -30,14 +30,15 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/scheme"
 )
 
@@ -45,8 +46,8 @@ func TestFollowUpPriority(t *testing.T) {
 	pod := func(rv string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1-fe-0", ResourceVersion: rv}}
 	}
-	toCluster := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "c1"}}}
+	toCluster := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []ctrl.Request {
+		return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "c1"}}}
 	})
 	mapper := meta.NewDefaultRESTMapper(nil)
 	mapper.Add(srv1.GroupVersion.WithKind("StarRocksCluster"), meta.RESTScopeNamespace)
@@ -60,49 +61,49 @@ func TestFollowUpPriority(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {
 		name string
-		send func(q workqueue.TypedRateLimitingInterface[reconcile.Request])
+		send func(q workqueue.TypedRateLimitingInterface[ctrl.Request])
 		want int
 	}{
-		{"a pod created", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		{"a pod created", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 			h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
 		}, followUpPriority},
-		{"a pod changed", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		{"a pod changed", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 			h.Update(ctx, event.UpdateEvent{ObjectOld: pod("1"), ObjectNew: pod("2")}, q)
 		}, followUpPriority},
-		{"a pod deleted", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		{"a pod deleted", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 			h.Delete(ctx, event.DeleteEvent{Object: pod("1")}, q)
 		}, followUpPriority},
-		{"the initial list keeps the handler's low priority", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		{"the initial list keeps the handler's low priority", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 			h.Create(ctx, event.CreateEvent{Object: pod("1"), IsInInitialList: true}, q)
 		}, handler.LowPriority},
-		{"a resync keeps the handler's low priority", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		{"a resync keeps the handler's low priority", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 			h.Update(ctx, event.UpdateEvent{ObjectOld: pod("1"), ObjectNew: pod("1")}, q)
 		}, handler.LowPriority},
-		{"an owned object created", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		{"an owned object created", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 			owner.Create(ctx, event.CreateEvent{Object: owned("1")}, q)
 		}, followUpPriority},
-		{"an owned object resynced", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		{"an owned object resynced", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 			owner.Update(ctx, event.UpdateEvent{ObjectOld: owned("1"), ObjectNew: owned("1")}, q)
 		}, handler.LowPriority},
-		{"an owned object deleted", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		{"an owned object deleted", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 			owner.Delete(ctx, event.DeleteEvent{Object: owned("1")}, q)
 		}, followUpPriority},
-		{"a change of the cluster itself, queued after a follow-up, raises it", func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		{"a change of the cluster itself, queued after a follow-up, raises it", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 			h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
-			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "c1"}})
+			q.Add(ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "c1"}})
 		}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			q := priorityqueue.New[reconcile.Request]("test")
+			q := priorityqueue.New[ctrl.Request]("test")
 			defer q.ShutDown()
 			tt.send(q)
 			type got struct {
-				item     reconcile.Request
+				item     ctrl.Request
 				priority int
 			}
 			ch := make(chan got, 1)
 			go func() { item, priority, _ := q.GetWithPriority(); ch <- got{item, priority} }()
-			var item reconcile.Request
+			var item ctrl.Request
 			var priority int
 			select {
 			case g := <-ch:
@@ -117,7 +118,7 @@ func TestFollowUpPriority(t *testing.T) {
 	}
 
 	// A queue without priorities gets the item as it is.
-	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[ctrl.Request]())
 	defer q.ShutDown()
 	h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
 	if item, _ := q.Get(); item.Name != "c1" {
@@ -300,18 +301,19 @@ func TestAFailingFirstStepIsReportedAndNotDoubled(t *testing.T) {
 // What a first step wrote is told with the next reconcile of the same
 // cluster, not of one made again under its name.
 func TestWhatAFirstStepWroteGoesWithItsCluster(t *testing.T) {
-	s := newStartedWrites()
+	memos := reconcile.NewMemos()
+	s := reconcile.NewMemo[started](memos)
 	old := feCluster()
 	old.UID = "1"
-	s.add(old, []apply.Result{{Kind: "StatefulSet", Name: "sr-fe", Action: apply.Created}})
+	addStarted(s, old, []apply.Result{{Kind: "StatefulSet", Name: "sr-fe", Action: apply.Created}})
 	again := feCluster()
 	again.UID = "2"
-	if got := s.take(again); len(got) != 0 {
+	if got := takeStarted(s, again); len(got) != 0 {
 		t.Errorf("a new cluster under the old name got %v", got)
 	}
-	s.add(old, []apply.Result{{Kind: "StatefulSet", Name: "sr-fe", Action: apply.Created}})
-	s.forget("ns/sr")
-	if got := s.take(old); len(got) != 0 {
+	addStarted(s, old, []apply.Result{{Kind: "StatefulSet", Name: "sr-fe", Action: apply.Created}})
+	memos.Forget(client.ObjectKeyFromObject(old))
+	if got := takeStarted(s, old); len(got) != 0 {
 		t.Errorf("a forgotten cluster still had %v", got)
 	}
 }

@@ -41,11 +41,11 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	cn := types.NamespacedName{Namespace: "ns", Name: src.CnStatefulSetName()}
 	r.FE.Changed(src) // the door remembers when FE's topology last changed
 	r.FE.cleanup.run(t.Context(), r.FE, src, "", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: cn.Name, UID: "cn-uid", Generation: 1}, Spec: appsv1.StatefulSetSpec{Replicas: new(int32(1))}}, "")
-	r.status.recent.Record(key.String(), "5", src.Status) // the fake's status writes return no resourceVersion
-	r.regrowing.put(&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName()}})
-	if r.Applier.Remembered() == 0 || r.status.recent.Len() == 0 || len(r.FE.cleanup.clean) == 0 || !r.FE.Remembers(key) {
+	r.status.Recent().Record(key.String(), "5", src.Status) // the fake's status writes return no resourceVersion
+	r.regrowing.Put(types.NamespacedName{Namespace: "ns", Name: src.FeStatefulSetName()}, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName()}})
+	if r.Applier.Remembered() == 0 || r.status.Recent().Len() == 0 || len(r.FE.cleanup.clean) == 0 || !r.FE.Remembers(key) {
 		t.Fatalf("nothing remembered after creating the cluster (writes and no-ops %d, status %d, cleanup %d): the test proves nothing",
-			r.Applier.Remembered(), r.status.recent.Len(), len(r.FE.cleanup.clean))
+			r.Applier.Remembered(), r.status.Recent().Len(), len(r.FE.cleanup.clean))
 	}
 
 	if err := r.Client.Delete(t.Context(), src); err != nil {
@@ -57,7 +57,7 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	if n := r.Applier.Remembered(); n != 0 {
 		t.Errorf("the applier still remembers %d objects", n)
 	}
-	if n := r.status.recent.Len(); n != 0 {
+	if n := r.status.Recent().Len(); n != 0 {
 		t.Errorf("%d statuses still remembered", n)
 	}
 	if r.FE.Remembers(key) {
@@ -66,8 +66,8 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	if len(r.FE.cleanup.clean) != 0 || len(r.FE.cleanup.uids) != 0 {
 		t.Errorf("CN cleanup state still remembered: %v, %v", r.FE.cleanup.clean, r.FE.cleanup.uids)
 	}
-	if len(r.regrowing.m) != 0 {
-		t.Errorf("regrowing StatefulSets still remembered: %v", r.regrowing.m)
+	if n := r.regrowing.Len(); n != 0 {
+		t.Errorf("%d regrowing StatefulSets still remembered", n)
 	}
 }
 

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -37,28 +36,11 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
-
-// RolloutGateAnnotation on a StarRocksCluster turns the gated rollouts off
-// ("off": pod template changes roll as the StatefulSet controller rolls
-// them), or keeps them only while FE answers ("if-fe-reachable": an FE that
-// does not answer lets the rollout go on ungated). Without it, a rollout
-// whose FE does not answer waits, and says so.
-const RolloutGateAnnotation = "starrocks.com/rollout-gate"
-
-// The values of RolloutGateAnnotation.
-const (
-	RolloutGateOff           = "off"
-	RolloutGateIfFEReachable = "if-fe-reachable"
-)
-
-// RolloutStallTimeoutAnnotation sets how long a gated rollout's step may
-// wait for StarRocks before it is reported RolloutStalled (a Go duration,
-// "45m"); the rollout stays held either way.
-const RolloutStallTimeoutAnnotation = "starrocks.com/rollout-stall-timeout"
 
 // defaultStallTimeout is the stall timeout without the annotation.
 const defaultStallTimeout = 30 * time.Minute
@@ -90,36 +72,27 @@ func (g *gateState) observe(obs *status.Observed) {
 	obs.StarRocks = g.word
 }
 
-// waitClock remembers, per StatefulSet, since when its current step has
-// waited, for steps the pods cannot date (the first pod of a rollout).
-// Forgotten on restart: the clock then starts again, later, never earlier.
-type waitClock struct {
-	mu    sync.Mutex
-	steps map[types.UID]clockEntry
-}
-
+// clockEntry is since when a StatefulSet's current step has waited, for
+// steps the pods cannot date (the first pod of a rollout), kept in the
+// reconciler's waits by StatefulSet. Forgotten on restart: the clock then
+// starts again, later, never earlier.
 type clockEntry struct {
+	uid   types.UID
 	key   string
 	since time.Time
 }
 
-func newWaitClock() *waitClock { return &waitClock{steps: map[types.UID]clockEntry{}} }
-
-// since is when the step key of StatefulSet uid was first seen waiting.
-func (w *waitClock) since(uid types.UID, key string, now time.Time) time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if e, ok := w.steps[uid]; ok && e.key == key {
-		return e.since
-	}
-	w.steps[uid] = clockEntry{key: key, since: now}
-	return now
-}
-
-func (w *waitClock) forget(uid types.UID) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delete(w.steps, uid)
+// waitingSince is when the step key of sts was first seen waiting.
+func waitingSince(waits *reconcile.Memo[clockEntry], sts *appsv1.StatefulSet, key string, now time.Time) time.Time {
+	since := now
+	waits.Update(client.ObjectKeyFromObject(sts), func(e clockEntry, ok bool) (clockEntry, bool) {
+		if ok && e.uid == sts.UID && e.key == key {
+			since = e.since
+			return e, true
+		}
+		return clockEntry{uid: sts.UID, key: key, since: now}, true
+	})
+	return since
 }
 
 // gateRollouts makes pod template changes of FE, BE and CN roll one pod at a
@@ -148,7 +121,7 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 	s.gates.word = starRocksWord(s.src, feAnswers(s), rep)
 	if !rolling {
 		for _, g := range gates {
-			r.waits.forget(g.Live.UID)
+			r.waits.Forget(client.ObjectKeyFromObject(g.Live))
 		}
 		return true
 	}
@@ -156,7 +129,7 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 		rep = &feReport{Report: starrocks.Report{At: time.Now(), Err: errors.New("no FE pod is Ready")}}
 	}
 	defer r.tellStalled(s)
-	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateIfFEReachable && rep != nil && rep.Err != nil {
+	if s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateIfFEReachable && rep != nil && rep.Err != nil {
 		return true // FE does not answer, and the user lets the rollout go on without its word
 	}
 	pods := r.clusterPods(ctx, s)
@@ -177,22 +150,20 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 // when c's pod template changes roll as the StatefulSet controller rolls them.
 func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component) (starrocks.Gate, bool) {
 	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
-	if live == nil || want == nil || s.recovering() || s.holds.keeps(c, want) {
+	if live == nil || want == nil || s.recovering() || s.holds.Keeps(c, want) {
 		return starrocks.Gate{}, false // nothing runs yet, it goes, or it is held whole (an ordered rollout, a scale-in)
 	}
 	if _, growing := s.want.grow[c]; growing {
 		return starrocks.Gate{}, false // its StatefulSet is recreated around its pods
 	}
-	if s.src.Annotations[RolloutGateAnnotation] == RolloutGateOff || starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
+	if s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateOff || starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
 		return starrocks.Gate{}, false
 	}
-	if slices.ContainsFunc(s.holds, func(h hold) bool { return h.component == c && h.report == waits }) {
+	if slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Component == c && h.Report == reconcile.Waits }) {
 		// Another step moves c (an FE leaving FE's group): a rollout under
 		// way keeps its strategy, neither pushed on nor let loose.
 		if gateSet(live) {
-			if err := keepFields(want, live, [][]string{updateStrategyField}); err == nil {
-				s.want.hashes.Forget(want)
-			}
+			s.hold(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Report: reconcile.Quiet})
 		}
 		return starrocks.Gate{}, false
 	}
@@ -218,20 +189,18 @@ func decide(c resources.Component, g starrocks.Gate) starrocks.GateStep {
 func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, c resources.Component, g starrocks.Gate) error {
 	st := decide(c, g)
 	if !st.Rolling {
-		r.waits.forget(g.Live.UID)
+		r.waits.Forget(client.ObjectKeyFromObject(g.Live))
 		return nil
 	}
 	want := s.want.objects.StatefulSet(c)
-	if c == resources.ComponentFE {
-		want.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
-	} else {
-		want.Spec.UpdateStrategy = starrocks.WithPartition(want.Spec.UpdateStrategy, st.Partition)
+	strategy := appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+	if c != resources.ComponentFE {
+		strategy = starrocks.WithPartition(want.Spec.UpdateStrategy, st.Partition)
 	}
-	s.want.hashes.Forget(want) // hashed by the rollout order, before the strategy was set
 	reason, msg := srv1.ReasonRollingOut, st.Message
 	if st.Waiting {
 		now := time.Now()
-		since := r.waits.since(g.Live.UID, st.Key, now)
+		since := waitingSince(r.waits, g.Live, st.Key, now)
 		if !st.Since.IsZero() && st.Since.Before(since) {
 			since = st.Since
 		}
@@ -239,13 +208,13 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 		if starrocks.Stalled(since, now, timeout) {
 			reason = srv1.ReasonRolloutStalled
 			msg = fmt.Sprintf("%s, for longer than %s (%s): held; fix what it waits for, or annotate the cluster %s=%s to roll without StarRocks' word",
-				st.Message, timeout, RolloutStallTimeoutAnnotation, RolloutGateAnnotation, RolloutGateOff)
+				st.Message, timeout, srv1.RolloutStallTimeoutAnnotation, srv1.RolloutGateAnnotation, srv1.RolloutGateOff)
 			if s.gates.stalled == "" {
 				s.gates.stalled = msg
 			}
 		}
 	}
-	s.hold(hold{component: c, object: want, field: updateStrategyField, reason: reason, message: msg, report: waits})
+	s.hold(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Value: strategy, Reason: reason, Message: msg, Report: reconcile.Waits})
 	s.later(r.FE.Every())
 	if st.Delete == nil {
 		return nil
@@ -281,7 +250,7 @@ func gateSet(live *appsv1.StatefulSet) bool {
 
 // stallTimeout is the cluster's RolloutStallTimeoutAnnotation, or the default.
 func stallTimeout(src *srv1.StarRocksCluster) time.Duration {
-	if d, err := time.ParseDuration(src.Annotations[RolloutStallTimeoutAnnotation]); err == nil && d > 0 {
+	if d, err := time.ParseDuration(src.Annotations[srv1.RolloutStallTimeoutAnnotation]); err == nil && d > 0 {
 		return d
 	}
 	return defaultStallTimeout

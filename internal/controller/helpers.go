@@ -17,9 +17,6 @@ limitations under the License.
 package controller
 
 import (
-	"cmp"
-	"iter"
-	"maps"
 	"sort"
 	"strings"
 )
@@ -33,5 +30,3 @@ func labelsString(m map[string]string) string {
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
 }
-
-func mapKeys[K cmp.Ordered, V any](m map[K]V) iter.Seq[K] { return maps.Keys(m) }

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -34,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;patch
@@ -76,7 +76,25 @@ func checkImmutable(live, desired *appsv1.StatefulSet, field string) immutableCh
 		notes = append(notes, fmt.Sprintf("%s.podManagementPolicy: %s cannot replace %s on a running StatefulSet", field, policy, live.Spec.PodManagementPolicy))
 	}
 
+	grow, claimNotes := compareClaims(live, desired, field)
+	notes = append(notes, claimNotes...)
+	if len(notes) > 0 {
+		return immutableCheck{held: strings.Join(notes, "; ") + fmt.Sprintf("; StatefulSet %s keeps its current spec", live.Name)}
+	}
+	if len(grow) == 0 && !sameClaimMetadata(live.Spec.VolumeClaimTemplates, desired.Spec.VolumeClaimTemplates) {
+		// The same claims worded otherwise (made by another operator or
+		// version): send the live templates, which the server accepts.
+		desired.Spec.VolumeClaimTemplates = live.Spec.VolumeClaimTemplates
+	}
+	return immutableCheck{grow: grow}
+}
+
+// compareClaims compares desired's claim templates with live's: the claims
+// to grow, and what Kubernetes cannot change (a class, a smaller size, a
+// claim added or removed). A class left unset takes the live one.
+func compareClaims(live, desired *appsv1.StatefulSet, field string) ([]claimGrowth, []string) {
 	var grow []claimGrowth
+	var notes []string
 	liveClaims := map[string]corev1.PersistentVolumeClaim{}
 	for _, c := range live.Spec.VolumeClaimTemplates {
 		liveClaims[c.Name] = c
@@ -115,15 +133,7 @@ func checkImmutable(live, desired *appsv1.StatefulSet, field string) immutableCh
 		slices.Sort(removed)
 		notes = append(notes, fmt.Sprintf("%s.storageVolumes: claims cannot be added to or removed from a running StatefulSet (added %v, removed %v)", field, added, removed))
 	}
-	if len(notes) > 0 {
-		return immutableCheck{held: strings.Join(notes, "; ") + fmt.Sprintf("; StatefulSet %s keeps its current spec", live.Name)}
-	}
-	if len(grow) == 0 && !sameClaimMetadata(live.Spec.VolumeClaimTemplates, desired.Spec.VolumeClaimTemplates) {
-		// The same claims worded otherwise (made by another operator or
-		// version): send the live templates, which the server accepts.
-		desired.Spec.VolumeClaimTemplates = live.Spec.VolumeClaimTemplates
-	}
-	return immutableCheck{grow: grow}
+	return grow, notes
 }
 
 // expandClaims grows the claims of a StatefulSet whose storage size grew:
@@ -143,7 +153,7 @@ func checkImmutable(live, desired *appsv1.StatefulSet, field string) immutableCh
 func (r *StarRocksClusterReconciler) expandClaims(ctx context.Context, live *appsv1.StatefulSet, grow []claimGrowth) error {
 	for _, g := range grow {
 		if err := r.checkExpandable(ctx, g.storageClassName); err != nil {
-			return &userError{reason: srv1.ReasonStorageNotExpandable, msg: fmt.Sprintf("storageVolumes[%s].storageSize: cannot grow from %s to %s: %v", g.template, g.from.String(), g.to.String(), err)}
+			return &reconcile.UserError{Reason: srv1.ReasonStorageNotExpandable, Message: fmt.Sprintf("storageVolumes[%s].storageSize: cannot grow from %s to %s: %v", g.template, g.from.String(), g.to.String(), err)}
 		}
 	}
 	replicas := ptr.Deref(live.Spec.Replicas, 1)
@@ -172,51 +182,23 @@ func (r *StarRocksClusterReconciler) expandClaims(ctx context.Context, live *app
 	if client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("recreating StatefulSet %s with larger claims: %w", live.Name, err)
 	}
-	r.regrowing.put(grown)
+	r.regrowing.Put(client.ObjectKeyFromObject(grown), grown)
 	return nil
 }
 
-// regrowing holds the StatefulSets expandClaims deleted, with their claims
-// grown, until the cache shows them made again. It is in memory: after an
-// operator restart between the delete and the create, the StatefulSet is
-// made from the spec alone, as if new.
-type regrowing struct {
-	mu sync.Mutex
-	m  map[types.NamespacedName]*appsv1.StatefulSet
-}
-
-func newRegrowing() *regrowing { return &regrowing{m: map[types.NamespacedName]*appsv1.StatefulSet{}} }
-
-func (g *regrowing) put(sts *appsv1.StatefulSet) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.m[client.ObjectKeyFromObject(sts)] = sts
-}
-
-// forget drops the StatefulSets of that name, whose cluster is gone.
-func (g *regrowing) forget(keys ...types.NamespacedName) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, k := range keys {
-		delete(g.m, k)
-	}
-}
-
-// standIn returns the deleted StatefulSet of that name until the cache
-// shows the new one, and then forgets it. The new one is told by its UID
-// and by not being deleted: the deleted one, still cached (with or without
-// its deletionTimestamp yet), is not it.
-func (g *regrowing) standIn(key types.NamespacedName, cached *appsv1.StatefulSet) *appsv1.StatefulSet {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	old, ok := g.m[key]
-	if !ok {
-		return nil
-	}
-	if cached != nil && cached.UID != old.UID && cached.DeletionTimestamp == nil {
-		delete(g.m, key)
-		return nil
-	}
+// standIn returns the StatefulSet of that name deleted to grow its claims
+// (remembered in regrowing) until the cache shows the new one, and then
+// forgets it. The new one is told by its UID and by not being deleted: the
+// deleted one, still cached (with or without its deletionTimestamp yet), is not it.
+func standIn(regrowing *reconcile.Memo[*appsv1.StatefulSet], key types.NamespacedName, cached *appsv1.StatefulSet) *appsv1.StatefulSet {
+	var old *appsv1.StatefulSet
+	regrowing.Update(key, func(v *appsv1.StatefulSet, ok bool) (*appsv1.StatefulSet, bool) {
+		if !ok || (cached != nil && cached.UID != v.UID && cached.DeletionTimestamp == nil) {
+			return nil, false
+		}
+		old = v
+		return v, true
+	})
 	return old
 }
 

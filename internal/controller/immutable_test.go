@@ -26,6 +26,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 func claim(name, size string) corev1.PersistentVolumeClaim {
@@ -134,18 +136,18 @@ func TestTheStandInLastsUntilTheNewStatefulSet(t *testing.T) {
 		{name: "a new one being deleted already", cached: cached("new", true), stands: true},
 		{name: "the new one", cached: cached("new", false), stands: false},
 	}
-	g := newRegrowing()
-	g.put(deleted)
+	g := reconcile.NewMemo[*appsv1.StatefulSet](nil)
+	g.Put(key, deleted)
 	for _, tt := range tests {
-		got := g.standIn(key, tt.cached)
+		got := standIn(g, key, tt.cached)
 		if (got != nil) != tt.stands || (got != nil && got != deleted) {
 			t.Errorf("%s: stand-in %v, want it: %v", tt.name, got != nil, tt.stands)
 		}
 	}
-	if got := g.standIn(key, nil); got != nil {
+	if got := standIn(g, key, nil); got != nil {
 		t.Errorf("the stand-in is back once the new one was seen: %+v", got)
 	}
-	if got := newRegrowing().standIn(key, nil); got != nil {
+	if got := standIn(reconcile.NewMemo[*appsv1.StatefulSet](nil), key, nil); got != nil {
 		t.Errorf("a stand-in for a StatefulSet no claim growth deleted: %+v", got)
 	}
 }

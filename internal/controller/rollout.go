@@ -20,6 +20,7 @@ import (
 	"context"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
@@ -36,7 +37,7 @@ func (r *StarRocksClusterReconciler) rolloutOrder(_ context.Context, s *clusterS
 	s.want.rollout = plan
 	for _, c := range statefulSetComponents {
 		if sts := s.want.objects.StatefulSet(c); plan.Holds(sts) {
-			s.hold(hold{component: c, object: sts, reason: srv1.ReasonOrderedRollout, message: plan.Waiting(sts), report: waits})
+			s.hold(reconcile.Hold{Component: c, Object: sts, Reason: srv1.ReasonOrderedRollout, Message: plan.Waiting(sts), Report: reconcile.Waits})
 		}
 	}
 	return true

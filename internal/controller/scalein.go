@@ -23,27 +23,17 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
-
-// SkipDecommissionAnnotation set to "true" on a StarRocksCluster shrinks BE
-// and FE at once, as the upstream does, without asking FE first: for when
-// FE is gone for good. BEs removed this way lose the tablets only they held.
-const SkipDecommissionAnnotation = "starrocks.com/skip-decommission"
-
-// DecommissionStallTimeoutAnnotation sets, as a Go duration, how long a BE
-// decommission may make no progress before it is reported stalled
-// (default 30m).
-const DecommissionStallTimeoutAnnotation = "starrocks.com/decommission-stall-timeout"
 
 const (
 	defaultDecommissionStall = 30 * time.Minute
@@ -82,7 +72,7 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 	key := client.ObjectKeyFromObject(s.src).String()
 	in := starrocks.BackendScaleIn{
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
-		SharedData: fe.SharedData(s.want.feConf), Skip: s.src.Annotations[SkipDecommissionAnnotation] == "true",
+		SharedData: fe.SharedData(s.want.feConf), Skip: s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
 		Names: starrocks.NamesOf(s.src, resources.ComponentBE), Active: r.scaleIns.isActive(key),
 		FEReady: status.FEReady(s.src, s.in.live[resources.ComponentFE]), Every: r.FE.Every(),
 		HeartbeatPort: backendHeartbeatPort(s), Stall: decommissionStall(s.src),
@@ -110,7 +100,7 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 	key := client.ObjectKeyFromObject(s.src).String()
 	in := starrocks.FrontendScaleIn{
 		Exists: live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
-		Skip:   s.src.Annotations[SkipDecommissionAnnotation] == "true",
+		Skip:   s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
 		Names:  starrocks.NamesOf(s.src, resources.ComponentFE), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
 		Active: r.scaleIns.isActive(key + "/fe"), FEReady: status.FEReady(s.src, live), Every: r.FE.Every(),
 	}
@@ -238,18 +228,17 @@ func run(ctx context.Context, c *fe.Client, stmt starrocks.Statement) error {
 
 // scaleInHold is a step's hold of component c's desired StatefulSet want:
 // whole, or its replicas set to the value held.
-func scaleInHold(c resources.Component, want *appsv1.StatefulSet, h starrocks.Hold) hold {
-	out := hold{component: c, object: want, reason: h.Reason, message: h.Message, report: waits}
+func scaleInHold(c resources.Component, want *appsv1.StatefulSet, h starrocks.Hold) reconcile.Hold {
+	out := reconcile.Hold{Component: c, Object: want, Reason: h.Reason, Message: h.Message, Report: reconcile.Waits}
 	if h.Refuses {
-		out.report = refuses
+		out.Report = reconcile.Refuses
 	}
 	if h.Trouble != nil {
 		reason, what := feTrouble(h.Trouble)
-		out.reason, out.message = reason, what+h.Message
+		out.Reason, out.Message = reason, what+h.Message
 	}
 	if h.Replicas != nil {
-		want.Spec.Replicas = ptr.To(*h.Replicas)
-		out.field = replicasField
+		out.Field, out.Value = replicasField, *h.Replicas
 	}
 	return out
 }
@@ -261,7 +250,7 @@ func backendHeartbeatPort(s *clusterScope) int {
 
 // decommissionStall is the cluster's stall timeout.
 func decommissionStall(src *srv1.StarRocksCluster) time.Duration {
-	if d, err := time.ParseDuration(src.Annotations[DecommissionStallTimeoutAnnotation]); err == nil && d > 0 {
+	if d, err := time.ParseDuration(src.Annotations[srv1.DecommissionStallTimeoutAnnotation]); err == nil && d > 0 {
 		return d
 	}
 	return defaultDecommissionStall

@@ -21,13 +21,14 @@ import (
 	"strings"
 	"testing"
 
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 func TestScaleInMessagesNameTheSkipAnnotation(t *testing.T) {
 	st := starrocks.ScaleInBackends(starrocks.BackendScaleIn{Exists: true, From: 3, To: 2, FEReady: true, Read: true,
 		Report: &starrocks.Report{Err: errors.New("dial timeout")}})
-	if len(st.Holds) != 1 || !strings.Contains(st.Holds[0].Message, SkipDecommissionAnnotation+"=true") {
-		t.Errorf("holds %+v, want the way out named %s", st.Holds, SkipDecommissionAnnotation)
+	if len(st.Holds) != 1 || !strings.Contains(st.Holds[0].Message, srv1.SkipDecommissionAnnotation+"=true") {
+		t.Errorf("holds %+v, want the way out named %s", st.Holds, srv1.SkipDecommissionAnnotation)
 	}
 }

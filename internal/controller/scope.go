@@ -25,6 +25,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -38,7 +39,7 @@ type clusterScope struct {
 	// want is nil when there is nothing to write: the spec cannot be built,
 	// or a phase refused it; err says why.
 	want  *desired
-	holds holds
+	holds reconcile.Holds
 	// obs is what the status reports, read from the cache before the writes.
 	obs *status.Observed
 	// results are the writes made, err the reconcile's errors so far;
@@ -65,9 +66,9 @@ type statusWrite struct {
 	err     error
 }
 
-// clusterPhase is one step of a reconcile. It returns false to end the
-// reconcile there; the status is written in any case.
-type clusterPhase func(ctx context.Context, s *clusterScope) bool
+// writable is false once nothing is left to write: the spec cannot be
+// built, or a phase refused it; no phase runs after that.
+func (s *clusterScope) writable() bool { return s.want != nil }
 
 // scope gathers the inputs, validates the spec and builds the desired
 // state: nothing after it reads what the objects are built from.
@@ -92,19 +93,29 @@ func (s *clusterScope) fail(err error) {
 	s.want = nil
 }
 
-// hold adds a hold that keeps a component or one object of it.
-func (s *clusterScope) hold(h hold) {
-	s.holds = append(s.holds, h)
-}
-
-// holdField adds a hold that keeps one field of h.object at its live value
-// (h.field), and takes that value at once, before anything hashes the object.
-func (s *clusterScope) holdField(h hold) error {
-	if err := keepFields(h.object, s.live(h.component, h.object), [][]string{h.field}); err != nil {
-		return err
+// hold adds a hold that keeps a component, one object of it, or one field
+// of that object (h.Field) at h.Value, or at its live value when h.Value is
+// nil. A field is set at once: this is the one place a built object
+// changes after it is built, and a hash of the object taken before (the
+// rollout order's) is dropped, so that what is compared and written after
+// is the held object.
+func (s *clusterScope) hold(h reconcile.Hold) {
+	if len(h.Field) > 0 {
+		var err error
+		if h.Value != nil {
+			err = reconcile.SetField(h.Object, h.Field, h.Value)
+		} else {
+			err = reconcile.KeepFields(h.Object, s.live(h.Component, h.Object), [][]string{h.Field})
+		}
+		if err != nil {
+			s.err = errors.Join(s.err, err)
+			return
+		}
+		if s.want != nil {
+			s.want.hashes.Forget(h.Object)
+		}
 	}
 	s.holds = append(s.holds, h)
-	return nil
 }
 
 // live is the live copy of a desired workload of c; nil for other objects or none.
@@ -120,7 +131,7 @@ func (s *clusterScope) live(c resources.Component, obj client.Object) client.Obj
 
 // reconcileError is everything that went wrong: the refused changes and the errors.
 func (s *clusterScope) reconcileError() error {
-	return errors.Join(s.holds.err(), s.err)
+	return errors.Join(s.holds.Err(), s.err)
 }
 
 // later asks to look again within d.

@@ -48,7 +48,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -86,15 +85,6 @@ type Config struct {
 	// is read for the status at most once per period; zero means 2 min.
 	SyncPeriod time.Duration
 }
-
-// IgnoredAnnotation on a StarRocksCluster makes the operator leave it alone.
-const IgnoredAnnotation = "starrocks.com/ignored"
-
-// DeleteRemovedComponentsAnnotation set to "true" on a StarRocksCluster lets
-// the operator delete BE or CN when their spec is removed: their pods hold
-// data (BE) or caches (CN), and a removed spec block may be a mistake. Without
-// it the component keeps running and the status says what waits.
-const DeleteRemovedComponentsAnnotation = "starrocks.com/delete-removed-components"
 
 // FieldOwner is the operator's server-side apply field manager.
 const FieldOwner = "starrocks-operator"
@@ -273,9 +263,9 @@ func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *configSource, 
 // queue, as by default, and returns whether it holds reconciles ready to run
 // that no worker has taken yet.
 func othersWaiting(opts *controller.Options, log logr.Logger) func() bool {
-	var queue atomic.Pointer[priorityqueue.PriorityQueue[reconcile.Request]]
-	opts.NewQueue = func(name string, rateLimiter workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-		q := priorityqueue.New(name, func(o *priorityqueue.Opts[reconcile.Request]) {
+	var queue atomic.Pointer[priorityqueue.PriorityQueue[ctrl.Request]]
+	opts.NewQueue = func(name string, rateLimiter workqueue.TypedRateLimiter[ctrl.Request]) workqueue.TypedRateLimitingInterface[ctrl.Request] {
+		q := priorityqueue.New(name, func(o *priorityqueue.Opts[ctrl.Request]) {
 			o.Log = log.WithValues("controller", name)
 			o.RateLimiter = rateLimiter
 		})
@@ -292,7 +282,7 @@ func othersWaiting(opts *controller.Options, log logr.Logger) func() bool {
 // so that they never reach a worker.
 func managed(denyList []string) predicate.Predicate {
 	return predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return !slices.Contains(denyList, o.GetNamespace()) && o.GetAnnotations()[IgnoredAnnotation] != "true"
+		return !slices.Contains(denyList, o.GetNamespace()) && o.GetAnnotations()[srv1.IgnoredAnnotation] != "true"
 	})
 }
 
@@ -403,13 +393,13 @@ func configMapContentChanged() predicate.TypedPredicate[*metav1.PartialObjectMet
 // clusterOfPod maps a pod to its cluster through the owner label
 // (<cluster>-<component>): pod templates carry the upstream's labels only, so
 // that adopting an upstream cluster changes no template.
-func clusterOfPod(_ context.Context, o client.Object) []reconcile.Request {
+func clusterOfPod(_ context.Context, o client.Object) []ctrl.Request {
 	l := o.GetLabels()
 	name, ok := strings.CutSuffix(l[resources.OwnerLabel], "-"+l[resources.ComponentLabel])
 	if !ok || name == "" {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 }
 
 func referencedConfigMaps(o client.Object) []string {
@@ -429,14 +419,14 @@ func referencedConfigMaps(o client.Object) []string {
 	return names
 }
 
-func (r *StarRocksClusterReconciler) clustersUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []reconcile.Request {
+func (r *StarRocksClusterReconciler) clustersUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []ctrl.Request {
 	var list srv1.StarRocksClusterList
 	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err != nil {
 		return nil
 	}
-	reqs := make([]reconcile.Request, 0, len(list.Items))
+	reqs := make([]ctrl.Request, 0, len(list.Items))
 	for _, src := range list.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: src.Namespace, Name: src.Name}})
+		reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: src.Namespace, Name: src.Name}})
 	}
 	return reqs
 }

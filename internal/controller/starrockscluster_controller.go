@@ -18,7 +18,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -26,13 +25,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/writeorder"
 )
@@ -70,34 +69,42 @@ type StarRocksClusterReconciler struct {
 	lastFirstStep atomic.Int64
 	firstSteps    atomic.Int32
 
+	// memos is every memory below: a cluster gone or left alone is
+	// forgotten in all of them at once (see forget).
+	memos *reconcile.Memos
 	// What the process keeps between reconciles, per cluster: the status
 	// it last wrote, and what a first step wrote, for the next one's Event.
-	status    *statusPath[*srv1.StarRocksCluster, srv1.StarRocksClusterStatus]
-	started   *startedWrites
-	regrowing *regrowing
+	status  *reconcile.StatusPath[*srv1.StarRocksCluster, srv1.StarRocksClusterStatus]
+	started *reconcile.Memo[started]
+	// regrowing are the StatefulSets deleted to grow their claims, by name.
+	regrowing *reconcile.Memo[*appsv1.StatefulSet]
 	scaleIns  *scaleIns
-	// waits dates the gated rollouts' steps the pods cannot date.
-	waits *waitClock
+	// waits dates the gated rollouts' steps the pods cannot date, by StatefulSet.
+	waits *reconcile.Memo[clockEntry]
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
-	retry workqueue.TypedRateLimiter[string]
+	retry *reconcile.Backoff
 }
 
 // NewStarRocksClusterReconciler wires a reconciler to its client, events and config source.
 func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorder, configs *configSource, denyList []string) *StarRocksClusterReconciler {
-	return &StarRocksClusterReconciler{
+	memos := reconcile.NewMemos()
+	r := &StarRocksClusterReconciler{
 		Client:    c,
 		Recorder:  recorder,
 		Applier:   adoptingApplier(c),
 		Configs:   configs,
 		DenyList:  denyList,
-		status:    clusterStatusPath(c),
-		started:   newStartedWrites(),
-		regrowing: newRegrowing(),
+		memos:     memos,
+		status:    clusterStatusPath(c, memos),
+		started:   reconcile.NewMemo[started](memos),
+		regrowing: reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
 		scaleIns:  newScaleIns(),
-		waits:     newWaitClock(),
-		retry:     workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
+		waits:     reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
+		retry:     reconcile.NewBackoff(memos),
 	}
+	r.rememberForget(memos)
+	return r
 }
 
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrocksclusters,verbs=get;list;watch
@@ -122,16 +129,16 @@ func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorde
 // written once, at the end, from the scope.
 func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ctx = writeorder.WithOwner(ctx, req.String())
-	src, ok, err := r.status.get(ctx, req.NamespacedName)
+	src, ok, err := r.status.Get(ctx, req.NamespacedName)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if !ok || r.skip(src) {
-		r.forget(ctx, req)
+		r.memos.Forget(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	s := r.scope(ctx, src)
-	phases := []clusterPhase{
+	reconcile.Run(ctx, s, (*clusterScope).writable,
 		r.firstStep,           // firststep.go: a new cluster's FE StatefulSet, before anything else
 		r.disasterRecovery,    // disaster_recovery.go: FE alone restores a snapshot, BE and CN held
 		r.scaleIn,             // scalein.go: FE lets removed BEs and FEs go before their pods do
@@ -140,50 +147,51 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		r.budgets,             // budgets.go: disruption budgets for the pods the StatefulSets keep
 		r.sync,                // sync.go: write and delete objects, status beside
 		r.cleanUpComputeNodes, // cn_cleanup.go: drop from FE the compute nodes a scale-in removed
-	}
-	for _, phase := range phases {
-		if s.want == nil || !phase(ctx, s) {
-			break
-		}
-	}
+	)
 	return r.finish(ctx, s)
 }
 
-// forget drops what the process keeps of a cluster that is gone or left
-// alone, so that memory follows the clusters there are, not every cluster
-// there ever was: its metric, first step, retry back-off, remembered
-// status and writes, regrowing StatefulSets, FE features and cleanup
-// state, and the data of ConfigMaps no other cluster names.
-func (r *StarRocksClusterReconciler) forget(ctx context.Context, req ctrl.Request) {
-	metrics.ClusterReady.DeleteLabelValues(req.Namespace, req.Name)
-	r.started.forget(req.String())
-	if r.scaleIns != nil {
-		r.scaleIns.forget(req.String())
-	}
-	metrics.DecommissionTablets.DeleteLabelValues(req.Namespace, req.Name)
-	r.retry.Forget(req.String())
-	r.status.forget(req.NamespacedName)
+// rememberForget registers with memos what else the process keeps of a
+// cluster and forgets with it: its metrics, applied objects, scale-in and
+// FE memories, and the data of ConfigMaps no other cluster names.
+func (r *StarRocksClusterReconciler) rememberForget(memos *reconcile.Memos) {
+	memos.Register(func(key types.NamespacedName) {
+		metrics.ClusterReady.DeleteLabelValues(key.Namespace, key.Name)
+		metrics.DecommissionTablets.DeleteLabelValues(key.Namespace, key.Name)
+		r.scaleIns.forget(key.String())
+		r.FE.forget(key)
+		gone := &srv1.StarRocksCluster{}
+		gone.Namespace, gone.Name = key.Namespace, key.Name
+		named := resources.Named(gone)
+		var objs []client.Object
+		for _, c := range resources.Components {
+			objs = append(objs, named.Of(c)...)
+		}
+		r.Applier.Forget(objs)
+	})
+	memos.Register(func(key types.NamespacedName) {
+		if r.Configs == nil {
+			return
+		}
+		r.Configs.ForgetUnused(key.Namespace, func(name string) bool {
+			var list srv1.StarRocksClusterList
+			err := r.Client.List(context.Background(), &list, client.InNamespace(key.Namespace), client.MatchingFields{configMapIndex: name})
+			return err != nil || slices.ContainsFunc(list.Items, func(src srv1.StarRocksCluster) bool { return src.Name != key.Name })
+		})
+	})
+}
+
+// clusterStatefulSets are the names of a cluster's StatefulSets, whose memories go with it.
+func clusterStatefulSets(key types.NamespacedName) []types.NamespacedName {
 	gone := &srv1.StarRocksCluster{}
-	gone.Namespace, gone.Name = req.Namespace, req.Name
-	named := resources.Named(gone)
-	var objs []client.Object
-	var workloads []types.NamespacedName
+	gone.Namespace, gone.Name = key.Namespace, key.Name
+	var out []types.NamespacedName
 	for _, c := range resources.Components {
-		objs = append(objs, named.Of(c)...)
-		if sts := named.StatefulSet(c); sts != nil {
-			workloads = append(workloads, client.ObjectKeyFromObject(sts))
+		if sts := resources.Named(gone).StatefulSet(c); sts != nil {
+			out = append(out, client.ObjectKeyFromObject(sts))
 		}
 	}
-	r.Applier.Forget(objs)
-	r.regrowing.forget(workloads...)
-	r.FE.forget(req.NamespacedName)
-	if r.Configs != nil {
-		r.Configs.ForgetUnused(req.Namespace, func(name string) bool {
-			var list srv1.StarRocksClusterList
-			err := r.Client.List(ctx, &list, client.InNamespace(req.Namespace), client.MatchingFields{configMapIndex: name})
-			return err != nil || slices.ContainsFunc(list.Items, func(src srv1.StarRocksCluster) bool { return src.Name != req.Name })
-		})
-	}
+	return out
 }
 
 // skip is true for clusters the operator must leave alone: being deleted
@@ -191,7 +199,7 @@ func (r *StarRocksClusterReconciler) forget(ctx context.Context, req ctrl.Reques
 // namespace. The watches filter these too; checking here also covers
 // reconciles queued by owned objects, pods and ConfigMaps.
 func (r *StarRocksClusterReconciler) skip(src *srv1.StarRocksCluster) bool {
-	return src.DeletionTimestamp != nil || src.Annotations[IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, src.Namespace)
+	return src.DeletionTimestamp != nil || src.Annotations[srv1.IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, src.Namespace)
 }
 
 // finish writes the status and the Events from the scope, counts the
@@ -212,24 +220,11 @@ func (r *StarRocksClusterReconciler) finish(ctx context.Context, s *clusterScope
 	switch {
 	case reconcileErr != nil || s.status.err != nil:
 		metrics.ReconcileOutcomes.WithLabelValues("error").Inc()
-	case s.status.written || slices.ContainsFunc(s.results, told):
+	case s.status.written || slices.ContainsFunc(s.results, reconcile.Told):
 		metrics.ReconcileOutcomes.WithLabelValues("changed").Inc()
 	default:
 		metrics.ReconcileOutcomes.WithLabelValues("unchanged").Inc()
 	}
-	if transient(s.err) || s.status.err != nil {
-		return ctrl.Result{}, errors.Join(s.err, s.status.err)
-	}
-	key := client.ObjectKeyFromObject(s.src).String()
-	if s.err != nil {
-		var exists *apply.ExistsError
-		if errors.As(s.err, &exists) {
-			return ctrl.Result{RequeueAfter: r.retry.When(key)}, nil
-		}
-		// A user error waits for the user: the cluster and ConfigMap watches bring us back.
-		return ctrl.Result{}, nil
-	}
-	r.retry.Forget(key)
 	// A drift found beyond apply's reach in this reconcile is not in the
 	// status computed before it: look again soon, to report it.
 	if slices.ContainsFunc(s.results, func(res apply.Result) bool { return res.Pending }) || s.unreportedUnrestorable() {
@@ -238,7 +233,7 @@ func (r *StarRocksClusterReconciler) finish(ctx context.Context, s *clusterScope
 	if r.recoveryJustDone(s.src, s.in.confs[resources.ComponentFE].content) {
 		s.later(time.Millisecond) // our own status write triggers no reconcile: return to the normal spec now
 	}
-	return ctrl.Result{RequeueAfter: s.after}, nil
+	return r.retry.Result(reconcile.Outcome{Key: client.ObjectKeyFromObject(s.src).String(), Err: s.err, StatusErr: s.status.err, After: s.after})
 }
 
 func adoptingApplier(c client.Client) apply.Applier {

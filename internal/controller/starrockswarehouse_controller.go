@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -30,7 +29,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,6 +38,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 	"github.com/srscale/starrocks-operator/internal/writeorder"
@@ -63,14 +62,37 @@ type StarRocksWarehouseReconciler struct {
 	FE       feAccess
 	DenyList []string
 
-	status *statusPath[*srv1.StarRocksWarehouse, srv1.StarRocksWarehouseStatus]
-	// dropped remembers warehouses FE has dropped (by name, the UID as
-	// value), so that a reconcile running on a cache that still shows the
-	// finalizer does not send DROP WAREHOUSE again; forgotten once the
-	// warehouse is gone.
-	dropped sync.Map
+	// memos is every memory below, forgotten at once with the warehouse.
+	memos  *reconcile.Memos
+	status *reconcile.StatusPath[*srv1.StarRocksWarehouse, srv1.StarRocksWarehouseStatus]
+	// dropped remembers warehouses FE has dropped (their UID), so that a
+	// reconcile running on a cache that still shows the finalizer does not
+	// send DROP WAREHOUSE again.
+	dropped *reconcile.Memo[types.UID]
 	// feBackoff spaces the retries of a warehouse whose FE does not answer.
-	feBackoff workqueue.TypedRateLimiter[string]
+	feBackoff *reconcile.Backoff
+}
+
+// NewStarRocksWarehouseReconciler wires a warehouse reconciler to its
+// client, events, config source and FE.
+func NewStarRocksWarehouseReconciler(c client.Client, recorder events.EventRecorder, configs *configSource, access feAccess, denyList []string) *StarRocksWarehouseReconciler {
+	memos := reconcile.NewMemos()
+	r := &StarRocksWarehouseReconciler{
+		Client: c, Recorder: recorder, Applier: newApplier(c), Configs: configs, FE: access, DenyList: denyList,
+		memos: memos, status: warehouseStatusPath(c, memos), dropped: reconcile.NewMemo[types.UID](memos), feBackoff: reconcile.NewBackoff(memos),
+	}
+	memos.Register(func(key types.NamespacedName) {
+		gone := &srv1.StarRocksWarehouse{}
+		gone.Namespace, gone.Name = key.Namespace, key.Name
+		objs := resources.WarehouseNamed(gone).Objects()
+		r.Applier.Forget(objs)
+		for _, o := range objs {
+			if _, ok := o.(*appsv1.StatefulSet); ok {
+				r.FE.cleanup.forget(client.ObjectKeyFromObject(o), "")
+			}
+		}
+	})
+	return r
 }
 
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrockswarehouses,verbs=get;list;watch;update;patch
@@ -88,31 +110,28 @@ type warehouseScope struct {
 	theirs bool
 	// want is nil until the checks pass and the objects are built.
 	want    *resources.StatefulSetObjects
-	holds   holds
+	holds   reconcile.Holds
 	obs     status.WarehouseObserved
 	results []apply.Result
 	err     error
 	after   time.Duration
 }
 
-// warehousePhase is one step of a warehouse reconcile; false ends it there.
-type warehousePhase func(ctx context.Context, s *warehouseScope) bool
-
 // Reconcile brings one warehouse's objects to its spec, or finalizes it.
 func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ctx = writeorder.WithOwner(ctx, req.String())
-	wh, ok, err := r.status.get(ctx, req.NamespacedName)
+	wh, ok, err := r.status.Get(ctx, req.NamespacedName)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if !ok {
-		r.forget(req)
+		r.memos.Forget(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	if wh.DeletionTimestamp != nil {
 		return r.finalize(ctx, wh) // ignored and denied warehouses too: see finalize
 	}
-	if wh.Annotations[IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, wh.Namespace) {
+	if wh.Annotations[srv1.IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, wh.Namespace) {
 		return ctrl.Result{}, nil
 	}
 	if err := r.ensureFinalizer(ctx, wh); err != nil {
@@ -120,42 +139,19 @@ func (r *StarRocksWarehouseReconciler) Reconcile(ctx context.Context, req ctrl.R
 	}
 	s := &warehouseScope{wh: wh}
 	s.live, s.theirs = r.liveCN(ctx, wh)
-	phases := []warehousePhase{
+	reconcile.Run(ctx, s, func(*warehouseScope) bool { return true },
 		r.check,            // the cluster exists, runs shared-data, and its FE is ready
 		r.desired,          // the CN objects, with FE's multi-warehouse feature and the immutable-field gate
 		r.syncWarehouse,    // write and delete objects
 		r.cleanUpWarehouse, // cn_cleanup.go: drop from FE the compute nodes a scale-in removed
-	}
-	for _, phase := range phases {
-		if !phase(ctx, s) {
-			break
-		}
-	}
+	)
 	return r.finish(ctx, s)
-}
-
-// forget drops what the process keeps of a warehouse that is gone.
-func (r *StarRocksWarehouseReconciler) forget(req ctrl.Request) {
-	r.dropped.Delete(req.NamespacedName)
-	r.status.forget(req.NamespacedName)
-	if r.feBackoff != nil {
-		r.feBackoff.Forget(req.String())
-	}
-	gone := &srv1.StarRocksWarehouse{}
-	gone.Namespace, gone.Name = req.Namespace, req.Name
-	objs := resources.WarehouseNamed(gone).Objects()
-	r.Applier.Forget(objs)
-	for _, o := range objs {
-		if _, ok := o.(*appsv1.StatefulSet); ok {
-			r.FE.cleanup.forget(client.ObjectKeyFromObject(o), "")
-		}
-	}
 }
 
 // finish writes the status and Events from the scope and decides when to come back.
 func (r *StarRocksWarehouseReconciler) finish(ctx context.Context, s *warehouseScope) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(s.wh).String()
-	reconcileErr := errors.Join(s.holds.err(), s.err)
+	reconcileErr := errors.Join(s.holds.Err(), s.err)
 	if s.obs.CN == nil {
 		// A check or hold ended the reconcile before the writes: the compute
 		// nodes that run are reported all the same (the HPA reads
@@ -164,37 +160,28 @@ func (r *StarRocksWarehouseReconciler) finish(ctx context.Context, s *warehouseS
 	}
 	obs := s.obs
 	if reconcileErr != nil {
-		obs.ReconcileError, obs.ReconcileErrorReason = reconcileErr, errorReason(reconcileErr)
+		obs.ReconcileError, obs.ReconcileErrorReason = reconcileErr, reconcile.Reason(reconcileErr)
 	}
-	_, statusErr := r.status.write(ctx, s.wh, status.ComputeWarehouse(s.wh, obs))
+	_, statusErr := r.status.Write(ctx, s.wh, status.ComputeWarehouse(s.wh, obs))
 	r.tell(ctx, s.wh, s.results, reconcileErr)
-	if transient(s.err) || statusErr != nil {
-		return ctrl.Result{}, errors.Join(s.err, statusErr)
-	}
-	if slices.ContainsFunc(s.holds, func(h hold) bool { return h.backoff }) {
-		// FE did not answer: reported in status; retried with our own
-		// back-off (1 s doubling to 5 min), not logged as a failure each time.
-		return ctrl.Result{RequeueAfter: r.feBackoff.When(key)}, nil
-	}
-	r.feBackoff.Forget(key)
-	if s.err != nil {
-		return ctrl.Result{}, nil // the cluster, warehouse and ConfigMap watches bring us back
-	}
 	if slices.ContainsFunc(s.results, func(r apply.Result) bool { return r.Pending }) && (s.after == 0 || pendingRequeue < s.after) {
 		s.after = pendingRequeue
 	}
-	return ctrl.Result{RequeueAfter: s.after}, nil
+	// FE not answering is reported in status and retried on the back-off
+	// (1 s doubling to 5 min), not logged as a failure each time.
+	return r.feBackoff.Result(reconcile.Outcome{Key: key, Err: s.err, StatusErr: statusErr, After: s.after,
+		Waiting: slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Backoff })})
 }
 
 // tell emits one Event per kind of write and one Warning per new error, and counts the writes.
 func (r *StarRocksWarehouseReconciler) tell(ctx context.Context, wh *srv1.StarRocksWarehouse, results []apply.Result, err error) {
-	countWrites(results)
-	tellWrites(r.Recorder, wh, results)
+	reconcile.CountWrites(results)
+	reconcile.TellWrites(r.Recorder, wh, results)
 	if err == nil {
 		return
 	}
-	if newWarning(wh.Status.Conditions, srv1.ConditionReconcileError, err, false) {
-		warn(r.Recorder, wh, errorReason(err), "", err)
+	if reconcile.NewWarning(wh.Status.Conditions, srv1.ConditionReconcileError, err, false) {
+		reconcile.Warn(r.Recorder, wh, reconcile.Reason(err), "", err)
 	}
 	logf.FromContext(ctx).V(1).Info("warehouse reconcile failed", "error", err.Error())
 }
@@ -220,7 +207,7 @@ func (r *StarRocksWarehouseReconciler) ensureFinalizer(ctx context.Context, wh *
 func (r *StarRocksWarehouseReconciler) check(ctx context.Context, s *warehouseScope) bool {
 	wh, name := s.wh, s.wh.Spec.StarRocksCluster
 	refuse := func(reason, format string, args ...any) bool {
-		s.err = &userError{reason: reason, msg: fmt.Sprintf(format, args...)}
+		s.err = &reconcile.UserError{Reason: reason, Message: fmt.Sprintf(format, args...)}
 		return false
 	}
 	if wh.Spec.Template == nil {
@@ -299,13 +286,13 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouse
 	}
 	multi, err := r.FE.HasFeature(ctx, s.src, s.feConf, fe.FeatureMultiWarehouse)
 	if err != nil {
-		s.holds = append(s.holds, hold{component: resources.ComponentCN, reason: srv1.ReasonFEUnreachable, message: err.Error(), report: refuses, backoff: true})
+		s.holds = append(s.holds, reconcile.Hold{Component: resources.ComponentCN, Reason: srv1.ReasonFEUnreachable, Message: err.Error(), Report: reconcile.Refuses, Backoff: true})
 		return false
 	}
 	if !multi {
 		// Its compute nodes would join default_warehouse silently, and the
 		// warehouse could never be dropped (the upstream refuses too).
-		s.err = &userError{reason: srv1.ReasonMultiWarehouseUnsupported, msg: fmt.Sprintf(
+		s.err = &reconcile.UserError{Reason: srv1.ReasonMultiWarehouseUnsupported, Message: fmt.Sprintf(
 			"FE of StarRocksCluster %q does not list the %s feature (GET %s): this StarRocks build cannot run warehouses; no compute node was deployed",
 			s.src.Name, fe.FeatureMultiWarehouse, fe.FeaturePath)}
 		return false
@@ -323,7 +310,7 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouse
 		held = growRefused(check.grow, s.live.Name)
 	}
 	if held != "" {
-		s.holds = append(s.holds, hold{component: resources.ComponentCN, object: s.want.StatefulSet, reason: srv1.ReasonImmutableFieldChanged, message: held, report: refuses})
+		s.holds = append(s.holds, reconcile.Hold{Component: resources.ComponentCN, Object: s.want.StatefulSet, Reason: srv1.ReasonImmutableFieldChanged, Message: held, Report: reconcile.Refuses})
 	}
 	return true
 }
@@ -343,7 +330,7 @@ func growRefused(grow []claimGrowth, name string) string {
 func (r *StarRocksWarehouseReconciler) syncWarehouse(ctx context.Context, s *warehouseScope) bool {
 	s.obs = r.observe(ctx, s)
 	objs := slices.DeleteFunc(s.want.Objects(), func(o client.Object) bool {
-		return s.holds.keeps(resources.ComponentCN, o) || (s.live == nil && o == client.Object(s.want.DisruptionBudget))
+		return s.holds.Keeps(resources.ComponentCN, o) || (s.live == nil && o == client.Object(s.want.DisruptionBudget))
 	})
 	applied, applyErr := r.Applier.ApplyAll(ctx, objs)
 	deleted, deleteErr := r.Applier.DeleteAll(ctx, unwanted(resources.WarehouseNamed(s.wh).Objects(), s.want.Objects()))

@@ -61,7 +61,7 @@ func (r *StarRocksClusterReconciler) write(ctx context.Context, s *clusterScope)
 			toApply = append(toApply, s.applicable(c)...)
 			toApply = append(toApply, s.recreate(c)...)
 		}
-		if !s.holds.whole(c) {
+		if !s.holds.Whole(c) {
 			toDelete = append(toDelete, unwanted(named.Of(c), s.want.objects.Of(c))...)
 		}
 	}
@@ -88,7 +88,7 @@ func (s *clusterScope) applicable(c resources.Component) []client.Object {
 	_, growing := s.want.grow[c]
 	waits := growing || slices.Contains(s.in.leaving, c)
 	return slices.DeleteFunc(s.want.objects.Of(c), func(o client.Object) bool {
-		return s.holds.keeps(c, o) || (waits && o == sts) || (s.in.live[c] == nil && o == budget)
+		return s.holds.Keeps(c, o) || (waits && o == sts) || (s.in.live[c] == nil && o == budget)
 	})
 }
 
@@ -97,7 +97,7 @@ func (s *clusterScope) applicable(c resources.Component) []client.Object {
 // grown): a held spec is kept, not left without a StatefulSet.
 func (s *clusterScope) recreate(c resources.Component) []client.Object {
 	want := s.want.objects.StatefulSet(c)
-	if !slices.Contains(s.in.regrown, c) || slices.Contains(s.in.leaving, c) || want == nil || !s.holds.keeps(c, want) {
+	if !slices.Contains(s.in.regrown, c) || slices.Contains(s.in.leaving, c) || want == nil || !s.holds.Keeps(c, want) {
 		return nil
 	}
 	return []client.Object{recreated(s.in.live[c])}

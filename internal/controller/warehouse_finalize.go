@@ -62,31 +62,31 @@ import (
 func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) (ctrl.Result, error) {
 	ours := controllerutil.ContainsFinalizer(wh, WarehouseFinalizer)
 	switch {
-	case wh.Annotations[IgnoredAnnotation] == "true":
+	case wh.Annotations[srv1.IgnoredAnnotation] == "true":
 		if !ours {
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, r.removeFinalizer(ctx, wh, func() {
 			r.Recorder.Eventf(wh, nil, corev1.EventTypeNormal, "FinalizerRemoved", "Delete",
-				"the warehouse is ignored (%s): deleted without DROP WAREHOUSE %s; FE keeps it until it is dropped", IgnoredAnnotation, fe.WarehouseName(wh.Name))
+				"the warehouse is ignored (%s): deleted without DROP WAREHOUSE %s; FE keeps it until it is dropped", srv1.IgnoredAnnotation, fe.WarehouseName(wh.Name))
 		})
 	case !ours && slices.Contains(r.DenyList, wh.Namespace):
 		return ctrl.Result{}, nil
 	case !ours:
 		return ctrl.Result{}, r.releaseAdopted(ctx, wh) // not ours (or done): only free what upstream left
 	}
-	if uid, done := r.dropped.Load(client.ObjectKeyFromObject(wh)); !done || uid != wh.UID {
+	if uid, done := r.dropped.Get(client.ObjectKeyFromObject(wh)); !done || uid != wh.UID {
 		if err := r.dropFromFE(ctx, wh); err != nil {
 			live, theirs := r.liveCN(ctx, wh)
 			obs := r.observe(ctx, &warehouseScope{wh: wh, live: live, theirs: theirs})
 			obs.ReconcileError = err
 			obs.ReconcileErrorReason, _ = feTrouble(err)
-			_, statusErr := r.status.write(ctx, wh, status.ComputeWarehouse(wh, obs))
+			_, statusErr := r.status.Write(ctx, wh, status.ComputeWarehouse(wh, obs))
 			r.tell(ctx, wh, nil, err)
-			return ctrl.Result{RequeueAfter: r.feBackoff.When(client.ObjectKeyFromObject(wh).String())}, statusErr
+			return ctrl.Result{RequeueAfter: r.feBackoff.Next(client.ObjectKeyFromObject(wh).String())}, statusErr
 		}
 		r.feBackoff.Forget(client.ObjectKeyFromObject(wh).String())
-		r.dropped.Store(client.ObjectKeyFromObject(wh), wh.UID)
+		r.dropped.Put(client.ObjectKeyFromObject(wh), wh.UID)
 	}
 	if err := r.releaseAdopted(ctx, wh); err != nil {
 		return ctrl.Result{}, err

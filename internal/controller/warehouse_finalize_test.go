@@ -51,7 +51,7 @@ func ownedCN(wh *srv1.StarRocksWarehouse) *appsv1.StatefulSet {
 func TestAnIgnoredWarehouseCanBeDeletedWithoutFE(t *testing.T) {
 	src, conf, feSts, wh := warehouseWorld()
 	wh.UID = "wh-uid"
-	wh.Annotations = map[string]string{IgnoredAnnotation: "true"}
+	wh.Annotations = map[string]string{srv1.IgnoredAnnotation: "true"}
 	sts := ownedCN(wh)
 	r := newWarehouseReconciler(t, nil, nil, src, conf, feSts, deleting(wh), sts) // FE does not answer
 	res, err := reconcileWarehouse(t, r)
@@ -103,7 +103,7 @@ func TestADeniedNamespaceWarehouseWithoutOurFinalizerIsLeftAlone(t *testing.T) {
 func TestTheDeletionOfAnIgnoredOrDeniedWarehouseReachesTheReconciler(t *testing.T) {
 	_, _, _, wh := warehouseWorld()
 	ignored := wh.DeepCopy()
-	ignored.Annotations = map[string]string{IgnoredAnnotation: "true"}
+	ignored.Annotations = map[string]string{srv1.IgnoredAnnotation: "true"}
 	pred := warehouseEvents([]string{"denied"})
 	for _, tt := range []struct {
 		name string

@@ -20,7 +20,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -30,7 +29,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -38,7 +36,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -75,16 +72,7 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, config
 	}); err != nil {
 		return err
 	}
-	r := &StarRocksWarehouseReconciler{
-		Client:    mgr.GetClient(),
-		Recorder:  mgr.GetEventRecorder("starrocks-operator"),
-		Applier:   newApplier(mgr.GetClient()),
-		Configs:   configs,
-		FE:        access,
-		DenyList:  cfg.DenyList,
-		status:    warehouseStatusPath(mgr.GetClient()),
-		feBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
-	}
+	r := NewStarRocksWarehouseReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, access, cfg.DenyList)
 	r.Applier.Reader = mgr.GetAPIReader() // adoption needs managedFields, which the cache slims
 	cmMeta := &metav1.PartialObjectMetadata{}
 	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
@@ -119,7 +107,7 @@ func warehouseEvents(denyList []string) predicate.Predicate {
 }
 
 // warehouseOfPod maps a warehouse pod (instance label "<wh>-warehouse") to its warehouse.
-func warehouseOfPod(_ context.Context, o client.Object) []reconcile.Request {
+func warehouseOfPod(_ context.Context, o client.Object) []ctrl.Request {
 	if o.GetLabels()[resources.ComponentLabel] != string(resources.ComponentCN) {
 		return nil
 	}
@@ -127,23 +115,23 @@ func warehouseOfPod(_ context.Context, o client.Object) []reconcile.Request {
 	if !ok || name == "" {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 }
 
 // warehousesOfCluster maps a cluster (its FE becoming ready, its spec) to
 // the warehouses that join it and, for cluster x-warehouse, to warehouse x,
 // whose objects' names it takes (or gives back, once deleted).
-func (r *StarRocksWarehouseReconciler) warehousesOfCluster(ctx context.Context, o client.Object) []reconcile.Request {
-	var reqs []reconcile.Request
+func (r *StarRocksWarehouseReconciler) warehousesOfCluster(ctx context.Context, o client.Object) []ctrl.Request {
+	var reqs []ctrl.Request
 	if name, ok := strings.CutSuffix(o.GetName(), "-warehouse"); ok && name != "" {
-		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}})
+		reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}})
 	}
 	var list srv1.StarRocksWarehouseList
 	if err := r.Client.List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{warehouseClusterIndex: o.GetName()}); err != nil {
 		return reqs
 	}
 	for _, wh := range list.Items {
-		if req := (reconcile.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}}); !slices.Contains(reqs, req) {
+		if req := (ctrl.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}}); !slices.Contains(reqs, req) {
 			reqs = append(reqs, req)
 		}
 	}
@@ -152,12 +140,12 @@ func (r *StarRocksWarehouseReconciler) warehousesOfCluster(ctx context.Context, 
 
 // warehousesUsingConfigMap maps a ConfigMap to the warehouses that read it:
 // as their cn.conf, or as the fe.conf of their cluster (run_mode, ports).
-func (r *StarRocksWarehouseReconciler) warehousesUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []reconcile.Request {
-	var reqs []reconcile.Request
+func (r *StarRocksWarehouseReconciler) warehousesUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []ctrl.Request {
+	var reqs []ctrl.Request
 	var list srv1.StarRocksWarehouseList
 	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err == nil {
 		for _, wh := range list.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}})
+			reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}})
 		}
 	}
 	var clusters srv1.StarRocksClusterList

@@ -35,7 +35,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -117,11 +116,7 @@ func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs .
 		featuresURL = featureServer(t, features)
 	}
 	access := newFEAccess(c, func(fe.Target) (string, string) { return addr, featuresURL }, fe.TLS{})
-	return &StarRocksWarehouseReconciler{
-		Client: c, Recorder: events.NewFakeRecorder(100), Applier: newApplier(c), Configs: newConfigSource(c, c), FE: access,
-		status:    warehouseStatusPath(c),
-		feBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
-	}
+	return NewStarRocksWarehouseReconciler(c, events.NewFakeRecorder(100), newConfigSource(c, c), access, nil)
 }
 
 // featureServer answers FE's /api/v2/feature with features.

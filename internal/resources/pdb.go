@@ -33,19 +33,9 @@ import (
 // changes them. A component of one replica gets none: a budget could only
 // protect nothing or block every drain. See docs/disruption-budgets.md.
 
-// DisruptionBudgetAnnotation set to "false" on a StarRocksCluster or a
-// StarRocksWarehouse makes no PodDisruptionBudget for any of its components.
-const DisruptionBudgetAnnotation = "starrocks.com/pod-disruption-budget"
-
-// ComponentDisruptionBudgetAnnotation set to "false" makes none for c alone:
-// starrocks.com/fe-pod-disruption-budget, be-..., cn-....
-func ComponentDisruptionBudgetAnnotation(c Component) string {
-	return "starrocks.com/" + string(c) + "-pod-disruption-budget"
-}
-
 // DisruptionBudgetOff reports whether annotations turn c's budget off.
 func DisruptionBudgetOff(annotations map[string]string, c Component) bool {
-	return annotations[DisruptionBudgetAnnotation] == "false" || annotations[ComponentDisruptionBudgetAnnotation(c)] == "false"
+	return annotations[srv1.DisruptionBudgetAnnotation] == "false" || annotations[srv1.ComponentDisruptionBudgetAnnotation(string(c))] == "false"
 }
 
 // DisruptionBudget is the budget of component c (FE, BE or CN) when its

@@ -154,11 +154,11 @@ func TestBudgetsAreTurnedOffByAnnotation(t *testing.T) {
 		want        map[Component]bool
 	}{
 		{"no annotation: every component of several pods", nil, map[Component]bool{ComponentFE: true, ComponentBE: true, ComponentCN: true}},
-		{"starrocks.com/pod-disruption-budget=false: none", map[string]string{DisruptionBudgetAnnotation: "false"}, map[Component]bool{}},
+		{"starrocks.com/pod-disruption-budget=false: none", map[string]string{srv1.DisruptionBudgetAnnotation: "false"}, map[Component]bool{}},
 		{"the BE annotation: BE alone has none", map[string]string{"starrocks.com/be-pod-disruption-budget": "false"}, map[Component]bool{ComponentFE: true, ComponentCN: true}},
 		{"the FE and CN annotations", map[string]string{"starrocks.com/fe-pod-disruption-budget": "false", "starrocks.com/cn-pod-disruption-budget": "false"}, map[Component]bool{ComponentBE: true}},
-		{"a component's true does not undo the cluster's false", map[string]string{DisruptionBudgetAnnotation: "false", "starrocks.com/fe-pod-disruption-budget": "true"}, map[Component]bool{}},
-		{"only false turns a budget off", map[string]string{DisruptionBudgetAnnotation: "no", "starrocks.com/be-pod-disruption-budget": "False"}, map[Component]bool{ComponentFE: true, ComponentBE: true, ComponentCN: true}},
+		{"a component's true does not undo the cluster's false", map[string]string{srv1.DisruptionBudgetAnnotation: "false", "starrocks.com/fe-pod-disruption-budget": "true"}, map[Component]bool{}},
+		{"only false turns a budget off", map[string]string{srv1.DisruptionBudgetAnnotation: "no", "starrocks.com/be-pod-disruption-budget": "False"}, map[Component]bool{ComponentFE: true, ComponentBE: true, ComponentCN: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -225,7 +225,7 @@ func TestWarehouseBudget(t *testing.T) {
 	if refs := pdb.OwnerReferences; len(refs) != 1 || refs[0].Kind != "StarRocksWarehouse" || refs[0].UID != wh.UID {
 		t.Errorf("owned by %+v, want the warehouse", refs)
 	}
-	src.Annotations = map[string]string{DisruptionBudgetAnnotation: "false"}
+	src.Annotations = map[string]string{srv1.DisruptionBudgetAnnotation: "false"}
 	if Warehouse(wh, src, WarehouseConfig{}).DisruptionBudget == nil {
 		t.Error("the cluster's annotation turned the warehouse's budget off")
 	}

@@ -90,7 +90,7 @@ func ScaleInBackends(in BackendScaleIn) Step {
 		st.Holds = waitIf(shrinking, decommissioning("reading FE's backends to decommission %s; BE keeps %d replicas", removed, from))
 		return st
 	case rep.Err != nil:
-		st.Holds = waitIf(shrinking, Hold{Trouble: rep.Err, Message: fmt.Sprintf(" (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", rep.Err, from, removed, skipDecommission)})
+		st.Holds = waitIf(shrinking, Hold{Trouble: rep.Err, Message: fmt.Sprintf(" (%v): BE keeps %d replicas until FE decommissions %s; annotate the cluster %s=true to shrink without", rep.Err, from, removed, srv1.SkipDecommissionAnnotation)})
 		return st
 	}
 	plan := planBackends(rep.Backends, in.Names, int(to))
@@ -204,7 +204,7 @@ func (in BackendScaleIn) decommission(st Step, plan backendPlan, removed string)
 				f.Refusal = text
 				return f
 			}
-			return failed(Hold{Trouble: err, Message: fmt.Sprintf(": FE did not take the decommission of %s (%v): BE keeps %d replicas; annotate the cluster %s=true to shrink without", removed, err, from, skipDecommission)})
+			return failed(Hold{Trouble: err, Message: fmt.Sprintf(": FE did not take the decommission of %s (%v): BE keeps %d replicas; annotate the cluster %s=true to shrink without", removed, err, from, srv1.SkipDecommissionAnnotation)})
 		}
 		st.Log = &Log{Message: "asked FE to decommission the BEs a scale-in removes", KeysAndValues: []any{"backends", strings.Join(plan.decommission, ", ")}}
 		st.Event = &Event{Reason: srv1.ReasonDecommissioning, Action: "DecommissionBackend",
@@ -249,7 +249,7 @@ type Drain struct {
 func (d Drain) Hold(shown string, since, now time.Time) Hold {
 	if now.Sub(since) >= d.stall {
 		return Hold{Reason: srv1.ReasonDecommissionStalled, Message: fmt.Sprintf("FE moved no tablet off %s for %s (%d tablets left, per FE's TabletNum): check that the other BEs are alive and have room; BE keeps %d replicas; annotate the cluster %s=true to shrink anyway, losing what only they hold",
-			d.draining, d.stall, d.Tablets, d.from, skipDecommission)}
+			d.draining, d.stall, d.Tablets, d.from, srv1.SkipDecommissionAnnotation)}
 	}
 	return decommissioning("%s; BE keeps %d replicas until FE let them go", shown, d.from)
 }

@@ -129,7 +129,7 @@ func TestScaleInBackendsDecidesOnFEsWord(t *testing.T) {
 			}
 		}},
 		{"FE not answering holds BE and names the way out", with(scaleIn(), func(in *BackendScaleIn) { in.Report.Err = errors.New("dial timeout") }), func(t *testing.T, st Step) {
-			if len(st.Holds) != 1 || st.Holds[0].Trouble == nil || !strings.Contains(st.Holds[0].Message, "dial timeout") || !strings.Contains(st.Holds[0].Message, skipDecommission+"=true") {
+			if len(st.Holds) != 1 || st.Holds[0].Trouble == nil || !strings.Contains(st.Holds[0].Message, "dial timeout") || !strings.Contains(st.Holds[0].Message, srv1.SkipDecommissionAnnotation+"=true") {
 				t.Errorf("holds %+v, want FE's trouble and the skip annotation", st.Holds)
 			}
 		}},

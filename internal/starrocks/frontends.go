@@ -107,7 +107,7 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("reading FE's group to take %s out of it", leaving))...)
 		return st
 	case rep.Err != nil:
-		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("FE did not answer (%v): FE keeps %d replicas until %s left FE's group; annotate the cluster %s=true to shrink without", rep.Err, from, leaving, skipDecommission))...)
+		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("FE did not answer (%v): FE keeps %d replicas until %s left FE's group; annotate the cluster %s=true to shrink without", rep.Err, from, leaving, srv1.SkipDecommissionAnnotation))...)
 		return st
 	}
 	if left := leftoverFrontends(rep.Frontends, in.Names, int(from)); len(left) > 0 {

@@ -23,10 +23,6 @@ import (
 	"github.com/srscale/starrocks-operator/internal/fe"
 )
 
-// skipDecommission is the annotation (controller.SkipDecommissionAnnotation)
-// that the messages offer as the way out of a scale-in FE does not let go.
-const skipDecommission = "starrocks.com/skip-decommission"
-
 // Step is what a planner decides for now. The glue does it in this order:
 //  1. Read: nothing more is decided before FE's report is read; the
 //     glue records Begin or End, reads, and plans again with the report.

@@ -494,7 +494,7 @@ func testRemovedComponent(t *testing.T, c *testcluster.Cluster) {
 		}
 	}
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
-		s.Annotations = map[string]string{controller.DeleteRemovedComponentsAnnotation: "true"}
+		s.Annotations = map[string]string{srv1.DeleteRemovedComponentsAnnotation: "true"}
 	})
 	eventually(t, 30*time.Second, "BE objects deleted", func(ctx context.Context) (bool, error) {
 		for _, o := range []struct {

@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
@@ -61,7 +60,7 @@ func testClaimsGrowWhileTheOldStatefulSetGoes(t *testing.T, c *testcluster.Clust
 	op := startOperator(t, c, ns, operatorOptions{fe: refused, feLookEvery: time.Second})
 	src := beWithStorage(ns, "rg", class.Name, "10Gi")
 	// No StarRocks answers here: the be.conf change rolls without FE's word.
-	src.Annotations = map[string]string{controller.RolloutGateAnnotation: controller.RolloutGateOff}
+	src.Annotations = map[string]string{srv1.RolloutGateAnnotation: srv1.RolloutGateOff}
 	beConf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "rg-be-conf"}, Data: map[string]string{"be.conf": "sys_log_level = INFO\n"}}
 	if err := c.Client.Create(ctx, beConf); err != nil {
 		t.Fatal(err)

@@ -35,7 +35,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
@@ -132,7 +131,7 @@ func testBudgetsFollowTheSpec(t *testing.T, c *testcluster.Cluster) {
 		return src.Status.ObservedGeneration == src.Generation && cond != nil && cond.Reason == srv1.ReasonFEUnreachable, nil
 	})
 	waitBudget(t, c, ns, "b1-be-pdb", "kept for the 3 BE that still run", allows("1"))
-	annotate(t, c, src, controller.SkipDecommissionAnnotation, "true")
+	annotate(t, c, src, srv1.SkipDecommissionAnnotation, "true")
 	waitNoBudget(t, c, ns, "b1-be-pdb", "BE went down to one pod")
 
 	quorum := func(want metav1.ConditionStatus, reason string) *metav1.Condition {
@@ -159,7 +158,7 @@ func testBudgetsFollowTheSpec(t *testing.T, c *testcluster.Cluster) {
 	waitBudget(t, c, ns, "b1-fe-pdb", "two of 5 FE may go", allows("2"))
 	quorum(metav1.ConditionFalse, srv1.ReasonNotTwoFrontends)
 
-	annotate(t, c, src, resources.ComponentDisruptionBudgetAnnotation(resources.ComponentFE), "false")
+	annotate(t, c, src, srv1.ComponentDisruptionBudgetAnnotation(string(resources.ComponentFE)), "false")
 	waitNoBudget(t, c, ns, "b1-fe-pdb", "turned off by annotation")
 }
 
@@ -283,7 +282,7 @@ func testDrainHonoursBudgets(t *testing.T, c *testcluster.Cluster) {
 	waitRunning(t, c, ns, "d", time.Minute)
 
 	// The control: without budgets, the same drain takes two BE at once.
-	annotate(t, c, src, resources.DisruptionBudgetAnnotation, "false")
+	annotate(t, c, src, srv1.DisruptionBudgetAnnotation, "false")
 	waitNoBudget(t, c, ns, "d-be-pdb", "turned off by annotation")
 	waitNoBudget(t, c, ns, "d-fe-pdb", "turned off by annotation")
 	cordon(true)

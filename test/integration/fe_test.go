@@ -527,7 +527,7 @@ func testAdoptedWarehouseReleased(t *testing.T, c *testcluster.Cluster, dir *feD
 	wh.Spec.Template.AutoScalingPolicy = nil
 	// The upstream operator made the StatefulSet, with its finalizer, before
 	// we ran: the warehouse is ignored until the StatefulSet exists.
-	wh.Annotations = map[string]string{controller.IgnoredAnnotation: "true"}
+	wh.Annotations = map[string]string{srv1.IgnoredAnnotation: "true"}
 	if err := c.Client.Create(ctx, wh); err != nil {
 		t.Fatal(err)
 	}
@@ -545,7 +545,7 @@ func testAdoptedWarehouseReleased(t *testing.T, c *testcluster.Cluster, dir *feD
 	if err := c.Client.Create(ctx, upstream, client.FieldOwner("sroperator")); err != nil {
 		t.Fatal(err)
 	}
-	mutate(t, c.Client, wh, func(w *srv1.StarRocksWarehouse) { delete(w.Annotations, controller.IgnoredAnnotation) })
+	mutate(t, c.Client, wh, func(w *srv1.StarRocksWarehouse) { delete(w.Annotations, srv1.IgnoredAnnotation) })
 	waitWarehouse(t, c, "fe", "wh-adopted", "adopted warehouse running", warehouseRunning(1))
 	sts := &appsv1.StatefulSet{}
 	if err := get(ctx, c.Client, "fe", "wh-adopted-warehouse-cn", sts); err != nil {
@@ -575,7 +575,7 @@ func drCluster(name, feConf string) (*srv1.StarRocksCluster, []*corev1.ConfigMap
 	src.Spec.DisasterRecovery = &srv1.DisasterRecovery{Enabled: true, Generation: 7}
 	// No StarRocks answers for these clusters: FE's return to 3 pods after
 	// the recovery rolls without waiting for FE's word.
-	src.Annotations = map[string]string{controller.RolloutGateAnnotation: controller.RolloutGateOff}
+	src.Annotations = map[string]string{srv1.RolloutGateAnnotation: srv1.RolloutGateOff}
 	conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: name + "-fe-conf"}, Data: map[string]string{"fe.conf": feConf}}
 	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: conf.Name, ResolveKey: "fe.conf"}
 	snap := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: name + "-snapshot"}, Data: map[string]string{resources.ClusterSnapshotFile: "cluster_snapshot:\n  cluster_snapshot_path: s3://bucket/snap\n"}}

@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/simstarrocks/registrar"
@@ -202,7 +201,7 @@ func testGateKeepsReplicas(t *testing.T, c *testcluster.Cluster, dir *feDirector
 	opts := simstarrocks.Options{CatchUp: lag}
 	gated := gatedCluster("gate", "gated", 1, bes)
 	ungated := gatedCluster("gate", "ungated", 1, bes)
-	ungated.Annotations = map[string]string{controller.RolloutGateAnnotation: controller.RolloutGateOff}
+	ungated.Annotations = map[string]string{srv1.RolloutGateAnnotation: srv1.RolloutGateOff}
 	with := &beRollout{src: gated, sim: startGated(t, c, dir, gated, opts, tablets)}
 	without := &beRollout{src: ungated, sim: startGated(t, c, dir, ungated, opts, tablets)}
 	// Both at once: the same cluster, the same load, the same moment.
@@ -268,7 +267,7 @@ func progressing(t *testing.T, c *testcluster.Cluster, ns, name string) metav1.C
 func testStalledRollout(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	ctx := context.Background()
 	src := gatedCluster("gate", "stall", 1, 3)
-	src.Annotations = map[string]string{controller.RolloutStallTimeoutAnnotation: "4s"}
+	src.Annotations = map[string]string{srv1.RolloutStallTimeoutAnnotation: "4s"}
 	startGated(t, c, dir, src, simstarrocks.Options{}, 0)
 	kept := map[string]string{}
 	for _, p := range []string{"stall-be-0", "stall-be-1"} {

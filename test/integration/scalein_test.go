@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -280,7 +279,7 @@ func testDecommission(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 		if s.Annotations == nil {
 			s.Annotations = map[string]string{}
 		}
-		s.Annotations[controller.SkipDecommissionAnnotation] = "true"
+		s.Annotations[srv1.SkipDecommissionAnnotation] = "true"
 		s.Spec.StarRocksBeSpec.Replicas = ptr.To[int32](1)
 	})
 	waitStatefulSet(t, c, "scale", "dc-be", "BE shrunk to 1 at once", time.Minute, shrunkTo(1))
@@ -331,7 +330,7 @@ func testDecommissionCancelled(t *testing.T, c *testcluster.Cluster, dir *feDire
 		t.Fatal("no be-3 to stop")
 	}
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
-		s.Annotations = map[string]string{controller.DecommissionStallTimeoutAnnotation: "3s"}
+		s.Annotations = map[string]string{srv1.DecommissionStallTimeoutAnnotation: "3s"}
 		s.Spec.StarRocksBeSpec.Replicas = ptr.To[int32](3)
 	})
 	got := condition(t, c, "scale", "rv", "the stall reported", srv1.ConditionProgressing, srv1.ReasonDecommissionStalled)
@@ -457,7 +456,7 @@ func testFEGroup(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 
 	// The control case: 3 → 2 without the drop leaves fe-2 in FE's group, dead (upstream #789).
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
-		s.Annotations = map[string]string{controller.SkipDecommissionAnnotation: "true"}
+		s.Annotations = map[string]string{srv1.SkipDecommissionAnnotation: "true"}
 		s.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](2)
 	})
 	waitStatefulSet(t, c, "scale", "fg-fe", "FE shrunk to 2 at once", time.Minute, shrunkTo(2))
@@ -482,7 +481,7 @@ func testRemovedComputeNodes(t *testing.T, c *testcluster.Cluster, dir *feDirect
 	waitRunning(t, c, "scale", "cr", 2*time.Minute)
 	eventually(t, time.Minute, "2 compute nodes registered", func(context.Context) (bool, error) { return len(hosts(f, "")) == 2, nil })
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
-		s.Annotations = map[string]string{controller.DeleteRemovedComponentsAnnotation: "true"}
+		s.Annotations = map[string]string{srv1.DeleteRemovedComponentsAnnotation: "true"}
 		s.Spec.StarRocksCnSpec = nil
 	})
 	gone(t, c, "the CN StatefulSet", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "scale", Name: "cr-cn"}})

@@ -44,7 +44,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/test/upstreamref"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
@@ -502,7 +501,7 @@ func testClaimsGrow(t *testing.T, c *testcluster.Cluster) {
 	startOperator(t, c, "grow", operatorOptions{})
 	src := beWithStorage("grow", "gr", "expandable", "10Gi")
 	// No StarRocks answers here: the be.conf change rolls without FE's word.
-	src.Annotations = map[string]string{controller.RolloutGateAnnotation: controller.RolloutGateOff}
+	src.Annotations = map[string]string{srv1.RolloutGateAnnotation: srv1.RolloutGateOff}
 	// be.conf changed once since creation: the pod template carries its hash,
 	// which the StatefulSet made again must carry too, or every pod rolls.
 	beConf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "grow", Name: "gr-be-conf"}, Data: map[string]string{"be.conf": "sys_log_level = INFO\n"}}

@@ -141,7 +141,7 @@ func testIgnoredWarehouseDeleted(t *testing.T, c *testcluster.Cluster, f *simsta
 		t.Fatalf("finalizers %v lack %s", wh.Finalizers, controller.WarehouseFinalizer)
 	}
 	mutate(t, c.Client, wh, func(w *srv1.StarRocksWarehouse) {
-		w.Annotations = map[string]string{controller.IgnoredAnnotation: "true"}
+		w.Annotations = map[string]string{srv1.IgnoredAnnotation: "true"}
 	})
 	if err := c.Client.Delete(ctx, wh); err != nil {
 		t.Fatal(err)

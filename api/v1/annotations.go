@@ -1,0 +1,85 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+// The annotations a user sets on a StarRocksCluster or a StarRocksWarehouse
+// to tell the operator something the spec does not say. Every one is named
+// here, and nowhere else.
+
+// IgnoredAnnotation set to "true" on a StarRocksCluster or a
+// StarRocksWarehouse makes the operator leave it alone.
+const IgnoredAnnotation = "starrocks.com/ignored"
+
+// DeleteRemovedComponentsAnnotation set to "true" on a StarRocksCluster lets
+// the operator delete BE or CN when their spec is removed: their pods hold
+// data (BE) or caches (CN), and a removed spec block may be a mistake. Without
+// it the component keeps running and the status says what waits.
+const DeleteRemovedComponentsAnnotation = "starrocks.com/delete-removed-components"
+
+// RolloutGateAnnotation on a StarRocksCluster turns the gated rollouts off
+// ("off": pod template changes roll as the StatefulSet controller rolls
+// them), or keeps them only while FE answers ("if-fe-reachable": an FE that
+// does not answer lets the rollout go on ungated). Without it, a rollout
+// whose FE does not answer waits, and says so.
+const RolloutGateAnnotation = "starrocks.com/rollout-gate"
+
+// The values of RolloutGateAnnotation.
+const (
+	RolloutGateOff           = "off"
+	RolloutGateIfFEReachable = "if-fe-reachable"
+)
+
+// RolloutStallTimeoutAnnotation sets how long a gated rollout's step may
+// wait for StarRocks before it is reported RolloutStalled (a Go duration,
+// "45m"); the rollout stays held either way.
+const RolloutStallTimeoutAnnotation = "starrocks.com/rollout-stall-timeout"
+
+// DisruptionBudgetAnnotation set to "false" on a StarRocksCluster or a
+// StarRocksWarehouse makes no PodDisruptionBudget for any of its components.
+const DisruptionBudgetAnnotation = "starrocks.com/pod-disruption-budget"
+
+// ComponentDisruptionBudgetAnnotation set to "false" makes none for one
+// component alone: starrocks.com/fe-pod-disruption-budget, be-..., cn-...
+// (component is fe, be, cn or fe-proxy).
+func ComponentDisruptionBudgetAnnotation(component string) string {
+	return "starrocks.com/" + component + "-pod-disruption-budget"
+}
+
+// SkipDecommissionAnnotation set to "true" on a StarRocksCluster shrinks BE
+// and FE at once, as the upstream does, without asking FE first: for when
+// FE is gone for good. BEs removed this way lose the tablets only they held.
+const SkipDecommissionAnnotation = "starrocks.com/skip-decommission"
+
+// DecommissionStallTimeoutAnnotation sets, as a Go duration, how long a BE
+// decommission may make no progress before it is reported stalled
+// (default 30m).
+const DecommissionStallTimeoutAnnotation = "starrocks.com/decommission-stall-timeout"
+
+// FESSLModeAnnotation on a StarRocksCluster overrides --fe-ssl-mode for
+// that cluster's FE, for fleets whose FEs differ (some requiring TLS, some
+// without it). Its values are --fe-ssl-mode's, in any case; the CA bundle is
+// always --fe-ca-file.
+const FESSLModeAnnotation = "starrocks.com/fe-ssl-mode"
+
+// FECredentialsAnnotation on a StarRocksCluster names a Secret in the
+// cluster's namespace holding the user (key "username") and password (key
+// "password") the operator logs in to FE with; it overrides the operator's
+// --fe-credentials-secret for that cluster. An annotation, not a spec field:
+// the CRD stays the upstream's (an older CRD, which Helm never upgrades,
+// would drop a new field without a word), and, like the other per-cluster
+// switches, it is about how the operator works, not about the cluster.
+const FECredentialsAnnotation = "starrocks.com/fe-credentials-secret"
