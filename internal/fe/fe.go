@@ -62,6 +62,10 @@ type Client struct {
 	// wait between attempts, doubled after each.
 	Attempts int
 	Backoff  time.Duration
+
+	// acted is set once a statement succeeded, or got no answer (FE may
+	// have run it): what FE said of its nodes before may be out of date.
+	acted bool
 }
 
 // ComputeNode is one row of SHOW COMPUTE NODES, the columns the operator reads.
@@ -201,11 +205,20 @@ func (c *Client) exec(ctx context.Context, stmt string) error {
 		_, err := e.ExecContext(ctx, stmt, nil)
 		return err
 	})
+	var answered *mysql.MySQLError
+	if err == nil || !errors.As(err, &answered) {
+		c.acted = true
+	}
 	if err != nil {
 		return &StatementError{Statement: stmt, Address: c.Address, Err: err}
 	}
 	return nil
 }
+
+// MayHaveActed reports whether a statement sent through c may have changed
+// FE: one succeeded, or one got no answer. A statement FE answered with an
+// error (a refusal, a missing privilege) changed nothing.
+func (c *Client) MayHaveActed() bool { return c.acted }
 
 // retry runs fn on a fresh connection up to Attempts times. A statement FE
 // refused (a MySQL error) is not retried: it would be refused again. The

@@ -101,19 +101,26 @@ func (d Door) Configured() bool { return d.d != nil }
 var ErrNoFE = errors.New("the operator has no access to FE")
 
 // Exec runs do with a client of src's FE (logged in as the credentials
-// say, over the cluster's TLS) and then marks what FE said of src out of
-// date, whether do succeeded or not, or could not even connect: FE's
-// topology may have changed, and nothing more is decided until FE is read
-// again. It is the only way statements reach FE.
+// say, over the cluster's TLS) and then, when a statement may have changed
+// FE (one succeeded, or one got no answer), marks what FE said of src out
+// of date: nothing more is decided until FE is read again. A statement FE
+// answered with an error (a refusal, a missing privilege), or none sent,
+// changed nothing, and the last report stands: the status keeps telling
+// why the step waits instead of "reading FE". It is the only way
+// statements reach FE.
 func (d Door) Exec(ctx context.Context, src *srv1.StarRocksCluster, feConf string, do func(*fe.Client) error) error {
 	if d.d == nil {
 		return ErrNoFE
 	}
-	defer d.Changed(src)
 	c, err := d.d.client(ctx, src, feConf)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if c.MayHaveActed() {
+			d.Changed(src)
+		}
+	}()
 	return do(c)
 }
 

@@ -17,12 +17,15 @@ limitations under the License.
 package simstarrocks_test
 
 import (
+	"context"
 	"database/sql"
+	"net"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 )
 
@@ -108,4 +111,52 @@ func TestUsersNeedTheirPrivileges(t *testing.T) {
 			t.Errorf("got %v, want ERROR 1045", err)
 		}
 	})
+}
+
+// A client knows whether what it sent may have changed FE: a statement FE
+// answered with an error (a missing privilege, a refusal) changed nothing,
+// so what FE said before stands (internal/feaccess marks its view stale
+// only otherwise); one that succeeded, or got no answer, may have.
+func TestAClientKnowsWhetherItsStatementsMayHaveChangedFE(t *testing.T) {
+	s, root := started(t, simstarrocks.Options{Password: "r"})
+	withBackends(t, s, root, 2)
+	op := simstarrocks.User{Name: "op", Password: "p", Roles: []string{"cluster_admin"}, DefaultRoles: []string{"cluster_admin"}, Privileges: []string{"OPERATE"}}
+	notDefault := op
+	notDefault.Name, notDefault.DefaultRoles = "not_default", nil
+	s.CreateUser(op)
+	s.CreateUser(notDefault)
+	ctx := context.Background()
+
+	denied := &fe.Client{Address: s.QueryAddress(), User: "not_default", Password: "p"}
+	if err := denied.DecommissionBackends(ctx, []string{"be-1:9050"}); err == nil {
+		t.Fatal("a user without NODE decommissioned a BE: the test proves nothing")
+	}
+	if denied.MayHaveActed() {
+		t.Error("a denied DECOMMISSION may have changed FE, says the client")
+	}
+	refused := &fe.Client{Address: s.QueryAddress(), User: "op", Password: "p"}
+	if err := refused.DecommissionBackends(ctx, []string{"nowhere:9050"}); err == nil {
+		t.Fatal("FE decommissioned a BE it does not have")
+	}
+	if refused.MayHaveActed() {
+		t.Error("a refused DECOMMISSION may have changed FE, says the client")
+	}
+	if err := refused.DecommissionBackends(ctx, []string{"be-1:9050"}); err != nil {
+		t.Fatal(err)
+	}
+	if !refused.MayHaveActed() {
+		t.Error("after a DECOMMISSION FE took, the client says nothing changed")
+	}
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := &fe.Client{Address: closed.Addr().String(), User: "op", Password: "p", Attempts: 1}
+	_ = closed.Close()
+	if err := gone.DecommissionBackends(ctx, []string{"be-1:9050"}); err == nil {
+		t.Fatal("a statement to no FE succeeded")
+	}
+	if !gone.MayHaveActed() {
+		t.Error("a statement that got no answer may have run, but the client says nothing changed")
+	}
 }
