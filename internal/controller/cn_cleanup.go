@@ -132,10 +132,10 @@ func (c *computeNodeCleanup) run(ctx context.Context, access feAccess, src *srv1
 
 // do starts the cleanup a step asks for; it returns how soon to look again.
 func (c *computeNodeCleanup) do(ctx context.Context, access feAccess, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, st starrocks.Step) time.Duration {
-	if len(st.Statements) == 0 {
+	if st.DropComputeNodesFrom == nil {
 		return st.After
 	}
-	return c.drop(ctx, access, src, feConf, sts, searchService, st.Statements[0].Replicas)
+	return c.drop(ctx, access, src, feConf, sts, searchService, *st.DropComputeNodesFrom)
 }
 
 // removing remembers the CN StatefulSet of a removed CN spec, about to be deleted.

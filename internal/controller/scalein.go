@@ -185,7 +185,7 @@ func (r *StarRocksClusterReconciler) send(ctx context.Context, s *clusterScope, 
 		defer cancel()
 		err := r.FE.Exec(sctx, s.src, s.want.feConf, func(c *fe.Client) error {
 			for _, stmt := range st.Statements {
-				if err := run(sctx, c, stmt); err != nil {
+				if err := stmt.Send(sctx, c); err != nil {
 					return err
 				}
 			}
@@ -201,29 +201,6 @@ func (r *StarRocksClusterReconciler) send(ctx context.Context, s *clusterScope, 
 		}
 	}
 	return nil
-}
-
-// run sends one statement.
-func run(ctx context.Context, c *fe.Client, stmt starrocks.Statement) error {
-	var err error
-	switch stmt.Verb {
-	case starrocks.DecommissionBackends:
-		err = c.DecommissionBackends(ctx, stmt.Backends)
-	case starrocks.CancelDecommission:
-		err = c.CancelDecommission(ctx, stmt.Backends)
-	case starrocks.AddBackend:
-		err = c.AddBackend(ctx, stmt.Backend)
-	case starrocks.DropBackend:
-		err = c.DropBackend(ctx, stmt.Backend)
-	case starrocks.DropFrontend:
-		err = c.DropFrontend(ctx, stmt.Frontend)
-	default:
-		err = fmt.Errorf("no statement for verb %d", stmt.Verb)
-	}
-	if stmt.AlreadyDone(err) {
-		return nil
-	}
-	return err
 }
 
 // scaleInHold is a step's hold of component c's desired StatefulSet want:

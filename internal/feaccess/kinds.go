@@ -18,7 +18,6 @@ package feaccess
 
 import (
 	"errors"
-	"strings"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
@@ -47,20 +46,18 @@ const (
 	// Refused means FE answered and refused what was asked (fe.Refusal); the
 	// user must act, asking again gets the same answer.
 	Refused
-	// AlreadyDone means FE refused because what was asked is done already; the
-	// step goes on as if it had succeeded.
-	AlreadyDone
 )
 
 // Trouble is what FE's answer (or its silence) means: its kind, the
 // condition reason and the words that open a status message, and for
-// Refused and AlreadyDone FE's own message.
+// Refused FE's own message. FE answering that a statement has nothing
+// left to do is no trouble: the statement's Send (internal/fe) absorbs it.
 type Trouble struct {
 	Kind   Kind
 	Reason string
 	// What opens the status message; the error follows it.
 	What string
-	// Message is FE's, for Refused and AlreadyDone.
+	// Message is FE's, for Refused.
 	Message string
 }
 
@@ -68,8 +65,8 @@ type Trouble struct {
 // asked: a ConfigError found before FE was asked (InvalidFESSLMode); the
 // TLS family (FE refuses plaintext, or the TLS connection failed); the FE
 // credentials family (the login cannot be built, FE refuses it, or the user
-// lacks a privilege the statement needs); FE refusing the statement itself,
-// or saying it is done already; else FE did not answer. A refusal's reason
+// lacks a privilege the statement needs); FE refusing the statement
+// itself; else FE did not answer. A refusal's reason
 // and words are FEUnreachable's, as FE not answering: only its kind differs.
 func Classify(err error) Trouble {
 	var config *ConfigError
@@ -95,24 +92,8 @@ func Classify(err error) Trouble {
 	t := Trouble{Kind: Unreachable, Reason: srv1.ReasonFEUnreachable, What: "FE did not answer"}
 	if msg, refused := fe.Refusal(err); refused {
 		t.Kind, t.Message = Refused, msg
-		if alreadyDone(err, msg) {
-			t.Kind = AlreadyDone
-		}
 	}
 	return t
-}
-
-// alreadyDone recognises FE's refusals that mean the statement has nothing
-// left to do. The statements whose "already done" FE's own client methods
-// absorb (DROP BACKEND, ADD BACKEND, DROP FOLLOWER/OBSERVER, DROP COMPUTE
-// NODE, DROP WAREHOUSE) never show here.
-func alreadyDone(err error, msg string) bool {
-	var se *fe.StatementError
-	if !errors.As(err, &se) {
-		return false
-	}
-	// A BE whose decommission is cancelled was dropped at 0 tablets meanwhile.
-	return strings.HasPrefix(se.Statement, "CANCEL DECOMMISSION") && strings.HasPrefix(msg, "Backend does not exist")
 }
 
 // KindOf is Classify(err).Kind; nil is no trouble and has no kind: ask

@@ -160,10 +160,10 @@ func (in BackendScaleIn) takeBack(st Step, plan backendPlan) Step {
 		})
 	}
 	if len(plan.cancel) > 0 {
-		st.Statements = append(st.Statements, Statement{Verb: CancelDecommission, Backends: plan.cancel})
+		st.Statements = append(st.Statements, fe.CancelDecommission{Backends: plan.cancel})
 	}
 	for _, a := range missing {
-		st.Statements = append(st.Statements, Statement{Verb: AddBackend, Backend: a})
+		st.Statements = append(st.Statements, fe.AddBackend{Backend: a})
 	}
 	if len(st.Statements) == 0 {
 		return st
@@ -196,7 +196,7 @@ func (in BackendScaleIn) decommission(st Step, plan backendPlan, removed string)
 		return f
 	}
 	if len(plan.decommission) > 0 {
-		st.Statements = []Statement{{Verb: DecommissionBackends, Backends: plan.decommission}}
+		st.Statements = []fe.Statement{fe.DecommissionBackends{Backends: plan.decommission}}
 		st.Failed = func(err error) Step {
 			if msg, refused := fe.Refusal(err); refused {
 				text := fmt.Sprintf("spec.starRocksBeSpec.replicas: FE refused to decommission %s, so BE keeps %d replicas: %s", removed, from, msg)
@@ -214,7 +214,7 @@ func (in BackendScaleIn) decommission(st Step, plan backendPlan, removed string)
 	}
 	if len(plan.drop) > 0 {
 		for _, a := range plan.drop {
-			st.Statements = append(st.Statements, Statement{Verb: DropBackend, Backend: a})
+			st.Statements = append(st.Statements, fe.DropBackend{Backend: a})
 		}
 		st.Failed = func(err error) Step {
 			return failed(Hold{Trouble: err, Message: fmt.Sprintf(": FE drained %s but did not drop them (%v): BE keeps %d replicas", strings.Join(plan.drop, ", "), err, from)})

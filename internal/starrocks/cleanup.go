@@ -46,7 +46,7 @@ func CleanUpComputeNodes(in ComputeNodeCleanup) Step {
 	case in.Backoff > 0:
 		return Step{After: in.Backoff}
 	}
-	return Step{Statements: []Statement{{Verb: DropComputeNodes, Replicas: want}}}
+	return Step{DropComputeNodesFrom: &want}
 }
 
 // CleanUpRemovedComputeNodes decides the cleanup of the compute nodes of a
@@ -61,5 +61,5 @@ func CleanUpRemovedComputeNodes(checked Checked, podsLeft int, backoff time.Dura
 	case backoff > 0:
 		return Step{After: backoff}
 	}
-	return Step{Statements: []Statement{{Verb: DropComputeNodes, Replicas: 0}}}
+	return Step{DropComputeNodesFrom: new(int32(0))}
 }

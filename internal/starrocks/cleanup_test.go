@@ -46,7 +46,7 @@ func TestTheComputeNodeCleanupIsDueOnlyAfterASettledScaleIn(t *testing.T) {
 			if (st.Clean == nil) != (tc.clean < 0) || (st.Clean != nil && *st.Clean != tc.clean) {
 				t.Errorf("clean %v, want %d", st.Clean, tc.clean)
 			}
-			if (len(st.Statements) == 0) != (tc.drop < 0) || (len(st.Statements) > 0 && (st.Statements[0].Verb != DropComputeNodes || st.Statements[0].Replicas != tc.drop)) {
+			if (st.DropComputeNodesFrom == nil) != (tc.drop < 0) || (st.DropComputeNodesFrom != nil && *st.DropComputeNodesFrom != tc.drop) {
 				t.Errorf("statements %+v, want a drop from %d", st.Statements, tc.drop)
 			}
 			if st.After != tc.after {
@@ -57,7 +57,7 @@ func TestTheComputeNodeCleanupIsDueOnlyAfterASettledScaleIn(t *testing.T) {
 }
 
 func TestARemovedCNsNodesAreDroppedOnceItsPodsAreGone(t *testing.T) {
-	if st := CleanUpRemovedComputeNodes(Checked{}, 0, 0); len(st.Statements) != 1 || st.Statements[0].Replicas != 0 {
+	if st := CleanUpRemovedComputeNodes(Checked{}, 0, 0); st.DropComputeNodesFrom == nil || *st.DropComputeNodesFrom != 0 {
 		t.Errorf("pods gone: %+v, want every node dropped", st)
 	}
 	if st := CleanUpRemovedComputeNodes(Checked{}, 1, 0); len(st.Statements) > 0 {

@@ -153,7 +153,7 @@ func (in FrontendScaleIn) dropLeftovers(st Step, shrinking bool, left []fe.Front
 	claims.Event = &Event{Reason: "FrontendDropped", Action: "DropFrontend", Note: "dropped from FE's group the FEs whose pods a scale-down removed: " + addresses}
 	drop := Step{Then: &claims}
 	for _, f := range left {
-		drop.Statements = append(drop.Statements, Statement{Verb: DropFrontend, Frontend: f})
+		drop.Statements = append(drop.Statements, fe.DropFrontend{Frontend: f})
 	}
 	drop.Failed = func(err error) Step {
 		return with(fmt.Sprintf("could not drop removed FEs from FE's group (%v)", err))
@@ -184,7 +184,7 @@ func (in FrontendScaleIn) leave(st Step, frontends []fe.Frontend) Step {
 		return with(in.step(fmt.Sprintf("%s leads FE's group: its pod goes first, so that the others elect a new leader, then it is dropped (FE %d → %d)", pod, from, from-1)))
 	case feDrop:
 		drop := with(in.keep(fmt.Sprintf("%s left FE's group; its pod goes next (FE %d → %d)", pod, from, from-1)))
-		drop.Statements = []Statement{{Verb: DropFrontend, Frontend: target}}
+		drop.Statements = []fe.Statement{fe.DropFrontend{Frontend: target}}
 		drop.Failed = func(err error) Step {
 			return with(in.keep(fmt.Sprintf("FE did not drop %s from its group (%v): FE keeps %d replicas", target.Address(), err, from)))
 		}

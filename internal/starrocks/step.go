@@ -17,7 +17,6 @@ limitations under the License.
 package starrocks
 
 import (
-	"strings"
 	"time"
 
 	"github.com/srscale/starrocks-operator/internal/fe"
@@ -47,7 +46,11 @@ type Step struct {
 	// Holds keep the StatefulSet, or its replicas, and say why.
 	Holds []Hold
 	// Statements are sent to FE, in order.
-	Statements []Statement
+	Statements []fe.Statement
+	// DropComputeNodesFrom, when set, drops from FE every compute node of
+	// the StatefulSet at or above this ordinal: FE is read first, off the
+	// reconcile workers (the CN cleanup).
+	DropComputeNodesFrom *int32
 	// DeleteClaims are the pod ordinals whose claims are deleted.
 	DeleteClaims []int
 	// Failed is the step done instead of the rest of this one when a
@@ -79,43 +82,6 @@ type Hold struct {
 	// Trouble, when set, is FE's error: its kind gives the reason, and
 	// the words Message follows.
 	Trouble error
-}
-
-// Verb is what a Statement asks of FE.
-type Verb int
-
-// The statements the planners send.
-const (
-	DecommissionBackends Verb = iota + 1
-	CancelDecommission
-	AddBackend
-	DropBackend
-	DropFrontend
-	// DropComputeNodes drops every compute node of the StatefulSet at or
-	// above Replicas: FE is read first, off the reconcile workers.
-	DropComputeNodes
-)
-
-// Statement is one statement for FE.
-type Statement struct {
-	Verb Verb
-	// Backends are the BEs (host:heartbeat port) of DecommissionBackends
-	// and CancelDecommission.
-	Backends []string
-	// Backend is the BE of AddBackend and DropBackend.
-	Backend string
-	// Frontend is the FE of DropFrontend.
-	Frontend fe.Frontend
-	// Replicas is where DropComputeNodes begins.
-	Replicas int32
-}
-
-// AlreadyDone reports whether FE's error says the statement has nothing
-// left to do: a BE whose decommission is cancelled was dropped at 0 tablets
-// meanwhile (the next read shows it missing, and it is added).
-func (s Statement) AlreadyDone(err error) bool {
-	msg, refused := fe.Refusal(err)
-	return s.Verb == CancelDecommission && refused && strings.HasPrefix(msg, "Backend does not exist")
 }
 
 // Log is one line for the operator's log.

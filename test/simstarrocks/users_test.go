@@ -160,3 +160,18 @@ func TestAClientKnowsWhetherItsStatementsMayHaveChangedFE(t *testing.T) {
 		t.Error("a statement that got no answer may have run, but the client says nothing changed")
 	}
 }
+
+// FE's statements absorb FE answering that there is nothing left to do: a
+// BE whose decommission is cancelled was dropped meanwhile; a DECOMMISSION
+// of a BE FE does not have is FE's refusal, to be acted on.
+func TestAStatementWithNothingLeftToDoIsNoError(t *testing.T) {
+	s, _ := started(t, simstarrocks.Options{})
+	c := &fe.Client{Address: s.QueryAddress()}
+	ctx := context.Background()
+	if err := (fe.CancelDecommission{Backends: []string{"gone-be:9050"}}).Send(ctx, c); err != nil {
+		t.Errorf("cancelling the decommission of a BE FE dropped: %v, want nothing left to do", err)
+	}
+	if err := (fe.DecommissionBackends{Backends: []string{"gone-be:9050"}}).Send(ctx, c); err == nil {
+		t.Error("decommissioning a BE FE does not have succeeded")
+	}
+}
