@@ -67,4 +67,6 @@ func (s DropBackend) Send(ctx context.Context, c *Client) error { return c.DropB
 type DropFrontend struct{ Frontend Frontend }
 
 // Send sends ALTER SYSTEM DROP FOLLOWER or OBSERVER.
-func (s DropFrontend) Send(ctx context.Context, c *Client) error { return c.DropFrontend(ctx, s.Frontend) }
+func (s DropFrontend) Send(ctx context.Context, c *Client) error {
+	return c.DropFrontend(ctx, s.Frontend)
+}
