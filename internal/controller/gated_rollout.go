@@ -159,7 +159,7 @@ func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component
 	if s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateOff || starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
 		return starrocks.Gate{}, false
 	}
-	if slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Component == c && h.Report == reconcile.Waits }) {
+	if slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Component == c && h.Report == reconcile.Steps }) {
 		// Another step moves c (an FE leaving FE's group): a rollout under
 		// way keeps its strategy, neither pushed on nor let loose.
 		if gateSet(live) {
@@ -214,7 +214,7 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 			}
 		}
 	}
-	s.hold(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Value: strategy, Reason: reason, Message: msg, Report: reconcile.Waits})
+	s.hold(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Value: strategy, Reason: reason, Message: msg, Report: reconcile.Steps})
 	s.later(r.FE.Every())
 	if st.Delete == nil {
 		return nil

@@ -206,7 +206,7 @@ func (r *StarRocksClusterReconciler) send(ctx context.Context, s *clusterScope, 
 // scaleInHold is a step's hold of component c's desired StatefulSet want:
 // whole, or its replicas set to the value held.
 func scaleInHold(c resources.Component, want *appsv1.StatefulSet, h starrocks.Hold) reconcile.Hold {
-	out := reconcile.Hold{Component: c, Object: want, Reason: h.Reason, Message: h.Message, Report: reconcile.Waits}
+	out := reconcile.Hold{Component: c, Object: want, Reason: h.Reason, Message: h.Message, Report: reconcile.Steps}
 	if h.Refuses {
 		out.Report = reconcile.Refuses
 	}

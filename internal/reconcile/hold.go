@@ -65,8 +65,14 @@ type Hold struct {
 type Report int
 
 const (
-	// Waits is a step in progress; the component's phase says what it waits for.
+	// Waits says the component waits for something of the operator's own
+	// (its turn in an ordered rollout, a disaster recovery); its phase says
+	// what.
 	Waits Report = iota
+	// Steps is a StarRocks-aware step in progress (a decommission, an FE
+	// leaving FE's group, a gated rollout): it waits as Waits does, and
+	// Progressing tells it with the hold's own reason.
+	Steps
 	// Warns says the component runs on as it is; ConfigUnavailable says why, and a Warning Event when it starts.
 	Warns
 	// Refuses says a change of the spec is refused; ReconcileError says why
@@ -114,7 +120,7 @@ func (hs Holds) Of(report Report) Holds {
 // Waiting is why c waits; empty when it does not.
 func (hs Holds) Waiting(c resources.Component) string {
 	for _, h := range hs {
-		if h.Component == c && h.Report == Waits {
+		if h.Component == c && (h.Report == Waits || h.Report == Steps) {
 			return h.Message
 		}
 	}
@@ -159,13 +165,11 @@ func (hs Holds) Observe(obs *status.Observed) {
 		}
 	}
 	var steps []string
-	for _, h := range hs.Of(Waits) {
-		if slices.Contains(stepReasons, h.Reason) {
-			if obs.StepReason == "" || (stalled(h.Reason) && !stalled(obs.StepReason)) {
-				obs.StepReason = h.Reason // a stall is what to see first
-			}
-			steps = append(steps, h.Component.Title()+": "+h.Message)
+	for _, h := range hs.Of(Steps) {
+		if obs.StepReason == "" || (stalled(h.Reason) && !stalled(obs.StepReason)) {
+			obs.StepReason = h.Reason // a stall is what to see first
 		}
+		steps = append(steps, h.Component.Title()+": "+h.Message)
 	}
 	obs.Step = strings.Join(steps, "; ")
 	if len(removed) > 0 {
@@ -174,13 +178,7 @@ func (hs Holds) Observe(obs *status.Observed) {
 	}
 }
 
-// stepReasons are the waits that are StarRocks-aware steps, reported in
-// Progressing with their own reason.
-var stepReasons = []string{srv1.ReasonDecommissioning, srv1.ReasonDecommissionStalled, srv1.ReasonLeavingFEGroup, srv1.ReasonFEUnreachable,
-	srv1.ReasonFETLSFailed, srv1.ReasonFEInsecureTransport,
-	srv1.ReasonFECredentialsMissing, srv1.ReasonFECredentialsRejected, srv1.ReasonFEPermissionDenied,
-	srv1.ReasonRollingOut, srv1.ReasonRolloutStalled}
-
+// stalled reports whether a step's reason says it made no progress for too long.
 func stalled(reason string) bool {
 	return reason == srv1.ReasonDecommissionStalled || reason == srv1.ReasonRolloutStalled
 }
