@@ -73,8 +73,8 @@ type confRead struct {
 // desired is what the spec asks for, built from the spec and the inputs.
 type desired struct {
 	objects resources.ClusterObjects
-	// grow lists, per StatefulSet, the claims that grow (see checkImmutable).
-	grow map[resources.Component][]claimGrowth
+	// grow lists, per StatefulSet, the claims that grow (see reconcile.CheckImmutable).
+	grow map[resources.Component][]reconcile.ClaimGrowth
 	// feConf is fe.conf, for what talks to FE.
 	feConf string
 	// rollout orders image changes across components (the rollout phase).
@@ -237,17 +237,17 @@ func build(src *srv1.StarRocksCluster, in *clusterInputs, opts resources.Options
 			}
 		}
 	}
-	d := &desired{objects: resources.Build(src, cfg), hashes: apply.NewHashes(), grow: map[resources.Component][]claimGrowth{}, feConf: cfg.FE}
+	d := &desired{objects: resources.Build(src, cfg), hashes: apply.NewHashes(), grow: map[resources.Component][]reconcile.ClaimGrowth{}, feConf: cfg.FE}
 	resources.KeepFEQuorum(d.objects.StatefulSet(resources.ComponentFE), in.live[resources.ComponentFE])
 	for _, c := range statefulSetComponents {
 		if hs.Whole(c) {
 			continue // keeps its live objects whatever they say
 		}
-		check := checkImmutable(in.live[c], d.objects.StatefulSet(c), specField(c))
-		if check.held != "" {
-			hs = append(hs, reconcile.Hold{Component: c, Object: d.objects.StatefulSet(c), Reason: srv1.ReasonImmutableFieldChanged, Message: check.held, Report: reconcile.Refuses})
-		} else if len(check.grow) > 0 {
-			d.grow[c] = check.grow
+		check := reconcile.CheckImmutable(in.live[c], d.objects.StatefulSet(c), specField(c))
+		if check.Held != "" {
+			hs = append(hs, reconcile.Hold{Component: c, Object: d.objects.StatefulSet(c), Reason: srv1.ReasonImmutableFieldChanged, Message: check.Held, Report: reconcile.Refuses})
+		} else if len(check.Grow) > 0 {
+			d.grow[c] = check.Grow
 		}
 	}
 	return d, append(hs, removalHolds(src, in)...), nil

@@ -18,20 +18,13 @@ package controller
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
@@ -40,20 +33,13 @@ import (
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
-// followUpPriority is the queue priority of the reconciles that the
-// operator's own objects and pods ask for: below a user's change (a new
-// cluster, a spec edit, a ConfigMap edit; priority 0), above resyncs and the
-// initial list (handler.LowPriority). With many clusters queued, a new
-// cluster's first write does not wait behind the status refreshes of others.
-const followUpPriority = -1
-
 // firstStep is the first step of a cluster whose FE StatefulSet does not
 // exist (a new cluster, or its StatefulSet deleted), when the operator has
 // more than one worker (StartApart). It writes the StatefulSet, what a new
 // cluster waits for, and, while other new clusters come, ends the
 // reconcile: the client Service, FE's disruption budget (of 2 or more FE),
 // the status and the Event follow in the next reconcile, which the StatefulSet's watch event brings at
-// followUpPriority, behind the clusters still waiting for their first
+// reconcile.FollowUpPriority, behind the clusters still waiting for their first
 // write. With many new clusters, every FE is created before any worker
 // spends a round trip on client Services, whose ClusterIP allocation is the
 // slowest write of a new cluster on the API server, and before their writes
@@ -160,70 +146,4 @@ func takeStarted(m *reconcile.Memo[started], src *srv1.StarRocksCluster) []apply
 		return nil
 	}
 	return st.results
-}
-
-// followUp enqueues what h enqueues at followUpPriority, unless h chose a
-// priority (handler.LowPriority for resyncs and the initial list).
-func followUp(h handler.EventHandler) handler.EventHandler { return followUpHandler{h} }
-
-type followUpHandler struct{ h handler.EventHandler }
-
-func (f followUpHandler) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-	traceEvent("create", e.Object)
-	f.h.Create(ctx, e, followUpQueueOf(q))
-}
-
-func (f followUpHandler) Update(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-	traceEvent("update", e.ObjectNew)
-	f.h.Update(ctx, e, followUpQueueOf(q))
-}
-
-// eventLog logs, at the level of controller-runtime's "Reconciling" (5),
-// when a watch event of an owned object reaches the controller: with it,
-// the benchmark's timeline tells a watch's delay from the queue's.
-var eventLog = logf.Log.WithName("followup").V(5)
-
-func traceEvent(verb string, o client.Object) {
-	if o != nil && eventLog.Enabled() {
-		eventLog.Info("watch event", "event", verb, "kind", fmt.Sprintf("%T", o), "namespace", o.GetNamespace(), "name", o.GetName())
-	}
-}
-
-func (f followUpHandler) Delete(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-	f.h.Delete(ctx, e, followUpQueueOf(q))
-}
-
-func (f followUpHandler) Generic(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-	f.h.Generic(ctx, e, followUpQueueOf(q))
-}
-
-// followUpQueueOf wraps a priority queue; other queues have no priorities.
-func followUpQueueOf(q workqueue.TypedRateLimitingInterface[ctrl.Request]) workqueue.TypedRateLimitingInterface[ctrl.Request] {
-	if pq, ok := q.(priorityqueue.PriorityQueue[ctrl.Request]); ok {
-		return followUpQueue{pq}
-	}
-	return q
-}
-
-type followUpQueue struct {
-	priorityqueue.PriorityQueue[ctrl.Request]
-}
-
-func (q followUpQueue) Add(item ctrl.Request) {
-	q.AddWithOpts(priorityqueue.AddOpts{}, item)
-}
-
-func (q followUpQueue) AddAfter(item ctrl.Request, after time.Duration) {
-	q.AddWithOpts(priorityqueue.AddOpts{After: after}, item)
-}
-
-func (q followUpQueue) AddRateLimited(item ctrl.Request) {
-	q.AddWithOpts(priorityqueue.AddOpts{RateLimited: true}, item)
-}
-
-func (q followUpQueue) AddWithOpts(o priorityqueue.AddOpts, items ...ctrl.Request) {
-	if o.Priority == nil {
-		o.Priority = new(followUpPriority)
-	}
-	q.PriorityQueue.AddWithOpts(o, items...)
 }

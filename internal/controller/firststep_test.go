@@ -17,114 +17,19 @@ limitations under the License.
 package controller
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
-	"github.com/srscale/starrocks-operator/internal/scheme"
 )
-
-func TestFollowUpPriority(t *testing.T) {
-	pod := func(rv string) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1-fe-0", ResourceVersion: rv}}
-	}
-	toCluster := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []ctrl.Request {
-		return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "c1"}}}
-	})
-	mapper := meta.NewDefaultRESTMapper(nil)
-	mapper.Add(srv1.GroupVersion.WithKind("StarRocksCluster"), meta.RESTScopeNamespace)
-	owned := func(rv string) *corev1.Pod {
-		p := pod(rv)
-		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: srv1.GroupVersion.String(), Kind: "StarRocksCluster", Name: "c1", UID: "u", Controller: ptr.To(true)}}
-		return p
-	}
-	h := followUp(toCluster)
-	owner := followUp(handler.EnqueueRequestForOwner(scheme.New(), mapper, &srv1.StarRocksCluster{}, handler.OnlyControllerOwner()))
-	ctx := context.Background()
-	for _, tt := range []struct {
-		name string
-		send func(q workqueue.TypedRateLimitingInterface[ctrl.Request])
-		want int
-	}{
-		{"a pod created", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-			h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
-		}, followUpPriority},
-		{"a pod changed", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-			h.Update(ctx, event.UpdateEvent{ObjectOld: pod("1"), ObjectNew: pod("2")}, q)
-		}, followUpPriority},
-		{"a pod deleted", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-			h.Delete(ctx, event.DeleteEvent{Object: pod("1")}, q)
-		}, followUpPriority},
-		{"the initial list keeps the handler's low priority", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-			h.Create(ctx, event.CreateEvent{Object: pod("1"), IsInInitialList: true}, q)
-		}, handler.LowPriority},
-		{"a resync keeps the handler's low priority", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-			h.Update(ctx, event.UpdateEvent{ObjectOld: pod("1"), ObjectNew: pod("1")}, q)
-		}, handler.LowPriority},
-		{"an owned object created", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-			owner.Create(ctx, event.CreateEvent{Object: owned("1")}, q)
-		}, followUpPriority},
-		{"an owned object resynced", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-			owner.Update(ctx, event.UpdateEvent{ObjectOld: owned("1"), ObjectNew: owned("1")}, q)
-		}, handler.LowPriority},
-		{"an owned object deleted", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-			owner.Delete(ctx, event.DeleteEvent{Object: owned("1")}, q)
-		}, followUpPriority},
-		{"a change of the cluster itself, queued after a follow-up, raises it", func(q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-			h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
-			q.Add(ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "c1"}})
-		}, 0},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			q := priorityqueue.New[ctrl.Request]("test")
-			defer q.ShutDown()
-			tt.send(q)
-			type got struct {
-				item     ctrl.Request
-				priority int
-			}
-			ch := make(chan got, 1)
-			go func() { item, priority, _ := q.GetWithPriority(); ch <- got{item, priority} }()
-			var item ctrl.Request
-			var priority int
-			select {
-			case g := <-ch:
-				item, priority = g.item, g.priority
-			case <-time.After(10 * time.Second):
-				t.Fatal("nothing was queued")
-			}
-			if item.Name != "c1" || priority != tt.want {
-				t.Errorf("queued %v at priority %d, want c1 at %d", item, priority, tt.want)
-			}
-		})
-	}
-
-	// A queue without priorities gets the item as it is.
-	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[ctrl.Request]())
-	defer q.ShutDown()
-	h.Create(ctx, event.CreateEvent{Object: pod("1")}, q)
-	if item, _ := q.Get(); item.Name != "c1" {
-		t.Errorf("plain queue got %v, want c1", item)
-	}
-}
 
 func TestANewClusterStartsInTwoStepsWithOneEvent(t *testing.T) {
 	api := &fakeAPI{}
@@ -132,8 +37,8 @@ func TestANewClusterStartsInTwoStepsWithOneEvent(t *testing.T) {
 	r.StartApart = true
 	recorder := r.Recorder.(*events.FakeRecorder)
 	res, err := reconcileOnce(t, r)
-	if err != nil || res.RequeueAfter != pendingRequeue || res.Priority == nil || *res.Priority != followUpPriority {
-		t.Fatalf("first step = %+v, %v; want a fallback requeue after %s at priority %d", res, err, pendingRequeue, followUpPriority)
+	if err != nil || res.RequeueAfter != pendingRequeue || res.Priority == nil || *res.Priority != reconcile.FollowUpPriority {
+		t.Fatalf("first step = %+v, %v; want a fallback requeue after %s at priority %d", res, err, pendingRequeue, reconcile.FollowUpPriority)
 	}
 	exists := func(obj client.Object, name string) bool {
 		return r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, obj) == nil

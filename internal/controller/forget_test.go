@@ -70,16 +70,3 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 		t.Errorf("%d regrowing StatefulSets still remembered", n)
 	}
 }
-
-// A ConfigMap's data is dropped once no cluster names it; the data of
-// those still named, and of other namespaces, stays.
-func TestConfigDataNoClusterNamesIsForgotten(t *testing.T) {
-	s := newConfigSource(nil, nil)
-	for _, nn := range []types.NamespacedName{{Namespace: "ns", Name: "used"}, {Namespace: "ns", Name: "unused"}, {Namespace: "other", Name: "unused"}} {
-		s.data[nn] = configEntry{resourceVersion: "1", data: map[string]string{"fe.conf": "x"}}
-	}
-	s.ForgetUnused("ns", func(name string) bool { return name == "used" })
-	if _, ok := s.data[types.NamespacedName{Namespace: "ns", Name: "unused"}]; ok || len(s.data) != 2 {
-		t.Errorf("data left: %v; want ns/used and other/unused", s.data)
-	}
-}

@@ -39,6 +39,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/scheme"
 )
 
@@ -130,7 +131,7 @@ func newReconciler(t *testing.T, api *fakeAPI, objs ...client.Object) *StarRocks
 				return c.Status().Update(ctx, src)
 			},
 		}).Build()
-	return NewStarRocksClusterReconciler(c, events.NewFakeRecorder(100), newConfigSource(c, c), nil)
+	return NewStarRocksClusterReconciler(c, events.NewFakeRecorder(100), reconcile.NewConfigSource(c, c), nil)
 }
 
 func feCluster() *srv1.StarRocksCluster {

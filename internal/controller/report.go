@@ -27,11 +27,11 @@ import (
 // and where its status is.
 
 func clusterStatusPath(c client.Client, memos *reconcile.Memos) *reconcile.StatusPath[*srv1.StarRocksCluster, srv1.StarRocksClusterStatus] {
-	return reconcile.NewStatusPath(c, FieldOwner, "StarRocksCluster", func() *srv1.StarRocksCluster { return &srv1.StarRocksCluster{} },
+	return reconcile.NewStatusPath(c, reconcile.FieldOwner, "StarRocksCluster", func() *srv1.StarRocksCluster { return &srv1.StarRocksCluster{} },
 		func(o *srv1.StarRocksCluster) *srv1.StarRocksClusterStatus { return &o.Status }, memos)
 }
 
 func warehouseStatusPath(c client.Client, memos *reconcile.Memos) *reconcile.StatusPath[*srv1.StarRocksWarehouse, srv1.StarRocksWarehouseStatus] {
-	return reconcile.NewStatusPath(c, FieldOwner, "StarRocksWarehouse", func() *srv1.StarRocksWarehouse { return &srv1.StarRocksWarehouse{} },
+	return reconcile.NewStatusPath(c, reconcile.FieldOwner, "StarRocksWarehouse", func() *srv1.StarRocksWarehouse { return &srv1.StarRocksWarehouse{} },
 		func(o *srv1.StarRocksWarehouse) *srv1.StarRocksWarehouseStatus { return &o.Status }, memos)
 }

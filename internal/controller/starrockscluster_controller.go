@@ -45,7 +45,7 @@ type StarRocksClusterReconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
 	Applier  apply.Applier
-	Configs  *configSource
+	Configs  *reconcile.ConfigSource
 	// FE reaches FE for what talks to StarRocks (the compute-node cleanup).
 	FE feAccess
 	// DenyList holds namespaces whose clusters are left alone.
@@ -87,12 +87,12 @@ type StarRocksClusterReconciler struct {
 }
 
 // NewStarRocksClusterReconciler wires a reconciler to its client, events and config source.
-func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorder, configs *configSource, denyList []string) *StarRocksClusterReconciler {
+func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, denyList []string) *StarRocksClusterReconciler {
 	memos := reconcile.NewMemos()
 	r := &StarRocksClusterReconciler{
 		Client:    c,
 		Recorder:  recorder,
-		Applier:   adoptingApplier(c),
+		Applier:   reconcile.AdoptingApplier(c),
 		Configs:   configs,
 		DenyList:  denyList,
 		memos:     memos,
@@ -175,7 +175,7 @@ func (r *StarRocksClusterReconciler) rememberForget(memos *reconcile.Memos) {
 		}
 		r.Configs.ForgetUnused(key.Namespace, func(name string) bool {
 			var list srv1.StarRocksClusterList
-			err := r.Client.List(context.Background(), &list, client.InNamespace(key.Namespace), client.MatchingFields{configMapIndex: name})
+			err := r.Client.List(context.Background(), &list, client.InNamespace(key.Namespace), client.MatchingFields{reconcile.ConfigMapIndex: name})
 			return err != nil || slices.ContainsFunc(list.Items, func(src srv1.StarRocksCluster) bool { return src.Name != key.Name })
 		})
 	})
@@ -209,7 +209,7 @@ func (r *StarRocksClusterReconciler) finish(ctx context.Context, s *clusterScope
 	if s.started {
 		metrics.ReconcileOutcomes.WithLabelValues("changed").Inc()
 		// The StatefulSet's watch event comes back sooner; this is in case it does not.
-		return ctrl.Result{RequeueAfter: pendingRequeue, Priority: new(followUpPriority)}, nil
+		return ctrl.Result{RequeueAfter: pendingRequeue, Priority: new(reconcile.FollowUpPriority)}, nil
 	}
 	if s.obs == nil {
 		s.obs = r.observe(ctx, s)
@@ -234,18 +234,4 @@ func (r *StarRocksClusterReconciler) finish(ctx context.Context, s *clusterScope
 		s.later(time.Millisecond) // our own status write triggers no reconcile: return to the normal spec now
 	}
 	return r.retry.Result(reconcile.Outcome{Key: client.ObjectKeyFromObject(s.src).String(), Err: s.err, StatusErr: s.status.err, After: s.after})
-}
-
-func adoptingApplier(c client.Client) apply.Applier {
-	a := newApplier(c)
-	a.AdoptFrom = []string{UpstreamFieldManager}
-	return a
-}
-
-// newApplier writes StatefulSets ahead of the rest (see writeorder): the
-// FE StatefulSet is what a new cluster waits for.
-func newApplier(c client.Client) apply.Applier {
-	a := apply.New(c, FieldOwner)
-	a.Gating = func(o client.Object) bool { _, ok := o.(*appsv1.StatefulSet); return ok }
-	return a
 }

@@ -58,7 +58,7 @@ type StarRocksWarehouseReconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
 	Applier  apply.Applier
-	Configs  *configSource
+	Configs  *reconcile.ConfigSource
 	FE       feAccess
 	DenyList []string
 
@@ -75,10 +75,10 @@ type StarRocksWarehouseReconciler struct {
 
 // NewStarRocksWarehouseReconciler wires a warehouse reconciler to its
 // client, events, config source and FE.
-func NewStarRocksWarehouseReconciler(c client.Client, recorder events.EventRecorder, configs *configSource, access feAccess, denyList []string) *StarRocksWarehouseReconciler {
+func NewStarRocksWarehouseReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, access feAccess, denyList []string) *StarRocksWarehouseReconciler {
 	memos := reconcile.NewMemos()
 	r := &StarRocksWarehouseReconciler{
-		Client: c, Recorder: recorder, Applier: newApplier(c), Configs: configs, FE: access, DenyList: denyList,
+		Client: c, Recorder: recorder, Applier: reconcile.NewApplier(c), Configs: configs, FE: access, DenyList: denyList,
 		memos: memos, status: warehouseStatusPath(c, memos), dropped: reconcile.NewMemo[types.UID](memos), feBackoff: reconcile.NewBackoff(memos),
 	}
 	memos.Register(func(key types.NamespacedName) {
@@ -304,10 +304,10 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouse
 		live = resources.ConfigState{Template: s.live.Spec.Template.Annotations[resources.ConfigHashAnnotation], Recorded: s.live.Annotations[resources.ConfigHashAnnotation]}
 	}
 	s.want = resources.Warehouse(wh, s.src, resources.WarehouseConfig{Content: cnConf, FEContent: s.feConf, MultiWarehouse: true, Live: live})
-	check := checkImmutable(s.live, s.want.StatefulSet, "spec.template")
-	held := check.held
-	if held == "" && len(check.grow) > 0 {
-		held = growRefused(check.grow, s.live.Name)
+	check := reconcile.CheckImmutable(s.live, s.want.StatefulSet, "spec.template")
+	held := check.Held
+	if held == "" && len(check.Grow) > 0 {
+		held = growRefused(check.Grow, s.live.Name)
 	}
 	if held != "" {
 		s.holds = append(s.holds, reconcile.Hold{Component: resources.ComponentCN, Object: s.want.StatefulSet, Reason: srv1.ReasonImmutableFieldChanged, Message: held, Report: reconcile.Refuses})
@@ -317,10 +317,10 @@ func (r *StarRocksWarehouseReconciler) desired(ctx context.Context, s *warehouse
 
 // growRefused says that a warehouse's claims do not grow: unlike a
 // cluster's, its StatefulSet is not recreated around its pods.
-func growRefused(grow []claimGrowth, name string) string {
+func growRefused(grow []reconcile.ClaimGrowth, name string) string {
 	g := grow[0]
 	return fmt.Sprintf("spec.template.storageVolumes[%s].storageSize: a warehouse's claims cannot grow (from %s to %s); StatefulSet %s keeps its current spec",
-		g.template, g.from.String(), g.to.String(), name)
+		g.Template, g.From.String(), g.To.String(), name)
 }
 
 // syncWarehouse reads what the status reports, applies the objects less
@@ -333,7 +333,7 @@ func (r *StarRocksWarehouseReconciler) syncWarehouse(ctx context.Context, s *war
 		return s.holds.Keeps(resources.ComponentCN, o) || (s.live == nil && o == client.Object(s.want.DisruptionBudget))
 	})
 	applied, applyErr := r.Applier.ApplyAll(ctx, objs)
-	deleted, deleteErr := r.Applier.DeleteAll(ctx, unwanted(resources.WarehouseNamed(s.wh).Objects(), s.want.Objects()))
+	deleted, deleteErr := r.Applier.DeleteAll(ctx, reconcile.Unwanted(resources.WarehouseNamed(s.wh).Objects(), s.want.Objects()))
 	s.results = slices.Concat(applied, deleted)
 	s.err = errors.Join(applyErr, deleteErr)
 	return s.err == nil

@@ -19,11 +19,11 @@ package controller
 import (
 	"context"
 	"errors"
-	"reflect"
 	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -62,7 +62,7 @@ func (r *StarRocksClusterReconciler) write(ctx context.Context, s *clusterScope)
 			toApply = append(toApply, s.recreate(c)...)
 		}
 		if !s.holds.Whole(c) {
-			toDelete = append(toDelete, unwanted(named.Of(c), s.want.objects.Of(c))...)
+			toDelete = append(toDelete, reconcile.Unwanted(named.Of(c), s.want.objects.Of(c))...)
 		}
 	}
 	// BE, CN and the proxy don't depend on each other: one parallel round.
@@ -101,15 +101,4 @@ func (s *clusterScope) recreate(c resources.Component) []client.Object {
 		return nil
 	}
 	return []client.Object{recreated(s.in.live[c])}
-}
-
-// unwanted are the objects of all that a component can have that are not wanted.
-func unwanted(all, wanted []client.Object) []client.Object {
-	return slices.DeleteFunc(all, func(o client.Object) bool {
-		return slices.ContainsFunc(wanted, func(w client.Object) bool { return w.GetName() == o.GetName() && sameKind(w, o) })
-	})
-}
-
-func sameKind(a, b client.Object) bool {
-	return reflect.TypeOf(a) == reflect.TypeOf(b)
 }

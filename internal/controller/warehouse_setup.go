@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -46,7 +47,7 @@ const warehouseClusterIndex = "spec.starRocksCluster"
 
 // setupWarehouses registers the StarRocksWarehouse controller when the API
 // server serves the kind; without the CRD it logs so and registers nothing.
-func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, configMetadata cache.Cache, access feAccess) error {
+func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *reconcile.ConfigSource, configMetadata cache.Cache, access feAccess) error {
 	log := mgr.GetLogger().WithName("starrockswarehouse")
 	gk := schema.GroupKind{Group: srv1.GroupVersion.Group, Kind: "StarRocksWarehouse"}
 	if _, err := mgr.GetRESTMapper().RESTMapping(gk, srv1.GroupVersion.Version); err != nil {
@@ -64,7 +65,7 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, config
 	}); err != nil {
 		return err
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksWarehouse{}, configMapIndex, func(o client.Object) []string {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksWarehouse{}, reconcile.ConfigMapIndex, func(o client.Object) []string {
 		if wh, ok := o.(*srv1.StarRocksWarehouse); ok && wh.Spec.Template != nil && wh.Spec.Template.ConfigMapInfo.ConfigMapName != "" {
 			return []string{wh.Spec.Template.ConfigMapInfo.ConfigMapName}
 		}
@@ -83,15 +84,15 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *configSource, config
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("starrockswarehouse").
 		For(&srv1.StarRocksWarehouse{}, builder.WithPredicates(warehouseEvents(cfg.DenyList))).
-		Owns(&appsv1.StatefulSet{}, builder.WithPredicates(statefulSetChanged())).
-		Owns(&corev1.Service{}, builder.WithPredicates(ownedObjectChanged())).
+		Owns(&appsv1.StatefulSet{}, builder.WithPredicates(reconcile.StatefulSetChanged())).
+		Owns(&corev1.Service{}, builder.WithPredicates(reconcile.OwnedObjectChanged())).
 		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Owns(&policyv1.PodDisruptionBudget{}, builder.WithPredicates(specOrMetadataChanged())).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(warehouseOfPod), builder.WithPredicates(podChanged())).
+		Owns(&policyv1.PodDisruptionBudget{}, builder.WithPredicates(reconcile.SpecOrMetadataChanged())).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(warehouseOfPod), builder.WithPredicates(reconcile.PodChanged())).
 		Watches(&srv1.StarRocksCluster{}, handler.EnqueueRequestsFromMapFunc(r.warehousesOfCluster)).
 		WatchesRawSource(source.Kind(configMetadata, cmMeta,
 			handler.TypedEnqueueRequestsFromMapFunc(r.warehousesUsingConfigMap),
-			configMapContentChanged())).
+			reconcile.ConfigMapContentChanged())).
 		WithOptions(opts).
 		Complete(r)
 }
@@ -103,7 +104,7 @@ func warehouseEvents(denyList []string) predicate.Predicate {
 	finalizing := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetDeletionTimestamp() != nil && controllerutil.ContainsFinalizer(o, WarehouseFinalizer)
 	})
-	return predicate.And(predicate.Or(managed(denyList), finalizing), specOrResync())
+	return predicate.And(predicate.Or(reconcile.Managed(denyList), finalizing), reconcile.SpecOrResync())
 }
 
 // warehouseOfPod maps a warehouse pod (instance label "<wh>-warehouse") to its warehouse.
@@ -143,13 +144,13 @@ func (r *StarRocksWarehouseReconciler) warehousesOfCluster(ctx context.Context, 
 func (r *StarRocksWarehouseReconciler) warehousesUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []ctrl.Request {
 	var reqs []ctrl.Request
 	var list srv1.StarRocksWarehouseList
-	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err == nil {
+	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{reconcile.ConfigMapIndex: cm.Name}); err == nil {
 		for _, wh := range list.Items {
 			reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: wh.Namespace, Name: wh.Name}})
 		}
 	}
 	var clusters srv1.StarRocksClusterList
-	if err := r.Client.List(ctx, &clusters, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err == nil {
+	if err := r.Client.List(ctx, &clusters, client.InNamespace(cm.Namespace), client.MatchingFields{reconcile.ConfigMapIndex: cm.Name}); err == nil {
 		for i := range clusters.Items {
 			reqs = append(reqs, r.warehousesOfCluster(ctx, &clusters.Items[i])...)
 		}

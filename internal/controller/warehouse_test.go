@@ -43,6 +43,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/scheme"
 )
 
@@ -116,7 +117,7 @@ func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs .
 		featuresURL = featureServer(t, features)
 	}
 	access := newFEAccess(c, func(fe.Target) (string, string) { return addr, featuresURL }, fe.TLS{})
-	return NewStarRocksWarehouseReconciler(c, events.NewFakeRecorder(100), newConfigSource(c, c), access, nil)
+	return NewStarRocksWarehouseReconciler(c, events.NewFakeRecorder(100), reconcile.NewConfigSource(c, c), access, nil)
 }
 
 // featureServer answers FE's /api/v2/feature with features.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package reconcile
 
 import (
 	"context"
@@ -28,14 +28,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
-// configSource reads the ConfigMaps that clusters name in configMapInfo. Those
+// ConfigMapIndex is the field index of clusters and warehouses by the
+// ConfigMaps they read, so that a ConfigMap's change reaches them.
+const ConfigMapIndex = "spec.configMapInfo.configMapName"
+
+// ConfigSource reads the ConfigMaps that clusters name in configMapInfo. Those
 // belong to users and carry no label of ours, so the operator keeps only their
 // metadata in an informer (cheap, cluster-wide) and fetches a ConfigMap's data
 // once per resourceVersion: a resync of an unchanged cluster reads nothing.
-type configSource struct {
+type ConfigSource struct {
 	metadata client.Reader // cache of ConfigMap metadata
 	live     client.Reader // the API server
 
@@ -48,18 +51,18 @@ type configEntry struct {
 	data            map[string]string
 }
 
-func newConfigSource(metadata, live client.Reader) *configSource {
-	return &configSource{metadata: metadata, live: live, data: map[types.NamespacedName]configEntry{}}
+func NewConfigSource(metadata, live client.Reader) *ConfigSource {
+	return &ConfigSource{metadata: metadata, live: live, data: map[types.NamespacedName]configEntry{}}
 }
 
 // Content returns the value of key in the ConfigMap, for the component named in messages.
-func (s *configSource) Content(ctx context.Context, namespace, name, key, field string) (string, error) {
+func (s *ConfigSource) Content(ctx context.Context, namespace, name, key, field string) (string, error) {
 	nn := types.NamespacedName{Namespace: namespace, Name: name}
 	meta := &metav1.PartialObjectMetadata{}
 	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	if err := s.metadata.Get(ctx, nn, meta); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", &reconcile.UserError{Reason: srv1.ReasonConfigMapNotFound, Message: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
+			return "", &UserError{Reason: srv1.ReasonConfigMapNotFound, Message: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
 		}
 		return "", err
 	}
@@ -70,7 +73,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 		var cm corev1.ConfigMap
 		if err := s.live.Get(ctx, nn, &cm); err != nil {
 			if apierrors.IsNotFound(err) {
-				return "", &reconcile.UserError{Reason: srv1.ReasonConfigMapNotFound, Message: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
+				return "", &UserError{Reason: srv1.ReasonConfigMapNotFound, Message: fmt.Sprintf("%s.configMapName: ConfigMap %q not found in namespace %q", field, name, namespace)}
 			}
 			return "", fmt.Errorf("reading ConfigMap %s: %w", nn, err)
 		}
@@ -81,7 +84,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 	}
 	v, ok := entry.data[key]
 	if !ok {
-		return "", &reconcile.UserError{Reason: srv1.ReasonConfigKeyNotFound, Message: fmt.Sprintf("%s.resolveKey: ConfigMap %q has no key %q", field, name, key)}
+		return "", &UserError{Reason: srv1.ReasonConfigKeyNotFound, Message: fmt.Sprintf("%s.resolveKey: ConfigMap %q has no key %q", field, name, key)}
 	}
 	return v, nil
 }
@@ -90,7 +93,7 @@ func (s *configSource) Content(ctx context.Context, namespace, name, key, field 
 // is false: a cluster that named them is gone, and data no one reads would
 // otherwise stay for as long as the ConfigMap. A reader that still wants one
 // (a warehouse) reads it again once.
-func (s *configSource) ForgetUnused(namespace string, used func(name string) bool) {
+func (s *ConfigSource) ForgetUnused(namespace string, used func(name string) bool) {
 	s.mu.Lock()
 	var names []types.NamespacedName
 	for nn := range s.data {
@@ -107,7 +110,7 @@ func (s *configSource) ForgetUnused(namespace string, used func(name string) boo
 }
 
 // Forget drops a ConfigMap's data when it is deleted.
-func (s *configSource) Forget(nn types.NamespacedName) {
+func (s *ConfigSource) Forget(nn types.NamespacedName) {
 	s.mu.Lock()
 	delete(s.data, nn)
 	s.mu.Unlock()

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package reconcile
 
 import (
 	"strings"
@@ -24,10 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-
-	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 func claim(name, size string) corev1.PersistentVolumeClaim {
@@ -62,13 +59,13 @@ func TestCheckImmutable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := checkImmutable(tt.live, tt.desired, "spec.starRocksBeSpec")
-			if (got.held != "") != (tt.held != "") || !strings.Contains(got.held, tt.held) {
-				t.Errorf("held %q, want one containing %q", got.held, tt.held)
+			got := CheckImmutable(tt.live, tt.desired, "spec.starRocksBeSpec")
+			if (got.Held != "") != (tt.held != "") || !strings.Contains(got.Held, tt.held) {
+				t.Errorf("held %q, want one containing %q", got.Held, tt.held)
 			}
 			var grew []string
-			for _, g := range got.grow {
-				grew = append(grew, g.template)
+			for _, g := range got.Grow {
+				grew = append(grew, g.Template)
 			}
 			if strings.Join(grew, ",") != strings.Join(tt.grow, ",") {
 				t.Errorf("grow %v, want %v", grew, tt.grow)
@@ -82,15 +79,15 @@ func TestClaimsWordedOtherwiseTakeTheLiveTemplates(t *testing.T) {
 	live.Spec.VolumeClaimTemplates[0].Labels = map[string]string{"made-by": "another-operator"}
 	live.Spec.ServiceName = "legacy-search"
 	desired := withClaims("Parallel", claim("data", "10Gi"))
-	if got := checkImmutable(live, desired, "spec.starRocksBeSpec"); got.held != "" || len(got.grow) != 0 {
-		t.Fatalf("held %q grow %v", got.held, got.grow)
+	if got := CheckImmutable(live, desired, "spec.starRocksBeSpec"); got.Held != "" || len(got.Grow) != 0 {
+		t.Fatalf("held %q grow %v", got.Held, got.Grow)
 	}
 	if desired.Spec.VolumeClaimTemplates[0].Labels["made-by"] != "another-operator" || desired.Spec.ServiceName != "legacy-search" {
 		t.Fatalf("desired does not keep the live immutable fields: %+v", desired.Spec)
 	}
 	ours := withClaims("Parallel", claim("data", "10Gi"))
 	again := withClaims("Parallel", claim("data", "10Gi"))
-	checkImmutable(ours, again, "spec.starRocksBeSpec")
+	CheckImmutable(ours, again, "spec.starRocksBeSpec")
 	if again.Spec.VolumeClaimTemplates[0].Labels != nil || ptr.Deref(again.Spec.Replicas, -1) != -1 {
 		t.Fatalf("our own templates were rewritten: %+v", again.Spec)
 	}
@@ -101,53 +98,11 @@ func TestAnUnsetClassKeepsTheClassTheClaimsWereMadeWith(t *testing.T) {
 		live := withClaims("Parallel", claim("be-data", "10Gi"))
 		live.Spec.VolumeClaimTemplates[0].Spec.StorageClassName = ptr.To(class)
 		desired := withClaims("Parallel", claim("be-data", "10Gi")) // no class: asks for nothing in particular
-		if got := checkImmutable(live, desired, "spec.starRocksBeSpec"); got.held != "" || len(got.grow) != 0 {
+		if got := CheckImmutable(live, desired, "spec.starRocksBeSpec"); got.Held != "" || len(got.Grow) != 0 {
 			t.Errorf("live class %q: %+v; want nothing held (a class cannot change, and none was asked for)", class, got)
 		}
 		if c := desired.Spec.VolumeClaimTemplates[0].Spec.StorageClassName; c == nil || *c != class {
 			t.Errorf("live class %q: desired class %v; want the live one sent, which the API server accepts", class, c)
 		}
-	}
-}
-
-// The StatefulSet expandClaims deleted stands in until the cache shows the
-// one made again: another UID, not being deleted. The deleted one, still
-// cached while the garbage collector orphans its pods, is not it.
-func TestTheStandInLastsUntilTheNewStatefulSet(t *testing.T) {
-	key := types.NamespacedName{Namespace: "ns", Name: "c-be"}
-	deleted := withClaims("Parallel", claim("data", "20Gi"))
-	deleted.Namespace, deleted.UID = "ns", "old"
-	cached := func(uid types.UID, deleting bool) *appsv1.StatefulSet {
-		sts := withClaims("Parallel", claim("data", "10Gi"))
-		sts.Namespace, sts.UID = "ns", uid
-		if deleting {
-			sts.DeletionTimestamp = ptr.To(metav1.Now())
-		}
-		return sts
-	}
-	tests := []struct {
-		name   string
-		cached *appsv1.StatefulSet
-		stands bool
-	}{
-		{name: "the deleted one, not yet seen deleting", cached: cached("old", false), stands: true},
-		{name: "the deleted one, deleting", cached: cached("old", true), stands: true},
-		{name: "none", cached: nil, stands: true},
-		{name: "a new one being deleted already", cached: cached("new", true), stands: true},
-		{name: "the new one", cached: cached("new", false), stands: false},
-	}
-	g := reconcile.NewMemo[*appsv1.StatefulSet](nil)
-	g.Put(key, deleted)
-	for _, tt := range tests {
-		got := standIn(g, key, tt.cached)
-		if (got != nil) != tt.stands || (got != nil && got != deleted) {
-			t.Errorf("%s: stand-in %v, want it: %v", tt.name, got != nil, tt.stands)
-		}
-	}
-	if got := standIn(g, key, nil); got != nil {
-		t.Errorf("the stand-in is back once the new one was seen: %+v", got)
-	}
-	if got := standIn(reconcile.NewMemo[*appsv1.StatefulSet](nil), key, nil); got != nil {
-		t.Errorf("a stand-in for a StatefulSet no claim growth deleted: %+v", got)
 	}
 }
