@@ -29,7 +29,9 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
@@ -177,6 +179,13 @@ func validate(src *srv1.StarRocksCluster) error {
 		return err
 	}
 	return nil
+}
+
+// clusterTLS is the door's feaccess.ClusterTLS, its ConfigError a reconcile.UserError
+// of the reconcile (validate).
+func clusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
+	tls, err := feaccess.ClusterTLS(src, operator)
+	return tls, frontend.AsUserError(err)
 }
 
 // readConfigs is what the builders read of the components' .conf files,

@@ -18,35 +18,13 @@ package controller
 
 import (
 	"crypto/x509"
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/go-sql-driver/mysql"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
-
-func TestTLSFailuresHaveTheirOwnReasons(t *testing.T) {
-	cases := []struct {
-		err  error
-		want string
-	}{
-		{fmt.Errorf("SHOW BACKENDS on FE a:9030: %w", &mysql.MySQLError{Number: 5205, Message: "Connections using insecure transport are prohibited"}), srv1.ReasonFEInsecureTransport},
-		{fmt.Errorf("SHOW BACKENDS on FE a:9030: %w", mysql.ErrNoTLS), srv1.ReasonFETLSFailed},
-		{x509.UnknownAuthorityError{}, srv1.ReasonFETLSFailed},
-		{errors.New("dial tcp 10.0.0.1:9030: i/o timeout"), srv1.ReasonFEUnreachable},
-		{fmt.Errorf("dropping warehouse w: %w", &reconcile.UserError{Reason: srv1.ReasonInvalidFESSLMode, Message: "annotation"}), srv1.ReasonInvalidFESSLMode},
-	}
-	for _, tc := range cases {
-		if got, _ := feTrouble(tc.err); got != tc.want {
-			t.Errorf("%v: reason %s, want %s", tc.err, got, tc.want)
-		}
-	}
-}
 
 func TestTheClusterAnnotationOverridesTheOperatorsSSLMode(t *testing.T) {
 	roots := x509.NewCertPool()

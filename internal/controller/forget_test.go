@@ -40,12 +40,12 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	key := client.ObjectKeyFromObject(src)
 	cn := types.NamespacedName{Namespace: "ns", Name: src.CnStatefulSetName()}
 	r.FE.Changed(src) // the door remembers when FE's topology last changed
-	r.FE.cleanup.run(t.Context(), r.FE, src, "", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: cn.Name, UID: "cn-uid", Generation: 1}, Spec: appsv1.StatefulSetSpec{Replicas: new(int32(1))}}, "")
+	r.FE.Cleanup.Run(t.Context(), r.FE, src, "", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: cn.Name, UID: "cn-uid", Generation: 1}, Spec: appsv1.StatefulSetSpec{Replicas: new(int32(1))}}, "")
 	r.status.Recent().Record(key.String(), "5", src.Status) // the fake's status writes return no resourceVersion
 	r.regrowing.Put(types.NamespacedName{Namespace: "ns", Name: src.FeStatefulSetName()}, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName()}})
-	if r.Applier.Remembered() == 0 || r.status.Recent().Len() == 0 || len(r.FE.cleanup.clean) == 0 || !r.FE.Remembers(key) {
+	if clean, _ := r.FE.Cleanup.Remembered(); r.Applier.Remembered() == 0 || r.status.Recent().Len() == 0 || clean == 0 || !r.FE.Remembers(key) {
 		t.Fatalf("nothing remembered after creating the cluster (writes and no-ops %d, status %d, cleanup %d): the test proves nothing",
-			r.Applier.Remembered(), r.status.Recent().Len(), len(r.FE.cleanup.clean))
+			r.Applier.Remembered(), r.status.Recent().Len(), clean)
 	}
 
 	if err := r.Client.Delete(t.Context(), src); err != nil {
@@ -63,8 +63,8 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	if r.FE.Remembers(key) {
 		t.Error("FE's features or view still remembered")
 	}
-	if len(r.FE.cleanup.clean) != 0 || len(r.FE.cleanup.uids) != 0 {
-		t.Errorf("CN cleanup state still remembered: %v, %v", r.FE.cleanup.clean, r.FE.cleanup.uids)
+	if clean, named := r.FE.Cleanup.Remembered(); clean != 0 || named != 0 {
+		t.Errorf("CN cleanup state still remembered: %d found clean, %d by name", clean, named)
 	}
 	if n := r.regrowing.Len(); n != 0 {
 		t.Errorf("%d regrowing StatefulSets still remembered", n)

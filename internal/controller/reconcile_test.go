@@ -38,6 +38,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/scheme"
@@ -132,6 +135,11 @@ func newReconciler(t *testing.T, api *fakeAPI, objs ...client.Object) *StarRocks
 			},
 		}).Build()
 	return NewStarRocksClusterReconciler(c, events.NewFakeRecorder(100), reconcile.NewConfigSource(c, c), nil)
+}
+
+// newFEAccess is a door to the FE resolve names, with a cleanup of its own.
+func newFEAccess(live client.Reader, resolve fe.Resolver, tls fe.TLS) frontend.Access {
+	return frontend.NewAccess(feaccess.New(live, feaccess.Options{Resolve: resolve, TLS: tls}), nil)
 }
 
 func feCluster() *srv1.StarRocksCluster {

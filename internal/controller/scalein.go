@@ -27,6 +27,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
@@ -234,7 +235,7 @@ func scaleInHold(c resources.Component, want *appsv1.StatefulSet, h starrocks.Ho
 		out.Report = reconcile.Refuses
 	}
 	if h.Trouble != nil {
-		reason, what := feTrouble(h.Trouble)
+		reason, what := frontend.Trouble(h.Trouble)
 		out.Reason, out.Message = reason, what+h.Message
 	}
 	if h.Replicas != nil {

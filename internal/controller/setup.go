@@ -49,6 +49,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
@@ -170,9 +171,8 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
-	r.FE = feAccess{Door: feaccess.New(mgr.GetAPIReader(), feaccess.Options{Resolve: cfg.FE, TLS: cfg.FETLS,
-		Credentials: cfg.FECredentials, LookEvery: cfg.FELookEvery, Cache: mgr.GetClient()}),
-		cleanup: newComputeNodeCleanup(), recorder: r.Recorder}
+	r.FE = frontend.NewAccess(feaccess.New(mgr.GetAPIReader(), feaccess.Options{Resolve: cfg.FE, TLS: cfg.FETLS,
+		Credentials: cfg.FECredentials, LookEvery: cfg.FELookEvery, Cache: mgr.GetClient()}), r.Recorder)
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.
 	allowed := reconcile.NotDenied(cfg.DenyList)

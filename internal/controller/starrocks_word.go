@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
@@ -33,6 +34,9 @@ import (
 // at the rollout rate (--fe-look-every) while a gated rollout runs, and
 // otherwise at most once per sync period, for StarRocksHealthy and the
 // status figures.
+
+// feReport is what FE said of its nodes and tablets, at one moment.
+type feReport = feaccess.Report
 
 // defaultSyncPeriod is the operator's default --sync-period, for a
 // reconciler built without one (unit tests).
@@ -116,7 +120,7 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 	case rep == nil:
 		return nil
 	case rep.Err != nil:
-		reason, what := feTrouble(rep.Err)
+		reason, what := frontend.Trouble(rep.Err)
 		if !answered && reason == srv1.ReasonFEUnreachable {
 			return nil
 		}

@@ -30,6 +30,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
@@ -47,7 +48,7 @@ type StarRocksClusterReconciler struct {
 	Applier  apply.Applier
 	Configs  *reconcile.ConfigSource
 	// FE reaches FE for what talks to StarRocks (the compute-node cleanup).
-	FE feAccess
+	FE frontend.Access
 	// DenyList holds namespaces whose clusters are left alone.
 	DenyList []string
 	// APIReader reads what the operator does not cache (StorageClasses), rarely.
@@ -159,7 +160,7 @@ func (r *StarRocksClusterReconciler) rememberForget(memos *reconcile.Memos) {
 		metrics.ClusterReady.DeleteLabelValues(key.Namespace, key.Name)
 		metrics.DecommissionTablets.DeleteLabelValues(key.Namespace, key.Name)
 		r.scaleIns.forget(key.String())
-		r.FE.forget(key)
+		r.FE.ForgetCluster(key)
 		gone := &srv1.StarRocksCluster{}
 		gone.Namespace, gone.Name = key.Namespace, key.Name
 		named := resources.Named(gone)

@@ -37,6 +37,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
@@ -59,7 +60,7 @@ type StarRocksWarehouseReconciler struct {
 	Recorder events.EventRecorder
 	Applier  apply.Applier
 	Configs  *reconcile.ConfigSource
-	FE       feAccess
+	FE       frontend.Access
 	DenyList []string
 
 	// memos is every memory below, forgotten at once with the warehouse.
@@ -75,7 +76,7 @@ type StarRocksWarehouseReconciler struct {
 
 // NewStarRocksWarehouseReconciler wires a warehouse reconciler to its
 // client, events, config source and FE.
-func NewStarRocksWarehouseReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, access feAccess, denyList []string) *StarRocksWarehouseReconciler {
+func NewStarRocksWarehouseReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, access frontend.Access, denyList []string) *StarRocksWarehouseReconciler {
 	memos := reconcile.NewMemos()
 	r := &StarRocksWarehouseReconciler{
 		Client: c, Recorder: recorder, Applier: reconcile.NewApplier(c), Configs: configs, FE: access, DenyList: denyList,
@@ -88,7 +89,7 @@ func NewStarRocksWarehouseReconciler(c client.Client, recorder events.EventRecor
 		r.Applier.Forget(objs)
 		for _, o := range objs {
 			if _, ok := o.(*appsv1.StatefulSet); ok {
-				r.FE.cleanup.forget(client.ObjectKeyFromObject(o), "")
+				r.FE.Cleanup.Forget(client.ObjectKeyFromObject(o), "")
 			}
 		}
 	})
@@ -341,7 +342,7 @@ func (r *StarRocksWarehouseReconciler) syncWarehouse(ctx context.Context, s *war
 
 // cleanUpWarehouse drops from FE the compute nodes a scale-in removed.
 func (r *StarRocksWarehouseReconciler) cleanUpWarehouse(ctx context.Context, s *warehouseScope) bool {
-	s.after = r.FE.cleanup.run(ctx, r.FE, s.src, s.feConf, s.obs.CN.StatefulSet, s.wh.CnSearchServiceName())
+	s.after = r.FE.Cleanup.Run(ctx, r.FE, s.src, s.feConf, s.obs.CN.StatefulSet, s.wh.CnSearchServiceName())
 	return true
 }
 

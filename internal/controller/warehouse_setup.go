@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
@@ -47,7 +48,7 @@ const warehouseClusterIndex = "spec.starRocksCluster"
 
 // setupWarehouses registers the StarRocksWarehouse controller when the API
 // server serves the kind; without the CRD it logs so and registers nothing.
-func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *reconcile.ConfigSource, configMetadata cache.Cache, access feAccess) error {
+func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *reconcile.ConfigSource, configMetadata cache.Cache, access frontend.Access) error {
 	log := mgr.GetLogger().WithName("starrockswarehouse")
 	gk := schema.GroupKind{Group: srv1.GroupVersion.Group, Kind: "StarRocksWarehouse"}
 	if _, err := mgr.GetRESTMapper().RESTMapping(gk, srv1.GroupVersion.Version); err != nil {

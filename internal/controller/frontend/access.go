@@ -14,7 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+// Package frontend is what both reconcilers share of StarRocks' FE: the
+// door to it (internal/feaccess) with the compute-node cleanup beside it,
+// and what FE's answers mean for a reconcile (Trouble, AsUserError).
+package frontend
 
 import (
 	"errors"
@@ -24,24 +27,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
-// feReport is what FE said of its nodes and tablets, at one moment.
-type feReport = feaccess.Report
-
-// feAccess is the door to FE (internal/feaccess), with what the CN cleanup
+// Access is the door to FE (internal/feaccess), with what the CN cleanup
 // keeps beside it. The zero value reaches no FE (a reconciler built without
 // one, in unit tests): the door's zero value does nothing, as before.
-type feAccess struct {
+type Access struct {
 	feaccess.Door
-	// cleanup drops compute nodes removed by scale-in (cn_cleanup.go).
-	cleanup *computeNodeCleanup
+	// Cleanup drops compute nodes removed by scale-in (cn_cleanup.go).
+	Cleanup *ComputeNodeCleanup
 	// recorder tells what the cleanup dropped, when it ends.
 	recorder events.EventRecorder
 }
@@ -49,22 +47,24 @@ type feAccess struct {
 // The door reads the FE credentials Secret and MYSQL_PWD's source.
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
-func newFEAccess(live client.Reader, resolve fe.Resolver, tls fe.TLS) feAccess {
-	return feAccess{Door: feaccess.New(live, feaccess.Options{Resolve: resolve, TLS: tls}), cleanup: newComputeNodeCleanup()}
+// NewAccess is the door with a compute-node cleanup of its own, whose
+// Events recorder tells.
+func NewAccess(door feaccess.Door, recorder events.EventRecorder) Access {
+	return Access{Door: door, Cleanup: NewComputeNodeCleanup(), recorder: recorder}
 }
 
-// forget drops what is known of a cluster that is gone: the door's
+// ForgetCluster drops what is known of a cluster that is gone: the door's
 // memories of it, and the cleanup state of its CN StatefulSet.
-func (a feAccess) forget(cluster types.NamespacedName) {
+func (a Access) ForgetCluster(cluster types.NamespacedName) {
 	a.Forget(cluster)
 	gone := &srv1.StarRocksCluster{}
 	gone.Namespace, gone.Name = cluster.Namespace, cluster.Name
-	a.cleanup.forget(types.NamespacedName{Namespace: cluster.Namespace, Name: gone.CnStatefulSetName()}, cluster.String())
+	a.Cleanup.Forget(types.NamespacedName{Namespace: cluster.Namespace, Name: gone.CnStatefulSetName()}, cluster.String())
 }
 
 // owner is the object a cleanup of sts is told on: the warehouse that owns
 // sts, or the cluster.
-func (a feAccess) owner(src *srv1.StarRocksCluster, sts *appsv1.StatefulSet) runtime.Object {
+func (a Access) owner(src *srv1.StarRocksCluster, sts *appsv1.StatefulSet) runtime.Object {
 	if ref := metav1.GetControllerOfNoCopy(sts); ref != nil && ref.Kind == "StarRocksWarehouse" {
 		wh := &srv1.StarRocksWarehouse{}
 		wh.Namespace, wh.Name, wh.UID = sts.Namespace, ref.Name, ref.UID
@@ -74,16 +74,9 @@ func (a feAccess) owner(src *srv1.StarRocksCluster, sts *appsv1.StatefulSet) run
 	return src
 }
 
-// clusterTLS is the door's feaccess.ClusterTLS, its ConfigError a reconcile.UserError
-// of the reconcile (validate).
-func clusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
-	tls, err := feaccess.ClusterTLS(src, operator)
-	return tls, asUserError(err)
-}
-
-// asUserError makes the door's ConfigError, found before FE was asked, the
+// AsUserError makes the door's ConfigError, found before FE was asked, the
 // reconcile.UserError: reported under its reason, not retried.
-func asUserError(err error) error {
+func AsUserError(err error) error {
 	var config *feaccess.ConfigError
 	if errors.As(err, &config) {
 		return &reconcile.UserError{Reason: config.Reason, Message: config.Message}
@@ -91,10 +84,10 @@ func asUserError(err error) error {
 	return err
 }
 
-// feTrouble is the door's Classify, for an error that may also be the
+// Trouble is the door's Classify, for an error that may also be the
 // own reconcile.UserError (a ConfigMap not found before FE was asked):
 // its reason, and "FE was not asked".
-func feTrouble(err error) (reason, what string) {
+func Trouble(err error) (reason, what string) {
 	var user *reconcile.UserError
 	if errors.As(err, &user) {
 		return user.Reason, "FE was not asked"

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package frontend
 
 import (
 	"context"
@@ -27,9 +27,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 )
 
 // countingFE accepts connections and closes them: every attempt to talk to
@@ -56,6 +58,11 @@ func countingFE(t *testing.T) (*atomic.Int32, fe.Resolver) {
 	return &n, func(fe.Target) (string, string) { return ln.Addr().String(), "http://" + ln.Addr().String() }
 }
 
+// newFEAccess is a door to the FE resolve names, with a cleanup of its own.
+func newFEAccess(live client.Reader, resolve fe.Resolver, tls fe.TLS) Access {
+	return NewAccess(feaccess.New(live, feaccess.Options{Resolve: resolve, TLS: tls}), nil)
+}
+
 func cnStatefulSet(replicas, statusReplicas int32) *appsv1.StatefulSet {
 	return &appsv1.StatefulSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c-cn", UID: "sts-uid", Generation: 2},
@@ -65,7 +72,7 @@ func cnStatefulSet(replicas, statusReplicas int32) *appsv1.StatefulSet {
 }
 
 // settle waits for the cleanup of the StatefulSet sts-uid to end.
-func settle(t *testing.T, c *computeNodeCleanup) {
+func settle(t *testing.T, c *ComputeNodeCleanup) {
 	t.Helper()
 	for range 500 {
 		if !c.jobs.Busy("sts-uid") {
@@ -81,33 +88,33 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
 	calls, resolve := countingFE(t)
 	access := newFEAccess(nil, resolve, fe.TLS{})
-	cleanup := access.cleanup
+	cleanup := access.Cleanup
 	shared := "run_mode = shared_data" // either mode: CN holds no data in both
 
 	first := cnStatefulSet(3, 3)
 	first.Generation, first.Status.ObservedGeneration = 1, 1
-	cleanup.run(ctx, access, src, shared, first, "c-cn-search")
+	cleanup.Run(ctx, access, src, shared, first, "c-cn-search")
 	if calls.Load() != 0 || cleanup.clean["sts-uid"] != 3 {
 		t.Fatal("FE asked about a StatefulSet that was never scaled")
 	}
 	restarted := newFEAccess(nil, resolve, fe.TLS{}) // an operator restart forgets; a scaled StatefulSet is checked once
-	if after := restarted.cleanup.run(ctx, restarted, src, shared, cnStatefulSet(3, 3), "c-cn-search"); after != cleanupRetry {
+	if after := restarted.Cleanup.Run(ctx, restarted, src, shared, cnStatefulSet(3, 3), "c-cn-search"); after != cleanupRetry {
 		t.Fatalf("after a restart: look again in %v, want %v", after, cleanupRetry)
 	}
-	settle(t, restarted.cleanup)
+	settle(t, restarted.Cleanup)
 	if calls.Load() == 0 {
 		t.Fatal("after a restart, a StatefulSet whose spec changed was not checked")
 	}
 	calls.Store(0)
-	cleanup.run(ctx, access, src, shared, cnStatefulSet(5, 3), "c-cn-search")
+	cleanup.Run(ctx, access, src, shared, cnStatefulSet(5, 3), "c-cn-search")
 	if calls.Load() != 0 {
 		t.Fatal("FE asked on a scale-out")
 	}
-	cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 5), "c-cn-search")
+	cleanup.Run(ctx, access, src, shared, cnStatefulSet(1, 5), "c-cn-search")
 	if calls.Load() != 0 {
 		t.Fatal("FE asked before the scale-in settled")
 	}
-	if after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
+	if after := cleanup.Run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
 		t.Fatalf("settled scale-in: look again in %v, want %v", after, cleanupRetry)
 	}
 	settle(t, cleanup)
@@ -119,7 +126,7 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 	}
 	// Failed: the next look backs off instead of asking again.
 	calls.Store(0)
-	if after := cleanup.run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after <= 0 || after > cleanupBackoff || calls.Load() != 0 {
+	if after := cleanup.Run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after <= 0 || after > cleanupBackoff || calls.Load() != 0 {
 		t.Errorf("right after a failure: look again in %v with %d connections; want a back-off and none", after, calls.Load())
 	}
 }
@@ -160,17 +167,17 @@ func TestACleanupAgainstAHungFEHoldsNoWorkerAndRunsOncePerStatefulSet(t *testing
 	ctx := context.Background()
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
 	access := newFEAccess(nil, hungFE(t), fe.TLS{})
-	c := access.cleanup
-	if after := c.run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
+	c := access.Cleanup
+	if after := c.Run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
 		t.Fatalf("look again in %v, want %v", after, cleanupRetry)
 	}
-	// run returned while FE has not answered: its talk goes on off the worker.
+	// Run returned while FE has not answered: its talk goes on off the worker.
 	busy, taken := c.jobs.Busy("sts-uid"), c.jobs.Running()
 	if !busy || taken != 1 {
 		t.Fatalf("busy %v, slots taken %d; want the cleanup still running in one slot", busy, taken)
 	}
 	// The next reconcile of the same StatefulSet starts no second talk.
-	c.run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search")
+	c.Run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search")
 	if taken := c.jobs.Running(); taken != 1 {
 		t.Errorf("slots taken %d after a second look; want 1: one talk per StatefulSet", taken)
 	}
