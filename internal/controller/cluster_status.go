@@ -65,7 +65,7 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScop
 			obs.BE = comp
 		case resources.ComponentCN:
 			obs.CN = comp
-			obs.Selector = labelsString(resources.SelectorLabels(src, c))
+			obs.Selector = labels.Set(resources.SelectorLabels(src, c)).String()
 			if p := src.Spec.StarRocksCnSpec.AutoScalingPolicy; p != nil {
 				// The version asked for is reported; the HPA is written as v2, which every version maps onto.
 				obs.HPAName, obs.HPAVersion = src.CnAutoscalerName(), p.Version

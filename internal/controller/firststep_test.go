@@ -37,8 +37,8 @@ func TestANewClusterStartsInTwoStepsWithOneEvent(t *testing.T) {
 	r.StartApart = true
 	recorder := r.Recorder.(*events.FakeRecorder)
 	res, err := reconcileOnce(t, r)
-	if err != nil || res.RequeueAfter != pendingRequeue || res.Priority == nil || *res.Priority != reconcile.FollowUpPriority {
-		t.Fatalf("first step = %+v, %v; want a fallback requeue after %s at priority %d", res, err, pendingRequeue, reconcile.FollowUpPriority)
+	if err != nil || res.RequeueAfter != reconcile.PendingRequeue || res.Priority == nil || *res.Priority != reconcile.FollowUpPriority {
+		t.Fatalf("first step = %+v, %v; want a fallback requeue after %s at priority %d", res, err, reconcile.PendingRequeue, reconcile.FollowUpPriority)
 	}
 	exists := func(obj client.Object, name string) bool {
 		return r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, obj) == nil
@@ -114,7 +114,7 @@ func TestANewClusterIsWrittenInOneReconcileWhenNoneWaits(t *testing.T) {
 	r.Waiting = func() bool { return false }
 	recorder := r.Recorder.(*events.FakeRecorder)
 	res, err := reconcileOnce(t, r)
-	if err != nil || res.RequeueAfter == pendingRequeue {
+	if err != nil || res.RequeueAfter == reconcile.PendingRequeue {
 		t.Fatalf("reconcile = %+v, %v; want one full reconcile", res, err)
 	}
 	for _, name := range []string{"sr-fe-search", "sr-fe-service"} {
@@ -144,7 +144,7 @@ func TestANewClusterInAnArrivingBurstStartsWithItsStatefulSetAlone(t *testing.T)
 	r.Waiting = func() bool { return false }
 	r.lastFirstStep.Store(time.Now().UnixNano()) // another cluster's first step, just now
 	res, err := reconcileOnce(t, r)
-	if err != nil || res.RequeueAfter != pendingRequeue {
+	if err != nil || res.RequeueAfter != reconcile.PendingRequeue {
 		t.Fatalf("first step = %+v, %v; want it to end with a fallback requeue", res, err)
 	}
 	exists := func(obj client.Object, name string) bool {
@@ -169,7 +169,7 @@ func TestANewClusterBesideAnotherFirstStepStartsApart(t *testing.T) {
 	r.Waiting = func() bool { return false }
 	r.firstSteps.Store(1) // another cluster's first step, in flight
 	res, err := reconcileOnce(t, r)
-	if err != nil || res.RequeueAfter != pendingRequeue {
+	if err != nil || res.RequeueAfter != reconcile.PendingRequeue {
 		t.Fatalf("first step = %+v, %v; want it to end with a fallback requeue", res, err)
 	}
 	if r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "sr-fe-service"}, &corev1.Service{}) == nil {

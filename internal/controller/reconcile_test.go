@@ -262,8 +262,8 @@ func TestAWriteTheCacheHasNotShownYetRequeuesAfterFiveSeconds(t *testing.T) {
 	}
 	api.hideStatefulSets = true // the cache lags behind the StatefulSet we just wrote
 	res, err := reconcileOnce(t, r)
-	if err != nil || res.RequeueAfter != pendingRequeue {
-		t.Fatalf("Reconcile = %+v, %v; want a requeue after %s and no second write", res, err, pendingRequeue)
+	if err != nil || res.RequeueAfter != reconcile.PendingRequeue {
+		t.Fatalf("Reconcile = %+v, %v; want a requeue after %s and no second write", res, err, reconcile.PendingRequeue)
 	}
 }
 

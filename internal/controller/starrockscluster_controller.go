@@ -37,10 +37,6 @@ import (
 	"github.com/srscale/starrocks-operator/internal/writeorder"
 )
 
-// pendingRequeue is how soon a reconcile that skipped a write, because the
-// cache had not yet shown an earlier one, looks again.
-const pendingRequeue = 5 * time.Second
-
 // StarRocksClusterReconciler turns a StarRocksCluster into the objects that run it.
 type StarRocksClusterReconciler struct {
 	Client   client.Client
@@ -210,7 +206,7 @@ func (r *StarRocksClusterReconciler) finish(ctx context.Context, s *clusterScope
 	if s.started {
 		metrics.ReconcileOutcomes.WithLabelValues("changed").Inc()
 		// The StatefulSet's watch event comes back sooner; this is in case it does not.
-		return ctrl.Result{RequeueAfter: pendingRequeue, Priority: new(reconcile.FollowUpPriority)}, nil
+		return ctrl.Result{RequeueAfter: reconcile.PendingRequeue, Priority: new(reconcile.FollowUpPriority)}, nil
 	}
 	if s.obs == nil {
 		s.obs = r.observe(ctx, s)
@@ -229,7 +225,7 @@ func (r *StarRocksClusterReconciler) finish(ctx context.Context, s *clusterScope
 	// A drift found beyond apply's reach in this reconcile is not in the
 	// status computed before it: look again soon, to report it.
 	if slices.ContainsFunc(s.results, func(res apply.Result) bool { return res.Pending }) || s.unreportedUnrestorable() {
-		s.later(pendingRequeue)
+		s.later(reconcile.PendingRequeue)
 	}
 	if r.recoveryJustDone(s.src, s.in.confs[resources.ComponentFE].content) {
 		s.later(time.Millisecond) // our own status write triggers no reconcile: return to the normal spec now

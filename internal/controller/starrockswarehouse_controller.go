@@ -35,6 +35,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/controller/frontend"
@@ -165,8 +167,8 @@ func (r *StarRocksWarehouseReconciler) finish(ctx context.Context, s *warehouseS
 	}
 	_, statusErr := r.status.Write(ctx, s.wh, status.ComputeWarehouse(s.wh, obs))
 	r.tell(ctx, s.wh, s.results, reconcileErr)
-	if slices.ContainsFunc(s.results, func(r apply.Result) bool { return r.Pending }) && (s.after == 0 || pendingRequeue < s.after) {
-		s.after = pendingRequeue
+	if slices.ContainsFunc(s.results, func(r apply.Result) bool { return r.Pending }) && (s.after == 0 || reconcile.PendingRequeue < s.after) {
+		s.after = reconcile.PendingRequeue
 	}
 	// FE not answering is reported in status and retried on the back-off
 	// (1 s doubling to 5 min), not logged as a failure each time.
@@ -391,7 +393,7 @@ func (r *StarRocksWarehouseReconciler) observe(ctx context.Context, s *warehouse
 	} else if err := r.Client.List(ctx, &pods, client.InNamespace(wh.Namespace), client.MatchingLabels(resources.WarehouseSelectorLabels(wh))); err == nil {
 		comp.Pods = pods.Items
 	}
-	obs := status.WarehouseObserved{CN: comp, Selector: labelsString(resources.WarehouseSelectorLabels(wh))}
+	obs := status.WarehouseObserved{CN: comp, Selector: labels.Set(resources.WarehouseSelectorLabels(wh)).String()}
 	if tmpl.AutoScalingPolicy != nil {
 		obs.HPAName = wh.CnAutoscalerName()
 	}

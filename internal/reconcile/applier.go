@@ -19,6 +19,7 @@ package reconcile
 import (
 	"reflect"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +38,10 @@ const FieldOwner = "starrocks-operator"
 // we first write an object it made, so that taking a cluster over removes
 // what we do not want instead of keeping it beside ours.
 const UpstreamFieldManager = "sroperator"
+
+// PendingRequeue is how soon a reconcile that skipped a write, because the
+// cache had not yet shown an earlier one, looks again.
+const PendingRequeue = 5 * time.Second
 
 // AdoptingApplier is NewApplier taking over what the upstream operator wrote
 // (see UpstreamFieldManager).
