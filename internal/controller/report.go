@@ -30,8 +30,3 @@ func clusterStatusPath(c client.Client, memos *reconcile.Memos) *reconcile.Statu
 	return reconcile.NewStatusPath(c, reconcile.FieldOwner, "StarRocksCluster", func() *srv1.StarRocksCluster { return &srv1.StarRocksCluster{} },
 		func(o *srv1.StarRocksCluster) *srv1.StarRocksClusterStatus { return &o.Status }, memos)
 }
-
-func warehouseStatusPath(c client.Client, memos *reconcile.Memos) *reconcile.StatusPath[*srv1.StarRocksWarehouse, srv1.StarRocksWarehouseStatus] {
-	return reconcile.NewStatusPath(c, reconcile.FieldOwner, "StarRocksWarehouse", func() *srv1.StarRocksWarehouse { return &srv1.StarRocksWarehouse{} },
-		func(o *srv1.StarRocksWarehouse) *srv1.StarRocksWarehouseStatus { return &o.Status }, memos)
-}

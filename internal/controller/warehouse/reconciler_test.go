@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package warehouse
 
 import (
 	"context"
@@ -42,13 +42,25 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/scheme"
 )
 
 // These tests drive the warehouse reconciler with controller-runtime's fake
 // client; test/integration runs it against an API server and a stand-in FE.
+
+// feCluster is a cluster of one FE.
+func feCluster() *srv1.StarRocksCluster {
+	return &srv1.StarRocksCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sr", Generation: 1},
+		Spec: srv1.StarRocksClusterSpec{
+			StarRocksFeSpec: &srv1.StarRocksFeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/fe-ubuntu:3.3.2"}}},
+		},
+	}
+}
 
 // warehouseWorld is a shared-data cluster whose FE is ready, and a warehouse of it.
 func warehouseWorld() (*srv1.StarRocksCluster, *corev1.ConfigMap, *appsv1.StatefulSet, *srv1.StarRocksWarehouse) {
@@ -62,7 +74,7 @@ func warehouseWorld() (*srv1.StarRocksCluster, *corev1.ConfigMap, *appsv1.Statef
 			Containers: []corev1.Container{{Name: "fe", Image: src.Spec.StarRocksFeSpec.Image}}}}},
 		Status: appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 1, ReadyReplicas: 1, UpdatedReplicas: 1, CurrentRevision: "r1", UpdateRevision: "r1"}}
 	wh := &srv1.StarRocksWarehouse{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "wh1", Generation: 1, Finalizers: []string{WarehouseFinalizer}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "wh1", Generation: 1, Finalizers: []string{Finalizer}},
 		Spec: srv1.StarRocksWarehouseSpec{StarRocksCluster: src.Name, Template: &srv1.WarehouseComponentSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{
 			StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/cn-ubuntu:3.3.2",
 				StorageVolumes: []srv1.StorageVolume{{Name: "cn-data", StorageSize: "10Gi", MountPath: "/opt/starrocks/cn/storage"}}}}}},
@@ -73,7 +85,7 @@ func warehouseWorld() (*srv1.StarRocksCluster, *corev1.ConfigMap, *appsv1.Statef
 // newWarehouseReconciler wires a reconciler to a fake client holding objs.
 // features, when not nil, is what FE's /api/v2/feature lists, known
 // beforehand; nil leaves FE to be asked at an address where nothing listens.
-func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs ...client.Object) *StarRocksWarehouseReconciler {
+func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs ...client.Object) *Reconciler {
 	t.Helper()
 	var mu sync.Mutex // ApplyAll writes in parallel
 	count := func() {
@@ -85,7 +97,7 @@ func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs .
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
 		WithStatusSubresource(&srv1.StarRocksWarehouse{}).
-		WithIndex(&srv1.StarRocksWarehouse{}, warehouseClusterIndex, func(o client.Object) []string {
+		WithIndex(&srv1.StarRocksWarehouse{}, ClusterIndex, func(o client.Object) []string {
 			return []string{o.(*srv1.StarRocksWarehouse).Spec.StarRocksCluster}
 		}).
 		WithInterceptorFuncs(interceptor.Funcs{
@@ -116,8 +128,8 @@ func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs .
 	if features != nil {
 		featuresURL = featureServer(t, features)
 	}
-	access := newFEAccess(c, func(fe.Target) (string, string) { return addr, featuresURL }, fe.TLS{})
-	return NewStarRocksWarehouseReconciler(c, events.NewFakeRecorder(100), reconcile.NewConfigSource(c, c), access, nil)
+	access := frontend.NewAccess(feaccess.New(c, feaccess.Options{Resolve: func(fe.Target) (string, string) { return addr, featuresURL }, TLS: fe.TLS{}}), nil)
+	return NewReconciler(c, events.NewFakeRecorder(100), reconcile.NewConfigSource(c, c), access, nil)
 }
 
 // featureServer answers FE's /api/v2/feature with features.
@@ -134,12 +146,12 @@ func featureServer(t *testing.T, features []string) string {
 	return srv.URL
 }
 
-func reconcileWarehouse(t *testing.T, r *StarRocksWarehouseReconciler) (ctrl.Result, error) {
+func reconcileWarehouse(t *testing.T, r *Reconciler) (ctrl.Result, error) {
 	t.Helper()
 	return r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "wh1"}})
 }
 
-func warehouseCondition(t *testing.T, r *StarRocksWarehouseReconciler, condition string) *metav1.Condition {
+func warehouseCondition(t *testing.T, r *Reconciler, condition string) *metav1.Condition {
 	t.Helper()
 	wh := &srv1.StarRocksWarehouse{}
 	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "wh1"}, wh); err != nil {
@@ -148,7 +160,7 @@ func warehouseCondition(t *testing.T, r *StarRocksWarehouseReconciler, condition
 	return meta.FindStatusCondition(wh.Status.Conditions, condition)
 }
 
-func warnings(r *StarRocksWarehouseReconciler) []string {
+func warnings(r *Reconciler) []string {
 	rec := r.Recorder.(*events.FakeRecorder)
 	var out []string
 	for {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package warehouse
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ import (
 // runWarehouse reconciles the warehouse, then makes its StatefulSet roll out
 // with every pod ready, as the StatefulSet controller and the kubelet would,
 // and reconciles again: the warehouse is then Ready.
-func runWarehouse(t *testing.T, r *StarRocksWarehouseReconciler, wh *srv1.StarRocksWarehouse) {
+func runWarehouse(t *testing.T, r *Reconciler, wh *srv1.StarRocksWarehouse) {
 	t.Helper()
 	if _, err := reconcileWarehouse(t, r); err != nil {
 		t.Fatalf("Reconcile: %v", err)
@@ -52,7 +52,7 @@ func runWarehouse(t *testing.T, r *StarRocksWarehouseReconciler, wh *srv1.StarRo
 
 // rollOut does what the StatefulSet controller and the kubelet do with the
 // warehouse's StatefulSet as it is now: every replica updated, its pods ready.
-func rollOut(t *testing.T, r *StarRocksWarehouseReconciler, wh *srv1.StarRocksWarehouse) {
+func rollOut(t *testing.T, r *Reconciler, wh *srv1.StarRocksWarehouse) {
 	t.Helper()
 	sts := &appsv1.StatefulSet{}
 	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: wh.CnStatefulSetName()}, sts); err != nil {
@@ -75,7 +75,7 @@ func rollOut(t *testing.T, r *StarRocksWarehouseReconciler, wh *srv1.StarRocksWa
 	}
 }
 
-func warehouseStatus(t *testing.T, r *StarRocksWarehouseReconciler) srv1.StarRocksWarehouseStatus {
+func warehouseStatus(t *testing.T, r *Reconciler) srv1.StarRocksWarehouseStatus {
 	t.Helper()
 	wh := &srv1.StarRocksWarehouse{}
 	if err := r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "wh1"}, wh); err != nil {

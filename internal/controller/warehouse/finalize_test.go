@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package warehouse
 
 import (
 	"slices"
@@ -44,7 +44,7 @@ func deleting(wh *srv1.StarRocksWarehouse) *srv1.StarRocksWarehouse {
 // owned by the warehouse, with the upstream's finalizer.
 func ownedCN(wh *srv1.StarRocksWarehouse) *appsv1.StatefulSet {
 	return &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: wh.Namespace, Name: wh.CnStatefulSetName(),
-		Finalizers:      []string{UpstreamWarehouseFinalizer},
+		Finalizers:      []string{UpstreamFinalizer},
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: srv1.GroupVersion.String(), Kind: "StarRocksWarehouse", Name: wh.Name, UID: wh.UID, Controller: ptr.To(true)}}}}
 }
 
@@ -104,7 +104,7 @@ func TestTheDeletionOfAnIgnoredOrDeniedWarehouseReachesTheReconciler(t *testing.
 	_, _, _, wh := warehouseWorld()
 	ignored := wh.DeepCopy()
 	ignored.Annotations = map[string]string{srv1.IgnoredAnnotation: "true"}
-	pred := warehouseEvents([]string{"denied"})
+	pred := Events([]string{"denied"})
 	for _, tt := range []struct {
 		name string
 		old  *srv1.StarRocksWarehouse
@@ -143,7 +143,7 @@ func theirCN(wh *srv1.StarRocksWarehouse) (*srv1.StarRocksCluster, *appsv1.State
 // Services x-warehouse-cn-service and -search, HPA x-warehouse-cn-autoscaler
 // and pods of the same labels. The warehouse is refused, whichever came first.
 func TestAWarehouseIsRefusedWhenAClusterMakesObjectsOfItsNames(t *testing.T) {
-	refused := func(t *testing.T, r *StarRocksWarehouseReconciler, sts *appsv1.StatefulSet) {
+	refused := func(t *testing.T, r *Reconciler, sts *appsv1.StatefulSet) {
 		t.Helper()
 		before := sts.DeepCopy()
 		if err := r.Client.Get(t.Context(), client.ObjectKeyFromObject(sts), before); err != nil {
@@ -176,7 +176,7 @@ func TestAWarehouseIsRefusedWhenAClusterMakesObjectsOfItsNames(t *testing.T) {
 		if err := r.Client.Create(t.Context(), other); err != nil {
 			t.Fatal(err)
 		}
-		if reqs := r.warehousesOfCluster(t.Context(), other); !slices.Contains(reqs, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(wh)}) {
+		if reqs := r.OfCluster(t.Context(), other); !slices.Contains(reqs, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(wh)}) {
 			t.Errorf("cluster %s brings back %v; want warehouse %s, whose names it takes", other.Name, reqs, wh.Name)
 		}
 		ours := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: wh.CnStatefulSetName()}}
@@ -189,7 +189,7 @@ func TestDeletingARefusedWarehouseLeavesTheClusterObjectsOfItsNames(t *testing.T
 	_, _, _, wh := warehouseWorld()
 	wh.UID = "wh-uid"
 	other, sts, svc := theirCN(wh)
-	sts.Finalizers = []string{UpstreamWarehouseFinalizer}
+	sts.Finalizers = []string{UpstreamFinalizer}
 	r := newWarehouseReconciler(t, nil, nil, deleting(wh), other, sts, svc)
 	if _, err := reconcileWarehouse(t, r); err != nil {
 		t.Fatalf("Reconcile: %v", err)

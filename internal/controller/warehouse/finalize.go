@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package warehouse
 
 import (
 	"context"
@@ -60,8 +60,8 @@ import (
 //     removal), so two instances finalizing one warehouse do no harm. A
 //     warehouse there without our finalizer is not ours: nothing is touched,
 //     not even the upstream's finalizer.
-func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) (ctrl.Result, error) {
-	ours := controllerutil.ContainsFinalizer(wh, WarehouseFinalizer)
+func (r *Reconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) (ctrl.Result, error) {
+	ours := controllerutil.ContainsFinalizer(wh, Finalizer)
 	switch {
 	case wh.Annotations[srv1.IgnoredAnnotation] == "true":
 		if !ours {
@@ -79,7 +79,7 @@ func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.St
 	if uid, done := r.dropped.Get(client.ObjectKeyFromObject(wh)); !done || uid != wh.UID {
 		if err := r.dropFromFE(ctx, wh); err != nil {
 			live, theirs := r.liveCN(ctx, wh)
-			obs := r.observe(ctx, &warehouseScope{wh: wh, live: live, theirs: theirs})
+			obs := r.observe(ctx, &scope{wh: wh, live: live, theirs: theirs})
 			obs.ReconcileError = err
 			obs.ReconcileErrorReason, _ = frontend.Trouble(err)
 			_, statusErr := r.status.Write(ctx, wh, status.ComputeWarehouse(wh, obs))
@@ -106,9 +106,9 @@ func (r *StarRocksWarehouseReconciler) finalize(ctx context.Context, wh *srv1.St
 
 // removeFinalizer removes our finalizer from the warehouse, and calls done
 // (when set) once it is removed.
-func (r *StarRocksWarehouseReconciler) removeFinalizer(ctx context.Context, wh *srv1.StarRocksWarehouse, done func()) error {
+func (r *Reconciler) removeFinalizer(ctx context.Context, wh *srv1.StarRocksWarehouse, done func()) error {
 	patch := client.MergeFromWithOptions(wh.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	controllerutil.RemoveFinalizer(wh, WarehouseFinalizer)
+	controllerutil.RemoveFinalizer(wh, Finalizer)
 	if err := r.Client.Patch(ctx, wh, patch); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("removing finalizer of warehouse %s: %w", wh.Name, err)
 	}
@@ -120,7 +120,7 @@ func (r *StarRocksWarehouseReconciler) removeFinalizer(ctx context.Context, wh *
 
 // dropFromFE sends DROP WAREHOUSE to the cluster's FE. Without the cluster
 // (or while it is being deleted) there is no FE to tell.
-func (r *StarRocksWarehouseReconciler) dropFromFE(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
+func (r *Reconciler) dropFromFE(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
 	src := &srv1.StarRocksCluster{}
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.Spec.StarRocksCluster}, src)
 	if apierrors.IsNotFound(err) || (err == nil && (src.DeletionTimestamp != nil || src.Spec.StarRocksFeSpec == nil)) || wh.Name == wh.Spec.StarRocksCluster {
@@ -146,7 +146,7 @@ func (r *StarRocksWarehouseReconciler) dropFromFE(ctx context.Context, wh *srv1.
 // ownObjects are the objects of the warehouse's names that exist and are
 // its own: not those another object controls (a cluster <wh>-warehouse
 // makes objects of the same names), which its deletion must leave alone.
-func (r *StarRocksWarehouseReconciler) ownObjects(ctx context.Context, wh *srv1.StarRocksWarehouse) ([]client.Object, error) {
+func (r *Reconciler) ownObjects(ctx context.Context, wh *srv1.StarRocksWarehouse) ([]client.Object, error) {
 	var own []client.Object
 	for _, o := range resources.WarehouseNamed(wh).Objects() {
 		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
@@ -164,16 +164,16 @@ func (r *StarRocksWarehouseReconciler) ownObjects(ctx context.Context, wh *srv1.
 
 // releaseAdopted removes the upstream operator's finalizer from the
 // warehouse's StatefulSet, which would otherwise never go away.
-func (r *StarRocksWarehouseReconciler) releaseAdopted(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
+func (r *Reconciler) releaseAdopted(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
 	sts := &appsv1.StatefulSet{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	if controlledByOther(wh, sts) || !controllerutil.ContainsFinalizer(sts, UpstreamWarehouseFinalizer) {
+	if controlledByOther(wh, sts) || !controllerutil.ContainsFinalizer(sts, UpstreamFinalizer) {
 		return nil
 	}
 	patch := client.MergeFromWithOptions(sts.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	controllerutil.RemoveFinalizer(sts, UpstreamWarehouseFinalizer)
+	controllerutil.RemoveFinalizer(sts, UpstreamFinalizer)
 	if err := r.Client.Patch(ctx, sts, patch); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("releasing StatefulSet %s from the upstream finalizer: %w", sts.Name, err)
 	}
