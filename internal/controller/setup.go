@@ -14,15 +14,17 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controller holds the reconcilers: orchestration only. Desired objects
-// come from internal/resources, writes go through internal/apply and status is
-// computed by internal/status.
+// Package controller is the wiring: it scopes the manager's cache, sets up
+// the StarRocksCluster and StarRocksWarehouse controllers with their watches,
+// and gives both one door to FE. The reconcilers are in
+// internal/controller/cluster and internal/controller/warehouse; what both
+// share is one floor down, in internal/controller/frontend (FE) and
+// internal/reconcile (the kit).
 package controller
 
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +51,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/cluster"
 	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
@@ -155,14 +158,15 @@ func slimPod(obj any) (any, error) {
 	return p, nil
 }
 
-// SetupWithManager registers the StarRocksCluster controller.
+// SetupWithManager registers the StarRocksCluster controller and, when the
+// API server serves the kind, the StarRocksWarehouse one.
 func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	configMetadata, configs, cmMeta, err := watchConfigMaps(mgr, cfg)
 	if err != nil {
 		return err
 	}
 
-	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, cfg.DenyList)
+	r := cluster.NewReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, cfg.DenyList)
 	r.APIReader = mgr.GetAPIReader()
 	r.BuildOptions = cfg.Build
 	r.SyncPeriod = cfg.SyncPeriod
@@ -176,8 +180,8 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.
 	allowed := reconcile.NotDenied(cfg.DenyList)
-	// What Owns would watch, at reconcile.FollowUpPriority: what our objects and pods
-	// ask for waits behind new clusters and spec changes.
+	// What Owns would watch, at reconcile.FollowUpPriority: what our objects
+	// and pods ask for waits behind new clusters and spec changes.
 	owner := reconcile.FollowUp(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &srv1.StarRocksCluster{}, handler.OnlyControllerOwner()))
 	r.StartApart = cfg.Controller.MaxConcurrentReconciles > 1
 	if r.StartApart {
@@ -192,9 +196,9 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		Watches(&corev1.ConfigMap{}, owner, builder.WithPredicates(allowed, reconcile.OwnedObjectChanged())).
 		Watches(&autoscalingv2.HorizontalPodAutoscaler{}, owner, builder.WithPredicates(allowed, predicate.GenerationChangedPredicate{})).
 		Watches(&policyv1.PodDisruptionBudget{}, owner, builder.WithPredicates(allowed, reconcile.SpecOrMetadataChanged())).
-		Watches(&corev1.Pod{}, reconcile.FollowUp(handler.EnqueueRequestsFromMapFunc(clusterOfPod)), builder.WithPredicates(allowed, reconcile.PodChanged())).
+		Watches(&corev1.Pod{}, reconcile.FollowUp(handler.EnqueueRequestsFromMapFunc(cluster.OfPod)), builder.WithPredicates(allowed, reconcile.PodChanged())).
 		WatchesRawSource(source.Kind(configMetadata, cmMeta,
-			handler.TypedEnqueueRequestsFromMapFunc(r.clustersUsingConfigMap),
+			handler.TypedEnqueueRequestsFromMapFunc(r.UsingConfigMap),
 			predicate.NewTypedPredicateFuncs(func(o *metav1.PartialObjectMetadata) bool { return !slices.Contains(cfg.DenyList, o.Namespace) }),
 			reconcile.ConfigMapContentChanged())).
 		WithOptions(cfg.Controller).
@@ -202,7 +206,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	// Warehouses: their own controller, in starrockswarehouse_controller.go.
+	// Warehouses: their own controller (setup_warehouses.go).
 	return setupWarehouses(mgr, cfg, r.Configs, configMetadata, r.FE)
 }
 
@@ -241,7 +245,7 @@ func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *reconcile.Conf
 	}}); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksCluster{}, reconcile.ConfigMapIndex, referencedConfigMaps); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksCluster{}, reconcile.ConfigMapIndex, cluster.ConfigMapsOf); err != nil {
 		return nil, nil, nil, err
 	}
 	return configMetadata, configs, cmMeta, nil
@@ -264,45 +268,4 @@ func othersWaiting(opts *controller.Options, log logr.Logger) func() bool {
 		q := queue.Load()
 		return q == nil || (*q).Len() > 0
 	}
-}
-
-// clusterOfPod maps a pod to its cluster through the owner label
-// (<cluster>-<component>): pod templates carry the upstream's labels only, so
-// that adopting an upstream cluster changes no template.
-func clusterOfPod(_ context.Context, o client.Object) []ctrl.Request {
-	l := o.GetLabels()
-	name, ok := strings.CutSuffix(l[resources.OwnerLabel], "-"+l[resources.ComponentLabel])
-	if !ok || name == "" {
-		return nil
-	}
-	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
-}
-
-func referencedConfigMaps(o client.Object) []string {
-	src, ok := o.(*srv1.StarRocksCluster)
-	if !ok {
-		return nil
-	}
-	var names []string
-	for _, c := range resources.Components {
-		if c == resources.ComponentFEProxy {
-			continue // the proxy reads no .conf of its own
-		}
-		if from, ok := resources.ConfSourceOf(c, resources.ComponentSpec(src, c)); ok && !slices.Contains(names, from.ConfigMap) {
-			names = append(names, from.ConfigMap)
-		}
-	}
-	return names
-}
-
-func (r *StarRocksClusterReconciler) clustersUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []ctrl.Request {
-	var list srv1.StarRocksClusterList
-	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{reconcile.ConfigMapIndex: cm.Name}); err != nil {
-		return nil
-	}
-	reqs := make([]ctrl.Request, 0, len(list.Items))
-	for _, src := range list.Items {
-		reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: src.Namespace, Name: src.Name}})
-	}
-	return reqs
 }

@@ -51,6 +51,8 @@ type configEntry struct {
 	data            map[string]string
 }
 
+// NewConfigSource reads ConfigMaps' metadata from metadata (a cache) and
+// their data from live (the API server).
 func NewConfigSource(metadata, live client.Reader) *ConfigSource {
 	return &ConfigSource{metadata: metadata, live: live, data: map[types.NamespacedName]configEntry{}}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -38,9 +38,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
-	"github.com/srscale/starrocks-operator/internal/fe"
-	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/scheme"
@@ -78,7 +75,7 @@ func (f *fakeAPI) statusWrites() []srv1.StarRocksClusterStatus {
 	return append([]srv1.StarRocksClusterStatus(nil), f.statuses...)
 }
 
-func newReconciler(t *testing.T, api *fakeAPI, objs ...client.Object) *StarRocksClusterReconciler {
+func newReconciler(t *testing.T, api *fakeAPI, objs ...client.Object) *Reconciler {
 	t.Helper()
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
 		WithStatusSubresource(&srv1.StarRocksCluster{}).
@@ -134,12 +131,7 @@ func newReconciler(t *testing.T, api *fakeAPI, objs ...client.Object) *StarRocks
 				return c.Status().Update(ctx, src)
 			},
 		}).Build()
-	return NewStarRocksClusterReconciler(c, events.NewFakeRecorder(100), reconcile.NewConfigSource(c, c), nil)
-}
-
-// newFEAccess is a door to the FE resolve names, with a cleanup of its own.
-func newFEAccess(live client.Reader, resolve fe.Resolver, tls fe.TLS) frontend.Access {
-	return frontend.NewAccess(feaccess.New(live, feaccess.Options{Resolve: resolve, TLS: tls}), nil)
+	return NewReconciler(c, events.NewFakeRecorder(100), reconcile.NewConfigSource(c, c), nil)
 }
 
 func feCluster() *srv1.StarRocksCluster {
@@ -151,7 +143,7 @@ func feCluster() *srv1.StarRocksCluster {
 	}
 }
 
-func reconcileOnce(t *testing.T, r *StarRocksClusterReconciler) (ctrl.Result, error) {
+func reconcileOnce(t *testing.T, r *Reconciler) (ctrl.Result, error) {
 	t.Helper()
 	return r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "sr"}})
 }

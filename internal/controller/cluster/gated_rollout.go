@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -57,7 +57,7 @@ type gateState struct {
 
 // clusterPods lists the cluster's pods from the cache once per reconcile:
 // the gates and the status read the same list.
-func (r *StarRocksClusterReconciler) clusterPods(ctx context.Context, s *clusterScope) map[resources.Component][]corev1.Pod {
+func (r *Reconciler) clusterPods(ctx context.Context, s *clusterScope) map[resources.Component][]corev1.Pod {
 	if s.gates.pods == nil {
 		s.gates.pods = r.pods(ctx, s.src)
 		if s.gates.pods == nil {
@@ -100,7 +100,7 @@ func waitingSince(waits *reconcile.Memo[clockEntry], sts *appsv1.StatefulSet, ke
 // the partition or the OnDelete strategy on the desired StatefulSet, holds
 // it reported as waiting, and deletes the next FE pod when its turn has
 // come. It also reads FE's word for StarRocksHealthy and the status figures.
-func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
+func (r *Reconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
 	gates := map[resources.Component]starrocks.Gate{}
 	rolling := false
 	for _, c := range statefulSetComponents {
@@ -148,7 +148,7 @@ func (r *StarRocksClusterReconciler) gateRollouts(ctx context.Context, s *cluste
 
 // gate is component c's gate, without FE's word and the pods; ok is false
 // when c's pod template changes roll as the StatefulSet controller rolls them.
-func (r *StarRocksClusterReconciler) gate(s *clusterScope, c resources.Component) (starrocks.Gate, bool) {
+func (r *Reconciler) gate(s *clusterScope, c resources.Component) (starrocks.Gate, bool) {
 	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
 	if live == nil || want == nil || s.recovering() || s.holds.Keeps(c, want) {
 		return starrocks.Gate{}, false // nothing runs yet, it goes, or it is held whole (an ordered rollout, a scale-in)
@@ -186,7 +186,7 @@ func decide(c resources.Component, g starrocks.Gate) starrocks.GateStep {
 
 // step applies c's next step to the desired StatefulSet (and deletes the
 // next FE pod), and holds it reported as waiting.
-func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, c resources.Component, g starrocks.Gate) error {
+func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Component, g starrocks.Gate) error {
 	st := decide(c, g)
 	if !st.Rolling {
 		r.waits.Forget(client.ObjectKeyFromObject(g.Live))
@@ -225,7 +225,7 @@ func (r *StarRocksClusterReconciler) step(ctx context.Context, s *clusterScope, 
 // deletePod deletes an FE pod whose turn has come; it comes back at the
 // update revision. FE's report before the deletion says nothing of what
 // follows: the next step waits for a read after it.
-func (r *StarRocksClusterReconciler) deletePod(ctx context.Context, s *clusterScope, p *corev1.Pod) error {
+func (r *Reconciler) deletePod(ctx context.Context, s *clusterScope, p *corev1.Pod) error {
 	err := r.Client.Delete(ctx, p, client.Preconditions{UID: ptr.To(p.UID)})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil // gone already, or another pod of that name: the next reconcile sees which
@@ -257,7 +257,7 @@ func stallTimeout(src *srv1.StarRocksCluster) time.Duration {
 }
 
 // tellStalled emits a Warning Event when a rollout newly stalls.
-func (r *StarRocksClusterReconciler) tellStalled(s *clusterScope) {
+func (r *Reconciler) tellStalled(s *clusterScope) {
 	if s.gates.stalled == "" {
 		return
 	}

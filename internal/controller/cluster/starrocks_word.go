@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"time"
@@ -58,7 +58,7 @@ func healthEvery(syncPeriod time.Duration) time.Duration {
 // while rolling, or while FE has not been asked since a pod of the cluster
 // last changed (at changed: a pod that stopped, returned or was created);
 // otherwise only when the last read is older than health.
-func (r *StarRocksClusterReconciler) feWord(s *clusterScope, rolling bool, changed time.Time, health time.Duration) *feReport {
+func (r *Reconciler) feWord(s *clusterScope, rolling bool, changed time.Time, health time.Duration) *feReport {
 	if !feAnswers(s) {
 		return nil
 	}

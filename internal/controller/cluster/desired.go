@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -89,7 +89,7 @@ type desired struct {
 var statefulSetComponents = []resources.Component{resources.ComponentFE, resources.ComponentBE, resources.ComponentCN}
 
 // gather reads what the cluster's desired state depends on.
-func (r *StarRocksClusterReconciler) gather(ctx context.Context, src *srv1.StarRocksCluster) *clusterInputs {
+func (r *Reconciler) gather(ctx context.Context, src *srv1.StarRocksCluster) *clusterInputs {
 	in := &clusterInputs{live: map[resources.Component]*appsv1.StatefulSet{}, confs: map[resources.Component]confRead{}}
 	for _, c := range statefulSetComponents {
 		cached := r.liveStatefulSet(ctx, src, c)
@@ -118,7 +118,7 @@ func (r *StarRocksClusterReconciler) gather(ctx context.Context, src *srv1.StarR
 	return in
 }
 
-func (r *StarRocksClusterReconciler) liveStatefulSet(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) *appsv1.StatefulSet {
+func (r *Reconciler) liveStatefulSet(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) *appsv1.StatefulSet {
 	name := resources.StatefulSetName(src, c)
 	if name == "" {
 		return nil
@@ -132,7 +132,7 @@ func (r *StarRocksClusterReconciler) liveStatefulSet(ctx context.Context, src *s
 
 // config reads the .conf file that the component's configMapInfo, or a
 // configMaps[] entry mounting it where StarRocks reads it, names; empty when none.
-func (r *StarRocksClusterReconciler) config(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) confRead {
+func (r *Reconciler) config(ctx context.Context, src *srv1.StarRocksCluster, c resources.Component) confRead {
 	from, ok := resources.ConfSourceOf(c, resources.ComponentSpec(src, c))
 	if !ok {
 		return confRead{}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 // rolloutOrder holds back the StatefulSets whose image change must wait
 // for the other components (see starrocks.Order): on an upgrade BE and CN
 // roll before FE, on a downgrade FE rolls first.
-func (r *StarRocksClusterReconciler) rolloutOrder(_ context.Context, s *clusterScope) bool {
+func (r *Reconciler) rolloutOrder(_ context.Context, s *clusterScope) bool {
 	workload := func(c resources.Component) starrocks.Workload {
 		live, want := s.in.live[c], s.want.objects.StatefulSet(c)
 		return starrocks.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want)}

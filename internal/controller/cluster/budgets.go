@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -30,7 +30,7 @@ import (
 // BE running until FE has decommissioned the removed ones, FE leaves one
 // pod at a time (scalein.go), and FE is never shrunk to one (KeepFEQuorum):
 // until they go, those pods must not lose their budget.
-func (r *StarRocksClusterReconciler) budgets(_ context.Context, s *clusterScope) bool {
+func (r *Reconciler) budgets(_ context.Context, s *clusterScope) bool {
 	for _, c := range statefulSetComponents {
 		set := s.want.objects.Workload(c)
 		if set == nil || set.StatefulSet == nil {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"slices"
@@ -64,7 +64,7 @@ func running(src *srv1.StarRocksCluster, c resources.Component, replicas int32) 
 // budgetOf runs the budgets phase and returns c's budget as "maxUnavailable N", or "none".
 func budgetOf(t *testing.T, s *clusterScope, c resources.Component) string {
 	t.Helper()
-	(&StarRocksClusterReconciler{}).budgets(t.Context(), s)
+	(&Reconciler{}).budgets(t.Context(), s)
 	if pdb := s.want.objects.Workload(c).DisruptionBudget; pdb != nil {
 		return "maxUnavailable " + pdb.Spec.MaxUnavailable.String()
 	}
@@ -138,7 +138,7 @@ func TestFEQuorumUnprotectedIsToldForTwoFE(t *testing.T) {
 func TestABudgetWaitsForItsStatefulSet(t *testing.T) {
 	fe := resources.ComponentFE
 	hasBudget := func(s *clusterScope) bool {
-		(&StarRocksClusterReconciler{}).budgets(t.Context(), s)
+		(&Reconciler{}).budgets(t.Context(), s)
 		budget := s.want.objects.FE.DisruptionBudget
 		return budget != nil && slices.Contains(s.applicable(fe), client.Object(budget))
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"testing"
@@ -24,7 +24,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 )
 
 // A deleted cluster leaves nothing behind in the process: memory follows
@@ -69,4 +71,9 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	if n := r.regrowing.Len(); n != 0 {
 		t.Errorf("%d regrowing StatefulSets still remembered", n)
 	}
+}
+
+// newFEAccess is a door to the FE resolve names, with a cleanup of its own.
+func newFEAccess(live client.Reader, resolve fe.Resolver, tls fe.TLS) frontend.Access {
+	return frontend.NewAccess(feaccess.New(live, feaccess.Options{Resolve: resolve, TLS: tls}), nil)
 }

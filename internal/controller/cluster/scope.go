@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -72,7 +72,7 @@ func (s *clusterScope) writable() bool { return s.want != nil }
 
 // scope gathers the inputs, validates the spec and builds the desired
 // state: nothing after it reads what the objects are built from.
-func (r *StarRocksClusterReconciler) scope(ctx context.Context, src *srv1.StarRocksCluster) *clusterScope {
+func (r *Reconciler) scope(ctx context.Context, src *srv1.StarRocksCluster) *clusterScope {
 	s := &clusterScope{src: src, in: r.gather(ctx, src)}
 	if err := validate(src); err != nil {
 		s.fail(err)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"strings"
@@ -75,7 +75,7 @@ func TestANewClusterStartsInTwoStepsWithOneEvent(t *testing.T) {
 // A burst is still arriving when another first step began shortly before
 // or after this one; this one's own start does not count.
 func TestOtherNewClustersComing(t *testing.T) {
-	r := &StarRocksClusterReconciler{Waiting: func() bool { return false }}
+	r := &Reconciler{Waiting: func() bool { return false }}
 	now := time.Now()
 	for _, tt := range []struct {
 		name          string

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -73,7 +73,7 @@ import (
 // steps come with the first write), a failed or pending write in this step
 // (the full reconcile goes on at once), or an error in the last reconcile
 // (a write that keeps failing is sent once per retry, not twice).
-func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterScope) bool {
+func (r *Reconciler) firstStep(ctx context.Context, s *clusterScope) bool {
 	fe := resources.ComponentFE
 	if !r.StartApart || s.holds.Err() != nil || s.holds.Warning() != nil || s.in.live[fe] != nil || s.recovering() ||
 		meta.IsStatusConditionTrue(s.src.Status.Conditions, srv1.ConditionReconcileError) {
@@ -113,7 +113,7 @@ func (r *StarRocksClusterReconciler) firstStep(ctx context.Context, s *clusterSc
 // othersComing reports whether other reconciles wait for a worker, or
 // another new cluster's first step began just now (starrocks.OthersComing):
 // the latest after this one (which began at began), else the latest before it.
-func (r *StarRocksClusterReconciler) othersComing(began, before int64) bool {
+func (r *Reconciler) othersComing(began, before int64) bool {
 	other := r.lastFirstStep.Load()
 	if other == began {
 		other = before

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -40,7 +40,7 @@ import (
 // observe reads, from the cache, what status reports of each component. It
 // runs before the writes: a new object reads the same before and after its
 // creation, so the status write need not wait for them.
-func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScope) *status.Observed {
+func (r *Reconciler) observe(ctx context.Context, s *clusterScope) *status.Observed {
 	src := s.src
 	pods := r.clusterPods(ctx, s)
 	feReady := status.FEReady(src, s.in.live[resources.ComponentFE])
@@ -92,7 +92,7 @@ func (r *StarRocksClusterReconciler) observe(ctx context.Context, s *clusterScop
 // Deployment): its name, live copy, and whether it is outdated or drifted
 // beyond apply's reach. A held workload is kept as it runs on purpose: no
 // write is coming, and its phase follows its pods.
-func (r *StarRocksClusterReconciler) observeWorkload(s *clusterScope, c resources.Component, comp *status.Component, obs *status.Observed) {
+func (r *Reconciler) observeWorkload(s *clusterScope, c resources.Component, comp *status.Component, obs *status.Observed) {
 	named, want := resources.Named(s.src), s.want
 	var live, desired client.Object
 	kind := "StatefulSet"
@@ -146,7 +146,7 @@ func (s *clusterScope) feQuorumUnprotected() string {
 	return resources.FEQuorumUnprotectedMessage(ptr.Deref(fe.StatefulSet.Spec.Replicas, 1), budget)
 }
 
-func (r *StarRocksClusterReconciler) pods(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component][]corev1.Pod {
+func (r *Reconciler) pods(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component][]corev1.Pod {
 	owners := make([]string, 0, len(resources.Components))
 	for _, c := range resources.Components {
 		owners = append(owners, resources.SelectorLabels(src, c)[resources.OwnerLabel])
@@ -186,7 +186,7 @@ func ownedByCluster(p *corev1.Pod, src *srv1.StarRocksCluster) bool {
 // error only to set it again, two status writes (and an Event) per retry,
 // for as long as the error lasts. Its status waits for the writes instead,
 // and costs nothing while the error stays the same.
-func (r *StarRocksClusterReconciler) writeStatusBeside(ctx context.Context, s *clusterScope, write func() error) {
+func (r *Reconciler) writeStatusBeside(ctx context.Context, s *clusterScope, write func() error) {
 	if meta.IsStatusConditionTrue(s.src.Status.Conditions, srv1.ConditionReconcileError) {
 		_ = write()
 		return
@@ -203,7 +203,7 @@ func (r *StarRocksClusterReconciler) writeStatusBeside(ctx context.Context, s *c
 
 // writeStatus writes the status from the scope, once the phases are done:
 // unless the status written beside the writes still holds.
-func (r *StarRocksClusterReconciler) writeStatus(ctx context.Context, s *clusterScope) {
+func (r *Reconciler) writeStatus(ctx context.Context, s *clusterScope) {
 	if s.status.early && (s.err == nil || s.status.err != nil) {
 		return
 	}
@@ -228,7 +228,7 @@ func (s *clusterScope) computeStatus() srv1.StarRocksClusterStatus {
 
 // writeClusterStatus writes st when it differs, and keeps the Ready gauge
 // and the time-to-ready histogram.
-func (r *StarRocksClusterReconciler) writeClusterStatus(ctx context.Context, src *srv1.StarRocksCluster, st srv1.StarRocksClusterStatus) (bool, error) {
+func (r *Reconciler) writeClusterStatus(ctx context.Context, src *srv1.StarRocksCluster, st srv1.StarRocksClusterStatus) (bool, error) {
 	ready := meta.IsStatusConditionTrue(st.Conditions, srv1.ConditionReady)
 	metrics.ClusterReady.WithLabelValues(src.Namespace, src.Name).Set(boolGauge(ready))
 	wasReady := meta.IsStatusConditionTrue(src.Status.Conditions, srv1.ConditionReady)
@@ -244,4 +244,10 @@ func boolGauge(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// clusterStatusPath is how a cluster is read, and where its status is (reconcile.StatusPath).
+func clusterStatusPath(c client.Client, memos *reconcile.Memos) *reconcile.StatusPath[*srv1.StarRocksCluster, srv1.StarRocksClusterStatus] {
+	return reconcile.NewStatusPath(c, reconcile.FieldOwner, "StarRocksCluster", func() *srv1.StarRocksCluster { return &srv1.StarRocksCluster{} },
+		func(o *srv1.StarRocksCluster) *srv1.StarRocksClusterStatus { return &o.Status }, memos)
 }

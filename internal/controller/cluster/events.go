@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -34,7 +34,7 @@ import (
 // writes, counted when made, are told here), and a Warning only when the
 // reconcile error or the config warning is new. The compute-node cleanup
 // tells what it dropped itself, when it ends.
-func (r *StarRocksClusterReconciler) tell(ctx context.Context, s *clusterScope) {
+func (r *Reconciler) tell(ctx context.Context, s *clusterScope) {
 	src := s.src
 	reconcile.CountWrites(s.results)
 	reconcile.TellWrites(r.Recorder, src, slices.Concat(takeStarted(r.started, src), s.results))

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -57,7 +57,7 @@ var replicasField = []string{"spec", "replicas"}
 // own and shrink at once; compute nodes are dropped after their pods go
 // (cn_cleanup.go). What to do is decided in internal/starrocks
 // (ScaleInBackends, ScaleInFrontends); this file does what it decides.
-func (r *StarRocksClusterReconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
+func (r *Reconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
 	if !r.FE.Configured() || r.scaleIns == nil {
 		return true
 	}
@@ -68,7 +68,7 @@ func (r *StarRocksClusterReconciler) scaleIn(ctx context.Context, s *clusterScop
 
 // scaleInBackends decommissions the BEs a scale-in removes, and takes back
 // the decommission of BEs the spec keeps again (starrocks.ScaleInBackends).
-func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
+func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 	live, want := s.in.live[resources.ComponentBE], s.want.objects.StatefulSet(resources.ComponentBE)
 	key := client.ObjectKeyFromObject(s.src).String()
 	in := starrocks.BackendScaleIn{
@@ -96,7 +96,7 @@ func (r *StarRocksClusterReconciler) scaleInBackends(ctx context.Context, s *clu
 
 // scaleInFrontends takes FEs out of FE's group one at a time, and drops
 // members whose pods are gone (starrocks.ScaleInFrontends).
-func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
+func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	live, want := s.in.live[resources.ComponentFE], s.want.objects.StatefulSet(resources.ComponentFE)
 	key := client.ObjectKeyFromObject(s.src).String()
 	in := starrocks.FrontendScaleIn{
@@ -120,7 +120,7 @@ func (r *StarRocksClusterReconciler) scaleInFrontends(ctx context.Context, s *cl
 }
 
 // do does what a scale-in step of component c says (starrocks.Step).
-func (r *StarRocksClusterReconciler) do(ctx context.Context, s *clusterScope, c resources.Component, st starrocks.Step) {
+func (r *Reconciler) do(ctx context.Context, s *clusterScope, c resources.Component, st starrocks.Step) {
 	live := s.in.live[c]
 	r.remember(s, c, live, st)
 	if err := r.send(ctx, s, live, st); err != nil {
@@ -152,7 +152,7 @@ func (r *StarRocksClusterReconciler) do(ctx context.Context, s *clusterScope, c 
 }
 
 // remember records in the scale-in memory what a step says of it.
-func (r *StarRocksClusterReconciler) remember(s *clusterScope, c resources.Component, live *appsv1.StatefulSet, st starrocks.Step) {
+func (r *Reconciler) remember(s *clusterScope, c resources.Component, live *appsv1.StatefulSet, st starrocks.Step) {
 	key := client.ObjectKeyFromObject(s.src).String()
 	memo := key
 	if c == resources.ComponentFE {
@@ -180,7 +180,7 @@ func (r *StarRocksClusterReconciler) remember(s *clusterScope, c resources.Compo
 
 // send sends a step's statements to FE through the door (which marks FE's
 // word out of date), then deletes the claims it names.
-func (r *StarRocksClusterReconciler) send(ctx context.Context, s *clusterScope, live *appsv1.StatefulSet, st starrocks.Step) error {
+func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.StatefulSet, st starrocks.Step) error {
 	if len(st.Statements) > 0 {
 		sctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
 		defer cancel()
@@ -264,7 +264,7 @@ func decommissionStall(src *srv1.StarRocksCluster) time.Duration {
 // later scale-up starts that ordinal afresh: it asks the leader to ADD it
 // and joins with --helper (§1). The StatefulSet controller keeps claims on
 // scale-down; Kubernetes defers the deletion of a claim until no pod uses it.
-func (r *StarRocksClusterReconciler) deleteClaims(ctx context.Context, sts *appsv1.StatefulSet, ordinal int) error {
+func (r *Reconciler) deleteClaims(ctx context.Context, sts *appsv1.StatefulSet, ordinal int) error {
 	for _, t := range sts.Spec.VolumeClaimTemplates {
 		pvc := &corev1.PersistentVolumeClaim{}
 		pvc.Namespace, pvc.Name = sts.Namespace, fmt.Sprintf("%s-%s-%d", t.Name, sts.Name, ordinal)
@@ -277,7 +277,7 @@ func (r *StarRocksClusterReconciler) deleteClaims(ctx context.Context, sts *apps
 }
 
 // event emits one Event on the cluster.
-func (r *StarRocksClusterReconciler) event(src *srv1.StarRocksCluster, eventType, reason, action, note string, args ...any) {
+func (r *Reconciler) event(src *srv1.StarRocksCluster, eventType, reason, action, note string, args ...any) {
 	if r.Recorder != nil {
 		r.Recorder.Eventf(src, nil, eventType, reason, action, note, args...)
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -34,14 +34,14 @@ import (
 // failed write of one component does not hold back the others: BE, CN and
 // the proxy depend on FE being ready, not on FE's last write having
 // succeeded. The status is written beside the writes (see writeStatusBeside).
-func (r *StarRocksClusterReconciler) sync(ctx context.Context, s *clusterScope) bool {
+func (r *Reconciler) sync(ctx context.Context, s *clusterScope) bool {
 	s.obs = r.observe(ctx, s)
 	r.writeStatusBeside(ctx, s, func() error { return r.write(ctx, s) })
 	return true
 }
 
 // write makes the writes of sync and records them in s.
-func (r *StarRocksClusterReconciler) write(ctx context.Context, s *clusterScope) error {
+func (r *Reconciler) write(ctx context.Context, s *clusterScope) error {
 	feReady := status.FEReady(s.src, s.in.live[resources.ComponentFE])
 	var growErrs []error
 	for _, c := range statefulSetComponents {

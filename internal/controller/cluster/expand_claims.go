@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -49,7 +49,7 @@ import (
 // restart every pod. The deleted one may stay in the cache a while, being
 // deleted (the garbage collector orphans its pods first): it is not the
 // new one, and nothing is written in its place until it is gone.
-func (r *StarRocksClusterReconciler) expandClaims(ctx context.Context, live *appsv1.StatefulSet, grow []reconcile.ClaimGrowth) error {
+func (r *Reconciler) expandClaims(ctx context.Context, live *appsv1.StatefulSet, grow []reconcile.ClaimGrowth) error {
 	for _, g := range grow {
 		if err := r.checkExpandable(ctx, g.StorageClassName); err != nil {
 			return &reconcile.UserError{Reason: srv1.ReasonStorageNotExpandable, Message: fmt.Sprintf("storageVolumes[%s].storageSize: cannot grow from %s to %s: %v", g.Template, g.From.String(), g.To.String(), err)}
@@ -110,7 +110,7 @@ func recreated(old *appsv1.StatefulSet) *appsv1.StatefulSet {
 	return sts
 }
 
-func (r *StarRocksClusterReconciler) checkExpandable(ctx context.Context, className *string) error {
+func (r *Reconciler) checkExpandable(ctx context.Context, className *string) error {
 	reader := r.APIReader
 	if reader == nil {
 		reader = r.Client

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func recovering(src *srv1.StarRocksCluster, feConf string) (int64, bool) {
 // disasterRecovery rewrites the desired FE for a recovery and holds BE and
 // CN: neither written nor deleted. A recovery without cluster_snapshot.yaml
 // where FE reads it is a user error: nothing is changed.
-func (r *StarRocksClusterReconciler) disasterRecovery(_ context.Context, s *clusterScope) bool {
+func (r *Reconciler) disasterRecovery(_ context.Context, s *clusterScope) bool {
 	gen, ok := recovering(s.src, s.want.feConf)
 	if !ok {
 		return true
@@ -75,7 +75,7 @@ func (r *StarRocksClusterReconciler) disasterRecovery(_ context.Context, s *clus
 // clusterSnapshot checks that FE's configMaps put cluster_snapshot.yaml
 // where FE reads it (resources.ClusterSnapshotSources). A ConfigMap or key
 // that is not there is the user's to fix; a failed read is retried.
-func (r *StarRocksClusterReconciler) clusterSnapshot(ctx context.Context, src *srv1.StarRocksCluster) error {
+func (r *Reconciler) clusterSnapshot(ctx context.Context, src *srv1.StarRocksCluster) error {
 	for _, from := range resources.ClusterSnapshotSources(&src.Spec.StarRocksFeSpec.StarRocksComponentSpec) {
 		_, err := r.Configs.Content(ctx, src.Namespace, from.ConfigMap, from.Key, "spec.starRocksFeSpec.configMaps")
 		var user *reconcile.UserError
@@ -121,7 +121,7 @@ func disasterRecoveryStatus(src *srv1.StarRocksCluster, feConf string, live *app
 
 // recoveryJustDone is true when this reconcile wrote a done recovery status
 // while it still built the recovery spec.
-func (r *StarRocksClusterReconciler) recoveryJustDone(src *srv1.StarRocksCluster, feConf string) bool {
+func (r *Reconciler) recoveryJustDone(src *srv1.StarRocksCluster, feConf string) bool {
 	if _, ok := recovering(src, feConf); !ok {
 		return false
 	}

@@ -14,7 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+// Package cluster is the StarRocksCluster reconciler. Reconcile builds the
+// scope (scope.go, desired.go: the inputs, the desired objects, the holds)
+// and runs the phases over it in order, one file each (the list is in
+// Reconcile); status.go and events.go tell what it did. What StarRocks
+// decides is in internal/starrocks, FE is reached through
+// internal/controller/frontend, and the kit is internal/reconcile.
+package cluster
 
 import (
 	"context"
@@ -37,8 +43,8 @@ import (
 	"github.com/srscale/starrocks-operator/internal/writeorder"
 )
 
-// StarRocksClusterReconciler turns a StarRocksCluster into the objects that run it.
-type StarRocksClusterReconciler struct {
+// Reconciler turns a StarRocksCluster into the objects that run it.
+type Reconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
 	Applier  apply.Applier
@@ -83,10 +89,10 @@ type StarRocksClusterReconciler struct {
 	retry *reconcile.Backoff
 }
 
-// NewStarRocksClusterReconciler wires a reconciler to its client, events and config source.
-func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, denyList []string) *StarRocksClusterReconciler {
+// NewReconciler wires a reconciler to its client, events and config source.
+func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, denyList []string) *Reconciler {
 	memos := reconcile.NewMemos()
-	r := &StarRocksClusterReconciler{
+	r := &Reconciler{
 		Client:    c,
 		Recorder:  recorder,
 		Applier:   reconcile.AdoptingApplier(c),
@@ -124,7 +130,7 @@ func NewStarRocksClusterReconciler(c client.Client, recorder events.EventRecorde
 // It builds the scope (inputs, desired state, holds) and runs the phases in
 // order over it; a phase may end the reconcile early. Status and Events are
 // written once, at the end, from the scope.
-func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ctx = writeorder.WithOwner(ctx, req.String())
 	src, ok, err := r.status.Get(ctx, req.NamespacedName)
 	if err != nil {
@@ -151,7 +157,7 @@ func (r *StarRocksClusterReconciler) Reconcile(ctx context.Context, req ctrl.Req
 // rememberForget registers with memos what else the process keeps of a
 // cluster and forgets with it: its metrics, applied objects, scale-in and
 // FE memories, and the data of ConfigMaps no other cluster names.
-func (r *StarRocksClusterReconciler) rememberForget(memos *reconcile.Memos) {
+func (r *Reconciler) rememberForget(memos *reconcile.Memos) {
 	memos.Register(func(key types.NamespacedName) {
 		metrics.ClusterReady.DeleteLabelValues(key.Namespace, key.Name)
 		metrics.DecommissionTablets.DeleteLabelValues(key.Namespace, key.Name)
@@ -195,14 +201,14 @@ func clusterStatefulSets(key types.NamespacedName) []types.NamespacedName {
 // (garbage collection removes the children), marked ignored, or in a denied
 // namespace. The watches filter these too; checking here also covers
 // reconciles queued by owned objects, pods and ConfigMaps.
-func (r *StarRocksClusterReconciler) skip(src *srv1.StarRocksCluster) bool {
+func (r *Reconciler) skip(src *srv1.StarRocksCluster) bool {
 	return src.DeletionTimestamp != nil || src.Annotations[srv1.IgnoredAnnotation] == "true" || slices.Contains(r.DenyList, src.Namespace)
 }
 
 // finish writes the status and the Events from the scope, counts the
 // reconcile, and decides when to come back. A new cluster's first step
 // writes neither: the next reconcile tells both steps.
-func (r *StarRocksClusterReconciler) finish(ctx context.Context, s *clusterScope) (ctrl.Result, error) {
+func (r *Reconciler) finish(ctx context.Context, s *clusterScope) (ctrl.Result, error) {
 	if s.started {
 		metrics.ReconcileOutcomes.WithLabelValues("changed").Inc()
 		// The StatefulSet's watch event comes back sooner; this is in case it does not.

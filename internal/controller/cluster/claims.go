@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -34,7 +34,7 @@ import (
 // the claims, and docs/helm-migration.md says how to bind or replace them.
 // Claims are not cached: they are listed only for a StatefulSet with such a
 // template whose pods are not all ready, never for a healthy cluster.
-func (r *StarRocksClusterReconciler) unboundClaims(ctx context.Context, s *clusterScope) []string {
+func (r *Reconciler) unboundClaims(ctx context.Context, s *clusterScope) []string {
 	reader := r.APIReader
 	if reader == nil {
 		reader = r.Client

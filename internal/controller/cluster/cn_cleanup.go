@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package cluster
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 
 // cleanUpComputeNodes drops from FE, in either mode, the compute nodes
 // a CN scale-in removed, once the writes succeeded.
-func (r *StarRocksClusterReconciler) cleanUpComputeNodes(ctx context.Context, s *clusterScope) bool {
+func (r *Reconciler) cleanUpComputeNodes(ctx context.Context, s *clusterScope) bool {
 	if s.err != nil || !r.FE.Configured() {
 		return true
 	}
