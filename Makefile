@@ -8,10 +8,12 @@ GOLANGCI_LINT := bin/golangci-lint
 GOTESTSUM := bin/gotestsum
 TEST_JSON := bin/test-json
 GO_TEST_FLAGS ?= -count=1 -timeout=40m
-# Packages `make test` runs under the race detector: the three that own every
+# Packages `make test` runs under the race detector: those that own every
 # goroutine and lock of the operator (internal/apply's parallel writes and its
-# memory of them; internal/controller's status write beside the applies, the FE
-# access and cleanup state; internal/writeorder's gate on concurrent requests).
+# memory of them; internal/controller/...'s status write beside the applies and
+# the CN cleanup state; internal/feaccess's FE views and job pool;
+# internal/reconcile's memories and ConfigMap source; internal/writeorder's
+# gate on concurrent requests).
 # -race compiles the Kubernetes libraries a second time: measured cold (empty
 # GOCACHE, 2 busy cores) 4.5 min for apply and controller (writeorder needs
 # only the standard library). The test module's integration package (the same
@@ -19,7 +21,7 @@ GO_TEST_FLAGS ?= -count=1 -timeout=40m
 # not slower: TestOnAPIServer 58 s under -race, 56 s without), past the ~5 min
 # -race may cost a cold CI: it is not in the default
 # (RACE_PKGS_TEST=./integration/... includes it).
-RACE_PKGS ?= ./internal/apply/... ./internal/controller/... ./internal/writeorder/...
+RACE_PKGS ?= ./internal/apply/... ./internal/controller/... ./internal/feaccess/... ./internal/reconcile/... ./internal/writeorder/...
 RACE_PKGS_TEST ?=
 # Every Go module of the repository: `make verify` checks that each is tidy.
 GO_MODULES := . test tools tools/etcd tools/kwok tools/golangci-lint tools/gotestsum

@@ -14,16 +14,17 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controller holds the reconcilers: orchestration only. Desired objects
-// come from internal/resources, writes go through internal/apply and status is
-// computed by internal/status.
+// Package controller is the wiring: it scopes the manager's cache, sets up
+// the StarRocksCluster and StarRocksWarehouse controllers with their watches,
+// and gives both one door to FE. The reconcilers are in
+// internal/controller/cluster and internal/controller/warehouse; what both
+// share is one floor down, in internal/controller/frontend (FE) and
+// internal/reconcile (the kit).
 package controller
 
 import (
 	"context"
-	"reflect"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -45,14 +46,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/cluster"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -85,17 +88,6 @@ type Config struct {
 	// is read for the status at most once per period; zero means 2 min.
 	SyncPeriod time.Duration
 }
-
-// FieldOwner is the operator's server-side apply field manager.
-const FieldOwner = "starrocks-operator"
-
-// UpstreamFieldManager is the field manager of the upstream operator
-// (named after its binary): the fields it wrote are handed to FieldOwner when
-// we first write an object it made, so that taking a cluster over removes
-// what we do not want instead of keeping it beside ours.
-const UpstreamFieldManager = "sroperator"
-
-const configMapIndex = "spec.configMapInfo.configMapName"
 
 // reconcileTimeout bounds one reconcile, every API call in it included.
 const reconcileTimeout = time.Minute
@@ -166,14 +158,15 @@ func slimPod(obj any) (any, error) {
 	return p, nil
 }
 
-// SetupWithManager registers the StarRocksCluster controller.
+// SetupWithManager registers the StarRocksCluster controller and, when the
+// API server serves the kind, the StarRocksWarehouse one.
 func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	configMetadata, configs, cmMeta, err := watchConfigMaps(mgr, cfg)
 	if err != nil {
 		return err
 	}
 
-	r := NewStarRocksClusterReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, cfg.DenyList)
+	r := cluster.NewReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, cfg.DenyList)
 	r.APIReader = mgr.GetAPIReader()
 	r.BuildOptions = cfg.Build
 	r.SyncPeriod = cfg.SyncPeriod
@@ -182,45 +175,44 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
-	r.FE = feAccess{Door: feaccess.New(mgr.GetAPIReader(), feaccess.Options{Resolve: cfg.FE, TLS: cfg.FETLS,
-		Credentials: cfg.FECredentials, LookEvery: cfg.FELookEvery, Cache: mgr.GetClient()}),
-		cleanup: newComputeNodeCleanup(), recorder: r.Recorder}
+	r.FE = frontend.NewAccess(feaccess.New(mgr.GetAPIReader(), feaccess.Options{Resolve: cfg.FE, TLS: cfg.FETLS,
+		Credentials: cfg.FECredentials, LookEvery: cfg.FELookEvery, Cache: mgr.GetClient()}), r.Recorder)
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.
-	allowed := notDenied(cfg.DenyList)
-	// What Owns would watch, at followUpPriority: what our objects and pods
-	// ask for waits behind new clusters and spec changes.
-	owner := followUp(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &srv1.StarRocksCluster{}, handler.OnlyControllerOwner()))
+	allowed := reconcile.NotDenied(cfg.DenyList)
+	// What Owns would watch, at reconcile.FollowUpPriority: what our objects
+	// and pods ask for waits behind new clusters and spec changes.
+	owner := reconcile.FollowUp(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &srv1.StarRocksCluster{}, handler.OnlyControllerOwner()))
 	r.StartApart = cfg.Controller.MaxConcurrentReconciles > 1
 	if r.StartApart {
 		r.Waiting = othersWaiting(&cfg.Controller, mgr.GetLogger())
 	}
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named("starrockscluster").
-		For(&srv1.StarRocksCluster{}, builder.WithPredicates(managed(cfg.DenyList), specOrResync())).
-		Watches(&appsv1.StatefulSet{}, owner, builder.WithPredicates(allowed, statefulSetChanged())).
-		Watches(&appsv1.Deployment{}, owner, builder.WithPredicates(allowed, deploymentChanged())).
-		Watches(&corev1.Service{}, owner, builder.WithPredicates(allowed, ownedObjectChanged())).
-		Watches(&corev1.ConfigMap{}, owner, builder.WithPredicates(allowed, ownedObjectChanged())).
+		For(&srv1.StarRocksCluster{}, builder.WithPredicates(reconcile.Managed(cfg.DenyList), reconcile.SpecOrResync())).
+		Watches(&appsv1.StatefulSet{}, owner, builder.WithPredicates(allowed, reconcile.StatefulSetChanged())).
+		Watches(&appsv1.Deployment{}, owner, builder.WithPredicates(allowed, reconcile.DeploymentChanged())).
+		Watches(&corev1.Service{}, owner, builder.WithPredicates(allowed, reconcile.OwnedObjectChanged())).
+		Watches(&corev1.ConfigMap{}, owner, builder.WithPredicates(allowed, reconcile.OwnedObjectChanged())).
 		Watches(&autoscalingv2.HorizontalPodAutoscaler{}, owner, builder.WithPredicates(allowed, predicate.GenerationChangedPredicate{})).
-		Watches(&policyv1.PodDisruptionBudget{}, owner, builder.WithPredicates(allowed, specOrMetadataChanged())).
-		Watches(&corev1.Pod{}, followUp(handler.EnqueueRequestsFromMapFunc(clusterOfPod)), builder.WithPredicates(allowed, podChanged())).
+		Watches(&policyv1.PodDisruptionBudget{}, owner, builder.WithPredicates(allowed, reconcile.SpecOrMetadataChanged())).
+		Watches(&corev1.Pod{}, reconcile.FollowUp(handler.EnqueueRequestsFromMapFunc(cluster.OfPod)), builder.WithPredicates(allowed, reconcile.PodChanged())).
 		WatchesRawSource(source.Kind(configMetadata, cmMeta,
-			handler.TypedEnqueueRequestsFromMapFunc(r.clustersUsingConfigMap),
+			handler.TypedEnqueueRequestsFromMapFunc(r.UsingConfigMap),
 			predicate.NewTypedPredicateFuncs(func(o *metav1.PartialObjectMetadata) bool { return !slices.Contains(cfg.DenyList, o.Namespace) }),
-			configMapContentChanged())).
+			reconcile.ConfigMapContentChanged())).
 		WithOptions(cfg.Controller).
 		Complete(r)
 	if err != nil {
 		return err
 	}
-	// Warehouses: their own controller, in starrockswarehouse_controller.go.
+	// Warehouses: their own controller (setup_warehouses.go).
 	return setupWarehouses(mgr, cfg, r.Configs, configMetadata, r.FE)
 }
 
 // watchConfigMaps starts the metadata cache of every ConfigMap and the
 // source of the data of those a cluster or warehouse names.
-func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *configSource, *metav1.PartialObjectMetadata, error) {
+func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *reconcile.ConfigSource, *metav1.PartialObjectMetadata, error) {
 	// User ConfigMaps named by configMapInfo carry no label of ours: watch the
 	// metadata of all ConfigMaps in a cache of its own (the manager's ConfigMap
 	// cache is scoped to our label), and fetch data only when it changes.
@@ -237,7 +229,7 @@ func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *configSource, 
 	}
 	cmMeta := &metav1.PartialObjectMetadata{}
 	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
-	configs := newConfigSource(configMetadata, mgr.GetAPIReader())
+	configs := reconcile.NewConfigSource(configMetadata, mgr.GetAPIReader())
 	informer, err := configMetadata.GetInformer(context.Background(), cmMeta)
 	if err != nil {
 		return nil, nil, nil, err
@@ -253,7 +245,7 @@ func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *configSource, 
 	}}); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksCluster{}, configMapIndex, referencedConfigMaps); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &srv1.StarRocksCluster{}, reconcile.ConfigMapIndex, cluster.ConfigMapsOf); err != nil {
 		return nil, nil, nil, err
 	}
 	return configMetadata, configs, cmMeta, nil
@@ -276,157 +268,4 @@ func othersWaiting(opts *controller.Options, log logr.Logger) func() bool {
 		q := queue.Load()
 		return q == nil || (*q).Len() > 0
 	}
-}
-
-// managed filters out clusters in denied namespaces and clusters marked ignored,
-// so that they never reach a worker.
-func managed(denyList []string) predicate.Predicate {
-	return predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return !slices.Contains(denyList, o.GetNamespace()) && o.GetAnnotations()[srv1.IgnoredAnnotation] != "true"
-	})
-}
-
-// notDenied drops objects in denied namespaces.
-func notDenied(denyList []string) predicate.Predicate {
-	return predicate.NewPredicateFuncs(func(o client.Object) bool { return !slices.Contains(denyList, o.GetNamespace()) })
-}
-
-// specOrResync passes spec changes, annotation changes (the ignored marker) and
-// periodic resyncs, but not the operator's own status writes, which would
-// otherwise make every reconcile trigger another.
-func specOrResync() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetResourceVersion() == n.GetResourceVersion() || o.GetGeneration() != n.GetGeneration() ||
-			!reflect.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) || n.GetDeletionTimestamp() != nil
-	}}
-}
-
-// metadataChanged is true for changes to what apply compares in metadata.
-func metadataChanged(o, n client.Object) bool {
-	return o.GetGeneration() != n.GetGeneration() || !reflect.DeepEqual(o.GetLabels(), n.GetLabels()) ||
-		!reflect.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) || !reflect.DeepEqual(o.GetOwnerReferences(), n.GetOwnerReferences())
-}
-
-// statefulSetChanged passes spec edits (drift) and status changes the cluster
-// status reports; resyncs and unrelated status churn don't enqueue.
-func statefulSetChanged() predicate.Predicate {
-	return predicate.TypedFuncs[client.Object]{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*appsv1.StatefulSet)
-		n, ok2 := e.ObjectNew.(*appsv1.StatefulSet)
-		if !ok1 || !ok2 {
-			return true
-		}
-		os, ns := o.Status, n.Status
-		return metadataChanged(o, n) || os.ObservedGeneration != ns.ObservedGeneration || os.Replicas != ns.Replicas ||
-			os.ReadyReplicas != ns.ReadyReplicas || os.UpdatedReplicas != ns.UpdatedReplicas ||
-			os.CurrentRevision != ns.CurrentRevision || os.UpdateRevision != ns.UpdateRevision
-	}}
-}
-
-func deploymentChanged() predicate.Predicate {
-	return predicate.TypedFuncs[client.Object]{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*appsv1.Deployment)
-		n, ok2 := e.ObjectNew.(*appsv1.Deployment)
-		if !ok1 || !ok2 {
-			return true
-		}
-		os, ns := o.Status, n.Status
-		return metadataChanged(o, n) || os.ObservedGeneration != ns.ObservedGeneration || os.Replicas != ns.Replicas ||
-			os.ReadyReplicas != ns.ReadyReplicas || os.UpdatedReplicas != ns.UpdatedReplicas
-	}}
-}
-
-// specOrMetadataChanged passes edits of an object's spec or of what apply
-// compares in its metadata, and drops status changes: a PodDisruptionBudget's
-// status moves with every pod that becomes ready or not, which the pod
-// watch reports already.
-func specOrMetadataChanged() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return metadataChanged(e.ObjectOld, e.ObjectNew) }}
-}
-
-// ownedObjectChanged passes real edits of Services and ConfigMaps, which have
-// no generation, and drops resyncs.
-func ownedObjectChanged() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		return e.ObjectOld.GetResourceVersion() != e.ObjectNew.GetResourceVersion()
-	}}
-}
-
-// podChanged passes pod creation and deletion, and changes of phase, readiness
-// or container waiting reasons: what the status lists pods by.
-func podChanged() predicate.Predicate {
-	return predicate.TypedFuncs[client.Object]{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*corev1.Pod)
-		n, ok2 := e.ObjectNew.(*corev1.Pod)
-		if !ok1 || !ok2 {
-			return true
-		}
-		return podSummary(o) != podSummary(n)
-	}}
-}
-
-func podSummary(p *corev1.Pod) string {
-	s := string(p.Status.Phase)
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			s += "/ready=" + string(c.Status)
-		}
-	}
-	for _, cs := range p.Status.ContainerStatuses {
-		if cs.State.Waiting != nil {
-			s += "/" + cs.State.Waiting.Reason
-		}
-	}
-	if p.DeletionTimestamp != nil {
-		s += "/deleting"
-	}
-	return s
-}
-
-func configMapContentChanged() predicate.TypedPredicate[*metav1.PartialObjectMetadata] {
-	return predicate.TypedFuncs[*metav1.PartialObjectMetadata]{UpdateFunc: func(e event.TypedUpdateEvent[*metav1.PartialObjectMetadata]) bool {
-		return e.ObjectOld.GetResourceVersion() != e.ObjectNew.GetResourceVersion()
-	}}
-}
-
-// clusterOfPod maps a pod to its cluster through the owner label
-// (<cluster>-<component>): pod templates carry the upstream's labels only, so
-// that adopting an upstream cluster changes no template.
-func clusterOfPod(_ context.Context, o client.Object) []ctrl.Request {
-	l := o.GetLabels()
-	name, ok := strings.CutSuffix(l[resources.OwnerLabel], "-"+l[resources.ComponentLabel])
-	if !ok || name == "" {
-		return nil
-	}
-	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
-}
-
-func referencedConfigMaps(o client.Object) []string {
-	src, ok := o.(*srv1.StarRocksCluster)
-	if !ok {
-		return nil
-	}
-	var names []string
-	for _, c := range resources.Components {
-		if c == resources.ComponentFEProxy {
-			continue // the proxy reads no .conf of its own
-		}
-		if from, ok := resources.ConfSourceOf(c, resources.ComponentSpec(src, c)); ok && !slices.Contains(names, from.ConfigMap) {
-			names = append(names, from.ConfigMap)
-		}
-	}
-	return names
-}
-
-func (r *StarRocksClusterReconciler) clustersUsingConfigMap(ctx context.Context, cm *metav1.PartialObjectMetadata) []ctrl.Request {
-	var list srv1.StarRocksClusterList
-	if err := r.Client.List(ctx, &list, client.InNamespace(cm.Namespace), client.MatchingFields{configMapIndex: cm.Name}); err != nil {
-		return nil
-	}
-	reqs := make([]ctrl.Request, 0, len(list.Items))
-	for _, src := range list.Items {
-		reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: src.Namespace, Name: src.Name}})
-	}
-	return reqs
 }

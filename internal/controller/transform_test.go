@@ -22,6 +22,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 // The cluster-wide ConfigMap metadata cache keeps names and resourceVersions
@@ -50,7 +52,7 @@ func TestConfigMapMetadataCacheDropsAnnotationsAndManagedFields(t *testing.T) {
 // for apply to know when to hand a create's fields over, at a fraction of the size.
 func TestCachedObjectsKeepManagersWithoutFieldSets(t *testing.T) {
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", ManagedFields: []metav1.ManagedFieldsEntry{
-		{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &metav1.Time{}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{}}`)},
+		{Manager: reconcile.FieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &metav1.Time{}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{}}`)},
 		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: metav1.NewFieldsV1(`{}`)},
 	}}}
 	out, err := slimManagedFields(svc)
@@ -59,7 +61,7 @@ func TestCachedObjectsKeepManagersWithoutFieldSets(t *testing.T) {
 	}
 	mf := out.(*corev1.Service).ManagedFields
 	want := []metav1.ManagedFieldsEntry{
-		{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1"},
+		{Manager: reconcile.FieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1"},
 		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status"},
 	}
 	if len(mf) != len(want) {

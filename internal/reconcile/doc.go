@@ -18,7 +18,12 @@ limitations under the License.
 // StarRocksWarehouse) are built from: the phases and how they run, the
 // holds and the one step that applies them to the built objects, the
 // error and back-off policy, the status path, the Events, and the registry
-// of what the process remembers per object between reconciles.
+// of what the process remembers per object between reconciles. It also
+// holds the Kubernetes pieces both read and write through: the source of
+// the users' ConfigMaps (ConfigSource), the check of the StatefulSet fields
+// Kubernetes cannot change (CheckImmutable), the applier and the
+// operator's field manager (NewApplier, FieldOwner), and the watch filters
+// and follow-up priority their controllers are set up with.
 //
 // It knows Kubernetes objects, not StarRocks: what StarRocks decides is in
 // internal/starrocks, and talking to FE goes through internal/feaccess.

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/srscale/starrocks-operator/internal/apply"
-	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
@@ -85,7 +85,7 @@ func testAdoption(t *testing.T, c *testcluster.Cluster) {
 		}
 	}
 
-	adopting := apply.New(c.Client, controller.FieldOwner)
+	adopting := apply.New(c.Client, reconcile.FieldOwner)
 	adopting.AdoptFrom = []string{"sroperator"}
 	if _, err := adopting.Apply(ctx, desired("adopted")); err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func testAdoption(t *testing.T, c *testcluster.Cluster) {
 	}
 
 	// The control: plain server-side apply keeps what the other manager owns.
-	plain := apply.New(c.Client, controller.FieldOwner)
+	plain := apply.New(c.Client, reconcile.FieldOwner)
 	if _, err := plain.Apply(ctx, desired("not-adopted")); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func testOwnWriteTrusted(t *testing.T, c *testcluster.Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := apply.New(interceptor.NewClient(direct, reads), controller.FieldOwner)
+	a := apply.New(interceptor.NewClient(direct, reads), reconcile.FieldOwner)
 	desired := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "svc"},
 		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "fe"}, Ports: []corev1.ServicePort{{Name: "query", Port: 9030, TargetPort: intstr.FromInt32(9030)}}},

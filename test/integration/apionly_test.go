@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -142,7 +142,7 @@ func testImmutable(t *testing.T, c *testcluster.Cluster) {
 		sts := resources.Build(src, resources.Configs{}).StatefulSet(resources.ComponentFE)
 		sts.Spec.ServiceName, sts.OwnerReferences = "legacy-search", nil // made before the cluster: no owner yet
 		change(sts)
-		if err := c.Client.Create(ctx, sts, client.FieldOwner(controller.UpstreamFieldManager)); err != nil {
+		if err := c.Client.Create(ctx, sts, client.FieldOwner(reconcile.UpstreamFieldManager)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -205,7 +205,7 @@ func testCreatedThenApplied(t *testing.T, c *testcluster.Cluster) {
 	eventually(t, 30*time.Second, "FE StatefulSet", func(ctx context.Context) (bool, error) {
 		return get(ctx, c.Client, ns, "c1-fe", sts) == nil, nil
 	})
-	if !ownedBy(sts, controller.FieldOwner, metav1.ManagedFieldsOperationUpdate) {
+	if !ownedBy(sts, reconcile.FieldOwner, metav1.ManagedFieldsOperationUpdate) {
 		t.Errorf("the FE StatefulSet was not made by a plain create; managers: %s", managers(sts))
 	}
 	op.log.waitQuiet(2*time.Second, 20*time.Second)
@@ -224,7 +224,7 @@ func testCreatedThenApplied(t *testing.T, c *testcluster.Cluster) {
 		}
 		return true, nil
 	})
-	if ownedBy(sts, controller.FieldOwner, metav1.ManagedFieldsOperationUpdate) || !ownedBy(sts, controller.FieldOwner, metav1.ManagedFieldsOperationApply) {
+	if ownedBy(sts, reconcile.FieldOwner, metav1.ManagedFieldsOperationUpdate) || !ownedBy(sts, reconcile.FieldOwner, metav1.ManagedFieldsOperationApply) {
 		t.Errorf("after the first apply our fields should belong to the Apply entry only; managers: %s", managers(sts))
 	}
 	op.log.waitQuiet(2*time.Second, 20*time.Second)

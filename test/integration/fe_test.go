@@ -39,7 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller"
+	warehousectl "github.com/srscale/starrocks-operator/internal/controller/warehouse"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
@@ -283,8 +283,8 @@ func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		t.Fatal(err)
 	}
 	got := waitWarehouse(t, c, "fe", "wh-a", "warehouse running with 1 CN", warehouseRunning(1))
-	if !slices.Contains(got.Finalizers, controller.WarehouseFinalizer) {
-		t.Errorf("finalizers %v lack %s", got.Finalizers, controller.WarehouseFinalizer)
+	if !slices.Contains(got.Finalizers, warehousectl.Finalizer) {
+		t.Errorf("finalizers %v lack %s", got.Finalizers, warehousectl.Finalizer)
 	}
 	if got.Status.HorizontalScaler.Name != "wh-a-warehouse-cn-autoscaler" || got.Status.Selector == "" {
 		t.Errorf("CN status: %+v", got.Status.StarRocksCnStatus)
@@ -534,7 +534,7 @@ func testAdoptedWarehouseReleased(t *testing.T, c *testcluster.Cluster, dir *feD
 	sel := map[string]string{resources.OwnerLabel: "wh-adopted-warehouse-cn", resources.ComponentLabel: "cn"}
 	upstream := &appsv1.StatefulSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-adopted-warehouse-cn", Labels: sel,
-			Finalizers:      []string{controller.UpstreamWarehouseFinalizer},
+			Finalizers:      []string{warehousectl.UpstreamFinalizer},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "starrocks.com/v1", Kind: "StarRocksWarehouse", Name: wh.Name, UID: wh.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}},
 		Spec: appsv1.StatefulSetSpec{
 			Replicas: ptr.To(int32(1)), ServiceName: "wh-adopted-warehouse-cn-search", Selector: &metav1.LabelSelector{MatchLabels: sel},

@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller"
+	warehousectl "github.com/srscale/starrocks-operator/internal/controller/warehouse"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -137,8 +137,8 @@ func testWarehouseFailedCheckKeepsCN(t *testing.T, c *testcluster.Cluster) {
 func testIgnoredWarehouseDeleted(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks) {
 	ctx := context.Background()
 	wh := whc(t, c, "wh-ignored")
-	if !slices.Contains(wh.Finalizers, controller.WarehouseFinalizer) {
-		t.Fatalf("finalizers %v lack %s", wh.Finalizers, controller.WarehouseFinalizer)
+	if !slices.Contains(wh.Finalizers, warehousectl.Finalizer) {
+		t.Fatalf("finalizers %v lack %s", wh.Finalizers, warehousectl.Finalizer)
 	}
 	mutate(t, c.Client, wh, func(w *srv1.StarRocksWarehouse) {
 		w.Annotations = map[string]string{srv1.IgnoredAnnotation: "true"}
@@ -170,7 +170,7 @@ func testDeniedWarehouseFinalized(t *testing.T, c *testcluster.Cluster, dir *feD
 		t.Fatal(err)
 	}
 	wh = waitWarehouse(t, c, "whd", wh.Name, "warehouse running with our finalizer", func(w *srv1.StarRocksWarehouse) bool {
-		return warehouseRunning(1)(w) && slices.Contains(w.Finalizers, controller.WarehouseFinalizer)
+		return warehouseRunning(1)(w) && slices.Contains(w.Finalizers, warehousectl.Finalizer)
 	})
 	served.stop()
 	startOperator(t, c, "whd", operatorOptions{fe: dir.resolve, denyList: []string{"whd"}})

@@ -1,0 +1,46 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"context"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/srscale/starrocks-operator/internal/resources"
+)
+
+// budgets gives each of FE, BE and CN the disruption budget of the pods its
+// StatefulSet keeps once the phases before have decided their holds. The
+// builders made it for the spec's replicas, but a BE scale-in keeps every
+// BE running until FE has decommissioned the removed ones, FE leaves one
+// pod at a time (scalein.go), and FE is never shrunk to one (KeepFEQuorum):
+// until they go, those pods must not lose their budget.
+func (r *Reconciler) budgets(_ context.Context, s *clusterScope) bool {
+	for _, c := range statefulSetComponents {
+		set := s.want.objects.Workload(c)
+		if set == nil || set.StatefulSet == nil {
+			continue
+		}
+		replicas := ptr.Deref(set.StatefulSet.Spec.Replicas, 1) // a field hold set it to what runs
+		if live := s.in.live[c]; live != nil && live.Spec.Replicas != nil && s.holds.Keeps(c, set.StatefulSet) {
+			replicas = *live.Spec.Replicas // held whole, as it runs
+		}
+		set.DisruptionBudget = resources.DisruptionBudget(s.src, c, replicas)
+	}
+	return true
+}

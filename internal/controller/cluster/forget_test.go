@@ -1,0 +1,79 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
+)
+
+// A deleted cluster leaves nothing behind in the process: memory follows
+// the clusters there are, not every cluster there ever was.
+func TestADeletedClusterIsForgotten(t *testing.T) {
+	api := &fakeAPI{}
+	src := feCluster()
+	r := newReconciler(t, api, src)
+	r.FE = newFEAccess(r.Client, nil, fe.TLS{})
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(src)
+	cn := types.NamespacedName{Namespace: "ns", Name: src.CnStatefulSetName()}
+	r.FE.Changed(src) // the door remembers when FE's topology last changed
+	r.FE.Cleanup.Run(t.Context(), r.FE, src, "", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: cn.Name, UID: "cn-uid", Generation: 1}, Spec: appsv1.StatefulSetSpec{Replicas: new(int32(1))}}, "")
+	r.status.Recent().Record(key.String(), "5", src.Status) // the fake's status writes return no resourceVersion
+	r.regrowing.Put(types.NamespacedName{Namespace: "ns", Name: src.FeStatefulSetName()}, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName()}})
+	if clean, _ := r.FE.Cleanup.Remembered(); r.Applier.Remembered() == 0 || r.status.Recent().Len() == 0 || clean == 0 || !r.FE.Remembers(key) {
+		t.Fatalf("nothing remembered after creating the cluster (writes and no-ops %d, status %d, cleanup %d): the test proves nothing",
+			r.Applier.Remembered(), r.status.Recent().Len(), clean)
+	}
+
+	if err := r.Client.Delete(t.Context(), src); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reconcileOnce(t, r); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.Applier.Remembered(); n != 0 {
+		t.Errorf("the applier still remembers %d objects", n)
+	}
+	if n := r.status.Recent().Len(); n != 0 {
+		t.Errorf("%d statuses still remembered", n)
+	}
+	if r.FE.Remembers(key) {
+		t.Error("FE's features or view still remembered")
+	}
+	if clean, named := r.FE.Cleanup.Remembered(); clean != 0 || named != 0 {
+		t.Errorf("CN cleanup state still remembered: %d found clean, %d by name", clean, named)
+	}
+	if n := r.regrowing.Len(); n != 0 {
+		t.Errorf("%d regrowing StatefulSets still remembered", n)
+	}
+}
+
+// newFEAccess is a door to the FE resolve names, with a cleanup of its own.
+func newFEAccess(live client.Reader, resolve fe.Resolver, tls fe.TLS) frontend.Access {
+	return frontend.NewAccess(feaccess.New(live, feaccess.Options{Resolve: resolve, TLS: tls}), nil)
+}

@@ -1,0 +1,305 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// defaultStallTimeout is the stall timeout without the annotation.
+const defaultStallTimeout = 30 * time.Minute
+
+// gateState is what the gated rollouts of one reconcile tell the status
+// (the rollouts themselves are told by their holds).
+type gateState struct {
+	// stalled is the first stalled rollout's message, for its Event.
+	stalled string
+	word    *status.StarRocksWord
+	// pods are the cluster's pods by component, read once per reconcile.
+	pods map[resources.Component][]corev1.Pod
+}
+
+// clusterPods lists the cluster's pods from the cache once per reconcile:
+// the gates and the status read the same list.
+func (r *Reconciler) clusterPods(ctx context.Context, s *clusterScope) map[resources.Component][]corev1.Pod {
+	if s.gates.pods == nil {
+		s.gates.pods = r.pods(ctx, s.src)
+		if s.gates.pods == nil {
+			return nil // a failed list is tried again by the next caller
+		}
+	}
+	return s.gates.pods
+}
+
+// observe writes FE's word into obs.
+func (g *gateState) observe(obs *status.Observed) {
+	obs.StarRocks = g.word
+}
+
+// clockEntry is since when a StatefulSet's current step has waited, for
+// steps the pods cannot date (the first pod of a rollout), kept in the
+// reconciler's waits by StatefulSet. Forgotten on restart: the clock then
+// starts again, later, never earlier.
+type clockEntry struct {
+	uid   types.UID
+	key   string
+	since time.Time
+}
+
+// waitingSince is when the step key of sts was first seen waiting.
+func waitingSince(waits *reconcile.Memo[clockEntry], sts *appsv1.StatefulSet, key string, now time.Time) time.Time {
+	since := now
+	waits.Update(client.ObjectKeyFromObject(sts), func(e clockEntry, ok bool) (clockEntry, bool) {
+		if ok && e.uid == sts.UID && e.key == key {
+			since = e.since
+			return e, true
+		}
+		return clockEntry{uid: sts.UID, key: key, since: now}, true
+	})
+	return since
+}
+
+// gateRollouts makes pod template changes of FE, BE and CN roll one pod at a
+// time on StarRocks' word (starrocks.Partitioned, starrocks.LeaderLast): it sets
+// the partition or the OnDelete strategy on the desired StatefulSet, holds
+// it reported as waiting, and deletes the next FE pod when its turn has
+// come. It also reads FE's word for StarRocksHealthy and the status figures.
+func (r *Reconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
+	gates := map[resources.Component]starrocks.Gate{}
+	rolling := false
+	for _, c := range statefulSetComponents {
+		g, ok := r.gate(s, c)
+		if !ok {
+			continue
+		}
+		if decide(c, g).Rolling {
+			rolling = true
+		}
+		gates[c] = g
+	}
+	var changed time.Time
+	if feAnswers(s) {
+		changed = lastPodChange(r.clusterPods(ctx, s))
+	}
+	rep := r.feWord(s, rolling, changed, healthEvery(r.SyncPeriod))
+	s.gates.word = starRocksWord(s.src, feAnswers(s), rep)
+	if !rolling {
+		for _, g := range gates {
+			r.waits.Forget(client.ObjectKeyFromObject(g.Live))
+		}
+		return true
+	}
+	if !feAnswers(s) {
+		rep = &feReport{Report: starrocks.Report{At: time.Now(), Err: errors.New("no FE pod is Ready")}}
+	}
+	defer r.tellStalled(s)
+	if s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateIfFEReachable && rep != nil && rep.Err != nil {
+		return true // FE does not answer, and the user lets the rollout go on without its word
+	}
+	pods := r.clusterPods(ctx, s)
+	for _, c := range statefulSetComponents {
+		g, ok := gates[c]
+		if !ok {
+			continue
+		}
+		g.Pods, g.Word = pods[c], gateWord(rep, s.src, c)
+		if err := r.step(ctx, s, c, g); err != nil {
+			s.err = errors.Join(s.err, err)
+		}
+	}
+	return true
+}
+
+// gate is component c's gate, without FE's word and the pods; ok is false
+// when c's pod template changes roll as the StatefulSet controller rolls them.
+func (r *Reconciler) gate(s *clusterScope, c resources.Component) (starrocks.Gate, bool) {
+	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+	if live == nil || want == nil || s.recovering() || s.holds.Keeps(c, want) {
+		return starrocks.Gate{}, false // nothing runs yet, it goes, or it is held whole (an ordered rollout, a scale-in)
+	}
+	if _, growing := s.want.grow[c]; growing {
+		return starrocks.Gate{}, false // its StatefulSet is recreated around its pods
+	}
+	if s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateOff || starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
+		return starrocks.Gate{}, false
+	}
+	if slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Component == c && h.Report == reconcile.Steps }) {
+		// Another step moves c (an FE leaving FE's group): a rollout under
+		// way keeps its strategy, neither pushed on nor let loose.
+		if gateSet(live) {
+			s.hold(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Report: reconcile.Quiet})
+		}
+		return starrocks.Gate{}, false
+	}
+	replicas := ptr.Deref(want.Spec.Replicas, 1)
+	if max(ptr.Deref(live.Spec.Replicas, 0), replicas) < 2 || live.Status.ReadyReplicas == 0 {
+		// One pod has nothing to wait for, and no Ready pod nothing to protect:
+		// the fix of a component that is down rolls at once.
+		return starrocks.Gate{}, false
+	}
+	tablets := c == resources.ComponentBE || (c == resources.ComponentCN && !fe.SharedData(s.want.feConf))
+	return starrocks.Gate{Live: live, Changing: templateChanging(s.want.hashes, live, want), Replicas: replicas, Tablets: tablets}, true
+}
+
+func decide(c resources.Component, g starrocks.Gate) starrocks.GateStep {
+	if c == resources.ComponentFE {
+		return starrocks.LeaderLast(g)
+	}
+	return starrocks.Partitioned(g)
+}
+
+// step applies c's next step to the desired StatefulSet (and deletes the
+// next FE pod), and holds it reported as waiting.
+func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Component, g starrocks.Gate) error {
+	st := decide(c, g)
+	if !st.Rolling {
+		r.waits.Forget(client.ObjectKeyFromObject(g.Live))
+		return nil
+	}
+	want := s.want.objects.StatefulSet(c)
+	strategy := appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+	if c != resources.ComponentFE {
+		strategy = starrocks.WithPartition(want.Spec.UpdateStrategy, st.Partition)
+	}
+	reason, msg := srv1.ReasonRollingOut, st.Message
+	if st.Waiting {
+		now := time.Now()
+		since := waitingSince(r.waits, g.Live, st.Key, now)
+		if !st.Since.IsZero() && st.Since.Before(since) {
+			since = st.Since
+		}
+		timeout := stallTimeout(s.src)
+		if starrocks.Stalled(since, now, timeout) {
+			reason = srv1.ReasonRolloutStalled
+			msg = fmt.Sprintf("%s, for longer than %s (%s): held; fix what it waits for, or annotate the cluster %s=%s to roll without StarRocks' word",
+				st.Message, timeout, srv1.RolloutStallTimeoutAnnotation, srv1.RolloutGateAnnotation, srv1.RolloutGateOff)
+			if s.gates.stalled == "" {
+				s.gates.stalled = msg
+			}
+		}
+	}
+	s.hold(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Value: strategy, Reason: reason, Message: msg, Report: reconcile.Steps})
+	s.later(r.FE.Every())
+	if st.Delete == nil {
+		return nil
+	}
+	return r.deletePod(ctx, s, st.Delete)
+}
+
+// deletePod deletes an FE pod whose turn has come; it comes back at the
+// update revision. FE's report before the deletion says nothing of what
+// follows: the next step waits for a read after it.
+func (r *Reconciler) deletePod(ctx context.Context, s *clusterScope, p *corev1.Pod) error {
+	err := r.Client.Delete(ctx, p, client.Preconditions{UID: ptr.To(p.UID)})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone already, or another pod of that name: the next reconcile sees which
+	}
+	if err != nil {
+		return fmt.Errorf("deleting pod %s for its rollout: %w", p.Name, err)
+	}
+	r.FE.Changed(s.src)
+	s.results = append(s.results, apply.Result{Kind: "Pod", Name: p.Name, Action: apply.Deleted})
+	return nil
+}
+
+// updateStrategyField is where a gate sets the partition or OnDelete.
+var updateStrategyField = []string{"spec", "updateStrategy"}
+
+// gateSet reports whether live's strategy is one a gate sets: OnDelete, or
+// a partition above 0 (the spec's own is left out before).
+func gateSet(live *appsv1.StatefulSet) bool {
+	u := live.Spec.UpdateStrategy
+	return u.Type == appsv1.OnDeleteStatefulSetStrategyType || (u.RollingUpdate != nil && ptr.Deref(u.RollingUpdate.Partition, 0) > 0)
+}
+
+// stallTimeout is the cluster's RolloutStallTimeoutAnnotation, or the default.
+func stallTimeout(src *srv1.StarRocksCluster) time.Duration {
+	if d, err := time.ParseDuration(src.Annotations[srv1.RolloutStallTimeoutAnnotation]); err == nil && d > 0 {
+		return d
+	}
+	return defaultStallTimeout
+}
+
+// tellStalled emits a Warning Event when a rollout newly stalls.
+func (r *Reconciler) tellStalled(s *clusterScope) {
+	if s.gates.stalled == "" {
+		return
+	}
+	if c := meta.FindStatusCondition(s.src.Status.Conditions, srv1.ConditionProgressing); c != nil && c.Reason == srv1.ReasonRolloutStalled {
+		return
+	}
+	r.Recorder.Eventf(s.src, nil, corev1.EventTypeWarning, srv1.ReasonRolloutStalled, "Rollout", "%s", status.Truncate(s.gates.stalled, status.MaxEventNote))
+}
+
+// templateChanging reports whether writing want changes live's pod
+// template. Nothing changed since the operator's last write (but, maybe,
+// the strategy a gate set) means no; otherwise the templates are compared
+// field by field, as apply compares for drift.
+func templateChanging(hashes *apply.Hashes, live, want *appsv1.StatefulSet) bool {
+	if hashes.Written(live, want) || writtenButStrategy(live, want) {
+		return false
+	}
+	have, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&live.Spec.Template)
+	if err != nil {
+		return true
+	}
+	body, _, err := apply.Desired(want)
+	if err != nil {
+		return true
+	}
+	tmpl, _, _ := unstructured.NestedFieldNoCopy(body.Object, "spec", "template")
+	return !apply.Covers(map[string]any{"template": have}, map[string]any{"template": tmpl})
+}
+
+// writtenButStrategy reports whether live carries want as the operator last
+// wrote it, with the update strategy live has: the gate set it, nothing else changed.
+func writtenButStrategy(live, want *appsv1.StatefulSet) bool {
+	cp := want.DeepCopy()
+	if live.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+		cp.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+	} else {
+		p := int32(0)
+		if ru := live.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			p = ptr.Deref(ru.Partition, 0)
+		}
+		cp.Spec.UpdateStrategy = starrocks.WithPartition(want.Spec.UpdateStrategy, p)
+	}
+	_, hash, err := apply.Desired(cp)
+	return err == nil && live.Annotations[apply.HashAnnotation] == hash
+}

@@ -1,0 +1,261 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+const (
+	defaultDecommissionStall = 30 * time.Minute
+	// decommissionReportEvery spaces the status updates of a draining BE's
+	// tablet count: the count falls on every read, the status must not.
+	decommissionReportEvery = 30 * time.Second
+	// feStatementTimeout bounds one statement that changes FE's topology.
+	feStatementTimeout = 10 * time.Second
+)
+
+// replicasField is spec.replicas, for field holds.
+var replicasField = []string{"spec", "replicas"}
+
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=delete
+
+// scaleIn lets StarRocks release the nodes a scale-in removes before their
+// pods go (DESIGN §10). A BE StatefulSet keeps its replicas while FE
+// decommissions the removed BEs; an FE StatefulSet shrinks one pod at a
+// time, each FE leaving FE's group. Shared-data BEs hold no data of their
+// own and shrink at once; compute nodes are dropped after their pods go
+// (cn_cleanup.go). What to do is decided in internal/starrocks
+// (ScaleInBackends, ScaleInFrontends); this file does what it decides.
+func (r *Reconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
+	if !r.FE.Configured() || r.scaleIns == nil {
+		return true
+	}
+	r.scaleInBackends(ctx, s)
+	r.scaleInFrontends(ctx, s)
+	return true
+}
+
+// scaleInBackends decommissions the BEs a scale-in removes, and takes back
+// the decommission of BEs the spec keeps again (starrocks.ScaleInBackends).
+func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
+	live, want := s.in.live[resources.ComponentBE], s.want.objects.StatefulSet(resources.ComponentBE)
+	key := client.ObjectKeyFromObject(s.src).String()
+	in := starrocks.BackendScaleIn{
+		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
+		SharedData: fe.SharedData(s.want.feConf), Skip: s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
+		Names: starrocks.NamesOf(s.src, resources.ComponentBE), Active: r.scaleIns.isActive(key),
+		FEReady: status.FEReady(s.src, s.in.live[resources.ComponentFE]), Every: r.FE.Every(),
+		HeartbeatPort: backendHeartbeatPort(s), Stall: decommissionStall(s.src),
+	}
+	if in.Exists {
+		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
+		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
+		if msg, ok := r.scaleIns.refusedAt(key, s.src.Generation); ok {
+			in.Refusal = msg
+		}
+	}
+	st := starrocks.ScaleInBackends(in)
+	if st.Read {
+		r.remember(s, resources.ComponentBE, live, st)
+		in.Read, in.Report = true, r.FE.Look(s.src, s.want.feConf).Pure()
+		st = starrocks.ScaleInBackends(in)
+	}
+	r.do(ctx, s, resources.ComponentBE, st)
+}
+
+// scaleInFrontends takes FEs out of FE's group one at a time, and drops
+// members whose pods are gone (starrocks.ScaleInFrontends).
+func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
+	live, want := s.in.live[resources.ComponentFE], s.want.objects.StatefulSet(resources.ComponentFE)
+	key := client.ObjectKeyFromObject(s.src).String()
+	in := starrocks.FrontendScaleIn{
+		Exists: live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
+		Skip:   s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
+		Names:  starrocks.NamesOf(s.src, resources.ComponentFE), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
+		Active: r.scaleIns.isActive(key + "/fe"), FEReady: status.FEReady(s.src, live), Every: r.FE.Every(),
+	}
+	if in.Exists {
+		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
+		in.Running, in.Ready = live.Status.Replicas, live.Status.ReadyReplicas
+		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
+	}
+	st := starrocks.ScaleInFrontends(in)
+	if st.Read {
+		r.remember(s, resources.ComponentFE, live, st)
+		in.Read, in.Report = true, r.FE.Look(s.src, s.want.feConf).Pure()
+		st = starrocks.ScaleInFrontends(in)
+	}
+	r.do(ctx, s, resources.ComponentFE, st)
+}
+
+// do does what a scale-in step of component c says (starrocks.Step).
+func (r *Reconciler) do(ctx context.Context, s *clusterScope, c resources.Component, st starrocks.Step) {
+	live := s.in.live[c]
+	r.remember(s, c, live, st)
+	if err := r.send(ctx, s, live, st); err != nil {
+		r.do(ctx, s, c, st.Failed(err))
+		return
+	}
+	want := s.want.objects.StatefulSet(c)
+	for _, h := range st.Holds {
+		s.hold(scaleInHold(c, want, h))
+	}
+	s.later(st.After)
+	if st.Tablets != nil {
+		metrics.DecommissionTablets.WithLabelValues(s.src.Namespace, s.src.Name).Set(float64(*st.Tablets))
+	}
+	if st.Log != nil {
+		logf.FromContext(ctx).Info(st.Log.Message, st.Log.KeysAndValues...)
+	}
+	if st.Event != nil {
+		r.event(s.src, corev1.EventTypeNormal, st.Event.Reason, st.Event.Action, "%s", st.Event.Note)
+	}
+	if d := st.Drain; d != nil {
+		key, now := client.ObjectKeyFromObject(s.src).String(), time.Now()
+		shown := r.scaleIns.show(key, d.Message, now)
+		s.hold(scaleInHold(c, want, d.Hold(shown, r.scaleIns.drained(key, d.Tablets, now), now)))
+	}
+	if st.Then != nil {
+		r.do(ctx, s, c, *st.Then)
+	}
+}
+
+// remember records in the scale-in memory what a step says of it.
+func (r *Reconciler) remember(s *clusterScope, c resources.Component, live *appsv1.StatefulSet, st starrocks.Step) {
+	key := client.ObjectKeyFromObject(s.src).String()
+	memo := key
+	if c == resources.ComponentFE {
+		memo = key + "/fe"
+	}
+	if st.Begin {
+		r.FE.Changed(s.src)
+		r.scaleIns.activate(memo)
+	}
+	if st.End {
+		if r.scaleIns.isActive(memo) {
+			r.scaleIns.done(memo)
+		}
+		if c == resources.ComponentBE {
+			metrics.DecommissionTablets.DeleteLabelValues(s.src.Namespace, s.src.Name)
+		}
+	}
+	if st.Refusal != "" {
+		r.scaleIns.refuse(memo, s.src.Generation, st.Refusal)
+	}
+	if st.Clean != nil {
+		r.scaleIns.setClean(key, live, *st.Clean)
+	}
+}
+
+// send sends a step's statements to FE through the door (which marks FE's
+// word out of date), then deletes the claims it names.
+func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.StatefulSet, st starrocks.Step) error {
+	if len(st.Statements) > 0 {
+		sctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
+		defer cancel()
+		err := r.FE.Exec(sctx, s.src, s.want.feConf, func(c *fe.Client) error {
+			for _, stmt := range st.Statements {
+				if err := stmt.Send(sctx, c); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, ord := range st.DeleteClaims {
+		if err := r.deleteClaims(ctx, live, ord); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scaleInHold is a step's hold of component c's desired StatefulSet want:
+// whole, or its replicas set to the value held.
+func scaleInHold(c resources.Component, want *appsv1.StatefulSet, h starrocks.Hold) reconcile.Hold {
+	out := reconcile.Hold{Component: c, Object: want, Reason: h.Reason, Message: h.Message, Report: reconcile.Steps}
+	if h.Refuses {
+		out.Report = reconcile.Refuses
+	}
+	if h.Trouble != nil {
+		reason, what := frontend.Trouble(h.Trouble)
+		out.Reason, out.Message = reason, what+h.Message
+	}
+	if h.Replicas != nil {
+		out.Field, out.Value = replicasField, *h.Replicas
+	}
+	return out
+}
+
+// backendHeartbeatPort is the heartbeat_service_port of be.conf (9050 by default).
+func backendHeartbeatPort(s *clusterScope) int {
+	return int(resources.Ports(resources.ComponentBE, resources.Config{Content: s.in.confs[resources.ComponentBE].content})["heartbeat_service_port"])
+}
+
+// decommissionStall is the cluster's stall timeout.
+func decommissionStall(src *srv1.StarRocksCluster) time.Duration {
+	if d, err := time.ParseDuration(src.Annotations[srv1.DecommissionStallTimeoutAnnotation]); err == nil && d > 0 {
+		return d
+	}
+	return defaultDecommissionStall
+}
+
+// deleteClaims deletes the claims of one pod of an FE StatefulSet, an FE
+// that left FE's group: its metadata is of no use (the group holds it),
+// and harmful, since an FE that starts on the metadata of a member FE
+// dropped fails ("explicitly removed", facts sheet §7). Without them, a
+// later scale-up starts that ordinal afresh: it asks the leader to ADD it
+// and joins with --helper (§1). The StatefulSet controller keeps claims on
+// scale-down; Kubernetes defers the deletion of a claim until no pod uses it.
+func (r *Reconciler) deleteClaims(ctx context.Context, sts *appsv1.StatefulSet, ordinal int) error {
+	for _, t := range sts.Spec.VolumeClaimTemplates {
+		pvc := &corev1.PersistentVolumeClaim{}
+		pvc.Namespace, pvc.Name = sts.Namespace, fmt.Sprintf("%s-%s-%d", t.Name, sts.Name, ordinal)
+		err := r.Client.Delete(ctx, pvc)
+		if client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting claim %s: %w", pvc.Name, err)
+		}
+	}
+	return nil
+}
+
+// event emits one Event on the cluster.
+func (r *Reconciler) event(src *srv1.StarRocksCluster, eventType, reason, action, note string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(src, nil, eventType, reason, action, note, args...)
+	}
+}

@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"testing"
+	"time"
+)
+
+func TestTheDrainIsShownAtMostEvery30s(t *testing.T) {
+	m := newScaleIns()
+	t0 := time.Now()
+	steps := []struct {
+		after time.Duration
+		msg   string
+		want  string
+	}{
+		{0, "10 left", "10 left"},
+		{time.Second, "9 left", "10 left"},
+		{29 * time.Second, "2 left", "10 left"},
+		{30 * time.Second, "2 left", "2 left"},
+		{31 * time.Second, "1 left", "2 left"},
+	}
+	for _, s := range steps {
+		if got := m.show("ns/c", s.msg, t0.Add(s.after)); got != s.want {
+			t.Errorf("at +%s with %q the status shows %q, want %q", s.after, s.msg, got, s.want)
+		}
+	}
+}
+
+func TestADrainStallsWhenItsTabletCountStopsFalling(t *testing.T) {
+	m := newScaleIns()
+	t0 := time.Now()
+	if since := m.drained("ns/c", 10, t0); !since.Equal(t0) {
+		t.Errorf("first count dated %s, want %s", since, t0)
+	}
+	if since := m.drained("ns/c", 10, t0.Add(time.Minute)); !since.Equal(t0) {
+		t.Errorf("an unchanged count restarted the clock: %s", since)
+	}
+	if since := m.drained("ns/c", 12, t0.Add(2*time.Minute)); !since.Equal(t0) {
+		t.Errorf("a rising count restarted the clock: %s", since)
+	}
+	if since := m.drained("ns/c", 9, t0.Add(3*time.Minute)); !since.Equal(t0.Add(3 * time.Minute)) {
+		t.Errorf("a falling count did not restart the clock: %s", since)
+	}
+}

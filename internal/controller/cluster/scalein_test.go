@@ -1,0 +1,34 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
+)
+
+func TestScaleInMessagesNameTheSkipAnnotation(t *testing.T) {
+	st := starrocks.ScaleInBackends(starrocks.BackendScaleIn{Exists: true, From: 3, To: 2, FEReady: true, Read: true,
+		Report: &starrocks.Report{Err: errors.New("dial timeout")}})
+	if len(st.Holds) != 1 || !strings.Contains(st.Holds[0].Message, srv1.SkipDecommissionAnnotation+"=true") {
+		t.Errorf("holds %+v, want the way out named %s", st.Holds, srv1.SkipDecommissionAnnotation)
+	}
+}

@@ -1,0 +1,148 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// clusterScope is one reconcile of one cluster: what it read, what the spec
+// asks for, what is held back, and what the phases did so far. The phases
+// read and fill it; status and Events are written from it, once, at the end.
+type clusterScope struct {
+	src *srv1.StarRocksCluster
+	in  *clusterInputs
+	// want is nil when there is nothing to write: the spec cannot be built,
+	// or a phase refused it; err says why.
+	want  *desired
+	holds reconcile.Holds
+	// obs is what the status reports, read from the cache before the writes.
+	obs *status.Observed
+	// results are the writes made, err the reconcile's errors so far;
+	// written are the desired objects already written in this reconcile.
+	results []apply.Result
+	written []client.Object
+	err     error
+	// status is the status write: early (beside the writes) or at the end.
+	status statusWrite
+	// started is true when the reconcile was a new cluster's first step:
+	// its status and Event come with the next one.
+	started bool
+	// after is how soon to look again; zero for a watch event.
+	after time.Duration
+	// gates is what the gated rollouts and FE's word tell the status (gated_rollout.go).
+	gates gateState
+}
+
+// statusWrite is the outcome of writing status.
+type statusWrite struct {
+	// early is true when the status was written beside the writes, before their outcome was known.
+	early   bool
+	written bool
+	err     error
+}
+
+// writable is false once nothing is left to write: the spec cannot be
+// built, or a phase refused it; no phase runs after that.
+func (s *clusterScope) writable() bool { return s.want != nil }
+
+// scope gathers the inputs, validates the spec and builds the desired
+// state: nothing after it reads what the objects are built from.
+func (r *Reconciler) scope(ctx context.Context, src *srv1.StarRocksCluster) *clusterScope {
+	s := &clusterScope{src: src, in: r.gather(ctx, src)}
+	if err := validate(src); err != nil {
+		s.fail(err)
+		return s
+	}
+	want, hs, err := build(src, s.in, r.BuildOptions)
+	if err != nil {
+		s.fail(err)
+		return s
+	}
+	s.want, s.holds = want, hs
+	return s
+}
+
+// fail records an error that stops every write: only the status that says so is written.
+func (s *clusterScope) fail(err error) {
+	s.err = errors.Join(s.err, err)
+	s.want = nil
+}
+
+// hold adds a hold that keeps a component, one object of it, or one field
+// of that object (h.Field) at h.Value, or at its live value when h.Value is
+// nil. A field is set at once: this is the one place a built object
+// changes after it is built, and a hash of the object taken before (the
+// rollout order's) is dropped, so that what is compared and written after
+// is the held object.
+func (s *clusterScope) hold(h reconcile.Hold) {
+	if len(h.Field) > 0 {
+		var err error
+		if h.Value != nil {
+			err = reconcile.SetField(h.Object, h.Field, h.Value)
+		} else {
+			err = reconcile.KeepFields(h.Object, s.live(h.Component, h.Object), [][]string{h.Field})
+		}
+		if err != nil {
+			s.err = errors.Join(s.err, err)
+			return
+		}
+		if s.want != nil {
+			s.want.hashes.Forget(h.Object)
+		}
+	}
+	s.holds = append(s.holds, h)
+}
+
+// live is the live copy of a desired workload of c; nil for other objects or none.
+func (s *clusterScope) live(c resources.Component, obj client.Object) client.Object {
+	if sts := s.in.live[c]; sts != nil && sts.Name == obj.GetName() {
+		return sts
+	}
+	if s.in.proxy != nil && s.in.proxy.Name == obj.GetName() {
+		return s.in.proxy
+	}
+	return nil
+}
+
+// reconcileError is everything that went wrong: the refused changes and the errors.
+func (s *clusterScope) reconcileError() error {
+	return errors.Join(s.holds.Err(), s.err)
+}
+
+// later asks to look again within d.
+func (s *clusterScope) later(d time.Duration) {
+	if d > 0 && (s.after == 0 || d < s.after) {
+		s.after = d
+	}
+}
+
+// recovering is true while the disaster recovery the spec asks for runs.
+func (s *clusterScope) recovering() bool {
+	_, ok := recovering(s.src, s.in.confs[resources.ComponentFE].content)
+	return ok
+}

@@ -1,0 +1,181 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package warehouse
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// finalize drops the warehouse from FE, releases and deletes its objects,
+// then removes the finalizer. An unreachable FE keeps the finalizer: the
+// error is reported in status and retried with back-off.
+//
+// Neither the ignored annotation nor the deny list may leave a warehouse
+// that carries our finalizer undeletable: only this operator removes it.
+//   - An ignored warehouse is one the user told us to leave alone, and
+//     deleting it does not change that: its finalizer is removed and nothing
+//     else is done. FE is not sent DROP WAREHOUSE, its objects are not
+//     deleted here and the upstream's finalizer is not released (the
+//     objects carry the warehouse's owner reference: the garbage collector
+//     deletes them once it is gone). FE keeps the warehouse, without
+//     compute nodes, until someone drops it; to have the operator drop it,
+//     remove the annotation before deleting. This is also the way out for a
+//     warehouse whose FE will never answer again.
+//   - In a denied namespace, our finalizer was added before the namespace
+//     was denied, or by another instance of the operator that serves it:
+//     either way it promises that FE is told before the warehouse goes, and
+//     the warehouse is finalized as any other. Every step is idempotent (DROP
+//     WAREHOUSE IF EXISTS, deletions of what still exists, the finalizer's
+//     removal), so two instances finalizing one warehouse do no harm. A
+//     warehouse there without our finalizer is not ours: nothing is touched,
+//     not even the upstream's finalizer.
+func (r *Reconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) (ctrl.Result, error) {
+	ours := controllerutil.ContainsFinalizer(wh, Finalizer)
+	switch {
+	case wh.Annotations[srv1.IgnoredAnnotation] == "true":
+		if !ours {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, r.removeFinalizer(ctx, wh, func() {
+			r.Recorder.Eventf(wh, nil, corev1.EventTypeNormal, "FinalizerRemoved", "Delete",
+				"the warehouse is ignored (%s): deleted without DROP WAREHOUSE %s; FE keeps it until it is dropped", srv1.IgnoredAnnotation, fe.WarehouseName(wh.Name))
+		})
+	case !ours && slices.Contains(r.DenyList, wh.Namespace):
+		return ctrl.Result{}, nil
+	case !ours:
+		return ctrl.Result{}, r.releaseAdopted(ctx, wh) // not ours (or done): only free what upstream left
+	}
+	if uid, done := r.dropped.Get(client.ObjectKeyFromObject(wh)); !done || uid != wh.UID {
+		if err := r.dropFromFE(ctx, wh); err != nil {
+			live, theirs := r.liveCN(ctx, wh)
+			obs := r.observe(ctx, &scope{wh: wh, live: live, theirs: theirs})
+			obs.ReconcileError = err
+			obs.ReconcileErrorReason, _ = frontend.Trouble(err)
+			_, statusErr := r.status.Write(ctx, wh, status.ComputeWarehouse(wh, obs))
+			r.tell(ctx, wh, nil, err)
+			return ctrl.Result{RequeueAfter: r.feBackoff.Next(client.ObjectKeyFromObject(wh).String())}, statusErr
+		}
+		r.feBackoff.Forget(client.ObjectKeyFromObject(wh).String())
+		r.dropped.Put(client.ObjectKeyFromObject(wh), wh.UID)
+	}
+	if err := r.releaseAdopted(ctx, wh); err != nil {
+		return ctrl.Result{}, err
+	}
+	objs, err := r.ownObjects(ctx, wh)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	results, err := r.Applier.DeleteAll(ctx, objs)
+	r.tell(ctx, wh, results, err)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, r.removeFinalizer(ctx, wh, nil)
+}
+
+// removeFinalizer removes our finalizer from the warehouse, and calls done
+// (when set) once it is removed.
+func (r *Reconciler) removeFinalizer(ctx context.Context, wh *srv1.StarRocksWarehouse, done func()) error {
+	patch := client.MergeFromWithOptions(wh.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	controllerutil.RemoveFinalizer(wh, Finalizer)
+	if err := r.Client.Patch(ctx, wh, patch); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("removing finalizer of warehouse %s: %w", wh.Name, err)
+	}
+	if done != nil {
+		done()
+	}
+	return nil
+}
+
+// dropFromFE sends DROP WAREHOUSE to the cluster's FE. Without the cluster
+// (or while it is being deleted) there is no FE to tell.
+func (r *Reconciler) dropFromFE(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
+	src := &srv1.StarRocksCluster{}
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.Spec.StarRocksCluster}, src)
+	if apierrors.IsNotFound(err) || (err == nil && (src.DeletionTimestamp != nil || src.Spec.StarRocksFeSpec == nil)) || wh.Name == wh.Spec.StarRocksCluster {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	feConf, err := r.clusterFEConf(ctx, src)
+	if err != nil {
+		return fmt.Errorf("reading fe.conf of cluster %s to reach FE: %w", src.Name, err)
+	}
+	if !fe.SharedData(feConf) {
+		return nil // a shared-nothing FE never had the warehouse
+	}
+	if err := r.FE.Exec(ctx, src, feConf, func(c *fe.Client) error { return c.DropWarehouse(ctx, fe.WarehouseName(wh.Name)) }); err != nil {
+		return frontend.AsUserError(err)
+	}
+	logf.FromContext(ctx).Info("dropped warehouse from FE", "warehouse", fe.WarehouseName(wh.Name), "cluster", src.Name)
+	return nil
+}
+
+// ownObjects are the objects of the warehouse's names that exist and are
+// its own: not those another object controls (a cluster <wh>-warehouse
+// makes objects of the same names), which its deletion must leave alone.
+func (r *Reconciler) ownObjects(ctx context.Context, wh *srv1.StarRocksWarehouse) ([]client.Object, error) {
+	var own []client.Object
+	for _, o := range resources.WarehouseNamed(wh).Objects() {
+		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, err
+		}
+		if !controlledByOther(wh, o) {
+			own = append(own, o)
+		}
+	}
+	return own, nil
+}
+
+// releaseAdopted removes the upstream operator's finalizer from the
+// warehouse's StatefulSet, which would otherwise never go away.
+func (r *Reconciler) releaseAdopted(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
+	sts := &appsv1.StatefulSet{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if controlledByOther(wh, sts) || !controllerutil.ContainsFinalizer(sts, UpstreamFinalizer) {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(sts.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	controllerutil.RemoveFinalizer(sts, UpstreamFinalizer)
+	if err := r.Client.Patch(ctx, sts, patch); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("releasing StatefulSet %s from the upstream finalizer: %w", sts.Name, err)
+	}
+	return nil
+}
