@@ -24,13 +24,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
-	"github.com/srscale/starrocks-operator/internal/metrics"
-	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
@@ -117,108 +113,6 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 		st = starrocks.ScaleInFrontends(in)
 	}
 	r.do(ctx, s, resources.ComponentFE, st)
-}
-
-// do does what a scale-in step of component c says (starrocks.Step).
-func (r *Reconciler) do(ctx context.Context, s *clusterScope, c resources.Component, st starrocks.Step) {
-	live := s.in.live[c]
-	r.remember(s, c, live, st)
-	if err := r.send(ctx, s, live, st); err != nil {
-		r.do(ctx, s, c, st.Failed(err))
-		return
-	}
-	want := s.want.objects.StatefulSet(c)
-	for _, h := range st.Holds {
-		s.hold(scaleInHold(c, want, h))
-	}
-	s.later(st.After)
-	if st.Tablets != nil {
-		metrics.DecommissionTablets.WithLabelValues(s.src.Namespace, s.src.Name).Set(float64(*st.Tablets))
-	}
-	if st.Log != nil {
-		logf.FromContext(ctx).Info(st.Log.Message, st.Log.KeysAndValues...)
-	}
-	if st.Event != nil {
-		r.event(s.src, corev1.EventTypeNormal, st.Event.Reason, st.Event.Action, "%s", st.Event.Note)
-	}
-	if d := st.Drain; d != nil {
-		key, now := client.ObjectKeyFromObject(s.src).String(), time.Now()
-		shown := r.scaleIns.show(key, d.Message, now)
-		s.hold(scaleInHold(c, want, d.Hold(shown, r.scaleIns.drained(key, d.Tablets, now), now)))
-	}
-	if st.Then != nil {
-		r.do(ctx, s, c, *st.Then)
-	}
-}
-
-// remember records in the scale-in memory what a step says of it.
-func (r *Reconciler) remember(s *clusterScope, c resources.Component, live *appsv1.StatefulSet, st starrocks.Step) {
-	key := client.ObjectKeyFromObject(s.src).String()
-	memo := key
-	if c == resources.ComponentFE {
-		memo = key + "/fe"
-	}
-	if st.Begin {
-		r.FE.Changed(s.src)
-		r.scaleIns.activate(memo)
-	}
-	if st.End {
-		if r.scaleIns.isActive(memo) {
-			r.scaleIns.done(memo)
-		}
-		if c == resources.ComponentBE {
-			metrics.DecommissionTablets.DeleteLabelValues(s.src.Namespace, s.src.Name)
-		}
-	}
-	if st.Refusal != "" {
-		r.scaleIns.refuse(memo, s.src.Generation, st.Refusal)
-	}
-	if st.Clean != nil {
-		r.scaleIns.setClean(key, live, *st.Clean)
-	}
-}
-
-// send sends a step's statements to FE through the door (which marks FE's
-// word out of date), then deletes the claims it names.
-func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.StatefulSet, st starrocks.Step) error {
-	if len(st.Statements) > 0 {
-		sctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
-		defer cancel()
-		err := r.FE.Exec(sctx, s.src, s.want.feConf, func(c *fe.Client) error {
-			for _, stmt := range st.Statements {
-				if err := stmt.Send(sctx, c); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for _, ord := range st.DeleteClaims {
-		if err := r.deleteClaims(ctx, live, ord); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// scaleInHold is a step's hold of component c's desired StatefulSet want:
-// whole, or its replicas set to the value held.
-func scaleInHold(c resources.Component, want *appsv1.StatefulSet, h starrocks.Hold) reconcile.Hold {
-	out := reconcile.Hold{Component: c, Object: want, Reason: h.Reason, Message: h.Message, Report: reconcile.Steps}
-	if h.Refuses {
-		out.Report = reconcile.Refuses
-	}
-	if h.Trouble != nil {
-		reason, what := frontend.Trouble(h.Trouble)
-		out.Reason, out.Message = reason, what+h.Message
-	}
-	if h.Replicas != nil {
-		out.Field, out.Value = replicasField, *h.Replicas
-	}
-	return out
 }
 
 // backendHeartbeatPort is the heartbeat_service_port of be.conf (9050 by default).

@@ -1,0 +1,140 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"context"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/metrics"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
+)
+
+// do does what a planner's step for component c says (starrocks.Step), in
+// the order Step's comment gives: the memory, the statements through the
+// FE door and the claims, then the holds, the requeue, the metric, the log,
+// the Event and the drain's pacing, then the step after it. A phase that
+// talks to StarRocks plans a step and hands it here.
+func (r *Reconciler) do(ctx context.Context, s *clusterScope, c resources.Component, st starrocks.Step) {
+	live := s.in.live[c]
+	r.remember(s, c, live, st)
+	if err := r.send(ctx, s, live, st); err != nil {
+		r.do(ctx, s, c, st.Failed(err))
+		return
+	}
+	want := s.want.objects.StatefulSet(c)
+	for _, h := range st.Holds {
+		s.hold(stepHold(c, want, h))
+	}
+	s.later(st.After)
+	if st.Tablets != nil {
+		metrics.DecommissionTablets.WithLabelValues(s.src.Namespace, s.src.Name).Set(float64(*st.Tablets))
+	}
+	if st.Log != nil {
+		logf.FromContext(ctx).Info(st.Log.Message, st.Log.KeysAndValues...)
+	}
+	if st.Event != nil {
+		r.event(s.src, corev1.EventTypeNormal, st.Event.Reason, st.Event.Action, "%s", st.Event.Note)
+	}
+	if d := st.Drain; d != nil {
+		key, now := client.ObjectKeyFromObject(s.src).String(), time.Now()
+		shown := r.scaleIns.show(key, d.Message, now)
+		s.hold(stepHold(c, want, d.Hold(shown, r.scaleIns.drained(key, d.Tablets, now), now)))
+	}
+	if st.Then != nil {
+		r.do(ctx, s, c, *st.Then)
+	}
+}
+
+// remember records in the scale-in memory what a step says of it.
+func (r *Reconciler) remember(s *clusterScope, c resources.Component, live *appsv1.StatefulSet, st starrocks.Step) {
+	key := client.ObjectKeyFromObject(s.src).String()
+	memo := key
+	if c == resources.ComponentFE {
+		memo = key + "/fe"
+	}
+	if st.Begin {
+		r.FE.Changed(s.src)
+		r.scaleIns.activate(memo)
+	}
+	if st.End {
+		if r.scaleIns.isActive(memo) {
+			r.scaleIns.done(memo)
+		}
+		if c == resources.ComponentBE {
+			metrics.DecommissionTablets.DeleteLabelValues(s.src.Namespace, s.src.Name)
+		}
+	}
+	if st.Refusal != "" {
+		r.scaleIns.refuse(memo, s.src.Generation, st.Refusal)
+	}
+	if st.Clean != nil {
+		r.scaleIns.setClean(key, live, *st.Clean)
+	}
+}
+
+// send sends a step's statements to FE through the door (which marks FE's
+// word out of date), then deletes the claims it names.
+func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.StatefulSet, st starrocks.Step) error {
+	if len(st.Statements) > 0 {
+		sctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
+		defer cancel()
+		err := r.FE.Exec(sctx, s.src, s.want.feConf, func(c *fe.Client) error {
+			for _, stmt := range st.Statements {
+				if err := stmt.Send(sctx, c); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, ord := range st.DeleteClaims {
+		if err := r.deleteClaims(ctx, live, ord); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stepHold is a step's hold of component c's desired StatefulSet want:
+// whole, or its replicas set to the value held.
+func stepHold(c resources.Component, want *appsv1.StatefulSet, h starrocks.Hold) reconcile.Hold {
+	out := reconcile.Hold{Component: c, Object: want, Reason: h.Reason, Message: h.Message, Report: reconcile.Steps}
+	if h.Refuses {
+		out.Report = reconcile.Refuses
+	}
+	if h.Trouble != nil {
+		reason, what := frontend.Trouble(h.Trouble)
+		out.Reason, out.Message = reason, what+h.Message
+	}
+	if h.Replicas != nil {
+		out.Field, out.Value = replicasField, *h.Replicas
+	}
+	return out
+}
