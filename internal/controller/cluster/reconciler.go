@@ -102,7 +102,7 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		status:    clusterStatusPath(c, memos),
 		started:   reconcile.NewMemo[started](memos),
 		regrowing: reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
-		scaleIns:  newScaleIns(),
+		scaleIns:  newScaleIns(memos),
 		waits:     reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
 		retry:     reconcile.NewBackoff(memos),
 	}
@@ -161,7 +161,6 @@ func (r *Reconciler) rememberForget(memos *reconcile.Memos) {
 	memos.Register(func(key types.NamespacedName) {
 		metrics.ClusterReady.DeleteLabelValues(key.Namespace, key.Name)
 		metrics.DecommissionTablets.DeleteLabelValues(key.Namespace, key.Name)
-		r.scaleIns.forget(key.String())
 		r.FE.ForgetCluster(key)
 		gone := &srv1.StarRocksCluster{}
 		gone.Namespace, gone.Name = key.Namespace, key.Name

@@ -66,18 +66,18 @@ func (r *Reconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
 // the decommission of BEs the spec keeps again (starrocks.ScaleInBackends).
 func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 	live, want := s.in.live[resources.ComponentBE], s.want.objects.StatefulSet(resources.ComponentBE)
-	key := client.ObjectKeyFromObject(s.src).String()
+	key := client.ObjectKeyFromObject(s.src)
 	in := starrocks.BackendScaleIn{
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
 		SharedData: fe.SharedData(s.want.feConf), Skip: s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
-		Names: starrocks.NamesOf(s.src, resources.ComponentBE), Active: r.scaleIns.isActive(key),
+		Names: starrocks.NamesOf(s.src, resources.ComponentBE), Active: r.scaleIns.isActive(key, resources.ComponentBE),
 		FEReady: status.FEReady(s.src, s.in.live[resources.ComponentFE]), Every: r.FE.Every(),
 		HeartbeatPort: backendHeartbeatPort(s), Stall: decommissionStall(s.src),
 	}
 	if in.Exists {
 		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
 		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
-		if msg, ok := r.scaleIns.refusedAt(key, s.src.Generation); ok {
+		if msg, ok := r.scaleIns.refusedAt(key, resources.ComponentBE, s.src.Generation); ok {
 			in.Refusal = msg
 		}
 	}
@@ -94,12 +94,12 @@ func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 // members whose pods are gone (starrocks.ScaleInFrontends).
 func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	live, want := s.in.live[resources.ComponentFE], s.want.objects.StatefulSet(resources.ComponentFE)
-	key := client.ObjectKeyFromObject(s.src).String()
+	key := client.ObjectKeyFromObject(s.src)
 	in := starrocks.FrontendScaleIn{
 		Exists: live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
 		Skip:   s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
 		Names:  starrocks.NamesOf(s.src, resources.ComponentFE), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
-		Active: r.scaleIns.isActive(key + "/fe"), FEReady: status.FEReady(s.src, live), Every: r.FE.Every(),
+		Active: r.scaleIns.isActive(key, resources.ComponentFE), FEReady: status.FEReady(s.src, live), Every: r.FE.Every(),
 	}
 	if in.Exists {
 		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation

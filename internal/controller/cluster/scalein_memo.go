@@ -17,35 +17,45 @@ limitations under the License.
 package cluster
 
 import (
-	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
-// scaleIns is what the process remembers between reconciles of scale-ins in
-// progress. None of it is truth: FE's answers are. It only spares FE
-// repeated statements (a refusal waits for a spec change), measures
+// scaleIns is what the process remembers between reconciles of a
+// cluster's scale-ins in progress, one reconcile.Memo entry per cluster,
+// forgotten with it. None of it is truth: FE's answers are. It only spares
+// FE repeated statements (a refusal waits for a spec change), measures
 // progress for the stall report, and paces the status.
 type scaleIns struct {
-	mu sync.Mutex
-	// active clusters have a BE scale-in in progress or just reversed:
-	// FE is read for them even when the StatefulSet is not shrinking.
-	active map[string]bool
-	// refused holds FE's refusal per cluster, with the generation refused.
-	refused map[string]refusal
-	// progress is, per cluster, the lowest tablet count seen and since when.
-	progress map[string]tabletCount
+	m *reconcile.Memo[scaleInState]
+}
+
+// scaleInState is one cluster's scale-ins: the BE decommission and the FE
+// step down, and per StatefulSet (by component) the StatefulSet's UID and
+// the replicas at which FE was last found with nothing left to do for it:
+// no member of a removed ordinal in FE's group, no kept BE draining or
+// missing.
+type scaleInState struct {
+	steps   map[resources.Component]scaleInStep
+	checked map[resources.Component]checkedAt
+}
+
+// scaleInStep is one component's scale-in in progress. An active one (a BE
+// scale-in in progress or just reversed) has FE read for it even when the
+// StatefulSet is not shrinking.
+type scaleInStep struct {
+	active bool
+	// refused is FE's refusal, with the generation refused.
+	refused *refusal
+	// progress is the lowest tablet count seen and since when.
+	progress *tabletCount
 	// shown is what the status shows of the drain, and since when.
-	shown map[string]shownDrain
-	// checked is, per StatefulSet (cluster key and component), the
-	// StatefulSet's UID and the replicas at which FE was last found with
-	// nothing left to do for it: no member of a removed ordinal in FE's
-	// group, no kept BE draining or missing.
-	checked map[string]checkedAt
+	shown *shownDrain
 }
 
 type checkedAt struct {
@@ -63,96 +73,108 @@ type tabletCount struct {
 	at      time.Time
 }
 
-func newScaleIns() *scaleIns {
-	return &scaleIns{active: map[string]bool{}, refused: map[string]refusal{}, progress: map[string]tabletCount{}, shown: map[string]shownDrain{}, checked: map[string]checkedAt{}}
-}
-
-func (m *scaleIns) isActive(key string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.active[key]
-}
-
-func (m *scaleIns) activate(key string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.active[key] = true
-}
-
-// done forgets a BE scale-in that ended.
-func (m *scaleIns) done(key string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.active, key)
-	delete(m.refused, key)
-	delete(m.progress, key)
-	delete(m.shown, key)
-}
-
-// forget drops what is kept of a cluster that is gone.
-func (m *scaleIns) forget(key string) {
-	m.done(key)
-	m.done(key + "/fe")
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, c := range []resources.Component{resources.ComponentFE, resources.ComponentBE} {
-		delete(m.checked, key+"/"+string(c))
-	}
-}
-
-func (m *scaleIns) refusedAt(key string, generation int64) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, ok := m.refused[key]
-	return r.message, ok && r.generation == generation
-}
-
-func (m *scaleIns) refuse(key string, generation int64, message string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.refused[key] = refusal{generation: generation, message: message}
-}
-
-// drained records FE's tablet count and returns since when it has not fallen.
-func (m *scaleIns) drained(key string, tablets int, now time.Time) time.Time {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p, ok := m.progress[key]
-	if !ok || tablets < p.tablets {
-		p = tabletCount{tablets: tablets, at: now}
-		m.progress[key] = p
-	}
-	return p.at
-}
-
 // shownDrain is the drain as the status last told it.
 type shownDrain struct {
 	message string
 	at      time.Time
 }
 
-// show returns what the status says of the drain: a new message (the
-// tablets left on each BE) at most once per decommissionReportEvery.
-func (m *scaleIns) show(key, message string, now time.Time) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p, ok := m.shown[key]
-	if !ok || (p.message != message && now.Sub(p.at) >= decommissionReportEvery) {
-		p = shownDrain{message: message, at: now}
-		m.shown[key] = p
-	}
-	return p.message
+func newScaleIns(memos *reconcile.Memos) *scaleIns {
+	return &scaleIns{m: reconcile.NewMemo[scaleInState](memos)}
 }
 
-func (m *scaleIns) clean(key string, sts *appsv1.StatefulSet) (int32, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c, ok := m.checked[key+"/"+sts.Labels[resources.ComponentLabel]]
+// step changes c's scale-in of cluster key with f; a step left inactive
+// and empty is dropped.
+func (m *scaleIns) step(key types.NamespacedName, c resources.Component, f func(*scaleInStep)) {
+	m.m.Update(key, func(st scaleInState, _ bool) (scaleInState, bool) {
+		steps := map[resources.Component]scaleInStep{}
+		for k, v := range st.steps {
+			steps[k] = v
+		}
+		s := steps[c]
+		f(&s)
+		if s == (scaleInStep{}) {
+			delete(steps, c)
+		} else {
+			steps[c] = s
+		}
+		st.steps = steps
+		return st, len(st.steps) > 0 || len(st.checked) > 0
+	})
+}
+
+func (m *scaleIns) get(key types.NamespacedName, c resources.Component) scaleInStep {
+	st, _ := m.m.Get(key)
+	return st.steps[c]
+}
+
+func (m *scaleIns) isActive(key types.NamespacedName, c resources.Component) bool {
+	return m.get(key, c).active
+}
+
+func (m *scaleIns) activate(key types.NamespacedName, c resources.Component) {
+	m.step(key, c, func(s *scaleInStep) { s.active = true })
+}
+
+// done forgets a scale-in that ended.
+func (m *scaleIns) done(key types.NamespacedName, c resources.Component) {
+	m.step(key, c, func(s *scaleInStep) { *s = scaleInStep{} })
+}
+
+func (m *scaleIns) refusedAt(key types.NamespacedName, c resources.Component, generation int64) (string, bool) {
+	r := m.get(key, c).refused
+	if r == nil {
+		return "", false
+	}
+	return r.message, r.generation == generation
+}
+
+func (m *scaleIns) refuse(key types.NamespacedName, c resources.Component, generation int64, message string) {
+	m.step(key, c, func(s *scaleInStep) { s.refused = &refusal{generation: generation, message: message} })
+}
+
+// drained records FE's tablet count of c's drain and returns since when it
+// has not fallen.
+func (m *scaleIns) drained(key types.NamespacedName, c resources.Component, tablets int, now time.Time) time.Time {
+	var since time.Time
+	m.step(key, c, func(s *scaleInStep) {
+		if s.progress == nil || tablets < s.progress.tablets {
+			s.progress = &tabletCount{tablets: tablets, at: now}
+		}
+		since = s.progress.at
+	})
+	return since
+}
+
+// show returns what the status says of c's drain: a new message (the
+// tablets left on each BE) at most once per decommissionReportEvery.
+func (m *scaleIns) show(key types.NamespacedName, c resources.Component, message string, now time.Time) string {
+	var shown string
+	m.step(key, c, func(s *scaleInStep) {
+		if s.shown == nil || (s.shown.message != message && now.Sub(s.shown.at) >= decommissionReportEvery) {
+			s.shown = &shownDrain{message: message, at: now}
+		}
+		shown = s.shown.message
+	})
+	return shown
+}
+
+// clean is the replicas at which FE was last found with nothing left to do
+// for sts, and whether that is known for this StatefulSet (by UID).
+func (m *scaleIns) clean(key types.NamespacedName, sts *appsv1.StatefulSet) (int32, bool) {
+	st, _ := m.m.Get(key)
+	c, ok := st.checked[resources.Component(sts.Labels[resources.ComponentLabel])]
 	return c.replicas, ok && c.statefulSet == sts.UID
 }
 
-func (m *scaleIns) setClean(key string, sts *appsv1.StatefulSet, replicas int32) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.checked[key+"/"+sts.Labels[resources.ComponentLabel]] = checkedAt{statefulSet: sts.UID, replicas: replicas}
+func (m *scaleIns) setClean(key types.NamespacedName, sts *appsv1.StatefulSet, replicas int32) {
+	m.m.Update(key, func(st scaleInState, _ bool) (scaleInState, bool) {
+		checked := map[resources.Component]checkedAt{}
+		for k, v := range st.checked {
+			checked[k] = v
+		}
+		checked[resources.Component(sts.Labels[resources.ComponentLabel])] = checkedAt{statefulSet: sts.UID, replicas: replicas}
+		st.checked = checked
+		return st, true
+	})
 }

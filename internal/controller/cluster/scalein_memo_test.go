@@ -19,10 +19,16 @@ package cluster
 import (
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
+var cluster = types.NamespacedName{Namespace: "ns", Name: "c"}
+
 func TestTheDrainIsShownAtMostEvery30s(t *testing.T) {
-	m := newScaleIns()
+	m := newScaleIns(nil)
 	t0 := time.Now()
 	steps := []struct {
 		after time.Duration
@@ -36,25 +42,25 @@ func TestTheDrainIsShownAtMostEvery30s(t *testing.T) {
 		{31 * time.Second, "1 left", "2 left"},
 	}
 	for _, s := range steps {
-		if got := m.show("ns/c", s.msg, t0.Add(s.after)); got != s.want {
+		if got := m.show(cluster, resources.ComponentBE, s.msg, t0.Add(s.after)); got != s.want {
 			t.Errorf("at +%s with %q the status shows %q, want %q", s.after, s.msg, got, s.want)
 		}
 	}
 }
 
 func TestADrainStallsWhenItsTabletCountStopsFalling(t *testing.T) {
-	m := newScaleIns()
+	m := newScaleIns(nil)
 	t0 := time.Now()
-	if since := m.drained("ns/c", 10, t0); !since.Equal(t0) {
+	if since := m.drained(cluster, resources.ComponentBE, 10, t0); !since.Equal(t0) {
 		t.Errorf("first count dated %s, want %s", since, t0)
 	}
-	if since := m.drained("ns/c", 10, t0.Add(time.Minute)); !since.Equal(t0) {
+	if since := m.drained(cluster, resources.ComponentBE, 10, t0.Add(time.Minute)); !since.Equal(t0) {
 		t.Errorf("an unchanged count restarted the clock: %s", since)
 	}
-	if since := m.drained("ns/c", 12, t0.Add(2*time.Minute)); !since.Equal(t0) {
+	if since := m.drained(cluster, resources.ComponentBE, 12, t0.Add(2*time.Minute)); !since.Equal(t0) {
 		t.Errorf("a rising count restarted the clock: %s", since)
 	}
-	if since := m.drained("ns/c", 9, t0.Add(3*time.Minute)); !since.Equal(t0.Add(3 * time.Minute)) {
+	if since := m.drained(cluster, resources.ComponentBE, 9, t0.Add(3*time.Minute)); !since.Equal(t0.Add(3 * time.Minute)) {
 		t.Errorf("a falling count did not restart the clock: %s", since)
 	}
 }

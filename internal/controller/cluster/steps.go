@@ -60,9 +60,9 @@ func (r *Reconciler) do(ctx context.Context, s *clusterScope, c resources.Compon
 		r.event(s.src, corev1.EventTypeNormal, st.Event.Reason, st.Event.Action, "%s", st.Event.Note)
 	}
 	if d := st.Drain; d != nil {
-		key, now := client.ObjectKeyFromObject(s.src).String(), time.Now()
-		shown := r.scaleIns.show(key, d.Message, now)
-		s.hold(stepHold(c, want, d.Hold(shown, r.scaleIns.drained(key, d.Tablets, now), now)))
+		key, now := client.ObjectKeyFromObject(s.src), time.Now()
+		shown := r.scaleIns.show(key, c, d.Message, now)
+		s.hold(stepHold(c, want, d.Hold(shown, r.scaleIns.drained(key, c, d.Tablets, now), now)))
 	}
 	if st.Then != nil {
 		r.do(ctx, s, c, *st.Then)
@@ -71,25 +71,21 @@ func (r *Reconciler) do(ctx context.Context, s *clusterScope, c resources.Compon
 
 // remember records in the scale-in memory what a step says of it.
 func (r *Reconciler) remember(s *clusterScope, c resources.Component, live *appsv1.StatefulSet, st starrocks.Step) {
-	key := client.ObjectKeyFromObject(s.src).String()
-	memo := key
-	if c == resources.ComponentFE {
-		memo = key + "/fe"
-	}
+	key := client.ObjectKeyFromObject(s.src)
 	if st.Begin {
 		r.FE.Changed(s.src)
-		r.scaleIns.activate(memo)
+		r.scaleIns.activate(key, c)
 	}
 	if st.End {
-		if r.scaleIns.isActive(memo) {
-			r.scaleIns.done(memo)
+		if r.scaleIns.isActive(key, c) {
+			r.scaleIns.done(key, c)
 		}
 		if c == resources.ComponentBE {
 			metrics.DecommissionTablets.DeleteLabelValues(s.src.Namespace, s.src.Name)
 		}
 	}
 	if st.Refusal != "" {
-		r.scaleIns.refuse(memo, s.src.Generation, st.Refusal)
+		r.scaleIns.refuse(key, c, s.src.Generation, st.Refusal)
 	}
 	if st.Clean != nil {
 		r.scaleIns.setClean(key, live, *st.Clean)
