@@ -168,7 +168,7 @@ func (c *Client) DropComputeNode(ctx context.Context, n ComputeNode) error {
 	err := c.exec(ctx, DropComputeNodeSQL(n.Host, n.HeartbeatPort, n.Warehouse))
 	var refused *mysql.MySQLError
 	if errors.As(err, &refused) && strings.HasPrefix(refused.Message, "compute node does not exists[") {
-		return nil
+		return c.doneAlready()
 	}
 	return err
 }
@@ -181,7 +181,7 @@ func (c *Client) DropWarehouse(ctx context.Context, name string) error {
 	err := c.exec(ctx, DropWarehouseSQL(name))
 	var refused *mysql.MySQLError
 	if errors.As(err, &refused) && nothingToDrop(refused.Message) {
-		return nil
+		return c.doneAlready()
 	}
 	return err
 }
@@ -215,10 +215,19 @@ func (c *Client) exec(ctx context.Context, stmt string) error {
 	return nil
 }
 
-// MayHaveActed reports whether a statement sent through c may have changed
-// FE: one succeeded, or one got no answer. A statement FE answered with an
-// error (a refusal, a missing privilege) changed nothing.
+// MayHaveActed reports whether FE may not be what it was before the
+// statements sent through c: one succeeded, got no answer, or was answered
+// that it had nothing left to do (FE changed meanwhile, so what it said
+// before is out of date). A statement FE refused (a refusal, a missing
+// privilege) changed nothing.
 func (c *Client) MayHaveActed() bool { return c.acted }
+
+// doneAlready is a statement FE answered had nothing left to do: no error,
+// and FE is not what its last report said.
+func (c *Client) doneAlready() error {
+	c.acted = true
+	return nil
+}
 
 // retry runs fn on a fresh connection up to Attempts times. A statement FE
 // refused (a MySQL error) is not retried: it would be refused again. The

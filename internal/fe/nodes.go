@@ -198,7 +198,7 @@ func (c *Client) CancelDecommission(ctx context.Context, addresses []string) err
 func (c *Client) DropBackend(ctx context.Context, address string) error {
 	err := c.exec(ctx, DropBackendSQL(address))
 	if msg, ok := Refusal(err); ok && strings.HasPrefix(msg, "backend does not exists[") {
-		return nil
+		return c.doneAlready()
 	}
 	return err
 }
@@ -208,7 +208,7 @@ func (c *Client) DropBackend(ctx context.Context, address string) error {
 func (c *Client) AddBackend(ctx context.Context, address string) error {
 	err := c.exec(ctx, AddBackendSQL(address))
 	if msg, ok := Refusal(err); ok && (strings.HasPrefix(msg, "Backend already exists") || strings.HasPrefix(msg, "Same backend already exists")) {
-		return nil
+		return c.doneAlready()
 	}
 	return err
 }
@@ -222,7 +222,7 @@ func (c *Client) DropFrontend(ctx context.Context, f Frontend) error {
 	}
 	err := c.exec(ctx, DropFrontendSQL(role, f.Address()))
 	if msg, ok := Refusal(err); ok && strings.HasPrefix(msg, "frontend does not exist[") {
-		return nil
+		return c.doneAlready()
 	}
 	return err
 }

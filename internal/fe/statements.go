@@ -46,7 +46,7 @@ type CancelDecommission struct{ Backends []string }
 func (s CancelDecommission) Send(ctx context.Context, c *Client) error {
 	err := c.CancelDecommission(ctx, s.Backends)
 	if msg, refused := Refusal(err); refused && strings.HasPrefix(msg, "Backend does not exist") {
-		return nil
+		return c.doneAlready()
 	}
 	return err
 }

@@ -171,6 +171,9 @@ func TestAStatementWithNothingLeftToDoIsNoError(t *testing.T) {
 	if err := (fe.CancelDecommission{Backends: []string{"gone-be:9050"}}).Send(ctx, c); err != nil {
 		t.Errorf("cancelling the decommission of a BE FE dropped: %v, want nothing left to do", err)
 	}
+	if !c.MayHaveActed() {
+		t.Error("FE answered that the BE is gone, yet the client says FE is as it was: the report that listed it is not out of date")
+	}
 	if err := (fe.DecommissionBackends{Backends: []string{"gone-be:9050"}}).Send(ctx, c); err == nil {
 		t.Error("decommissioning a BE FE does not have succeeded")
 	}
