@@ -46,9 +46,9 @@ type Hold struct {
 	Object client.Object
 	// Field, when set, is the one field of Object held (spec.replicas,
 	// say) at Value, or at its live value when Value is nil; the rest of
-	// Object is written. A field hold is taken through a scope's
-	// holdField, the one place a built object changes after it is built
-	// (SetField, KeepFields).
+	// Object is written. A field hold is taken through a scope's hold,
+	// the one place a built object changes after it is built (SetField,
+	// KeepFields).
 	Field []string
 	Value any
 	// Reason is the condition reason; Message says what is held and why.
@@ -101,7 +101,8 @@ func (hs Holds) Keeps(c resources.Component, obj client.Object) bool {
 	})
 }
 
-// Fields returns the fields of obj held at their live value.
+// Fields returns the fields of obj held (at a value of their own or at
+// their live one).
 func (hs Holds) Fields(obj client.Object) [][]string {
 	var out [][]string
 	for _, h := range hs {
