@@ -27,6 +27,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 // mysqlPasswordEnv is the variable holding root's password, as the upstream
@@ -46,19 +47,10 @@ type credentialsError struct{ err error }
 func (e *credentialsError) Error() string { return e.err.Error() }
 func (e *credentialsError) Unwrap() error { return e.err }
 
-// ConfigError is a setting of the cluster the user must fix before FE can
-// be asked anything (an unknown FESSLModeAnnotation): nothing is sent to
-// FE until it is fixed, and retrying does not help.
-type ConfigError struct {
-	// Reason is the condition reason that tells it.
-	Reason  string
-	Message string
-}
-
-func (e *ConfigError) Error() string { return e.Message }
-
 // ClusterTLS is the operator's TLS with the cluster's FESSLModeAnnotation,
-// if any, in place of its mode; a value that is not a mode is a ConfigError.
+// if any, in place of its mode; a value that is not a mode is a
+// reconcile.UserError: the user must fix it before FE is asked anything,
+// and retrying does not help.
 func ClusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
 	v, ok := src.Annotations[srv1.FESSLModeAnnotation]
 	if !ok {
@@ -66,7 +58,7 @@ func ClusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
 	}
 	mode, err := fe.ParseSSLMode(v)
 	if err != nil {
-		return fe.TLS{}, &ConfigError{Reason: srv1.ReasonInvalidFESSLMode,
+		return fe.TLS{}, &reconcile.UserError{Reason: srv1.ReasonInvalidFESSLMode,
 			Message: fmt.Sprintf("annotation %s: %v; nothing was changed and nothing is sent to FE until it is fixed", srv1.FESSLModeAnnotation, err)}
 	}
 	operator.Mode = mode

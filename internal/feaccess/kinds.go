@@ -21,6 +21,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 // Kind is what an error from the door means for the step that got it.
@@ -29,7 +30,7 @@ type Kind int
 const (
 	// Unreachable means FE did not answer: transient, the next look retries.
 	Unreachable Kind = iota
-	// NotAsked means a ConfigError was found before FE was asked (an unknown
+	// NotAsked means a reconcile.UserError was found before FE was asked (an unknown
 	// FESSLModeAnnotation); the user must fix the cluster.
 	NotAsked
 	// CredentialsMissing means the login cannot be put together (the Secret or
@@ -62,16 +63,17 @@ type Trouble struct {
 }
 
 // Classify is the one place that names why FE did not do what a step
-// asked: a ConfigError found before FE was asked (InvalidFESSLMode); the
+// asked: a reconcile.UserError found before FE was asked (InvalidFESSLMode,
+// a ConfigMap not found); the
 // TLS family (FE refuses plaintext, or the TLS connection failed); the FE
 // credentials family (the login cannot be built, FE refuses it, or the user
 // lacks a privilege the statement needs); FE refusing the statement
 // itself; else FE did not answer. A refusal's reason
 // and words are FEUnreachable's, as FE not answering: only its kind differs.
 func Classify(err error) Trouble {
-	var config *ConfigError
-	if errors.As(err, &config) {
-		return Trouble{Kind: NotAsked, Reason: config.Reason, What: "FE was not asked"}
+	var user *reconcile.UserError
+	if errors.As(err, &user) {
+		return Trouble{Kind: NotAsked, Reason: user.Reason, What: "FE was not asked"}
 	}
 	var missing *credentialsError
 	if errors.As(err, &missing) {

@@ -26,6 +26,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 func TestTLSFailuresHaveTheirOwnReasons(t *testing.T) {
@@ -37,7 +38,7 @@ func TestTLSFailuresHaveTheirOwnReasons(t *testing.T) {
 		{fmt.Errorf("SHOW BACKENDS on FE a:9030: %w", mysql.ErrNoTLS), srv1.ReasonFETLSFailed},
 		{x509.UnknownAuthorityError{}, srv1.ReasonFETLSFailed},
 		{errors.New("dial tcp 10.0.0.1:9030: i/o timeout"), srv1.ReasonFEUnreachable},
-		{fmt.Errorf("dropping warehouse w: %w", &ConfigError{Reason: srv1.ReasonInvalidFESSLMode, Message: "annotation"}), srv1.ReasonInvalidFESSLMode},
+		{fmt.Errorf("dropping warehouse w: %w", &reconcile.UserError{Reason: srv1.ReasonInvalidFESSLMode, Message: "annotation"}), srv1.ReasonInvalidFESSLMode},
 	}
 	for _, tc := range cases {
 		if got := Classify(tc.err).Reason; got != tc.want {
@@ -62,7 +63,7 @@ func TestFEsAnswersHaveKinds(t *testing.T) {
 		{"no answer is transient", errors.New("dial tcp: i/o timeout"), Unreachable},
 		{"a denied privilege is not a refusal", &fe.StatementError{Statement: "SHOW BACKENDS", Err: &mysql.MySQLError{Number: 5203}}, PermissionDenied},
 		{"plaintext refused is not a refusal", &mysql.MySQLError{Number: 5205, Message: "Connections using insecure transport are prohibited"}, InsecureTransport},
-		{"a bad mode was found before FE was asked", &ConfigError{Reason: srv1.ReasonInvalidFESSLMode}, NotAsked},
+		{"a bad mode was found before FE was asked", &reconcile.UserError{Reason: srv1.ReasonInvalidFESSLMode}, NotAsked},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

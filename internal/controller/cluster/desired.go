@@ -29,7 +29,6 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
@@ -175,17 +174,8 @@ func validate(src *srv1.StarRocksCluster) error {
 	if errs := resources.StorageErrors(src); len(errs) > 0 {
 		return &reconcile.UserError{Reason: srv1.ReasonInvalidStorageVolume, Message: strings.Join(errs, "; ") + "; nothing was changed"}
 	}
-	if _, err := clusterTLS(src, fe.TLS{}); err != nil {
-		return err
-	}
-	return nil
-}
-
-// clusterTLS is the door's feaccess.ClusterTLS, its ConfigError a reconcile.UserError
-// of the reconcile (validate).
-func clusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
-	tls, err := feaccess.ClusterTLS(src, operator)
-	return tls, frontend.AsUserError(err)
+	_, err := feaccess.ClusterTLS(src, fe.TLS{}) // a mode that is not one is the user's to fix
+	return err
 }
 
 // readConfigs is what the builders read of the components' .conf files,

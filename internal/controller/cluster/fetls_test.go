@@ -23,6 +23,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
@@ -30,17 +31,17 @@ func TestTheClusterAnnotationOverridesTheOperatorsSSLMode(t *testing.T) {
 	roots := x509.NewCertPool()
 	operator := fe.TLS{Mode: fe.SSLPreferred, RootCAs: roots}
 	src := feCluster()
-	got, err := clusterTLS(src, operator)
+	got, err := feaccess.ClusterTLS(src, operator)
 	if err != nil || got.Mode != fe.SSLPreferred {
 		t.Fatalf("without the annotation: %+v, %v; want the operator's PREFERRED", got, err)
 	}
 	src.Annotations = map[string]string{srv1.FESSLModeAnnotation: "verify_identity"}
-	got, err = clusterTLS(src, operator)
+	got, err = feaccess.ClusterTLS(src, operator)
 	if err != nil || got.Mode != fe.SSLVerifyIdentity || got.RootCAs != roots {
 		t.Fatalf("annotated verify_identity: %+v, %v; want VERIFY_IDENTITY with the operator's CA bundle", got, err)
 	}
 	src.Annotations[srv1.FESSLModeAnnotation] = "on"
-	for _, err := range []error{func() error { _, err := clusterTLS(src, operator); return err }(), validate(src)} {
+	for _, err := range []error{func() error { _, err := feaccess.ClusterTLS(src, operator); return err }(), validate(src)} {
 		if reconcile.Reason(err) != srv1.ReasonInvalidFESSLMode || reconcile.Transient(err) || !strings.Contains(err.Error(), srv1.FESSLModeAnnotation) {
 			t.Errorf("annotated %q: %v (reason %s), want a user error %s naming the annotation", "on", err, reconcile.Reason(err), srv1.ReasonInvalidFESSLMode)
 		}

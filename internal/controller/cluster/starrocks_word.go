@@ -23,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
@@ -120,11 +119,11 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 	case rep == nil:
 		return nil
 	case rep.Err != nil:
-		reason, what := frontend.Trouble(rep.Err)
-		if !answered && reason == srv1.ReasonFEUnreachable {
+		t := feaccess.Classify(rep.Err)
+		if !answered && t.Reason == srv1.ReasonFEUnreachable {
 			return nil
 		}
-		return &status.StarRocksWord{Reason: reason, Message: what + ": " + rep.Err.Error()}
+		return &status.StarRocksWord{Reason: t.Reason, Message: t.What + ": " + rep.Err.Error()}
 	}
 	return starrocks.Health(src, rep.Pure())
 }

@@ -25,8 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
@@ -126,8 +126,8 @@ func stepHold(c resources.Component, want *appsv1.StatefulSet, h starrocks.Hold)
 		out.Report = reconcile.Refuses
 	}
 	if h.Trouble != nil {
-		reason, what := frontend.Trouble(h.Trouble)
-		out.Reason, out.Message = reason, what+h.Message
+		t := feaccess.Classify(h.Trouble)
+		out.Reason, out.Message = t.Reason, t.What+h.Message
 	}
 	if h.Replicas != nil {
 		out.Field, out.Value = replicasField, *h.Replicas

@@ -20,8 +20,6 @@ limitations under the License.
 package frontend
 
 import (
-	"errors"
-
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,7 +28,6 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
-	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 // Access is the door to FE (internal/feaccess), with what the CN cleanup
@@ -72,26 +69,4 @@ func (a Access) owner(src *srv1.StarRocksCluster, sts *appsv1.StatefulSet) runti
 		return wh
 	}
 	return src
-}
-
-// AsUserError makes the door's ConfigError, found before FE was asked, the
-// reconcile.UserError: reported under its reason, not retried.
-func AsUserError(err error) error {
-	var config *feaccess.ConfigError
-	if errors.As(err, &config) {
-		return &reconcile.UserError{Reason: config.Reason, Message: config.Message}
-	}
-	return err
-}
-
-// Trouble is the door's Classify, for an error that may also be the
-// own reconcile.UserError (a ConfigMap not found before FE was asked):
-// its reason, and "FE was not asked".
-func Trouble(err error) (reason, what string) {
-	var user *reconcile.UserError
-	if errors.As(err, &user) {
-		return user.Reason, "FE was not asked"
-	}
-	t := feaccess.Classify(err)
-	return t.Reason, t.What
 }

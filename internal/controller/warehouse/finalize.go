@@ -31,8 +31,8 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
@@ -81,7 +81,7 @@ func (r *Reconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) 
 			live, theirs := r.liveCN(ctx, wh)
 			obs := r.observe(ctx, &scope{wh: wh, live: live, theirs: theirs})
 			obs.ReconcileError = err
-			obs.ReconcileErrorReason, _ = frontend.Trouble(err)
+			obs.ReconcileErrorReason = feaccess.Classify(err).Reason
 			_, statusErr := r.status.Write(ctx, wh, status.ComputeWarehouse(wh, obs))
 			r.tell(ctx, wh, nil, err)
 			return ctrl.Result{RequeueAfter: r.feBackoff.Next(client.ObjectKeyFromObject(wh).String())}, statusErr
@@ -137,7 +137,7 @@ func (r *Reconciler) dropFromFE(ctx context.Context, wh *srv1.StarRocksWarehouse
 		return nil // a shared-nothing FE never had the warehouse
 	}
 	if err := r.FE.Exec(ctx, src, feConf, func(c *fe.Client) error { return c.DropWarehouse(ctx, fe.WarehouseName(wh.Name)) }); err != nil {
-		return frontend.AsUserError(err)
+		return err
 	}
 	logf.FromContext(ctx).Info("dropped warehouse from FE", "warehouse", fe.WarehouseName(wh.Name), "cluster", src.Name)
 	return nil
