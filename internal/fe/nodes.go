@@ -67,6 +67,17 @@ type Frontend struct {
 	// Role is LEADER, FOLLOWER or OBSERVER.
 	Role  string
 	Alive bool
+	// Unjoined is true when the Join column is false: FE lists the row,
+	// but the FE is not in its BDBJE group (added and never started, say;
+	// facts sheet §2).
+	Unjoined bool
+}
+
+// Voter is true for a row that counts in FE's quorum: a LEADER or
+// FOLLOWER in FE's group. Observers replicate the metadata but do not
+// vote, and a row that never joined is no member yet.
+func (f Frontend) Voter() bool {
+	return (f.Role == "LEADER" || f.Role == "FOLLOWER") && !f.Unjoined
 }
 
 // Address is the "host:edit_log_port" string DROP FOLLOWER/OBSERVER matches.
@@ -155,7 +166,8 @@ func (c *Client) ShowFrontends(ctx context.Context) ([]Frontend, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ShowFrontendsSQL, err)
 		}
-		out = append(out, Frontend{Name: r["name"], Host: r["ip"], EditLogPort: port, Role: r["role"], Alive: r.bool("alive")})
+		out = append(out, Frontend{Name: r["name"], Host: r["ip"], EditLogPort: port, Role: r["role"], Alive: r.bool("alive"),
+			Unjoined: r["join"] != "" && !r.bool("join")})
 	}
 	return out, nil
 }

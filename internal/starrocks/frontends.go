@@ -269,14 +269,17 @@ const (
 func planFrontendStep(frontends []fe.Frontend, names PodNames, from int) (frontendStep, fe.Frontend, string) {
 	var target *fe.Frontend
 	var leader bool
-	alive := 0
+	voters, alive := 0, 0 // the quorum: joined FOLLOWERs and the LEADER
 	for i := range frontends {
 		f := &frontends[i]
 		if f.Leader() {
 			leader = true
 		}
-		if f.Alive {
-			alive++
+		if f.Voter() {
+			voters++
+			if f.Alive {
+				alive++
+			}
 		}
 		if ord, ok := names.Ordinal(f.Host); ok && ord == from-1 {
 			target = f
@@ -293,12 +296,13 @@ func planFrontendStep(frontends []fe.Frontend, names PodNames, from int) (fronte
 		return feGone, fe.Frontend{}, ""
 	case !leader:
 		return feWait, *target, "FE's group has no leader"
+	case !target.Voter():
+		return feDrop, *target, "" // an observer, or a follower that never joined: no vote is lost
 	}
-	members := len(frontends)
 	if target.Leader() {
-		// Until a new leader is elected, members-1 alive ones must be a majority of members.
-		if alive-1 < members/2+1 {
-			return feWait, *target, fmt.Sprintf("%s leads and only %d of %d FEs are alive: stopping it now would leave no majority to elect another", names.Pod(from-1), alive, members)
+		// Until a new leader is elected, voters-1 alive ones must be a majority of voters.
+		if alive-1 < voters/2+1 {
+			return feWait, *target, fmt.Sprintf("%s leads and only %d of %d FEs are alive: stopping it now would leave no majority to elect another", names.Pod(from-1), alive, voters)
 		}
 		return feShrink, *target, ""
 	}
@@ -306,8 +310,8 @@ func planFrontendStep(frontends []fe.Frontend, names PodNames, from int) (fronte
 	if target.Alive {
 		left--
 	}
-	if left < (members-1)/2+1 {
-		return feWait, *target, fmt.Sprintf("only %d of the %d FEs left after %s would be alive: not a majority", left, members-1, names.Pod(from-1))
+	if left < (voters-1)/2+1 {
+		return feWait, *target, fmt.Sprintf("only %d of the %d FEs left after %s would be alive: not a majority", left, voters-1, names.Pod(from-1))
 	}
 	return feDrop, *target, ""
 }

@@ -50,6 +50,11 @@ func TestPlanFrontendStepKeepsAMajorityAndALeader(t *testing.T) {
 		{"a dead follower leaves", []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true), member(2, "FOLLOWER", false)}, 3, feDrop},
 		{"already out of the group", []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true)}, 3, feGone},
 		{"a report that predates the pods that stay", []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true)}, 5, feWait},
+		{"observers do not vote: a follower stays when the followers left would be no majority",
+			[]fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", false), member(2, "OBSERVER", true), member(3, "OBSERVER", true), member(4, "FOLLOWER", true)}, 5, feWait},
+		{"an observer leaves whatever the followers", []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", false), member(2, "OBSERVER", true)}, 3, feDrop},
+		{"a row that never joined is no member: the leader may go first",
+			[]fe.Frontend{member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), unjoined(member(3, "FOLLOWER", false)), unjoined(member(4, "FOLLOWER", false)), member(2, "LEADER", true)}, 3, feShrink},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,4 +180,10 @@ func dropped(s fe.Statement) string {
 		return d.Frontend.Host
 	}
 	return ""
+}
+
+// unjoined is f as FE lists a member that is not in its group (Join false).
+func unjoined(f fe.Frontend) fe.Frontend {
+	f.Unjoined = true
+	return f
 }

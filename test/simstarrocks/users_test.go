@@ -178,3 +178,29 @@ func TestAStatementWithNothingLeftToDoIsNoError(t *testing.T) {
 		t.Error("decommissioning a BE FE does not have succeeded")
 	}
 }
+
+// FE lists a follower added but never started with Join false (sheet §2):
+// the client reads it as no voter, and the one that leads as one.
+func TestAFollowerThatNeverJoinedIsNoVoter(t *testing.T) {
+	s, root := started(t, simstarrocks.Options{})
+	mustExec(t, root, `ALTER SYSTEM ADD FOLLOWER "never-started:9010"`)
+	frontends, err := (&fe.Client{Address: s.QueryAddress()}).ShowFrontends(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var voters, unjoined int
+	for _, f := range frontends {
+		if f.Voter() {
+			voters++
+		}
+		if f.Unjoined {
+			unjoined++
+			if f.Host != "never-started" {
+				t.Errorf("%s is listed as not joined", f.Host)
+			}
+		}
+	}
+	if len(frontends) != 2 || voters != 1 || unjoined != 1 {
+		t.Errorf("%d rows, %d voters, %d not joined: want 2, the leader, and the follower that never started", len(frontends), voters, unjoined)
+	}
+}
