@@ -237,15 +237,16 @@ func imageMajorVersion(image string) (int, bool) {
 }
 
 // KeepFEQuorum keeps an FE StatefulSet that runs more than one replica from
-// being scaled down to one, as the upstream does: the followers hold the
-// metadata's quorum, and a lone FE left from several cannot elect itself
-// leader. want is changed in place to the live replicas; it reports whether
-// it was.
+// being scaled down to one, as the upstream does, or to none: the
+// followers hold the metadata's quorum, and a lone FE left from several
+// cannot elect itself leader (none would leave it to the last step of the
+// scale-in, one FE at a time, with its members' claims deleted). want is
+// changed in place to the live replicas; it reports whether it was.
 func KeepFEQuorum(want, live *appsv1.StatefulSet) bool {
 	if want == nil || live == nil || want.Spec.Replicas == nil || live.Spec.Replicas == nil {
 		return false
 	}
-	if *want.Spec.Replicas == 1 && *live.Spec.Replicas > 1 {
+	if *want.Spec.Replicas <= 1 && *live.Spec.Replicas > 1 {
 		want.Spec.Replicas = ptr.To(*live.Spec.Replicas)
 		return true
 	}

@@ -457,6 +457,8 @@ func TestFEIsNotScaledDownToOne(t *testing.T) {
 		result     int32
 	}{
 		{"3 to 1 keeps 3", 1, 3, 3},
+		{"3 to 0 keeps 3", 0, 3, 3},
+		{"1 to 0 is allowed: FE stops, its data kept", 0, 1, 0},
 		{"3 to 2 is allowed", 2, 3, 2},
 		{"1 stays 1", 1, 1, 1},
 		{"1 to 3 is allowed", 3, 1, 3},

@@ -68,9 +68,9 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 	}
 	from, to := in.From, in.To
 	var st Step
-	if in.Asked != nil && *in.Asked == 1 && from > 1 {
+	if in.Asked != nil && *in.Asked <= 1 && from > 1 {
 		st.Holds = append(st.Holds, Hold{Replicas: &to, Reason: srv1.ReasonScaleInRefused, Refuses: true,
-			Message: fmt.Sprintf("spec.starRocksFeSpec.replicas: 1 is refused while FE runs %d: a lone FE left from a group of %d has no majority to elect itself leader; scale down one FE at a time to 2 at the least", from, from)})
+			Message: fmt.Sprintf("spec.starRocksFeSpec.replicas: %d is refused while FE runs %d: a lone FE left from a group of %d has no majority to elect itself leader; scale down one FE at a time to 2 at the least", *in.Asked, from, from)})
 	}
 	if in.Skip {
 		return st

@@ -104,6 +104,11 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 				t.Errorf("holds %+v, want the refusal, replicas as the spec says", st.Holds)
 			}
 		}},
+		{"no FE asked for while FE runs 3 is refused as one is, FE kept", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Asked, in.To, in.Skip = ptr.To(int32(0)), 3, true }), func(t *testing.T, st Step) {
+			if len(st.Holds) != 1 || !st.Holds[0].Refuses || *st.Holds[0].Replicas != 3 || !strings.Contains(st.Holds[0].Message, "replicas: 0 is refused") {
+				t.Errorf("holds %+v, want the refusal of 0, FE kept at 3", st.Holds)
+			}
+		}},
 		{"the skip annotation lets FE shrink at once", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Skip = true }), func(t *testing.T, st Step) {
 			wantOnly(t, st, !st.Read && !st.Begin, "nothing")
 		}},
