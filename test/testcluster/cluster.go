@@ -179,11 +179,37 @@ func ForTest(t testing.TB, opts Options) *Cluster {
 		t.Fatalf("test control plane: %v", err)
 	}
 	t.Cleanup(func() {
+		if t.Failed() {
+			c.keepLogs(t)
+		}
 		if err := c.Stop(); err != nil {
 			t.Errorf("stopping test control plane: %v", err)
 		}
 	})
 	return c
+}
+
+// keepLogs copies the logs of the simulated cluster's processes
+// (kube-controller-manager, kube-scheduler, kwok) out of the directory Stop
+// removes, for a test that failed: what the node lifecycle, the StatefulSet
+// controller or kwok did is often the question.
+func (c *Cluster) keepLogs(t testing.TB) {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(c.Dir, "*.log"))
+	if len(logs) == 0 {
+		return
+	}
+	dir, err := os.MkdirTemp("", "srscale-testcluster-logs-")
+	if err != nil {
+		t.Logf("keeping the control plane's logs: %v", err)
+		return
+	}
+	for _, l := range logs {
+		if b, err := os.ReadFile(l); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, filepath.Base(l)), b, 0o600)
+		}
+	}
+	t.Logf("the simulated cluster's logs are kept in %s", dir)
 }
 
 // Stop stops the control plane and removes its files.
