@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -47,6 +48,9 @@ type request struct {
 	Namespace, Name string
 	Code            int
 	Received        time.Time
+	// Completed is when the API server finished with it (the audit event's
+	// stage timestamp): for a create that answered 201, when the object existed.
+	Completed time.Time
 	// Server is how long the API server took: the audit event's stage
 	// timestamp (response complete) less the time it received the request.
 	Server time.Duration
@@ -101,7 +105,7 @@ func readAudit(path, user string) ([]request, error) {
 			continue
 		}
 		r := request{Verb: ev.Verb, Resource: "nonresource", Received: ev.RequestReceivedTimestamp,
-			Server: ev.StageTimestamp.Sub(ev.RequestReceivedTimestamp)}
+			Completed: ev.StageTimestamp, Server: ev.StageTimestamp.Sub(ev.RequestReceivedTimestamp)}
 		if ev.ObjectRef != nil {
 			r.Resource = ev.ObjectRef.Resource
 			r.Namespace, r.Name = ev.ObjectRef.Namespace, ev.ObjectRef.Name
@@ -202,4 +206,45 @@ func timings(reqs []request, from, to time.Time) map[string]timing {
 		out[k] = timing{Count: len(s), ServerMs: spreadOf(s), ArrivalSeconds: spreadOf(arrival[k])}
 	}
 	return out
+}
+
+// AuditMarks are the article's way of timing creation, read from the audit
+// log alone: when the API server completed the operator's last create (201)
+// of a StatefulSet or Service, of an FE StatefulSet, and its last status
+// write (2xx), in seconds after the first create. Unlike the watch's
+// completion metrics, these know nothing of the status' content.
+type AuditMarks struct {
+	// Objects: the last StatefulSet or Service created.
+	Objects float64 `json:"objectsSeconds"`
+	// FEStatefulSet: the last FE StatefulSet created ("<cluster>-fe").
+	FEStatefulSet float64 `json:"feStatefulSetSeconds"`
+	// Services: the last Service created.
+	Services float64 `json:"servicesSeconds"`
+	// Status: the last status write that succeeded.
+	Status float64 `json:"statusSeconds"`
+}
+
+func auditMarks(reqs []request, from, to time.Time) AuditMarks {
+	var m AuditMarks
+	last := func(dst *float64, r request) {
+		*dst = max(*dst, r.Completed.Sub(from).Seconds())
+	}
+	for _, r := range reqs {
+		if r.Received.Before(from) || !r.Received.Before(to) {
+			continue
+		}
+		switch {
+		case r.Verb == "create" && r.Code == 201 && r.Resource == "statefulsets":
+			last(&m.Objects, r)
+			if strings.HasSuffix(r.Name, "-fe") {
+				last(&m.FEStatefulSet, r)
+			}
+		case r.Verb == "create" && r.Code == 201 && r.Resource == "services":
+			last(&m.Objects, r)
+			last(&m.Services, r)
+		case (r.Verb == "update" || r.Verb == "patch") && strings.HasSuffix(r.Resource, "/status") && r.Code/100 == 2:
+			last(&m.Status, r)
+		}
+	}
+	return m
 }

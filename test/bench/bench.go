@@ -107,6 +107,8 @@ type Result struct {
 	// (observedGeneration current); for stage ready, the same as completion.
 	AllSeconds   float64 `json:"allSeconds"`
 	AllCompleted int     `json:"allCompleted"`
+	// Audit: the last object created and status written, by the audit log.
+	Audit AuditMarks `json:"audit"`
 	// LastWriteSeconds: first create until the operator's last write before the steady window.
 	LastWriteSeconds float64 `json:"lastWriteSeconds"`
 	// SettledSeconds: first create until the operator stopped reconciling.
@@ -397,6 +399,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	if lw := lastWrite(reqs, first, steadyFrom); !lw.IsZero() {
 		res.LastWriteSeconds = lw.Sub(first).Seconds()
 	}
+	res.Audit = auditMarks(reqs, first, steadyFrom)
 	res.WritesAfterCompletion = countRequests(reqs, completion, steadyTo).Writes
 	res.SteadyWindowSeconds = steadyTo.Sub(steadyFrom).Seconds()
 	res.Steady = countRequests(reqs, steadyFrom, steadyTo)

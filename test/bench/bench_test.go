@@ -70,6 +70,9 @@ func TestHarnessSmoke(t *testing.T) {
 		if tm := res.Timings["patch starrocksclusters/status"]; tm.Count == 0 || tm.ServerMs.Max <= 0 {
 			t.Errorf("%s: no server time for the status writes: %+v", res.Setting.Name, res.Timings)
 		}
+		if a := res.Audit; a.FEStatefulSet <= 0 || a.Services <= 0 || a.Status <= 0 || a.Objects < a.FEStatefulSet {
+			t.Errorf("%s: audit-log marks %+v, want each after the first create", res.Setting.Name, a)
+		}
 		if res.CPUSeconds <= 0 || res.PeakRSSMiB <= 0 {
 			t.Errorf("%s: no CPU (%v s) or memory (%v MiB) measured", res.Setting.Name, res.CPUSeconds, res.PeakRSSMiB)
 		}
@@ -125,6 +128,32 @@ func TestReadAuditCountsTheOperatorsCompletedRequests(t *testing.T) {
 	}
 	if _, ok := tm["watch pods"]; ok {
 		t.Errorf("a watch's time open counted as handling time: %+v", tm)
+	}
+}
+
+// The audit-log marks count only what the API server did: a create that
+// answered 201, a status write that succeeded, timed at its completion.
+func TestAuditMarksTimeTheLastCreateAndStatusWrite(t *testing.T) {
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return from.Add(time.Duration(s * float64(time.Second))) }
+	req := func(verb, res, name string, code int, received, completed float64) request {
+		return request{Verb: verb, Resource: res, Name: name, Code: code, Received: at(received), Completed: at(completed)}
+	}
+	reqs := []request{
+		req("create", "statefulsets", "sr-0001-fe", 201, 0.2, 0.3),
+		req("create", "services", "sr-0001-fe-service", 201, 0.5, 0.6),
+		req("patch", "starrocksclusters/status", "sr-0001", 200, 0.4, 0.45),
+		req("create", "statefulsets", "sr-0002-be", 201, 0.7, 0.8),
+		req("create", "services", "sr-0002-fe-search", 409, 0.9, 1.0),      // not created
+		req("patch", "starrocksclusters/status", "sr-0002", 409, 1.1, 1.2), // not written
+		req("update", "statefulsets", "sr-0001-fe", 200, 1.3, 1.4),         // not a create
+		req("create", "services", "sr-0003-fe-service", 201, 61, 61.1),     // after the window
+	}
+	got := auditMarks(reqs, from, from.Add(time.Minute))
+	want := AuditMarks{Objects: 0.8, FEStatefulSet: 0.3, Services: 0.6, Status: 0.45}
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	if !near(got.Objects, want.Objects) || !near(got.FEStatefulSet, want.FEStatefulSet) || !near(got.Services, want.Services) || !near(got.Status, want.Status) {
+		t.Errorf("marks %+v, want %+v", got, want)
 	}
 }
 
