@@ -185,10 +185,10 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	owner := reconcile.FollowUp(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &srv1.StarRocksCluster{}, handler.OnlyControllerOwner()))
 	r.StartApart = cfg.Controller.MaxConcurrentReconciles > 1
 	if r.StartApart {
-		r.Waiting = othersWaiting(&cfg.Controller, mgr.GetLogger())
+		r.Waiting = othersWaiting(&cfg.Controller, clusterController, mgr.GetLogger())
 	}
 	err = ctrl.NewControllerManagedBy(mgr).
-		Named("starrockscluster").
+		Named(clusterController).
 		For(&srv1.StarRocksCluster{}, builder.WithPredicates(reconcile.Managed(cfg.DenyList), reconcile.SpecOrResync())).
 		Watches(&appsv1.StatefulSet{}, owner, builder.WithPredicates(allowed, reconcile.StatefulSetChanged())).
 		Watches(&appsv1.Deployment{}, owner, builder.WithPredicates(allowed, reconcile.DeploymentChanged())).
@@ -251,17 +251,25 @@ func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *reconcile.Conf
 	return configMetadata, configs, cmMeta, nil
 }
 
-// othersWaiting makes the controller's queue controller-runtime's priority
-// queue, as by default, and returns whether it holds reconciles ready to run
-// that no worker has taken yet.
-func othersWaiting(opts *controller.Options, log logr.Logger) func() bool {
+// clusterController names the cluster controller and its queue.
+const clusterController = "starrockscluster"
+
+// othersWaiting makes the controllers' queues controller-runtime's priority
+// queue, as by default, and returns whether the queue of the controller
+// named controllerName holds reconciles ready to run that no worker has
+// taken yet. Another controller built from the same options (the
+// warehouses') gets a queue of its own and is not counted: it once was,
+// whichever started last, and a first step then never saw clusters waiting.
+func othersWaiting(opts *controller.Options, controllerName string, log logr.Logger) func() bool {
 	var queue atomic.Pointer[priorityqueue.PriorityQueue[ctrl.Request]]
 	opts.NewQueue = func(name string, rateLimiter workqueue.TypedRateLimiter[ctrl.Request]) workqueue.TypedRateLimitingInterface[ctrl.Request] {
 		q := priorityqueue.New(name, func(o *priorityqueue.Opts[ctrl.Request]) {
 			o.Log = log.WithValues("controller", name)
 			o.RateLimiter = rateLimiter
 		})
-		queue.Store(&q)
+		if name == controllerName {
+			queue.Store(&q)
+		}
 		return q
 	}
 	return func() bool {

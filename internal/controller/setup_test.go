@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+)
+
+// A first step asks whether clusters wait for a worker. The warehouse
+// controller is built from the same options after the cluster controller,
+// and its queue (empty with no warehouse) must not stand in for the
+// clusters': it once did, whichever controller started last, and then new
+// clusters never saw each other waiting.
+func TestOthersWaitingAsksTheClusterQueueOnly(t *testing.T) {
+	var opts controller.Options
+	waiting := othersWaiting(&opts, clusterController, logr.Discard())
+	if !waiting() {
+		t.Error("before the queue exists, a first step must assume others wait")
+	}
+	rl := workqueue.DefaultTypedControllerRateLimiter[ctrl.Request]()
+	clusters := opts.NewQueue(clusterController, rl)
+	defer clusters.ShutDown()
+	warehouses := opts.NewQueue("starrockswarehouse", rl)
+	defer warehouses.ShutDown()
+
+	warehouses.Add(ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "w"}})
+	for deadline := time.Now().Add(time.Second); warehouses.Len() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if warehouses.Len() == 0 || waiting() {
+		t.Errorf("a warehouse waiting (queue length %d) reads as clusters waiting: %v", warehouses.Len(), waiting())
+	}
+	clusters.Add(ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "c"}})
+	for deadline := time.Now().Add(time.Second); !waiting() && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if !waiting() {
+		t.Error("a cluster waiting for a worker is not seen")
+	}
+}
