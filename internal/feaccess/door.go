@@ -118,17 +118,25 @@ func (d Door) Exec(ctx context.Context, src *srv1.StarRocksCluster, feConf strin
 	}
 	defer func() {
 		if c.MayHaveActed() {
-			d.Changed(src)
+			d.changed(src)
 		}
 	}()
 	return do(c)
 }
 
-// Changed marks what FE said of src out of date for a change the operator
-// made to FE's topology other than by a statement (Exec marks its own): an
-// FE pod deleted, a scale-in begun. Nothing is decided on a report read
-// before it.
-func (d Door) Changed(src *srv1.StarRocksCluster) {
+// Changing runs act, a change the operator makes to src's FE topology
+// other than by a statement (an FE pod deleted, a scale-in begun), and
+// then marks what FE said of src out of date, whatever act returned (an
+// act that failed may have done part of its work): nothing more is decided
+// on a report read before it. With Exec, it is the only way the door's
+// view of a cluster is marked stale.
+func (d Door) Changing(src *srv1.StarRocksCluster, act func() error) error {
+	defer d.changed(src)
+	return act()
+}
+
+// changed marks what FE said of src out of date.
+func (d Door) changed(src *srv1.StarRocksCluster) {
 	if d.d != nil {
 		d.d.views.changed(client.ObjectKeyFromObject(src).String())
 	}

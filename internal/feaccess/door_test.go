@@ -78,6 +78,29 @@ func TestExecMarksTheViewStaleWhenFEMayHaveChanged(t *testing.T) {
 	}
 }
 
+// A change to FE's topology made other than by a statement (a pod
+// deleted) makes FE's earlier report useless to decide on, even when the
+// act returned an error: it may have done part of its work.
+func TestChangingMarksTheViewStaleWhateverTheActReturned(t *testing.T) {
+	now := time.Unix(1000, 0)
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c", UID: "u1"}}
+	for _, actErr := range []error{nil, errors.New("timed out after the server took it")} {
+		d := doorAt(&now)
+		d.d.views.last["ns/c"] = &Report{UID: "u1", Report: starrocks.Report{At: now.Add(-time.Second)}}
+		if d.Look(src, "") == nil {
+			t.Fatal("a report of 1 s ago was not returned: the test proves nothing")
+		}
+		now = now.Add(time.Millisecond)
+		ran := false
+		if err := d.Changing(src, func() error { ran = true; return actErr }); !ran || !errors.Is(err, actErr) {
+			t.Errorf("Changing ran the act %v and returned %v; want it run and %v returned", ran, err, actErr)
+		}
+		if d.Look(src, "") != nil {
+			t.Errorf("act returning %v: FE's report from before the change is still decided on", actErr)
+		}
+	}
+}
+
 // An Exec whose client cannot be built sends nothing, and FE's last report stands.
 func TestExecThatCannotConnectSendsNothing(t *testing.T) {
 	now := time.Unix(1000, 0)
@@ -105,7 +128,9 @@ func TestTheZeroDoorReachesNoFE(t *testing.T) {
 	if err := d.Exec(t.Context(), src, "", func(*fe.Client) error { return nil }); !errors.Is(err, ErrNoFE) {
 		t.Errorf("Exec = %v, want ErrNoFE", err)
 	}
-	d.Changed(src)
+	if err := d.Changing(src, func() error { return nil }); err != nil {
+		t.Errorf("Changing = %v", err)
+	}
 	d.Forget(types.NamespacedName{Namespace: "ns", Name: "c"})
 }
 
@@ -117,7 +142,7 @@ func TestForgetDropsWhatTheDoorKeepsOfACluster(t *testing.T) {
 	for _, nn := range []types.NamespacedName{gone, kept} {
 		d.d.features[nn] = featureList{key: "uid/image", features: []string{fe.FeatureMultiWarehouse}}
 		d.d.views.last[nn.String()] = &Report{Report: starrocks.Report{At: now}}
-		d.Changed(&srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: nn.Namespace, Name: nn.Name}})
+		_ = d.Changing(&srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: nn.Namespace, Name: nn.Name}}, func() error { return nil })
 	}
 	d.Forget(gone)
 	if d.Remembers(gone) || !d.Remembers(kept) {

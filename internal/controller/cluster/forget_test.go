@@ -42,7 +42,7 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	}
 	key := client.ObjectKeyFromObject(src)
 	cn := types.NamespacedName{Namespace: "ns", Name: src.CnStatefulSetName()}
-	r.FE.Changed(src) // the door remembers when FE's topology last changed
+	_ = r.FE.Changing(src, func() error { return nil }) // the door remembers when FE's topology last changed
 	r.FE.Cleanup.Run(t.Context(), r.FE, src, "", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: cn.Name, UID: "cn-uid", Generation: 1}, Spec: appsv1.StatefulSetSpec{Replicas: new(int32(1))}}, "")
 	r.status.Recent().Record(key.String(), "5", src.Status) // the fake's status writes return no resourceVersion
 	r.regrowing.Put(types.NamespacedName{Namespace: "ns", Name: src.FeStatefulSetName()}, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName()}})

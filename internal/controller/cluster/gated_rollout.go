@@ -226,14 +226,15 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 // update revision. FE's report before the deletion says nothing of what
 // follows: the next step waits for a read after it.
 func (r *Reconciler) deletePod(ctx context.Context, s *clusterScope, p *corev1.Pod) error {
-	err := r.Client.Delete(ctx, p, client.Preconditions{UID: ptr.To(p.UID)})
+	err := r.FE.Changing(s.src, func() error {
+		return r.Client.Delete(ctx, p, client.Preconditions{UID: ptr.To(p.UID)})
+	})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil // gone already, or another pod of that name: the next reconcile sees which
 	}
 	if err != nil {
 		return fmt.Errorf("deleting pod %s for its rollout: %w", p.Name, err)
 	}
-	r.FE.Changed(s.src)
 	s.results = append(s.results, apply.Result{Kind: "Pod", Name: p.Name, Action: apply.Deleted})
 	return nil
 }

@@ -73,8 +73,10 @@ func (r *Reconciler) do(ctx context.Context, s *clusterScope, c resources.Compon
 func (r *Reconciler) remember(s *clusterScope, c resources.Component, live *appsv1.StatefulSet, st starrocks.Step) {
 	key := client.ObjectKeyFromObject(s.src)
 	if st.Begin {
-		r.FE.Changed(s.src)
-		r.scaleIns.activate(key, c)
+		_ = r.FE.Changing(s.src, func() error {
+			r.scaleIns.activate(key, c)
+			return nil
+		})
 	}
 	if st.End {
 		if r.scaleIns.isActive(key, c) {
