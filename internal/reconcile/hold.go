@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -185,8 +186,13 @@ func stalled(reason string) bool {
 }
 
 // SetField sets field of obj to value, a typed Go value (an int32, a
-// struct of the API), through its JSON form.
+// struct of the API). The fields the operator holds on every reconcile of
+// a step (a StatefulSet's replicas and update strategy) are set directly;
+// any other goes through its JSON form.
 func SetField(obj client.Object, field []string, value any) error {
+	if setStatefulSetField(obj, field, value) {
+		return nil
+	}
 	raw, err := json.Marshal(value)
 	if err != nil {
 		return err
@@ -203,6 +209,28 @@ func SetField(obj client.Object, field []string, value any) error {
 		return fmt.Errorf("holding %s of %s: %w", strings.Join(field, "."), obj.GetName(), err)
 	}
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(m, obj)
+}
+
+// setStatefulSetField sets the StatefulSet fields held most often without
+// converting the object, and reports whether it did.
+func setStatefulSetField(obj client.Object, field []string, value any) bool {
+	sts, ok := obj.(*appsv1.StatefulSet)
+	if !ok || len(field) != 2 || field[0] != "spec" {
+		return false
+	}
+	switch v := value.(type) {
+	case int32:
+		if field[1] == "replicas" {
+			sts.Spec.Replicas = &v
+			return true
+		}
+	case appsv1.StatefulSetUpdateStrategy:
+		if field[1] == "updateStrategy" {
+			sts.Spec.UpdateStrategy = *v.DeepCopy()
+			return true
+		}
+	}
+	return false
 }
 
 // integers turns JSON's whole float64 numbers into the int64 an
