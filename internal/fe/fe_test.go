@@ -22,9 +22,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/srscale/starrocks-operator/internal/test/silentfe"
 )
 
 func TestStatementsQuoteWhatTheyAreGiven(t *testing.T) {
@@ -109,33 +110,12 @@ func TestFeaturesFailsOnABadAnswer(t *testing.T) {
 // A FE that accepts connections but never speaks: every attempt ends at the
 // read timeout, the attempts are bounded, and the call returns an error.
 func TestSilentFEIsRetriedBoundedThenFails(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var accepted atomic.Int32
-	go func() {
-		var open []net.Conn // held open and silent until the listener closes
-		defer func() {
-			for _, c := range open {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			open = append(open, c)
-		}
-	}()
-	c := &Client{Address: ln.Addr().String(), DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, Attempts: 3, Backoff: 10 * time.Millisecond}
+	silent := silentfe.Start(t)
+	c := &Client{Address: silent.Address(), DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, Attempts: 3, Backoff: 10 * time.Millisecond}
 	if _, err := c.ShowComputeNodes(context.Background()); err == nil {
 		t.Fatal("a silent FE answered")
 	}
-	if n := accepted.Load(); n != 3 {
+	if n := silent.Accepted(); n != 3 {
 		t.Errorf("FE saw %d connections, want 3 (Attempts)", n)
 	}
 }

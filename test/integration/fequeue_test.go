@@ -19,11 +19,9 @@ package integration_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +35,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/test/silentfe"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -103,7 +102,7 @@ func TestFEWorkAndTheQueue(t *testing.T) {
 	cnSettled(1)
 	setup.stop()
 
-	hung := hungFEAddress(t)
+	hung := silentfe.Start(t).Address()
 	healthy := simstarrocks.Start(t, simstarrocks.Options{SharedData: true})
 	for round, mode := range []struct {
 		name    string
@@ -226,34 +225,3 @@ func labelIs(m *dto.Metric, name, value string) bool {
 	return false
 }
 
-// hungFEAddress is host:port of a listener that accepts connections and
-// never answers: an FE whose process hangs, or a port a proxy blackholes.
-func hungFEAddress(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	return ln.Addr().String()
-}

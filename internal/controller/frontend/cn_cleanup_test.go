@@ -19,7 +19,6 @@ package frontend
 import (
 	"context"
 	"net"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,6 +31,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
+	"github.com/srscale/starrocks-operator/internal/test/silentfe"
 )
 
 // countingFE accepts connections and closes them: every attempt to talk to
@@ -131,42 +131,12 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 	}
 }
 
-// hungFE accepts connections and never answers, as an FE whose port is
-// blackholed behind a proxy, or whose process hangs.
-func hungFE(t *testing.T) fe.Resolver {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns []net.Conn
-	var mu sync.Mutex
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	return func(fe.Target) (string, string) { return ln.Addr().String(), "http://" + ln.Addr().String() }
-}
 
 func TestACleanupAgainstAHungFEHoldsNoWorkerAndRunsOncePerStatefulSet(t *testing.T) {
 	ctx := context.Background()
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
-	access := newFEAccess(nil, hungFE(t), fe.TLS{})
+	hung := silentfe.Start(t).Address()
+	access := newFEAccess(nil, func(fe.Target) (string, string) { return hung, "http://" + hung }, fe.TLS{})
 	c := access.Cleanup
 	if after := c.Run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
 		t.Fatalf("look again in %v, want %v", after, cleanupRetry)
