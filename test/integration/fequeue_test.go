@@ -224,4 +224,3 @@ func labelIs(m *dto.Metric, name, value string) bool {
 	}
 	return false
 }
-
