@@ -131,7 +131,6 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 	}
 }
 
-
 func TestACleanupAgainstAHungFEHoldsNoWorkerAndRunsOncePerStatefulSet(t *testing.T) {
 	ctx := context.Background()
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
