@@ -60,8 +60,11 @@ func ComponentDisruptionBudgetAnnotation(component string) string {
 }
 
 // SkipDecommissionAnnotation set to "true" on a StarRocksCluster shrinks BE
-// and FE at once, as the upstream does, without asking FE first: for when
-// FE is gone for good. BEs removed this way lose the tablets only they held.
+// at once, as the upstream does, without asking FE first: for when FE is
+// gone for good. BEs removed this way lose the tablets only they held. FE
+// is not shrunk without FE: a group shrunk by several members at once
+// loses its majority, and one whose removed members are never dropped
+// keeps them as dead voters.
 const SkipDecommissionAnnotation = "starrocks.com/skip-decommission"
 
 // DecommissionStallTimeoutAnnotation sets, as a Go duration, how long a BE

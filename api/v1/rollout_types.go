@@ -31,6 +31,10 @@ const (
 	// ReasonNodesNotAlive (StarRocksHealthy=False): FE lists nodes of the
 	// cluster that are not Alive; the message names their pods.
 	ReasonNodesNotAlive = "NodesNotAlive"
+	// ReasonNotRegistered (StarRocksHealthy=False): pods run that FE does
+	// not list at all (never registered, dropped, or listed under another
+	// host); the message names them.
+	ReasonNotRegistered = "NotRegistered"
 	// ReasonTabletsUnhealthy (StarRocksHealthy=False): the Total row of SHOW
 	// PROC '/statistic' counts unhealthy tablets (too few healthy replicas).
 	ReasonTabletsUnhealthy = "TabletsUnhealthy"

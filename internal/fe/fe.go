@@ -75,6 +75,8 @@ type ComputeNode struct {
 	HeartbeatPort int
 	Alive         bool
 	Warehouse     string // WarehouseName; empty on versions without warehouses
+	// LastHeartbeat is as Backend's.
+	LastHeartbeat string
 }
 
 // Statements the operator sends; tests compare what FE received with them.
@@ -144,17 +146,23 @@ func QuoteString(s string) string {
 
 // ShowComputeNodes lists the compute nodes FE knows.
 func (c *Client) ShowComputeNodes(ctx context.Context) ([]ComputeNode, error) {
-	rows, err := c.query(ctx, ShowComputeNodesSQL, "ip", "heartbeatport")
+	rows, err := c.query(ctx, ShowComputeNodesSQL, computeNodeColumns...)
 	if err != nil {
 		return nil, err
 	}
+	return parseComputeNodes(rows)
+}
+
+var computeNodeColumns = []string{"ip", "heartbeatport"}
+
+func parseComputeNodes(rows []row) ([]ComputeNode, error) {
 	out := make([]ComputeNode, 0, len(rows))
 	for _, r := range rows {
 		port, err := r.int("heartbeatport")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ShowComputeNodesSQL, err)
 		}
-		out = append(out, ComputeNode{ID: r["computenodeid"], Host: r["ip"], HeartbeatPort: port, Alive: r.bool("alive"), Warehouse: r["warehousename"]})
+		out = append(out, ComputeNode{ID: r["computenodeid"], Host: r["ip"], HeartbeatPort: port, Alive: r.bool("alive"), Warehouse: r["warehousename"], LastHeartbeat: r["lastheartbeat"]})
 	}
 	return out, nil
 }

@@ -37,6 +37,12 @@ const (
 	ShowBackendsSQL  = "SHOW BACKENDS"
 	ShowFrontendsSQL = "SHOW FRONTENDS"
 	StatisticSQL     = "SHOW PROC '/statistic'"
+	// ForwardToLeaderSQL makes FE run the session's SHOW PROC on the
+	// leader (ShowProcStmt.getRedirectStatus: FORWARD_NO_SYNC); without it
+	// '/statistic' is answered by whichever FE the Service reached, from
+	// its replayed state (StarRocks #12491: the two differ). SHOW
+	// FRONTENDS, BACKENDS and COMPUTE NODES are forwarded always.
+	ForwardToLeaderSQL = "SET forward_to_leader = true"
 )
 
 // Backend is one row of SHOW BACKENDS, the columns the operator reads.
@@ -49,6 +55,10 @@ type Backend struct {
 	// is draining it.
 	Decommissioned bool
 	TabletNum      int
+	// LastHeartbeat is FE's time of its last good heartbeat to the BE, a
+	// string to the second in FE's zone (facts sheet §3): only to compare
+	// with FE's own earlier values.
+	LastHeartbeat string
 }
 
 // Address is the "host:port" string FE knows the BE by, exactly as it shows
@@ -134,10 +144,16 @@ func DropFrontendSQL(role, address string) string {
 
 // ShowBackends lists the BEs FE knows.
 func (c *Client) ShowBackends(ctx context.Context) ([]Backend, error) {
-	rows, err := c.query(ctx, ShowBackendsSQL, "ip", "heartbeatport")
+	rows, err := c.query(ctx, ShowBackendsSQL, backendColumns...)
 	if err != nil {
 		return nil, err
 	}
+	return parseBackends(rows)
+}
+
+var backendColumns = []string{"ip", "heartbeatport"}
+
+func parseBackends(rows []row) ([]Backend, error) {
 	out := make([]Backend, 0, len(rows))
 	for _, r := range rows {
 		port, err := r.int("heartbeatport")
@@ -147,7 +163,7 @@ func (c *Client) ShowBackends(ctx context.Context) ([]Backend, error) {
 		tablets, _ := r.int("tabletnum")
 		out = append(out, Backend{
 			ID: r["backendid"], Host: r["ip"], HeartbeatPort: port,
-			Alive: r.bool("alive"), Decommissioned: r.bool("systemdecommissioned"), TabletNum: tablets,
+			Alive: r.bool("alive"), Decommissioned: r.bool("systemdecommissioned"), TabletNum: tablets, LastHeartbeat: r["lastheartbeat"],
 		})
 	}
 	return out, nil
@@ -156,10 +172,16 @@ func (c *Client) ShowBackends(ctx context.Context) ([]Backend, error) {
 // ShowFrontends lists FE's group. It hangs while the group has no leader
 // (facts sheet §1): the read timeout bounds it.
 func (c *Client) ShowFrontends(ctx context.Context) ([]Frontend, error) {
-	rows, err := c.query(ctx, ShowFrontendsSQL, "ip", "editlogport", "role")
+	rows, err := c.query(ctx, ShowFrontendsSQL, frontendColumns...)
 	if err != nil {
 		return nil, err
 	}
+	return parseFrontends(rows)
+}
+
+var frontendColumns = []string{"ip", "editlogport", "role"}
+
+func parseFrontends(rows []row) ([]Frontend, error) {
 	out := make([]Frontend, 0, len(rows))
 	for _, r := range rows {
 		port, err := r.int("editlogport")
@@ -176,10 +198,16 @@ func (c *Client) ShowFrontends(ctx context.Context) ([]Frontend, error) {
 // no row at all, not even Total, when there is no database (facts sheet
 // §9): then no tablet is unhealthy.
 func (c *Client) TabletStatistic(ctx context.Context) (Statistic, error) {
-	rows, err := c.query(ctx, StatisticSQL, "dbid", "unhealthytabletnum")
+	rows, err := c.queryOnLeader(ctx, StatisticSQL, statisticColumns...)
 	if err != nil {
 		return Statistic{}, err
 	}
+	return parseStatistic(rows)
+}
+
+var statisticColumns = []string{"dbid", "unhealthytabletnum"}
+
+func parseStatistic(rows []row) (Statistic, error) {
 	for _, r := range rows {
 		if r["dbid"] != "Total" {
 			continue
@@ -252,6 +280,22 @@ func Refusal(err error) (string, bool) {
 	return "", false
 }
 
+// CapacityRefusal is FE's refusal of a DECOMMISSION because the BEs left
+// could not hold the data: "It will cause insufficient disk space ..." or
+// "It will cause insufficient BE number ... the table <db>.<tbl> requires
+// <N> replicas." (SystemHandler.checkDecommission, facts sheet §5). Only
+// these are the user's to act on (fewer BEs removed, a table's replicas
+// lowered): any other error (a BE FE auto-dropped meanwhile, "Backend does
+// not exist[...]"; a zombie FE's "Internal error processing forward"; no
+// answer) says nothing of the spec and is tried again.
+func CapacityRefusal(err error) (string, bool) {
+	msg, refused := Refusal(err)
+	if !refused || !strings.HasPrefix(msg, "It will cause insufficient ") {
+		return "", false
+	}
+	return msg, true
+}
+
 // row is one result row by lower-cased column name.
 type row map[string]string
 
@@ -268,24 +312,110 @@ func (r row) int(col string) (int, error) {
 // query runs a SHOW statement and returns its rows; need are the columns
 // without which the answer cannot be read.
 func (c *Client) query(ctx context.Context, stmt string, need ...string) ([]row, error) {
+	return c.queryWith(ctx, false, stmt, need)
+}
+
+// queryOnLeader is query with the session's forward_to_leader set first,
+// on the same connection: FE runs stmt on the leader.
+func (c *Client) queryOnLeader(ctx context.Context, stmt string, need ...string) ([]row, error) {
+	return c.queryWith(ctx, true, stmt, need)
+}
+
+func (c *Client) queryWith(ctx context.Context, onLeader bool, stmt string, need []string) ([]row, error) {
 	var out []row
 	err := c.retry(ctx, func(conn driver.Conn) error {
-		q, ok := conn.(driver.QueryerContext)
-		if !ok {
-			return errors.New("the MySQL driver cannot query")
+		if onLeader {
+			if err := forwardToLeader(ctx, conn); err != nil {
+				return err
+			}
 		}
-		rows, err := q.QueryContext(ctx, stmt, nil)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		out, err = scanRows(rows, need)
+		var err error
+		out, err = queryConn(ctx, conn, stmt, need)
 		return err
 	})
 	if err != nil {
 		return nil, &StatementError{Statement: stmt, Address: c.Address, Err: err}
 	}
 	return out, nil
+}
+
+// forwardToLeader sets the session's forward_to_leader on conn.
+func forwardToLeader(ctx context.Context, conn driver.Conn) error {
+	e, ok := conn.(driver.ExecerContext)
+	if !ok {
+		return errors.New("the MySQL driver cannot execute")
+	}
+	_, err := e.ExecContext(ctx, ForwardToLeaderSQL, nil)
+	return err
+}
+
+// queryConn runs a SHOW statement on conn and returns its rows.
+func queryConn(ctx context.Context, conn driver.Conn, stmt string, need []string) ([]row, error) {
+	q, ok := conn.(driver.QueryerContext)
+	if !ok {
+		return nil, errors.New("the MySQL driver cannot query")
+	}
+	rows, err := q.QueryContext(ctx, stmt, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return scanRows(rows, need)
+}
+
+// View is what FE says of its nodes and tablets at one moment.
+type View struct {
+	Frontends    []Frontend
+	Backends     []Backend
+	ComputeNodes []ComputeNode
+	Statistic    Statistic
+}
+
+// ReadView reads SHOW FRONTENDS, SHOW BACKENDS, SHOW COMPUTE NODES and SHOW
+// PROC '/statistic' over one connection, with forward_to_leader set, so
+// that one FE answers all four, each on its leader. Through the FE
+// Service, one FE that cannot answer (a dropped FE still running, whose
+// forwards fail) then fails one read, and the next connection reaches
+// another FE; four connections a read would each have a chance to reach
+// it. errs holds each statement's error, in that order.
+func (c *Client) ReadView(ctx context.Context) (View, [4]error) {
+	var v View
+	var errs [4]error
+	stmts := [4]string{ShowFrontendsSQL, ShowBackendsSQL, ShowComputeNodesSQL, StatisticSQL}
+	err := c.retry(ctx, func(conn driver.Conn) error {
+		errs = [4]error{}
+		if err := forwardToLeader(ctx, conn); err != nil {
+			return err
+		}
+		var err error
+		var rows []row
+		if rows, err = queryConn(ctx, conn, ShowFrontendsSQL, frontendColumns); err == nil {
+			v.Frontends, err = parseFrontends(rows)
+		}
+		errs[0] = err
+		if rows, err = queryConn(ctx, conn, ShowBackendsSQL, backendColumns); err == nil {
+			v.Backends, err = parseBackends(rows)
+		}
+		errs[1] = err
+		if rows, err = queryConn(ctx, conn, ShowComputeNodesSQL, computeNodeColumns); err == nil {
+			v.ComputeNodes, err = parseComputeNodes(rows)
+		}
+		errs[2] = err
+		if rows, err = queryConn(ctx, conn, StatisticSQL, statisticColumns); err == nil {
+			v.Statistic, err = parseStatistic(rows)
+		}
+		errs[3] = err
+		return errors.Join(errs[:]...)
+	})
+	if err != nil && errors.Join(errs[:]...) == nil {
+		errs = [4]error{err, err, err, err} // no statement ran: the connection failed
+	}
+	for i := range errs {
+		if errs[i] != nil {
+			errs[i] = &StatementError{Statement: stmts[i], Address: c.Address, Err: errs[i]}
+		}
+	}
+	return v, errs
 }
 
 func scanRows(rows driver.Rows, need []string) ([]row, error) {

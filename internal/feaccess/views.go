@@ -144,13 +144,10 @@ func (v *views) read(access *door, src *srv1.StarRocksCluster, feConf string) {
 		if err != nil {
 			return err
 		}
-		// One attempt each: the next read is a retry, on the rate limit.
+		// One attempt: the next read is a retry, on the rate limit.
 		c.Attempts = 1
-		var errs [4]error
-		rep.Frontends, errs[0] = c.ShowFrontends(ctx)
-		rep.Backends, errs[1] = c.ShowBackends(ctx)
-		rep.ComputeNodes, errs[2] = c.ShowComputeNodes(ctx)
-		rep.Statistic, errs[3] = c.TabletStatistic(ctx)
+		v, errs := c.ReadView(ctx)
+		rep.Frontends, rep.Backends, rep.ComputeNodes, rep.Statistic = v.Frontends, v.Backends, v.ComputeNodes, v.Statistic
 		return errors.Join(errs[:]...)
 	}()
 	v.mu.Lock()

@@ -44,7 +44,7 @@ type BackendScaleIn struct {
 	// just reversed; Checked is where FE was last found clean.
 	Active  bool
 	Checked Checked
-	// Refusal is FE's refusal of this generation of the spec; "" when none.
+	// Refusal is FE's refusal of this BE spec; "" when none.
 	Refusal string
 	// FEReady is true when FE's pods are ready to be asked.
 	FEReady bool
@@ -198,7 +198,7 @@ func (in BackendScaleIn) decommission(st Step, plan backendPlan, removed string)
 	if len(plan.decommission) > 0 {
 		st.Statements = []fe.Statement{fe.DecommissionBackends{Backends: plan.decommission}}
 		st.Failed = func(err error) Step {
-			if msg, refused := fe.Refusal(err); refused {
+			if msg, refused := fe.CapacityRefusal(err); refused {
 				text := fmt.Sprintf("spec.starRocksBeSpec.replicas: FE refused to decommission %s, so BE keeps %d replicas: %s", removed, from, msg)
 				f := failed(Hold{Reason: srv1.ReasonScaleInRefused, Message: text, Refuses: true})
 				f.Refusal = text

@@ -154,6 +154,18 @@ func TestScaleInBackendsDecidesOnFEsWord(t *testing.T) {
 				t.Errorf("failed step %+v, want FE's refusal remembered and held", f)
 			}
 		}},
+		// Only a capacity refusal is the spec's (issue 34 item 3): FE's other
+		// errors are tried again, and the scale-in never stays refused for them.
+		{"FE's other errors on DECOMMISSION are not remembered as a refusal", scaleIn(three...), func(t *testing.T, st Step) {
+			for _, err := range []error{
+				&mysql.MySQLError{Number: 1064, Message: "Backend does not exist[sr-be-2.sr-be-search.ns.svc.cluster.local:9050]"},
+				&mysql.MySQLError{Number: 1064, Message: "Internal error processing forward"},
+			} {
+				if f := st.Failed(err); f.Refusal != "" || len(f.Holds) != 1 || f.Holds[0].Refuses || f.Holds[0].Trouble == nil {
+					t.Errorf("%v: failed step %+v, want FE's trouble held, unremembered", err, f)
+				}
+			}
+		}},
 		{"a decommission FE did not take holds BE on FE's trouble, unremembered", scaleIn(three...), func(t *testing.T, st Step) {
 			f := st.Failed(errors.New("read timeout"))
 			if f.Refusal != "" || len(f.Holds) != 1 || f.Holds[0].Trouble == nil || !strings.HasPrefix(f.Holds[0].Message, ": FE did not take the decommission of sr-be-2") {

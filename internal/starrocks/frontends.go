@@ -31,8 +31,6 @@ import (
 type FrontendScaleIn struct {
 	// Exists is true when the FE StatefulSet runs and the spec builds one.
 	Exists bool
-	// Skip is the skip-decommission annotation: FE shrinks at once.
-	Skip  bool
 	Names PodNames
 	// Asked is spec.starRocksFeSpec.replicas as the user wrote it.
 	Asked *int32
@@ -72,9 +70,6 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 		st.Holds = append(st.Holds, Hold{Replicas: &to, Reason: srv1.ReasonScaleInRefused, Refuses: true,
 			Message: fmt.Sprintf("spec.starRocksFeSpec.replicas: %d is refused while FE runs %d: a lone FE left from a group of %d has no majority to elect itself leader; scale down one FE at a time to 2 at the least", *in.Asked, from, from)})
 	}
-	if in.Skip {
-		return st
-	}
 	// No pod runs beyond the replicas asked for (a drift of spec.replicas
 	// the StatefulSet controller never acted on): nothing to take out of
 	// FE's group first; a member left over is dropped after.
@@ -107,10 +102,13 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("reading FE's group to take %s out of it", leaving))...)
 		return st
 	case rep.Err != nil:
-		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("FE did not answer (%v): FE keeps %d replicas until %s left FE's group; annotate the cluster %s=true to shrink without", rep.Err, from, leaving, srv1.SkipDecommissionAnnotation))...)
+		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("FE did not answer (%v): FE keeps %d replicas until %s left FE's group (FE leaves one member at a time, through FE: %s applies to BE only)", rep.Err, from, leaving, srv1.SkipDecommissionAnnotation))...)
 		return st
 	}
-	if left := leftoverFrontends(rep.Frontends, in.Names, int(from)); len(left) > 0 {
+	// A leftover is a member beyond what the spec and the StatefulSet both
+	// keep: a StatefulSet scaled down by hand below the spec (kubectl
+	// scale) is put back, and its members stay (issue 34 item 19).
+	if left := leftoverFrontends(rep.Frontends, in.Names, int(max(from, to))); len(left) > 0 {
 		return in.dropLeftovers(st, shrinking, left)
 	}
 	if !shrinking {

@@ -25,7 +25,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 // Gated rollouts: a pod template change replaces one pod at a time, and the
@@ -55,6 +58,10 @@ type Word struct {
 	Leader int
 	// Unhealthy is UnhealthyTabletNum of the Total row of SHOW PROC '/statistic'.
 	Unhealthy int
+	// Heard is FE's LastHeartbeat of each BE or CN row, by pod ordinal: the
+	// time of its last good heartbeat, a string in FE's clock, compared
+	// only with FE's own earlier values.
+	Heard map[int]string
 }
 
 // Gate is one StatefulSet whose pod template changes roll one pod at a time.
@@ -70,9 +77,38 @@ type Gate struct {
 	// Word is FE's latest answer newer than the operator's last change of
 	// FE's topology; nil when there is none yet.
 	Word *Word
-	// Tablets gates each step on FE counting no unhealthy tablet too (BE;
-	// CN in shared-nothing mode). Without it the gate is the pod's node Alive.
+	// Tablets gates each step on FE counting no unhealthy tablet too (BE,
+	// HoldsTablets). Without it the gate is the pod's node Alive.
 	Tablets bool
+	// Heard is, by ordinal, FE's LastHeartbeat of the pod now at that
+	// ordinal in FE's first answer read after it became Ready (BE, CN;
+	// Baselines records them). A replaced pod counts only once FE's
+	// LastHeartbeat has moved on from it: a good heartbeat after the pod
+	// was Ready, which only its new process can have answered. FE lists a
+	// dead BE Alive for about 20 s (facts sheet §14), so Alive alone may be
+	// the old process's. HeardSince keeps them.
+	Heard map[int]string
+}
+
+// HeardSince keeps, per pod (by UID), FE's LastHeartbeat of it in FE's
+// first answer read a full second after the pod became Ready: what a
+// replaced pod's new process must move FE's LastHeartbeat on from (Gate's
+// Heard). known is what was kept before; keep is the new memory (pods no
+// longer there are dropped), and byOrdinal the values of the pods there
+// now. It decides nothing on the kubelet's clock beyond the Ready time,
+// kept to the second, and compares FE's strings only with FE's own.
+func HeardSince(live *appsv1.StatefulSet, pods []corev1.Pod, w *Word, known map[types.UID]string) (keep map[types.UID]string, byOrd map[int]string) {
+	keep, byOrd = map[types.UID]string{}, map[int]string{}
+	for ord, p := range byOrdinal(live, pods) {
+		heard, ok := known[p.UID]
+		if !ok && w != nil && w.Err == nil && p.DeletionTimestamp == nil && podReady(p) && !w.At.Before(readyTime(p).Add(time.Second)) {
+			heard, ok = w.Heard[ord]
+		}
+		if ok {
+			keep[p.UID], byOrd[ord] = heard, heard
+		}
+	}
+	return keep, byOrd
 }
 
 // GateStep is what a gate decides for now.
@@ -99,6 +135,14 @@ type GateStep struct {
 	// it waits where the pods cannot tell.
 	Key string
 }
+
+// HoldsTablets reports whether component c's pods hold tablet replicas, so
+// that its rollout also waits for FE to count every tablet healthy: BE
+// only. A CN holds none, in either run mode (shared-nothing CNs compute
+// only; shared-data tablets live in object storage), and a BE
+// decommission keeps UnhealthyTabletNum above 0 for its whole length
+// (facts sheet §14): a CN rollout waiting on it would wait as long.
+func HoldsTablets(c resources.Component) bool { return c == resources.ComponentBE }
 
 // Partitioned decides a BE or CN rollout through the StatefulSet's
 // partition: set to the number of pods when the template changes, so that
@@ -160,6 +204,9 @@ func Partitioned(g Gate) GateStep {
 	what, since, ok := settled(live, pods, replaced, update, g.Word, false)
 	step.Since = since
 	if !ok {
+		return waitFor(what)
+	}
+	if what, ok := heardSince(live, replaced, g.Word, g.Heard); !ok {
 		return waitFor(what)
 	}
 	// A next pod that is down already can lose no replica more: its own
@@ -292,6 +339,22 @@ func settled(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, ordinals []int,
 		}
 	}
 	return "", since, true
+}
+
+// heardSince checks that FE's LastHeartbeat of each pod of ordinals moved
+// on from its value when the pod had just become Ready (heard): FE heard
+// from the pod's own process after it started.
+func heardSince(live *appsv1.StatefulSet, ordinals []int, w *Word, heard map[int]string) (string, bool) {
+	for _, i := range ordinals {
+		before, ok := heard[i]
+		if !ok {
+			return "FE's first answer after " + podName(live, i) + " became Ready", false
+		}
+		if now, listed := w.Heard[i]; !listed || now == before {
+			return "a heartbeat from " + podName(live, i) + "'s new process", false
+		}
+	}
+	return "", true
 }
 
 // Stalled reports whether a step that began at since has waited longer than after.

@@ -26,7 +26,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -79,8 +82,23 @@ func alive(n int, except ...int) map[int]bool {
 	return m
 }
 
+// word is FE's answer read at at; FE heard from every node it lists at
+// "12:00:05", later than the baselines of heardBefore.
 func word(at time.Time, a map[int]bool, unhealthy int) *Word {
-	return &Word{At: at, Alive: a, Leader: -1, Unhealthy: unhealthy}
+	heard := map[int]string{}
+	for i := range a {
+		heard[i] = "2026-01-01 12:00:05"
+	}
+	return &Word{At: at, Alive: a, Leader: -1, Unhealthy: unhealthy, Heard: heard}
+}
+
+// heardBefore is n pods' LastHeartbeat in FE's first answer after each became Ready.
+func heardBefore(n int) map[int]string {
+	m := map[int]string{}
+	for i := range n {
+		m[i] = "2026-01-01 12:00:01"
+	}
+	return m
 }
 
 func TestPartitioned(t *testing.T) {
@@ -183,10 +201,36 @@ func TestPartitioned(t *testing.T) {
 			s.Status.CurrentRevision = "new"
 			return Gate{Live: s, Pods: pods(s, "new", "new", "new"), Replicas: 3, Tablets: true}
 		}, false, 0, ""},
+		// FE lists a dead BE Alive for about 20 s (facts sheet §14): Alive in
+		// an answer after the new pod became Ready may be the old process's.
+		{"a replaced pod FE lists Alive but has not heard from since it became Ready holds the next", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			w := word(later, alive(3), 0)
+			heard := heardBefore(3)
+			heard[2] = w.Heard[2] // FE's LastHeartbeat of c-be-2 has not moved since
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: w, Heard: heard}
+		}, true, 2, "a heartbeat from c-be-2's new process"},
+		{"a replaced pod with no answer yet since it became Ready holds the next", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			heard := heardBefore(3)
+			delete(heard, 2)
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0), Heard: heard}
+		}, true, 2, "FE's first answer after c-be-2 became Ready"},
+		{"a replaced pod FE no longer lists holds the next", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			w := word(later, alive(3), 0)
+			delete(w.Heard, 2)
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: w, Heard: heardBefore(3)}
+		}, true, 2, "a heartbeat from c-be-2's new process"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Partitioned(tc.gate())
+			g := tc.gate()
+			if g.Heard == nil {
+				// Cases not about it: FE heard from every pod since it was Ready.
+				g.Heard = heardBefore(3)
+			}
+			got := Partitioned(g)
 			if got.Rolling != tc.rolling || got.Partition != tc.partition {
 				t.Errorf("rolling %t partition %d, want %t %d (%s)", got.Rolling, got.Partition, tc.rolling, tc.partition, got.Message)
 			}
@@ -202,6 +246,16 @@ func TestPartitioned(t *testing.T) {
 
 // A BE rollout of 3 pods, simulated step by step: each pod rolls only once
 // the one before is Ready, Alive and its tablets healthy.
+// Only BE pods hold tablets: a CN rollout, in either run mode, never waits
+// for FE's tablet count, which a BE decommission keeps above 0.
+func TestOnlyBEsHoldTablets(t *testing.T) {
+	for c, want := range map[resources.Component]bool{resources.ComponentBE: true, resources.ComponentCN: false, resources.ComponentFE: false} {
+		if got := HoldsTablets(c); got != want {
+			t.Errorf("HoldsTablets(%s) = %v, want %v", c, got, want)
+		}
+	}
+}
+
 func TestPartitionedRollsOnePodAtATime(t *testing.T) {
 	s := rolling(3, ptr.To[int32](3))
 	revs := []string{"old", "old", "old"}
@@ -213,7 +267,7 @@ func TestPartitionedRollsOnePodAtATime(t *testing.T) {
 		for i, r := range revs {
 			ps[i] = pod(s, i, r, now.Add(-5*time.Second))
 		}
-		step := Partitioned(Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(now, alive(3), 0)})
+		step := Partitioned(Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(now, alive(3), 0), Heard: heardBefore(3)})
 		if !step.Rolling {
 			break
 		}
@@ -232,6 +286,29 @@ func TestPartitionedRollsOnePodAtATime(t *testing.T) {
 	}
 	if fmt.Sprint(order) != "[2 1 0]" {
 		t.Errorf("pods replaced in order %v, want [2 1 0]", order)
+	}
+}
+
+// FE's LastHeartbeat of a pod is kept from an answer read a full second
+// after the pod became Ready, once per pod: what it was already stays, and
+// a pod gone is forgotten.
+func TestHeardSinceKeepsFEsFirstWordAfterReady(t *testing.T) {
+	s := rolling(3, ptr.To[int32](2))
+	ps := pods(s, "old", "old", "new")
+	ps[2] = pod(s, 2, "new", t0.Add(10*time.Second)) // Ready at 12:00:10
+	for i := range ps {
+		ps[i].UID = types.UID(fmt.Sprint("uid-", i))
+	}
+	known := map[types.UID]string{"uid-1": "kept", "uid-9": "a pod gone"}
+	keep, byOrd := HeardSince(s, ps, word(t0.Add(10500*time.Millisecond), alive(3), 0), known)
+	if fmt.Sprint(keep) != "map[uid-0:2026-01-01 12:00:05 uid-1:kept]" || fmt.Sprint(byOrd) != "map[0:2026-01-01 12:00:05 1:kept]" {
+		t.Errorf("half a second after c-be-2 became Ready: kept %v, by ordinal %v; want uid-0 from the answer, uid-1 as it was, not uid-2 (too early) nor uid-9 (gone)", keep, byOrd)
+	}
+	if keep, _ := HeardSince(s, ps, word(t0.Add(11*time.Second), alive(3), 0), keep); keep["uid-2"] != "2026-01-01 12:00:05" {
+		t.Errorf("kept %v, want c-be-2's LastHeartbeat from the answer a second after it became Ready", keep)
+	}
+	if keep, _ := HeardSince(s, ps, &Word{At: t0.Add(time.Minute), Err: errors.New("no answer")}, nil); len(keep) != 0 {
+		t.Errorf("kept from no answer: %v", keep)
 	}
 }
 

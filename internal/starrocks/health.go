@@ -112,17 +112,40 @@ func GateWord(rep *Report, src *srv1.StarRocksCluster, c resources.Component) *W
 	if rep.Err != nil {
 		return &Word{At: rep.At, Err: rep.Err, Leader: -1}
 	}
-	alive, leader := NodesOf(rep, NamesOf(src, c), c)
-	return &Word{At: rep.At, Alive: alive, Leader: leader, Unhealthy: rep.Statistic.UnhealthyTablets}
+	names := NamesOf(src, c)
+	alive, leader := NodesOf(rep, names, c)
+	return &Word{At: rep.At, Alive: alive, Leader: leader, Unhealthy: rep.Statistic.UnhealthyTablets, Heard: heardOf(rep, names, c)}
+}
+
+// heardOf is FE's LastHeartbeat of the BE or CN rows of names, by ordinal.
+func heardOf(rep *Report, names PodNames, c resources.Component) map[int]string {
+	out := map[int]string{}
+	add := func(host, heard string) {
+		if ord, ok := names.Ordinal(host); ok {
+			out[ord] = heard
+		}
+	}
+	switch c {
+	case resources.ComponentBE:
+		for _, b := range rep.Backends {
+			add(b.Host, b.LastHeartbeat)
+		}
+	case resources.ComponentCN:
+		for _, n := range rep.ComputeNodes {
+			add(n.Host, n.LastHeartbeat)
+		}
+	}
+	return out
 }
 
 // Health is what the status says of a report FE answered: the nodes of
 // each component the spec has (Alive, total, FE's leader, BE's unhealthy
-// tablets) and StarRocksHealthy's reason: nodes not Alive first, then
-// unhealthy tablets.
-func Health(src *srv1.StarRocksCluster, rep *Report) *status.StarRocksWord {
+// tablets) and StarRocksHealthy's reason: nodes not Alive first, then pods
+// FE does not list at all (pods is how many each StatefulSet runs,
+// ordinals 0 to pods-1), then unhealthy tablets.
+func Health(src *srv1.StarRocksCluster, rep *Report, pods map[resources.Component]int32) *status.StarRocksWord {
 	w := &status.StarRocksWord{}
-	var down []string
+	var down, unlisted []string
 	for _, c := range components {
 		if resources.LoadSpec(src, c) == nil {
 			continue
@@ -135,6 +158,11 @@ func Health(src *srv1.StarRocksCluster, rep *Report) *status.StarRocksWord {
 				n.Alive++
 			} else {
 				down = append(down, names.Pod(ord))
+			}
+		}
+		for ord := range int(pods[c]) {
+			if _, listed := alive[ord]; !listed {
+				unlisted = append(unlisted, names.Pod(ord))
 			}
 		}
 		switch c {
@@ -151,9 +179,12 @@ func Health(src *srv1.StarRocksCluster, rep *Report) *status.StarRocksWord {
 		}
 	}
 	slices.Sort(down)
+	slices.Sort(unlisted)
 	switch {
 	case len(down) > 0:
 		w.Reason, w.Message = srv1.ReasonNodesNotAlive, "FE lists these nodes not Alive: "+strings.Join(down, ", ")
+	case len(unlisted) > 0:
+		w.Reason, w.Message = srv1.ReasonNotRegistered, "FE does not list these pods at all: "+strings.Join(unlisted, ", ")
 	case rep.Statistic.UnhealthyTablets > 0:
 		w.Reason = srv1.ReasonTabletsUnhealthy
 		w.Message = fmt.Sprintf("FE counts %d unhealthy tablets (UnhealthyTabletNum of SHOW PROC '/statistic')", rep.Statistic.UnhealthyTablets)

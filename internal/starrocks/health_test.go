@@ -23,9 +23,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"fmt"
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"strings"
 )
 
 func TestFEIsReadAgainUntilItsHeartbeatsCaughtUp(t *testing.T) {
@@ -77,5 +79,37 @@ func TestFEsRowsAreMappedToPodsByHost(t *testing.T) {
 	}
 	if GateWord(nil, src, resources.ComponentFE) != nil {
 		t.Error("a gate word without a report")
+	}
+}
+
+// StarRocksHealthy names the pods FE does not list at all: a BE added by
+// IP or never registered hides no node behind a healthy condition. Nodes
+// FE lists not Alive come first, then those, then unhealthy tablets.
+func TestHealthNamesPodsFEDoesNotList(t *testing.T) {
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: "sr", Namespace: "ns"}, Spec: srv1.StarRocksClusterSpec{
+		StarRocksFeSpec: &srv1.StarRocksFeSpec{}, StarRocksBeSpec: &srv1.StarRocksBeSpec{}}}
+	fes := []fe.Frontend{{Host: "sr-fe-0.sr-fe-search.ns", Role: "LEADER", Alive: true}}
+	be := func(ord int, alive bool) fe.Backend {
+		return fe.Backend{Host: fmt.Sprintf("sr-be-%d.sr-be-search.ns", ord), Alive: alive}
+	}
+	pods := map[resources.Component]int32{resources.ComponentFE: 1, resources.ComponentBE: 3}
+	cases := []struct {
+		name       string
+		backends   []fe.Backend
+		unhealthy  int
+		reason     string
+		message    string
+		aliveTotal [2]int32
+	}{
+		{"every pod listed and Alive", []fe.Backend{be(0, true), be(1, true), be(2, true)}, 0, srv1.ReasonStarRocksHealthy, "", [2]int32{3, 3}},
+		{"a pod FE does not list", []fe.Backend{be(0, true), be(1, true), {Host: "10.0.0.7", Alive: true}}, 0, srv1.ReasonNotRegistered, "sr-be-2", [2]int32{2, 2}},
+		{"a node not Alive comes first", []fe.Backend{be(0, false), be(1, true)}, 4, srv1.ReasonNodesNotAlive, "sr-be-0", [2]int32{1, 2}},
+		{"unlisted before unhealthy tablets", []fe.Backend{be(0, true), be(1, true)}, 4, srv1.ReasonNotRegistered, "sr-be-2", [2]int32{2, 2}},
+	}
+	for _, tc := range cases {
+		w := Health(src, &Report{Frontends: fes, Backends: tc.backends, Statistic: fe.Statistic{UnhealthyTablets: tc.unhealthy}}, pods)
+		if w.Reason != tc.reason || !strings.Contains(w.Message, tc.message) || w.BE.Alive != tc.aliveTotal[0] || w.BE.Total != tc.aliveTotal[1] {
+			t.Errorf("%s: %s %q, BE %d of %d; want %s naming %q, %d of %d", tc.name, w.Reason, w.Message, w.BE.Alive, w.BE.Total, tc.reason, tc.message, tc.aliveTotal[0], tc.aliveTotal[1])
+		}
 	}
 }

@@ -282,7 +282,7 @@ func testStalledRollout(t *testing.T, c *testcluster.Cluster, dir *feDirectory) 
 		cond = progressing(t, c, "gate", "stall")
 		return cond.Reason == srv1.ReasonRolloutStalled, nil
 	})
-	if cond.Status != metav1.ConditionTrue || !strings.Contains(cond.Message, "1 of 3 pods replaced") || !strings.Contains(cond.Message, "FE to list stall-be-2 Alive") {
+	if cond.Status != metav1.ConditionTrue || !strings.Contains(cond.Message, "1 of 3 pods replaced") || !strings.Contains(cond.Message, "a heartbeat from stall-be-2's new process") {
 		t.Errorf("Progressing %s %s: %q", cond.Status, cond.Reason, cond.Message)
 	}
 	time.Sleep(3 * time.Second) // long enough for the next pod to roll, were the gate open

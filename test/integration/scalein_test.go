@@ -228,6 +228,23 @@ func testDecommission(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	if n := warningsIn(ctx, t, c, "scale", "dc", srv1.ReasonScaleInRefused); n != 1 {
 		t.Errorf("%d Warning Events ScaleInRefused, want 1", n)
 	}
+	// A change elsewhere in the cluster bumps its generation but not the
+	// BE spec FE refused (issue 34 item 4): nothing is sent again.
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksFeSpec.Service = &srv1.StarRocksService{Annotations: map[string]string{"example.com/elsewhere": "1"}}
+	})
+	eventually(t, 30*time.Second, "the FE Service annotated", func(ctx context.Context) (bool, error) {
+		svc := &corev1.Service{}
+		err := get(ctx, c.Client, "scale", "dc-fe-service", svc)
+		return err == nil && svc.Annotations["example.com/elsewhere"] == "1", client.IgnoreNotFound(err)
+	})
+	time.Sleep(3 * time.Second)
+	if n := len(f.StatementsLike("ALTER SYSTEM DECOMMISSION")); n != 1 {
+		t.Errorf("%d DECOMMISSION statements after a change elsewhere in the cluster, want the 1 refused: %q", n, f.StatementsLike("ALTER SYSTEM DECOMMISSION"))
+	}
+	if n := warningsIn(ctx, t, c, "scale", "dc", srv1.ReasonScaleInRefused); n != 1 {
+		t.Errorf("%d Warning Events ScaleInRefused after a change elsewhere, want 1", n)
+	}
 	sts := &appsv1.StatefulSet{}
 	if err := get(ctx, c.Client, "scale", "dc-be", sts); err != nil || *sts.Spec.Replicas != 3 {
 		t.Fatalf("BE StatefulSet after the refusal: replicas %v, %v; want 3", sts.Spec.Replicas, err)
@@ -454,11 +471,20 @@ func testFEGroup(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 		t.Fatalf("FE StatefulSet: %v, %v; want 3 replicas", sts.Spec.Replicas, err)
 	}
 
-	// The control case: 3 → 2 without the drop leaves fe-2 in FE's group, dead (upstream #789).
-	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
-		s.Annotations = map[string]string{srv1.SkipDecommissionAnnotation: "true"}
-		s.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](2)
-	})
+	// The control case: 3 → 2 without the drop leaves fe-2 in FE's group,
+	// dead (upstream #789). skip-decommission no longer shrinks FE (issue
+	// 34 item 13: several members at once would lose the majority), so the
+	// operator is told to leave the cluster alone and the StatefulSet is
+	// scaled by hand, as the upstream operator scales it.
+	annotate(t, c, src, srv1.IgnoredAnnotation, "true")
+	if err := get(ctx, c.Client, "scale", "fg-fe", sts); err != nil {
+		t.Fatal(err)
+	}
+	scaled := sts.DeepCopy()
+	scaled.Spec.Replicas = ptr.To[int32](2)
+	if err := c.Client.Patch(ctx, scaled, client.MergeFrom(sts)); err != nil {
+		t.Fatal(err)
+	}
 	waitStatefulSet(t, c, "scale", "fg-fe", "FE shrunk to 2 at once", time.Minute, shrunkTo(2))
 	want := feHost("scale", "fg", 2) + " FOLLOWER false"
 	eventually(t, 30*time.Second, "fe-2 left in the group, dead", func(context.Context) (bool, error) {

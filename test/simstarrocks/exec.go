@@ -57,15 +57,17 @@ func unknownWarehouse(wh string) *sqlError {
 }
 
 // needsLeader: SHOW FRONTENDS hangs while there is no leader (sheet §1 step
-// 5), and ALTER SYSTEM and the other DDL run on the leader (sheet §0), so
-// they wait for one. UNVERIFIED: SHOW BACKENDS, SHOW COMPUTE NODES and the
-// other procs are answered from the FE's own replicated state meanwhile.
-func (st *statement) needsLeader() bool {
+// 5), ALTER SYSTEM and the other DDL run on the leader (sheet §0), and a
+// read FE forwards to the leader (forwarded) needs one too, so they wait for
+// one. A read answered by the FE reached (SHOW PROC '/statistic' without
+// forward_to_leader) is answered from its own replicated state meanwhile,
+// and SET from the session.
+func (st *statement) needsLeader(s *session) bool {
 	switch st.kind {
-	case stShowBackends, stShowComputeNodes:
+	case stSet:
 		return false
-	case stShowProc:
-		return procName(st.procPath) == "frontends"
+	case stShowFrontends, stShowBackends, stShowComputeNodes, stShowProc:
+		return st.forwarded(s) || (st.kind == stShowProc && procName(st.procPath) == "frontends")
 	}
 	return true
 }

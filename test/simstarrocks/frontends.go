@@ -36,10 +36,13 @@ import (
 // endpoint); through an FE's own address (AddressOf), that FE. A
 // connection refused is closed before the handshake.
 //
-// The leader answers from the model. A follower (or observer) answers reads
-// from its replayed state: the leader's state as it was FollowerLag ago
-// (FrontendsProcNode @161fd09e, sheet §14), with its own row Alive=true and
-// its own journal id; statements that change state are forwarded to the
+// The leader answers from the model. A follower (or observer) answers the
+// reads it does not forward (SHOW PROC '/frontends' and '/statistic'
+// without forward_to_leader; session.go) from its replayed state: the
+// leader's state as it was FollowerLag ago (FrontendsProcNode @161fd09e,
+// sheet §14), with its own row Alive=true and its own journal id. The reads
+// it forwards (SHOW FRONTENDS, BACKENDS, COMPUTE NODES: FORWARD_NO_SYNC)
+// the leader it knows of runs at once; statements that change state are forwarded to the
 // leader, and the follower then waits until it has replayed them
 // (LeaderOpExecutor.execute: getJournalObservable().waitOn(maxJournalId),
 // StarRocks qe/LeaderOpExecutor.java @025b93e8). A follower dropped while it
@@ -229,13 +232,16 @@ func (s *StarRocks) route(fe string) (string, bool) {
 	return h, true
 }
 
-// answering says how FE fe answers st now; the caller holds s.mu with the
-// state advanced. All nil/false: the leader's model answers (fe is the
-// leader, or no FE is known). view: a follower's or zombie's replayed state
-// answers a read. forward: a follower forwards st to the leader, whose model
-// answers. refuse: an error packet instead.
-func (s *StarRocks) answering(fe string, st *statement) (view *cluster, forward bool, refuse *sqlError) {
+// answering says how the FE of session sess answers st now; the caller
+// holds s.mu with the state advanced. All nil/false: the leader's model
+// answers (the FE is the leader, no FE is known, or a follower forwarded a
+// read to the leader, which runs it at once: FORWARD_NO_SYNC). view: a
+// follower's or zombie's replayed state answers a read. forward: a follower
+// forwards st to the leader, whose model answers, and waits for its replay.
+// refuse: an error packet instead.
+func (s *StarRocks) answering(sess *session, st *statement) (view *cluster, forward bool, refuse *sqlError) {
 	c := s.state
+	fe := sess.fe
 	p := s.views.procs[fe]
 	if fe == "" || p == nil || (c.leader != nil && c.leader.host == fe) {
 		return nil, false, nil
@@ -244,11 +250,23 @@ func (s *StarRocks) answering(fe string, st *statement) (view *cluster, forward 
 		return nil, false, &sqlError{code: mysql.CRServerLost, state: mysql.SSUnknownSQLState, msg: "simstarrocks: FE " + fe + " stopped"}
 	}
 	read := st.readOnly()
+	toLeader := read && st.forwarded(sess)
 	switch {
+	case p.frozen != nil && toLeader:
+		return nil, false, ddlError("%s", forwardFailed)
 	case p.frozen != nil && read:
 		return p.frozen, false, nil
 	case p.frozen != nil:
 		return nil, false, ddlError("%s", forwardFailed)
+	case toLeader:
+		// The follower forwards to the leader it knows of, from what it
+		// has replayed (LeaderOpExecutor: getLeaderIpAndRpcPort). Right
+		// after an election that is the old leader, no longer leading:
+		// the forward fails. UNVERIFIED: the text the client sees.
+		if known := s.replayed(p, c.now).leader; known == nil || c.leader == nil || known.host != c.leader.host {
+			return nil, false, ddlError("simstarrocks: FE %s forwarded to a leader that no longer leads", fe)
+		}
+		return nil, false, nil
 	case read:
 		return s.replayed(p, c.now), false, nil
 	}

@@ -83,17 +83,20 @@ func (u userData) Get() *querypb.VTGateCallerID { return &querypb.VTGateCallerID
 // handler is vitess's mysql.Handler: text protocol only, no session state.
 type handler struct{ s *StarRocks }
 
-// NewConnection notes which FE the connection reached (frontends.go).
+// NewConnection starts the connection's session, noting which FE it
+// reached (frontends.go).
 func (h *handler) NewConnection(c *mysql.Conn) {
+	sess := &session{}
 	if fc, ok := c.Conn.(*feConn); ok && fc.fe != "" {
-		c.ClientData = fc.fe
+		sess.fe = fc.fe
 		h.s.connected(fc.fe, c)
 	}
+	c.ClientData = sess
 }
 
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
-	if fe, ok := c.ClientData.(string); ok {
-		h.s.disconnected(fe, c)
+	if sess, ok := c.ClientData.(*session); ok && sess.fe != "" {
+		h.s.disconnected(sess.fe, c)
 	}
 }
 
@@ -164,9 +167,19 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 	if serr := s.authorize(c.User, st); serr != nil {
 		return mysql.NewSQLError(serr.code, serr.state, "%s", serr.msg)
 	}
-	fe, _ := c.ClientData.(string)
+	sess, _ := c.ClientData.(*session)
+	if sess == nil {
+		sess = &session{}
+	}
+	if st.kind == stSet {
+		if serr := sess.set(st); serr != nil {
+			return mysql.NewSQLError(serr.code, serr.state, "%s", serr.msg)
+		}
+		return callback(&sqltypes.Result{}, false)
+	}
+	fe := sess.fe
 	// A zombie never learns of a leader: it answers, or fails, at once.
-	wait := st.needsLeader() && !s.Zombie(fe)
+	wait := st.needsLeader(sess) && !s.Zombie(fe)
 	deadline := time.Now().Add(leaderWait)
 	var res *result
 	var serr *sqlError
@@ -179,7 +192,7 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 			if wait && cl.leader == nil {
 				return // lost again since the wait: wait on
 			}
-			view, forward, refuse := s.answering(fe, st)
+			view, forward, refuse := s.answering(sess, st)
 			switch {
 			case refuse != nil:
 				serr = refuse

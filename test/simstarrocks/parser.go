@@ -208,6 +208,7 @@ const (
 	stDropComputeNode
 	stCreateWarehouse
 	stDropWarehouse
+	stSet
 )
 
 type statement struct {
@@ -219,6 +220,9 @@ type statement struct {
 	hasWh     bool     // an INTO/FROM WAREHOUSE clause was given
 	ifClause  bool     // IF NOT EXISTS / IF EXISTS
 	procPath  string
+	// setVar and setValue: SET [SESSION] <setVar> = <setValue>, the name
+	// lower-cased, the value as written (unquoted).
+	setVar, setValue string
 }
 
 // syntaxError is the parser's refusal: the offending token and what the
@@ -505,6 +509,8 @@ func (p *parser) statement() (*statement, error) {
 			return nil, err
 		}
 		return p.alterSystem()
+	case p.acceptWord("SET"):
+		return p.set()
 	case p.acceptWord("CANCEL"):
 		// cancelAlterSystemStatement: CANCEL DECOMMISSION BACKEND string (COMMA string)* (sheet §5).
 		if err := p.expectWord("DECOMMISSION"); err != nil {
@@ -557,7 +563,33 @@ func (p *parser) statement() (*statement, error) {
 		st.warehouse = name
 		return st, p.end()
 	}
-	return nil, p.fail(kw("SHOW", "ALTER", "CANCEL", "CREATE", "DROP")...)
+	return nil, p.fail(kw("SHOW", "ALTER", "SET", "CANCEL", "CREATE", "DROP")...)
+}
+
+// set is the one form of SET the simulation takes: a session variable set
+// to a value, `SET [SESSION | LOCAL] name = value` (setStatement's
+// setVar: varType? identifier '=' setExprOrDefault, StarRocks.g4). The
+// grammar takes more (several variables, GLOBAL, @@, user variables,
+// expressions); the simulation refuses them as not simulated.
+func (p *parser) set() (*statement, error) {
+	if !p.acceptWord("SESSION") {
+		p.acceptWord("LOCAL")
+	}
+	t := p.peek()
+	if t.kind != tokWord {
+		return nil, errors.New("simstarrocks: only SET [SESSION] <variable> = <value> is simulated")
+	}
+	p.pos++
+	if !p.isSymbol("=") {
+		return nil, p.fail("'='")
+	}
+	p.pos++
+	v := p.peek()
+	if v.kind != tokWord && v.kind != tokString {
+		return nil, errors.New("simstarrocks: only SET [SESSION] <variable> = <value> is simulated")
+	}
+	p.pos++
+	return &statement{kind: stSet, setVar: strings.ToLower(t.val), setValue: v.val}, p.end()
 }
 
 func (p *parser) show() (*statement, error) {

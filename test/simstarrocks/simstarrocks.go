@@ -29,7 +29,10 @@ limitations under the License.
 //
 // Each FE process is an FE of its own: the Service address reaches one of
 // them per connection, AddressOf reaches one; a follower answers from its
-// replayed state, FollowerLag behind the leader (frontends.go). Time comes from Options.Clock (the real clock unless a test gives
+// replayed state, FollowerLag behind the leader, except for the reads FE
+// forwards to the leader (SHOW FRONTENDS, BACKENDS, COMPUTE NODES, and SHOW
+// PROC with forward_to_leader or on a forwarded root; session.go), which
+// the leader answers at once (frontends.go). Time comes from Options.Clock (the real clock unless a test gives
 // a fake one) and the model is advanced to it whenever a statement, an HTTP
 // request or an API call looks at the state, event by event: FE's heartbeat
 // rounds, the statistics daemon, clones, tablet reports, the recycle bin.

@@ -72,6 +72,8 @@ func TestUsersNeedTheirPrivileges(t *testing.T) {
 		{"not_default", "ALTER SYSTEM DECOMMISSION BACKEND 'be-1:9050'", "Access denied; you need (at least one of) the NODE privilege(s) on SYSTEM" + hint + "Current role(s): NONE. Inactivated role(s): [cluster_admin]."},
 		{"not_default", "SHOW COMPUTE NODES", ""}, // OPERATE suffices
 		{"plain", "SHOW FRONTENDS", "Access denied; you need (at least one of) the OPERATE OR NODE privilege(s) on SYSTEM" + hint + "Current role(s): NONE. Inactivated role(s): NONE."},
+		{"plain", "SET forward_to_leader = true", ""}, // any user sets its session's variables
+		{"op", "SHOW PROC '/frontends'", ""},
 		{"op", "DROP WAREHOUSE IF EXISTS `wh_1`", "Access denied; you need (at least one of) the DROP privilege(s) on WAREHOUSE wh_1" + hint + "Current role(s): [cluster_admin]. Inactivated role(s): NONE."},
 	}
 	for _, c := range cases {

@@ -35,7 +35,6 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
-	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
@@ -118,10 +117,11 @@ func (r *Reconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
 		changed = lastPodChange(r.clusterPods(ctx, s))
 	}
 	rep := r.feWord(s, rolling, changed, healthEvery(r.SyncPeriod))
-	s.gates.word = starRocksWord(s.src, feAnswers(s), rep)
+	s.gates.word = starRocksWord(s.src, feAnswers(s), rep, runningPods(s))
 	if !rolling {
 		for _, g := range gates {
 			r.waits.Forget(client.ObjectKeyFromObject(g.Live))
+			r.heard.Forget(client.ObjectKeyFromObject(g.Live))
 		}
 		return true
 	}
@@ -129,8 +129,8 @@ func (r *Reconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
 		rep = &feReport{Report: starrocks.Report{At: time.Now(), Err: errors.New("no FE pod is Ready")}}
 	}
 	defer r.tellStalled(s)
-	if s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateIfFEReachable && rep != nil && rep.Err != nil {
-		return true // FE does not answer, and the user lets the rollout go on without its word
+	if r.unreachableLongEnough(s, rep) {
+		return true // FE has not answered for the stall timeout, and the user lets the rollout go on without its word
 	}
 	pods := r.clusterPods(ctx, s)
 	for _, c := range statefulSetComponents {
@@ -139,11 +139,64 @@ func (r *Reconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
 			continue
 		}
 		g.Pods, g.Word = pods[c], gateWord(rep, s.src, c)
+		g.Heard = r.heardSince(g)
 		if err := r.step(ctx, s, c, g); err != nil {
 			s.err = errors.Join(s.err, err)
 		}
 	}
 	return true
+}
+
+// unreachableLongEnough is true when the cluster's rollout gate is
+// if-fe-reachable and FE has failed every read for the stall timeout
+// (starrocks.Stalled): then the rollout goes on without FE's word. Until
+// then each gate waits for FE as without the annotation, at the live
+// partition: one failed read (a leader election, a restarted FE pod) does
+// not release the rest of the rollout. Since when FE fails is kept per
+// cluster, and forgotten at its first answer.
+func (r *Reconciler) unreachableLongEnough(s *clusterScope, rep *feReport) bool {
+	key := client.ObjectKeyFromObject(s.src)
+	if s.src.Annotations[srv1.RolloutGateAnnotation] != srv1.RolloutGateIfFEReachable || rep == nil || rep.Err == nil {
+		if rep != nil && rep.Err == nil {
+			r.unreachable.Forget(key)
+		}
+		return false
+	}
+	now := time.Now()
+	since := now
+	r.unreachable.Update(key, func(v time.Time, ok bool) (time.Time, bool) {
+		if ok {
+			since = v
+		}
+		return since, true
+	})
+	return starrocks.Stalled(since, now, stallTimeout(s.src))
+}
+
+// runningPods is how many pods each StatefulSet runs (status.replicas):
+// those FE should list.
+func runningPods(s *clusterScope) map[resources.Component]int32 {
+	out := map[resources.Component]int32{}
+	for _, c := range statefulSetComponents {
+		if live := s.in.live[c]; live != nil {
+			out[c] = live.Status.Replicas
+		}
+	}
+	return out
+}
+
+// heardSince is, by ordinal, FE's LastHeartbeat of g's pods in its first
+// answer after each became Ready, kept per StatefulSet and pod
+// (starrocks.HeardSince). After an operator restart it is read again: a
+// replaced pod then waits for one more heartbeat, never less.
+func (r *Reconciler) heardSince(g starrocks.Gate) map[int]string {
+	var byOrd map[int]string
+	r.heard.Update(client.ObjectKeyFromObject(g.Live), func(known map[types.UID]string, _ bool) (map[types.UID]string, bool) {
+		var keep map[types.UID]string
+		keep, byOrd = starrocks.HeardSince(g.Live, g.Pods, g.Word, known)
+		return keep, len(keep) > 0
+	})
+	return byOrd
 }
 
 // gate is component c's gate, without FE's word and the pods; ok is false
@@ -173,8 +226,7 @@ func (r *Reconciler) gate(s *clusterScope, c resources.Component) (starrocks.Gat
 		// the fix of a component that is down rolls at once.
 		return starrocks.Gate{}, false
 	}
-	tablets := c == resources.ComponentBE || (c == resources.ComponentCN && !fe.SharedData(s.want.feConf))
-	return starrocks.Gate{Live: live, Changing: templateChanging(s.want.hashes, live, want), Replicas: replicas, Tablets: tablets}, true
+	return starrocks.Gate{Live: live, Changing: templateChanging(s.want.hashes, live, want), Replicas: replicas, Tablets: starrocks.HoldsTablets(c)}, true
 }
 
 func decide(c resources.Component, g starrocks.Gate) starrocks.GateStep {

@@ -125,7 +125,7 @@ func TestStarRocksHealthSaysWhatFESays(t *testing.T) {
 		{"unhealthy tablets", src, true, report(three, 4), srv1.ReasonTabletsUnhealthy, "4 unhealthy tablets"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := starRocksWord(tc.src, tc.answers, tc.rep)
+			w := starRocksWord(tc.src, tc.answers, tc.rep, nil)
 			if tc.reason == "" {
 				if w != nil {
 					t.Errorf("word %+v, want none", w)
@@ -150,5 +150,32 @@ func TestHealthIsReadOncePerSyncPeriodLessItsJitter(t *testing.T) {
 	}
 	if got := healthEvery(0); got != healthEvery(defaultSyncPeriod) {
 		t.Errorf("healthEvery(0) = %s", got)
+	}
+}
+
+// With rollout-gate if-fe-reachable, one failed read of FE does not open
+// the gate: only FE failing every read for the stall timeout does, and an
+// answer in between starts the count again (issue 34 item 22).
+func TestIfFEReachableOpensOnlyAfterFEFailedForTheStallTimeout(t *testing.T) {
+	src := beCluster("starrocks/be-ubuntu:3.3.2")
+	src.Annotations = map[string]string{srv1.RolloutGateAnnotation: srv1.RolloutGateIfFEReachable, srv1.RolloutStallTimeoutAnnotation: "20ms"}
+	r := newReconciler(t, &fakeAPI{}, src)
+	s := &clusterScope{src: src}
+	failed := &feReport{Report: starrocks.Report{At: time.Now(), Err: errors.New("connection refused")}}
+	answered := &feReport{Report: starrocks.Report{At: time.Now()}}
+	if r.unreachableLongEnough(s, failed) {
+		t.Fatal("the first failed read opened the gate")
+	}
+	time.Sleep(30 * time.Millisecond)
+	if !r.unreachableLongEnough(s, failed) {
+		t.Fatal("FE failing for longer than the stall timeout did not open the gate")
+	}
+	if r.unreachableLongEnough(s, answered) || r.unreachableLongEnough(s, failed) {
+		t.Error("after FE answered, a failed read opened the gate at once")
+	}
+	delete(src.Annotations, srv1.RolloutGateAnnotation)
+	time.Sleep(30 * time.Millisecond)
+	if r.unreachableLongEnough(s, failed) {
+		t.Error("without the annotation the gate opened")
 	}
 }

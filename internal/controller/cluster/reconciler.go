@@ -84,6 +84,12 @@ type Reconciler struct {
 	scaleIns  *scaleIns
 	// waits dates the gated rollouts' steps the pods cannot date, by StatefulSet.
 	waits *reconcile.Memo[clockEntry]
+	// heard keeps FE's LastHeartbeat of each pod of a gated rollout in its
+	// first answer after the pod became Ready, by StatefulSet (gated_rollout.go).
+	heard *reconcile.Memo[map[types.UID]string]
+	// unreachable is since when FE has failed every read, for a rollout
+	// gate if-fe-reachable (gated_rollout.go).
+	unreachable *reconcile.Memo[time.Time]
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry *reconcile.Backoff
@@ -93,18 +99,20 @@ type Reconciler struct {
 func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, denyList []string) *Reconciler {
 	memos := reconcile.NewMemos()
 	r := &Reconciler{
-		Client:    c,
-		Recorder:  recorder,
-		Applier:   reconcile.AdoptingApplier(c),
-		Configs:   configs,
-		DenyList:  denyList,
-		memos:     memos,
-		status:    clusterStatusPath(c, memos),
-		started:   reconcile.NewMemo[started](memos),
-		regrowing: reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
-		scaleIns:  newScaleIns(memos),
-		waits:     reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
-		retry:     reconcile.NewBackoff(memos),
+		Client:      c,
+		Recorder:    recorder,
+		Applier:     reconcile.AdoptingApplier(c),
+		Configs:     configs,
+		DenyList:    denyList,
+		memos:       memos,
+		status:      clusterStatusPath(c, memos),
+		started:     reconcile.NewMemo[started](memos),
+		regrowing:   reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
+		scaleIns:    newScaleIns(memos),
+		waits:       reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
+		heard:       reconcile.NewMemoOf[map[types.UID]string](memos, clusterStatefulSets),
+		unreachable: reconcile.NewMemo[time.Time](memos),
+		retry:       reconcile.NewBackoff(memos),
 	}
 	r.rememberForget(memos)
 	return r

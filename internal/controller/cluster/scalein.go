@@ -77,7 +77,7 @@ func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 	if in.Exists {
 		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
 		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
-		if msg, ok := r.scaleIns.refusedAt(key, resources.ComponentBE, s.src.Generation); ok {
+		if msg, ok := r.scaleIns.refusedAt(key, resources.ComponentBE, specKey(s.src, resources.ComponentBE)); ok {
 			in.Refusal = msg
 		}
 	}
@@ -97,7 +97,6 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	key := client.ObjectKeyFromObject(s.src)
 	in := starrocks.FrontendScaleIn{
 		Exists: live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
-		Skip:   s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
 		Names:  starrocks.NamesOf(s.src, resources.ComponentFE), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
 		Active: r.scaleIns.isActive(key, resources.ComponentFE), FEReady: status.FEReady(s.src, live), Every: r.FE.Every(),
 	}

@@ -17,11 +17,15 @@ limitations under the License.
 package cluster
 
 import (
+	"encoding/json"
+	"hash/fnv"
+	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
@@ -50,7 +54,7 @@ type scaleInState struct {
 // StatefulSet is not shrinking.
 type scaleInStep struct {
 	active bool
-	// refused is FE's refusal, with the generation refused.
+	// refused is FE's refusal, with the component's spec refused.
 	refused *refusal
 	// progress is the lowest tablet count seen and since when.
 	progress *tabletCount
@@ -64,8 +68,8 @@ type checkedAt struct {
 }
 
 type refusal struct {
-	generation int64
-	message    string
+	spec    string // specKey of the component's spec refused
+	message string
 }
 
 type tabletCount struct {
@@ -121,16 +125,38 @@ func (m *scaleIns) done(key types.NamespacedName, c resources.Component) {
 	m.step(key, c, func(s *scaleInStep) { *s = scaleInStep{} })
 }
 
-func (m *scaleIns) refusedAt(key types.NamespacedName, c resources.Component, generation int64) (string, bool) {
+// refusedAt returns FE's refusal of c's scale-in, and whether it was of
+// spec: of another, the scale-in is asked again.
+func (m *scaleIns) refusedAt(key types.NamespacedName, c resources.Component, spec string) (string, bool) {
 	r := m.get(key, c).refused
 	if r == nil {
 		return "", false
 	}
-	return r.message, r.generation == generation
+	return r.message, r.spec == spec
 }
 
-func (m *scaleIns) refuse(key types.NamespacedName, c resources.Component, generation int64, message string) {
-	m.step(key, c, func(s *scaleInStep) { s.refused = &refusal{generation: generation, message: message} })
+func (m *scaleIns) refuse(key types.NamespacedName, c resources.Component, spec, message string) {
+	m.step(key, c, func(s *scaleInStep) { s.refused = &refusal{spec: spec, message: message} })
+}
+
+// specKey names component c's spec in src. A refusal is remembered for it,
+// not for the cluster's generation: a change elsewhere in the cluster (a
+// CN autoscaler's step, a Service annotation) asks nothing new of FE, and
+// must not send the refused statement and its Warning again.
+func specKey(src *srv1.StarRocksCluster, c resources.Component) string {
+	var spec any
+	switch c {
+	case resources.ComponentFE:
+		spec = src.Spec.StarRocksFeSpec
+	case resources.ComponentBE:
+		spec = src.Spec.StarRocksBeSpec
+	case resources.ComponentCN:
+		spec = src.Spec.StarRocksCnSpec
+	}
+	raw, _ := json.Marshal(spec)
+	h := fnv.New64a()
+	_, _ = h.Write(raw)
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 // drained records FE's tablet count of c's drain and returns since when it

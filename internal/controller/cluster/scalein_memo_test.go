@@ -22,6 +22,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -62,5 +63,27 @@ func TestADrainStallsWhenItsTabletCountStopsFalling(t *testing.T) {
 	}
 	if since := m.drained(cluster, resources.ComponentBE, 9, t0.Add(3*time.Minute)); !since.Equal(t0.Add(3 * time.Minute)) {
 		t.Errorf("a falling count did not restart the clock: %s", since)
+	}
+}
+
+// FE's refusal of a BE scale-in holds until the BE spec changes: a change
+// elsewhere in the cluster (a CN autoscaler's step, a Service annotation)
+// bumps the generation but asks nothing new of FE.
+func TestARefusalHoldsForTheComponentsSpec(t *testing.T) {
+	m := newScaleIns(nil)
+	src := beCluster("starrocks/be-ubuntu:3.3.2")
+	src.Spec.StarRocksBeSpec.Replicas = new(int32(2))
+	m.refuse(cluster, resources.ComponentBE, specKey(src, resources.ComponentBE), "needs 3 BEs")
+
+	elsewhere := src.DeepCopy()
+	elsewhere.Generation++
+	elsewhere.Spec.StarRocksFeSpec.Service = &srv1.StarRocksService{Annotations: map[string]string{"a": "b"}}
+	if msg, same := m.refusedAt(cluster, resources.ComponentBE, specKey(elsewhere, resources.ComponentBE)); !same || msg != "needs 3 BEs" {
+		t.Errorf("after a change to FE's Service: refusal %q for this spec %v; want it kept", msg, same)
+	}
+	be := src.DeepCopy()
+	be.Spec.StarRocksBeSpec.Replicas = new(int32(3))
+	if _, same := m.refusedAt(cluster, resources.ComponentBE, specKey(be, resources.ComponentBE)); same {
+		t.Error("after a BE spec change the refusal still holds: the scale-in is never asked again")
 	}
 }

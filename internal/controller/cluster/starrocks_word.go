@@ -108,7 +108,7 @@ func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) 
 // (an API-only run, an FE the operator cannot reach) writes no more than
 // before, and a rollout's own message says that it waits for FE. A TLS
 // failure is told at once: FE runs, and the SSL mode is what must change.
-func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *status.StarRocksWord {
+func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport, pods map[resources.Component]int32) *status.StarRocksWord {
 	answered := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionStarRocksHealthy) != nil
 	switch {
 	case !answers:
@@ -125,5 +125,5 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport) *sta
 		}
 		return &status.StarRocksWord{Reason: t.Reason, Message: t.What + ": " + rep.Err.Error()}
 	}
-	return starrocks.Health(src, rep.Pure())
+	return starrocks.Health(src, rep.Pure(), pods)
 }

@@ -87,7 +87,7 @@ func (r *Reconciler) remember(s *clusterScope, c resources.Component, live *apps
 		}
 	}
 	if st.Refusal != "" {
-		r.scaleIns.refuse(key, c, s.src.Generation, st.Refusal)
+		r.scaleIns.refuse(key, c, specKey(s.src, c), st.Refusal)
 	}
 	if st.Clean != nil {
 		r.scaleIns.setClean(key, live, *st.Clean)
