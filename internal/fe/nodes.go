@@ -377,7 +377,8 @@ type View struct {
 // Service, one FE that cannot answer (a dropped FE still running, whose
 // forwards fail) then fails one read, and the next connection reaches
 // another FE; four connections a read would each have a chance to reach
-// it. errs holds each statement's error, in that order.
+// it. errs holds each statement's error, in that order; a connection that
+// failed before any statement is errs[0]'s.
 func (c *Client) ReadView(ctx context.Context) (View, [4]error) {
 	var v View
 	var errs [4]error
@@ -408,7 +409,7 @@ func (c *Client) ReadView(ctx context.Context) (View, [4]error) {
 		return errors.Join(errs[:]...)
 	})
 	if err != nil && errors.Join(errs[:]...) == nil {
-		errs = [4]error{err, err, err, err} // no statement ran: the connection failed
+		errs[0] = err // no statement ran: the connection failed, told once
 	}
 	for i := range errs {
 		if errs[i] != nil {

@@ -102,7 +102,11 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("reading FE's group to take %s out of it", leaving))...)
 		return st
 	case rep.Err != nil:
-		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("FE did not answer (%v): FE keeps %d replicas until %s left FE's group (FE leaves one member at a time, through FE: %s applies to BE only)", rep.Err, from, leaving, srv1.SkipDecommissionAnnotation))...)
+		// FE's trouble is the reason (FEUnreachable, a credentials kind), as for BE.
+		for _, h := range in.wait(shrinking, fmt.Sprintf(" (%v): FE keeps %d replicas until %s left FE's group (FE leaves one member at a time, through FE: %s applies to BE only)", rep.Err, from, leaving, srv1.SkipDecommissionAnnotation)) {
+			h.Trouble = rep.Err
+			st.Holds = append(st.Holds, h)
+		}
 		return st
 	}
 	// A leftover is a member beyond what the spec and the StatefulSet both

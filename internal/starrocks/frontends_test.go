@@ -124,7 +124,10 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 			replicasHeld(t, st.Holds, 3, "waiting for FE's pods to be ready to take sr-fe-2 out")
 		}},
 		{"FE not answering keeps FE's replicas", with(scaleDown(), func(in *FrontendScaleIn) { in.Report.Err = errors.New("dial timeout") }), func(t *testing.T, st Step) {
-			replicasHeld(t, st.Holds, 3, "FE did not answer (dial timeout)")
+			replicasHeld(t, st.Holds, 3, " (dial timeout): FE keeps 3 replicas")
+			if st.Holds[0].Trouble == nil {
+				t.Error("the hold does not carry FE's trouble: it is reported LeavingFEGroup, not as FE's trouble")
+			}
 		}},
 		{"FE keeps its replicas while one of its pods is not Ready", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Ready = 2 }), func(t *testing.T, st Step) {
 			replicasHeld(t, st.Holds, 3, "waiting for FE's 3 pods to be ready")
