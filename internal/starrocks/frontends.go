@@ -31,7 +31,7 @@ import (
 type FrontendScaleIn struct {
 	// Exists is true when the FE StatefulSet runs and the spec builds one.
 	Exists bool
-	Names PodNames
+	Names  PodNames
 	// Asked is spec.starRocksFeSpec.replicas as the user wrote it.
 	Asked *int32
 	// From is the replicas the StatefulSet runs, To those the spec asks for.
