@@ -32,6 +32,9 @@ import (
 type BackendScaleIn struct {
 	// Exists is true when the BE StatefulSet runs and the spec builds one.
 	Exists bool
+	// Recovering is true during a disaster recovery, which holds BE whole:
+	// nothing is asked of FE, which restores a snapshot, until it is done.
+	Recovering bool
 	// SharedData BEs hold no data of their own; Skip is the
 	// skip-decommission annotation. Either shrinks BE at once.
 	SharedData, Skip bool
@@ -65,6 +68,9 @@ type BackendScaleIn struct {
 // and any template change, which must not restart a BE FE drains) until FE
 // lists none of them; BEs the spec keeps again are taken back.
 func ScaleInBackends(in BackendScaleIn) Step {
+	if in.Recovering {
+		return Step{}
+	}
 	if !in.Exists || in.SharedData || in.Skip {
 		return Step{End: true}
 	}

@@ -99,6 +99,9 @@ func TestScaleInBackendsDecidesOnFEsWord(t *testing.T) {
 		{"the skip annotation shrinks BE at once", with(scaleIn(three...), func(in *BackendScaleIn) { in.Skip = true }), func(t *testing.T, st Step) {
 			wantOnly(t, st, st.End, "End")
 		}},
+		{"a disaster recovery holds BE: nothing asked of FE, nothing ended", with(scaleIn(three...), func(in *BackendScaleIn) { in.Recovering, in.Read = true, false }), func(t *testing.T, st Step) {
+			wantNothing(t, st)
+		}},
 		{"no BE StatefulSet: nothing to decommission", BackendScaleIn{}, func(t *testing.T, st Step) {
 			wantOnly(t, st, st.End, "End")
 		}},

@@ -31,7 +31,11 @@ import (
 type FrontendScaleIn struct {
 	// Exists is true when the FE StatefulSet runs and the spec builds one.
 	Exists bool
-	Names  PodNames
+	// Recovering is true during a disaster recovery: FE restores a
+	// snapshot, whose metadata names its own members; the scale-in stands
+	// aside (no DROP, no claim deleted) until it is done.
+	Recovering bool
+	Names      PodNames
 	// Asked is spec.starRocksFeSpec.replicas as the user wrote it.
 	Asked *int32
 	// From is the replicas the StatefulSet runs, To those the spec asks for.
@@ -61,7 +65,7 @@ type FrontendScaleIn struct {
 // are dropped too. The FE StatefulSet's replicas are held where the step
 // leaves them.
 func ScaleInFrontends(in FrontendScaleIn) Step {
-	if !in.Exists {
+	if !in.Exists || in.Recovering {
 		return Step{}
 	}
 	from, to := in.From, in.To

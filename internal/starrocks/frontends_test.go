@@ -111,6 +111,13 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 			}
 		}},
 		{"no FE StatefulSet: nothing", FrontendScaleIn{}, func(t *testing.T, st Step) { wantOnly(t, st, true, "nothing") }},
+		// Issue 34 item 18: a restore's metadata names its own members.
+		{"a disaster recovery: the scale-in stands aside, no DROP, no claim deleted", with(afterScaleDown(group...), func(in *FrontendScaleIn) { in.Recovering = true }), func(t *testing.T, st Step) {
+			wantNothing(t, st)
+		}},
+		{"a disaster recovery during a scale-down: nothing read, nothing sent", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Recovering, in.Read = true, false }), func(t *testing.T, st Step) {
+			wantNothing(t, st)
+		}},
 		{"a scale-down begins by reading FE afresh", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Active, in.Read = false, false }), func(t *testing.T, st Step) {
 			wantOnly(t, st, st.Begin && st.Read, "Begin and Read")
 		}},
@@ -182,6 +189,15 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.check(t, ScaleInFrontends(tc.in)) })
+	}
+}
+
+// wantNothing fails unless the step does nothing at all: no statement,
+// claim, hold, read, memory or next step.
+func wantNothing(t *testing.T, st Step) {
+	t.Helper()
+	if len(st.Statements) > 0 || len(st.DeleteClaims) > 0 || len(st.Holds) > 0 || st.Read || st.Begin || st.End || st.Clean != nil || st.Then != nil || st.Refusal != "" {
+		t.Errorf("step %+v, want nothing", st)
 	}
 }
 

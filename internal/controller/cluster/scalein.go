@@ -69,6 +69,7 @@ func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 	key := client.ObjectKeyFromObject(s.src)
 	in := starrocks.BackendScaleIn{
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
+		Recovering: s.recovering(),
 		SharedData: fe.SharedData(s.want.feConf), Skip: s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
 		Names: starrocks.NamesOf(s.src, resources.ComponentBE), Active: r.scaleIns.isActive(key, resources.ComponentBE),
 		FEReady: status.FEReady(s.src, s.in.live[resources.ComponentFE]), Every: r.FE.Every(),
@@ -96,8 +97,9 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	live, want := s.in.live[resources.ComponentFE], s.want.objects.StatefulSet(resources.ComponentFE)
 	key := client.ObjectKeyFromObject(s.src)
 	in := starrocks.FrontendScaleIn{
-		Exists: live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
-		Names:  starrocks.NamesOf(s.src, resources.ComponentFE), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
+		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
+		Recovering: s.recovering(),
+		Names:      starrocks.NamesOf(s.src, resources.ComponentFE), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
 		Active: r.scaleIns.isActive(key, resources.ComponentFE), FEReady: status.FEReady(s.src, live), Every: r.FE.Every(),
 	}
 	if in.Exists {
