@@ -78,30 +78,43 @@ func Settling(changed time.Time, last *Report) bool {
 // pods leads).
 func NodesOf(rep *Report, names PodNames, c resources.Component) (alive map[int]bool, leader int) {
 	alive, leader = map[int]bool{}, -1
-	add := func(host string, up bool) (int, bool) {
-		ord, ok := names.Ordinal(host)
-		if ok {
-			alive[ord] = up
+	eachNode(rep, names, c, func(ord int, n node) {
+		alive[ord] = n.alive
+		if n.leads {
+			leader = ord
 		}
-		return ord, ok
+	})
+	return alive, leader
+}
+
+// node is what the status and the gates read of one row of FE's report.
+type node struct {
+	alive, leads bool
+	heard        string // LastHeartbeat (BE, CN)
+}
+
+// eachNode calls f for each row of component c that FE lists under one of
+// names' pods, with the pod's ordinal.
+func eachNode(rep *Report, names PodNames, c resources.Component, f func(ord int, n node)) {
+	add := func(host string, n node) {
+		if ord, ok := names.Ordinal(host); ok {
+			f(ord, n)
+		}
 	}
 	switch c {
 	case resources.ComponentFE:
-		for _, f := range rep.Frontends {
-			if ord, ok := add(f.Host, f.Alive); ok && f.Leader() {
-				leader = ord
-			}
+		for _, fe := range rep.Frontends {
+			add(fe.Host, node{alive: fe.Alive, leads: fe.Leader()})
 		}
 	case resources.ComponentBE:
 		for _, b := range rep.Backends {
-			add(b.Host, b.Alive)
+			add(b.Host, node{alive: b.Alive, heard: b.LastHeartbeat})
 		}
 	case resources.ComponentCN:
 		for _, n := range rep.ComputeNodes {
-			add(n.Host, n.Alive)
+			add(n.Host, node{alive: n.Alive, heard: n.LastHeartbeat})
 		}
 	}
-	return alive, leader
 }
 
 // GateWord is FE's report as the gate of component c reads it; nil when there is none.
@@ -120,20 +133,8 @@ func GateWord(rep *Report, src *srv1.StarRocksCluster, c resources.Component) *W
 // heardOf is FE's LastHeartbeat of the BE or CN rows of names, by ordinal.
 func heardOf(rep *Report, names PodNames, c resources.Component) map[int]string {
 	out := map[int]string{}
-	add := func(host, heard string) {
-		if ord, ok := names.Ordinal(host); ok {
-			out[ord] = heard
-		}
-	}
-	switch c {
-	case resources.ComponentBE:
-		for _, b := range rep.Backends {
-			add(b.Host, b.LastHeartbeat)
-		}
-	case resources.ComponentCN:
-		for _, n := range rep.ComputeNodes {
-			add(n.Host, n.LastHeartbeat)
-		}
+	if c != resources.ComponentFE {
+		eachNode(rep, names, c, func(ord int, n node) { out[ord] = n.heard })
 	}
 	return out
 }
