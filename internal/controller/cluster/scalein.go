@@ -78,7 +78,7 @@ func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 	if in.Exists {
 		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
 		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
-		if msg, ok := r.scaleIns.refusedAt(key, resources.ComponentBE, specKey(s.src, resources.ComponentBE)); ok {
+		if msg, ok := r.scaleIns.refusedAt(key, resources.ComponentBE, s.src); ok {
 			in.Refusal = msg
 		}
 	}

@@ -126,13 +126,14 @@ func (m *scaleIns) done(key types.NamespacedName, c resources.Component) {
 }
 
 // refusedAt returns FE's refusal of c's scale-in, and whether it was of
-// spec: of another, the scale-in is asked again.
-func (m *scaleIns) refusedAt(key types.NamespacedName, c resources.Component, spec string) (string, bool) {
+// c's spec in src now: of another, the scale-in is asked again. The spec
+// is hashed only when a refusal is remembered, not on every reconcile.
+func (m *scaleIns) refusedAt(key types.NamespacedName, c resources.Component, src *srv1.StarRocksCluster) (string, bool) {
 	r := m.get(key, c).refused
 	if r == nil {
 		return "", false
 	}
-	return r.message, r.spec == spec
+	return r.message, r.spec == specKey(src, c)
 }
 
 func (m *scaleIns) refuse(key types.NamespacedName, c resources.Component, spec, message string) {

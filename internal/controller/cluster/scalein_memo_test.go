@@ -78,12 +78,12 @@ func TestARefusalHoldsForTheComponentsSpec(t *testing.T) {
 	elsewhere := src.DeepCopy()
 	elsewhere.Generation++
 	elsewhere.Spec.StarRocksFeSpec.Service = &srv1.StarRocksService{Annotations: map[string]string{"a": "b"}}
-	if msg, same := m.refusedAt(cluster, resources.ComponentBE, specKey(elsewhere, resources.ComponentBE)); !same || msg != "needs 3 BEs" {
+	if msg, same := m.refusedAt(cluster, resources.ComponentBE, elsewhere); !same || msg != "needs 3 BEs" {
 		t.Errorf("after a change to FE's Service: refusal %q for this spec %v; want it kept", msg, same)
 	}
 	be := src.DeepCopy()
 	be.Spec.StarRocksBeSpec.Replicas = new(int32(3))
-	if _, same := m.refusedAt(cluster, resources.ComponentBE, specKey(be, resources.ComponentBE)); same {
+	if _, same := m.refusedAt(cluster, resources.ComponentBE, be); same {
 		t.Error("after a BE spec change the refusal still holds: the scale-in is never asked again")
 	}
 }
