@@ -74,6 +74,21 @@ func threeFEs(t *testing.T, lag time.Duration) (*simstarrocks.StarRocks, *clockt
 	return s, clk
 }
 
+// twoBackendsWithTablets adds be-0 and be-1, alive, and a table of 4
+// single-replica tablets spread over them (so a decommission of be-1 has
+// tablets to move while the clock stands), then moves the clock 10 s on.
+func twoBackendsWithTablets(t *testing.T, s *simstarrocks.StarRocks, clk *clocktesting.FakePassiveClock, leader *sql.DB) {
+	t.Helper()
+	mustExec(t, leader, `ALTER SYSTEM ADD BACKEND "be-0:9050"`)
+	mustExec(t, leader, `ALTER SYSTEM ADD BACKEND "be-1:9050"`)
+	s.SetAlive("be-0", true)
+	s.SetAlive("be-1", true)
+	if err := s.CreateTable("db1", "t1", 1, 4); err != nil {
+		t.Fatal(err)
+	}
+	clk.SetTime(clk.Now().Add(10 * time.Second))
+}
+
 func hosts(t *testing.T, db *sql.DB, stmt string) map[string]map[string]string {
 	t.Helper()
 	cols, rows := mustQuery(t, db, stmt)
@@ -130,15 +145,7 @@ func TestFollowerViews(t *testing.T) {
 	t.Run("a follower's SHOW PROC '/statistic' sees a decommission only after its lag; SHOW BACKENDS, forwarded, at once", func(t *testing.T) {
 		s, clk := threeFEs(t, 5*time.Second)
 		leader, f1, f2 := connectTo(t, s.AddressOf("fe-0")), connectTo(t, s.AddressOf("fe-1")), connectTo(t, s.AddressOf("fe-2"))
-		mustExec(t, leader, `ALTER SYSTEM ADD BACKEND "be-0:9050"`)
-		mustExec(t, leader, `ALTER SYSTEM ADD BACKEND "be-1:9050"`)
-		s.SetAlive("be-0", true)
-		s.SetAlive("be-1", true)
-		// Tablets on be-1 keep it decommissioning while the clock stands.
-		if err := s.CreateTable("db1", "t1", 1, 4); err != nil {
-			t.Fatal(err)
-		}
-		clk.SetTime(clk.Now().Add(10 * time.Second))
+		twoBackendsWithTablets(t, s, clk, leader)
 		unhealthy := func(db *sql.DB) string {
 			t.Helper()
 			cols, rows := mustQuery(t, db, "SHOW PROC '/statistic'")
@@ -324,14 +331,7 @@ func TestAReadIsOneConnection(t *testing.T) {
 func TestTheOperatorsReadsAreTheLeaders(t *testing.T) {
 	s, clk := threeFEs(t, 5*time.Second)
 	leader := connectTo(t, s.AddressOf("fe-0"))
-	mustExec(t, leader, `ALTER SYSTEM ADD BACKEND "be-0:9050"`)
-	mustExec(t, leader, `ALTER SYSTEM ADD BACKEND "be-1:9050"`)
-	s.SetAlive("be-0", true)
-	s.SetAlive("be-1", true)
-	if err := s.CreateTable("db1", "t1", 1, 4); err != nil {
-		t.Fatal(err)
-	}
-	clk.SetTime(clk.Now().Add(10 * time.Second))
+	twoBackendsWithTablets(t, s, clk, leader)
 	mustExec(t, leader, `ALTER SYSTEM DECOMMISSION BACKEND "be-1:9050"`)
 	mustExec(t, leader, `ALTER SYSTEM DROP FOLLOWER "fe-2:9010"`)
 
