@@ -213,6 +213,15 @@ func Partitioned(g Gate) GateStep {
 	// replicas are the unhealthy ones, and waiting on them would keep the
 	// fix of a crashing pod from ever rolling.
 	down := pods[next] != nil && !podReady(pods[next]) && !g.Word.Alive[next]
+	if !down {
+		// No healthy pod restarts while another is down. FE counts a dead
+		// BE's replicas healthy for 900 s and lists it Alive for about 20 s
+		// (facts sheet §14): its tablet count says nothing of a BE that
+		// just crashed, so the pods below must be Ready and Alive too.
+		if what, ok := othersUp(live, pods, next, g.Word); !ok {
+			return waitFor(what)
+		}
+	}
 	if g.Tablets && g.Word.Unhealthy > 0 && !down {
 		return waitFor("FE to report every tablet healthy")
 	}
@@ -226,7 +235,8 @@ func Partitioned(g Gate) GateStep {
 // coming back at the update revision. A partition could not do this: the
 // leader may have any ordinal, and a pod deleted below the partition comes
 // back at the old revision. Pods that are not Ready go first (they serve
-// nothing), then the followers and observers, highest ordinal first, each
+// nothing), once every other pod is Ready, FE lists it Alive and names a
+// leader; then the followers and observers, highest ordinal first, each
 // once every FE pod is Ready and FE lists them all Alive; the leader last.
 func LeaderLast(g Gate) GateStep {
 	live := g.Live
@@ -281,9 +291,28 @@ func LeaderLast(g Gate) GateStep {
 		return step
 	}
 	for _, i := range outdated {
-		if !podReady(pods[i]) {
-			return deleting(i)
+		if podReady(pods[i]) {
+			continue
 		}
+		// A pod that is not Ready serves nothing and goes first, but only
+		// while the others keep FE's group: each Ready and Alive in FE's
+		// answer, and FE names a leader (it may be this pod: the others
+		// then elect one). A pod just replaced and not Ready yet, or a
+		// leader FE does not name, holds it (issue 34 item 12).
+		others := slices.DeleteFunc(slices.Clone(all), func(o int) bool { return o == i })
+		if len(others) == 0 {
+			return deleting(i) // a lone FE that is down has no group to keep
+		}
+		what, _, ok := settled(live, pods, others, update, g.Word, true)
+		if ok && g.Word.Leader < 0 {
+			what, ok = "FE to name its leader", false
+		}
+		if !ok {
+			step.Waiting = true
+			step.Message = fmt.Sprintf("%d of %d pods replaced; %s, which is not Ready, goes next, once the others allow: waiting for %s", done, n, podName(live, i), what)
+			return step
+		}
+		return deleting(i)
 	}
 	if what, _, ok := settled(live, pods, all, update, g.Word, true); !ok {
 		step.Waiting = true
@@ -339,6 +368,26 @@ func settled(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, ordinals []int,
 		}
 	}
 	return "", since, true
+}
+
+// othersUp checks the pods not yet replaced below next: each exists, is
+// Ready, and FE lists it Alive. A partition cannot roll a lower ordinal
+// alone (a pod deleted below it comes back at the old revision), so a pod
+// down there holds the rollout until it is back, or until a person lets
+// it go on (the rollout-gate annotation).
+func othersUp(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, next int, w *Word) (string, bool) {
+	for i := range next {
+		p := pods[i]
+		switch {
+		case p == nil || p.DeletionTimestamp != nil:
+			return podName(live, i) + " to come back: no healthy pod restarts while another is down", false
+		case !podReady(p):
+			return podName(live, i) + ", which is not Ready, to come back: no healthy pod restarts while another is down", false
+		case !w.Alive[i]:
+			return "FE to list " + podName(live, i) + " Alive again: no healthy pod restarts while another is down", false
+		}
+	}
+	return "", true
 }
 
 // heardSince checks that FE's LastHeartbeat of each pod of ordinals moved

@@ -179,7 +179,39 @@ func TestPartitioned(t *testing.T) {
 			ps := pods(s, "old", "old", "new")
 			ps[0] = pod(s, 0, "old", time.Time{})
 			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
-		}, true, 2, "every tablet healthy"},
+		}, true, 2, "c-be-0, which is not Ready, to come back"},
+		// Issue 34 item 20: FE counts a dead BE's replicas healthy for 900 s
+		// and lists it Alive for about 20 s (facts sheet §14).
+		{"a lower pod that crashed holds the next even while FE counts every tablet healthy and lists it Alive", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			ps := pods(s, "old", "old", "new")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+		}, true, 2, "c-be-0, which is not Ready, to come back"},
+		{"a lower pod FE lists dead holds the next even while Ready and every tablet healthy", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 0)}
+		}, true, 2, "FE to list c-be-0 Alive again"},
+		{"a lower pod being replaced holds the next", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			ps := pods(s, "old", "old", "new")
+			ps[0].DeletionTimestamp = ptr.To(metav1.NewTime(t0))
+			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+		}, true, 2, "c-be-0 to come back"},
+		{"a lower CN down holds the next CN too", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			s.Name = "c-cn"
+			ps := pods(s, "old", "old", "new")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: word(later, alive(3), 0)}
+		}, true, 2, "c-cn-0, which is not Ready"},
+		{"a next pod down rolls even while a lower one is down: it can lose nothing more", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			ps := pods(s, "old", "old", "new")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			ps[1] = pod(s, 1, "old", time.Time{})
+			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 0, 1), 7)}
+		}, true, 1, ""},
 		{"a controller rolling on its own (partition 0) is caught where it is", func() Gate {
 			s := rolling(3, ptr.To[int32](0))
 			ps := pods(s, "old", "old", "new")
@@ -367,10 +399,45 @@ func TestLeaderLast(t *testing.T) {
 			w.Alive[2] = false
 			return Gate{Live: s, Pods: ps, Replicas: 3, Word: w}
 		}, true, "", "FE to list c-fe-2 Alive"},
-		{"an old pod that is not Ready goes first, without FE's word", func() Gate {
+		{"an old pod that is not Ready goes first, once the others are Ready and Alive and FE names a leader", func() Gate {
+			s, ps := fe("old", "old", "old")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: leaderAt(1)}
+		}, true, "c-fe-0", ""},
+		// Issue 34 item 12: not without FE's word, not while the pod just
+		// replaced is not Ready, not the leader while FE names none.
+		{"an old pod that is not Ready waits for FE's word", func() Gate {
 			s, ps := fe("old", "old", "old")
 			ps[0] = pod(s, 0, "old", time.Time{})
 			return Gate{Live: s, Pods: ps, Replicas: 3}
+		}, true, "", "c-fe-0, which is not Ready, goes next, once the others allow: waiting for FE's next answer"},
+		{"an old leader that is not Ready waits while the pod just replaced is not Ready", func() Gate {
+			s, ps := fe("old", "old", "new")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			ps[2] = pod(s, 2, "new", time.Time{})
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+		}, true, "", "waiting for c-fe-2 to become Ready"},
+		{"an old pod that is not Ready waits while FE lists another not Alive", func() Gate {
+			s, ps := fe("old", "old", "new")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			w := leaderAt(1)
+			w.Alive[2] = false
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: w}
+		}, true, "", "waiting for FE to list c-fe-2 Alive"},
+		{"an old pod that is not Ready waits while FE names no leader", func() Gate {
+			s, ps := fe("old", "old", "new")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: word(later, alive(3), 0)}
+		}, true, "", "waiting for FE to name its leader"},
+		{"the leader not Ready goes once the others are Ready and Alive: they elect another", func() Gate {
+			s, ps := fe("old", "new", "new")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			return Gate{Live: s, Pods: ps, Replicas: 3, Word: leaderAt(0)}
+		}, true, "c-fe-0", ""},
+		{"a lone FE that is not Ready goes without FE's word", func() Gate {
+			s, ps := fe("old")
+			ps[0] = pod(s, 0, "old", time.Time{})
+			return Gate{Live: s, Pods: ps, Replicas: 1}
 		}, true, "c-fe-0", ""},
 		{"no leader named: no pod is deleted", func() Gate {
 			s, ps := fe("old", "old", "old")

@@ -37,6 +37,7 @@ import (
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/simstarrocks/registrar"
 	"github.com/srscale/starrocks-operator/test/testcluster"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // gateLookEvery spaces the operator's FE reads in these tests (10 s in production).
@@ -63,6 +64,10 @@ func TestGatedRollouts(t *testing.T) {
 	t.Run("a BE that never becomes Alive stalls the rollout at pod 1 with RolloutStalled, and nothing else rolls", func(t *testing.T) {
 		skipKnownFailure(t)
 		testStalledRollout(t, c, dir)
+	})
+	t.Run("a BE down when a BE rollout begins holds it: every tablet keeps a readable replica, and not without the gate", func(t *testing.T) {
+		skipKnownFailure(t)
+		testDownBEHoldsRollout(t, c, dir)
 	})
 	t.Run("an FE rollout replaces the leader last, with the leader at ordinal 0 and at ordinal 2", func(t *testing.T) {
 		skipKnownFailure(t)
@@ -540,5 +545,88 @@ func testStarRocksHealthy(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 	}
 	if n := len(f.StatementsLike("SHOW BACKENDS")) - reads; n < 2 || n > 5 {
 		t.Errorf("FE read %d times in 10 s with a 3 s sync period, want about once per period", n)
+	}
+}
+
+// Issue 34 item 20: FE counts a dead BE's replicas healthy for 900 s and
+// lists it Alive for about 20 s (facts sheet §14), so "0 unhealthy tablets"
+// says nothing of a BE that just crashed. hl-be-0 crashes (its pod is not
+// Ready, its process stops) just before a BE image change; the gate must
+// restart no other BE until it is back. Both clusters hold a table whose
+// 30 tablets have 2 replicas each: a restart of a BE sharing tablets with
+// hl-be-0 leaves some with no readable replica. The BE StatefulSets allow
+// 2 pods unavailable (rollingUpdate.maxUnavailable: 2, a user's choice for
+// faster rollouts): with 1, the StatefulSet controller of Kubernetes 1.37
+// (MaxUnavailableStatefulSet, on by default since) already refuses to
+// delete a pod while another is unavailable, and older ones do not. No
+// load runs (CatchUp 0): FE then counts every tablet healthy. The control
+// is the same cluster with the gate off.
+func testDownBEHoldsRollout(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	testutil.CreateNamespace(t, c.Client, "gate-down")
+	startOperator(t, c, "gate-down", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	var opts simstarrocks.Options
+	gated, ungated := gatedCluster("gate-down", "dn", 1, 3), gatedCluster("gate-down", "dn-off", 1, 3)
+	for _, src := range []*srv1.StarRocksCluster{gated, ungated} {
+		src.Spec.StarRocksBeSpec.UpdateStrategy = &appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{MaxUnavailable: ptr.To(intstr.FromInt32(2))}}
+	}
+	ungated.Annotations = map[string]string{srv1.RolloutGateAnnotation: srv1.RolloutGateOff}
+	runs := []*beRollout{{src: gated, sim: startGated(t, c, dir, gated, opts, 0)}, {src: ungated, sim: startGated(t, c, dir, ungated, opts, 0)}}
+	for _, r := range runs {
+		if err := r.sim.CreateTable("db", "t", 2, 30); err != nil {
+			t.Fatal(err)
+		}
+		setReady(t, c, "gate-down", r.src.Name+"-be-0", false)
+	}
+	for _, r := range runs {
+		mutate(t, c.Client, r.src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.3.3" })
+	}
+	// 15 s with hl-be-0 down: within FE's 20 s before it lists it dead.
+	lost := map[string]int{} // the most tablets seen with no readable replica
+	var held string
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		for _, r := range runs {
+			lost[r.src.Name] = max(lost[r.src.Name], r.sim.LostTablets())
+		}
+		if cond := progressing(t, c, "gate-down", "dn"); cond.Reason == srv1.ReasonRollingOut {
+			held = cond.Message
+		}
+	}
+	be := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "gate-down", "dn-be", be); err != nil {
+		t.Fatal(err)
+	}
+	if p := be.Spec.UpdateStrategy.RollingUpdate; p == nil || ptr.Deref(p.Partition, -1) != 3 {
+		t.Errorf("with dn-be-0 down the gate let a BE roll: strategy %+v", be.Spec.UpdateStrategy)
+	}
+	if !strings.Contains(held, "dn-be-0, which is not Ready, to come back") {
+		t.Errorf("Progressing said %q, want it to name dn-be-0, which is down", held)
+	}
+	// hl-be-0 comes back: the gated rollout goes on and finishes.
+	for _, r := range runs {
+		setReady(t, c, "gate-down", r.src.Name+"-be-0", true)
+	}
+	for _, r := range runs {
+		eventually(t, 3*time.Minute, r.src.Name+" rolled out", func(ctx context.Context) (bool, error) {
+			lost[r.src.Name] = max(lost[r.src.Name], r.sim.LostTablets())
+			sts := &appsv1.StatefulSet{}
+			if err := get(ctx, c.Client, "gate-down", r.src.Name+"-be", sts); err != nil {
+				return false, err
+			}
+			return stsImage(sts) == "starrocks/be-ubuntu:3.3.3" && rolledOut(sts), nil
+		})
+	}
+	t.Logf("dn-be-0 down at the rollout's start, 30 tablets of 2 replicas: at most %d tablets with no readable replica with the gate, %d without it", lost["dn"], lost["dn-off"])
+	if lost["dn"] != 0 {
+		t.Errorf("with the gate, %d tablets had no readable replica", lost["dn"])
+	}
+	if lost["dn-off"] == 0 {
+		t.Errorf("without the gate no tablet lost its last readable replica: the control case shows nothing")
+	}
+	for _, r := range runs {
+		if err := c.Client.Delete(ctx, r.src); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
