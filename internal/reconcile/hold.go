@@ -97,9 +97,20 @@ func (hs Holds) Whole(c resources.Component) bool {
 
 // Keeps reports whether obj, a desired object of c, must not be written whole.
 func (hs Holds) Keeps(c resources.Component, obj client.Object) bool {
-	return slices.ContainsFunc(hs, func(h Hold) bool {
+	_, ok := hs.Keeping(c, obj)
+	return ok
+}
+
+// Keeping is the message of the first hold that keeps obj of component c
+// whole (see Keeps); ok is false when none does.
+func (hs Holds) Keeping(c resources.Component, obj client.Object) (message string, ok bool) {
+	i := slices.IndexFunc(hs, func(h Hold) bool {
 		return h.Component == c && (h.Object == nil || (h.Object == obj && len(h.Field) == 0))
 	})
+	if i < 0 {
+		return "", false
+	}
+	return hs[i].Message, true
 }
 
 // Fields returns the fields of obj held (at a value of their own or at

@@ -22,6 +22,9 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 )
@@ -40,8 +43,16 @@ type FrontendScaleIn struct {
 	Asked *int32
 	// From is the replicas the StatefulSet runs, To those the spec asks for.
 	From, To int32
-	// Running and Ready are the StatefulSet's pods, and those Ready.
-	Running, Ready int32
+	// Pods are the StatefulSet's pods by ordinal (PodsByOrdinal): a key
+	// for each pod there, true when it is Ready and not terminating. A
+	// scale-down is decided on the spec, these pods and FE's group, never
+	// on the StatefulSet's status counts, which pass (a pod briefly gone
+	// reads as a smaller status.replicas).
+	Pods map[int]bool
+	// Held says why the FE StatefulSet cannot be written now ("" when it
+	// can): an immutable field changed, a .conf that cannot be read. No FE
+	// leaves FE's group while its pod could not go after.
+	Held string
 	// Generation is the live StatefulSet's.
 	Generation int64
 	// Active is true while a scale-down this process saw is in progress;
@@ -74,10 +85,11 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 		st.Holds = append(st.Holds, Hold{Replicas: &to, Reason: srv1.ReasonScaleInRefused, Refuses: true,
 			Message: fmt.Sprintf("spec.starRocksFeSpec.replicas: %d is refused while FE runs %d: a lone FE left from a group of %d has no majority to elect itself leader; scale down one FE at a time to 2 at the least", *in.Asked, from, from)})
 	}
-	// No pod runs beyond the replicas asked for (a drift of spec.replicas
-	// the StatefulSet controller never acted on): nothing to take out of
-	// FE's group first; a member left over is dropped after.
-	shrinking := to < from && in.Running > to
+	shrinking := to < from
+	if shrinking && in.Held != "" {
+		st.Holds = append(st.Holds, in.keep(fmt.Sprintf("the FE StatefulSet is %s; no FE leaves FE's group until its pod can go after", in.Held)))
+		return st
+	}
 	if !in.Read {
 		// As for BE: decide on FE's word read after the scale-down began,
 		// not on a report older than the last FE that joined.
@@ -123,10 +135,6 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 		st.Clean = &from
 		return st
 	}
-	if in.Running != from || in.Ready != from {
-		st.Holds = append(st.Holds, in.keep(fmt.Sprintf("waiting for FE's %d pods to be ready before %s leaves FE's group", from, leaving)))
-		return st
-	}
 	return in.leave(st, rep.Frontends)
 }
 
@@ -141,7 +149,7 @@ func (in FrontendScaleIn) dropLeftovers(st Step, shrinking bool, left []fe.Front
 		f.Holds = append(slices.Clone(st.Holds), in.wait(shrinking, msg)...)
 		return f
 	}
-	if !podsGone(in.Running, left, in.Names) || !hasLeader(in.Report.Frontends, in.Names, int(in.From)) {
+	if !podsGone(in.Pods, left, in.Names) || !hasLeader(in.Report.Frontends, in.Names, int(in.From)) {
 		f := with("waiting for the pods of " + addresses + " to stop and another FE to lead before dropping them from FE's group")
 		f.After = in.Every
 		return f
@@ -178,6 +186,16 @@ func (in FrontendScaleIn) leave(st Step, frontends []fe.Frontend) Step {
 		return f
 	}
 	next, target, why := planFrontendStep(frontends, in.Names, int(from))
+	if next != feGone {
+		// Before FE's group changes, the FEs that stay must be Ready; the
+		// leaving one may be down or never have started. Once FE no longer
+		// lists it, its pod goes whatever the others' state (issue 34 item 9).
+		for ord := range int(from - 1) {
+			if !in.Pods[ord] {
+				return with(in.keep(fmt.Sprintf("waiting for %s to be ready before %s leaves FE's group", in.Names.Pod(ord), pod)))
+			}
+		}
+	}
 	switch next {
 	case feGone:
 		shrink := with(in.step(fmt.Sprintf("%s left FE's group; its pod goes (FE %d → %d)", pod, from, from-1)))
@@ -221,15 +239,26 @@ func (in FrontendScaleIn) wait(shrinking bool, msg string) []Hold {
 	return []Hold{in.keep(msg)}
 }
 
-// podsGone is true when the StatefulSet runs no pod of the leftovers'
-// ordinals any more (running is its status.replicas).
-func podsGone(running int32, left []fe.Frontend, names PodNames) bool {
+// podsGone is true when no pod of the leftovers' ordinals is there any more.
+func podsGone(pods map[int]bool, left []fe.Frontend, names PodNames) bool {
 	for _, f := range left {
-		if ord, ok := names.Ordinal(f.Host); ok && int32(ord) < running {
-			return false
+		if ord, ok := names.Ordinal(f.Host); ok {
+			if _, there := pods[ord]; there {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// PodsByOrdinal is FrontendScaleIn's Pods: live's pods by ordinal, true
+// when Ready and not terminating.
+func PodsByOrdinal(live *appsv1.StatefulSet, pods []corev1.Pod) map[int]bool {
+	out := map[int]bool{}
+	for ord, p := range byOrdinal(live, pods) {
+		out[ord] = p.DeletionTimestamp == nil && podReady(p)
+	}
+	return out
 }
 
 // hasLeader is true when FE's group has a leader among the pods the StatefulSet keeps.

@@ -74,15 +74,24 @@ func TestLeftoverFrontendsAreMembersAboveReplicas(t *testing.T) {
 
 // scaleDown is an FE scale-down from 3 to 2 replicas, every pod Ready, FE read.
 func scaleDown(members ...fe.Frontend) FrontendScaleIn {
-	return FrontendScaleIn{Exists: true, Names: feNames, From: 3, To: 2, Running: 3, Ready: 3, Generation: 2, Active: true,
+	return FrontendScaleIn{Exists: true, Names: feNames, From: 3, To: 2, Pods: readyPods(3), Generation: 2, Active: true,
 		FEReady: true, Read: true, Report: &Report{At: time.Now(), Frontends: members}, Every: 10 * time.Second}
 }
 
 // afterScaleDown is an FE StatefulSet of 2 the spec keeps, after a scale-down this process did not see through.
 func afterScaleDown(members ...fe.Frontend) FrontendScaleIn {
 	in := scaleDown(members...)
-	in.From, in.Running, in.Ready, in.Active = 2, 2, 2, false
+	in.From, in.Pods, in.Active = 2, readyPods(2), false
 	return in
+}
+
+// readyPods are n Ready pods, ordinals 0 to n-1.
+func readyPods(n int) map[int]bool {
+	m := map[int]bool{}
+	for i := range n {
+		m[i] = true
+	}
+	return m
 }
 
 func replicasHeld(t *testing.T, hs []Hold, want int32, msg string) {
@@ -136,8 +145,39 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 				t.Error("the hold does not carry FE's trouble: it is reported LeavingFEGroup, not as FE's trouble")
 			}
 		}},
-		{"FE keeps its replicas while one of its pods is not Ready", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Ready = 2 }), func(t *testing.T, st Step) {
-			replicasHeld(t, st.Holds, 3, "waiting for FE's 3 pods to be ready")
+		{"FE keeps its replicas while an FE that stays is not Ready", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Pods[1] = false }), func(t *testing.T, st Step) {
+			replicasHeld(t, st.Holds, 3, "waiting for sr-fe-1 to be ready before sr-fe-2 leaves")
+			if len(st.Statements) > 0 {
+				t.Errorf("statements %+v, want none", st.Statements)
+			}
+		}},
+		// Issue 34 item 9: only the FEs that stay must be Ready, and once
+		// FE no longer lists the leaving one, its pod goes whatever they do.
+		{"a leaving FE that is not Ready still leaves FE's group", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Pods[2] = false }), func(t *testing.T, st Step) {
+			if len(st.Statements) != 1 || dropped(st.Statements[0]) != group[2].Host {
+				t.Errorf("step %+v, want DROP FOLLOWER sr-fe-2", st)
+			}
+		}},
+		{"a leaving FE that never started and FE never listed goes", with(scaleDown(group[:2]...), func(in *FrontendScaleIn) { in.Pods[2] = false }), func(t *testing.T, st Step) {
+			replicasHeld(t, st.Holds, 2, "left FE's group; its pod goes")
+		}},
+		{"an FE FE no longer lists goes while another is not Ready", with(scaleDown(group[:2]...), func(in *FrontendScaleIn) { in.Pods[0] = false }), func(t *testing.T, st Step) {
+			replicasHeld(t, st.Holds, 2, "left FE's group; its pod goes")
+		}},
+		// Issue 34 item 9: no DROP while the FE StatefulSet cannot shrink after.
+		{"the FE StatefulSet held: no FE leaves FE's group", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Held = "held: spec.volumeClaimTemplates changed" }), func(t *testing.T, st Step) {
+			if len(st.Statements) > 0 || len(st.DeleteClaims) > 0 || st.Read {
+				t.Errorf("step %+v, want nothing sent, no claim deleted", st)
+			}
+			replicasHeld(t, st.Holds, 3, "the FE StatefulSet is held: spec.volumeClaimTemplates changed; no FE leaves")
+		}},
+		// Issue 34 item 30: the leaving FE's pod briefly gone reads as a
+		// StatefulSet of 2 in its status; FE still lists it.
+		{"the leaving FE's pod briefly gone: it still leaves FE's group before FE shrinks", with(scaleDown(group...), func(in *FrontendScaleIn) { delete(in.Pods, 2) }), func(t *testing.T, st Step) {
+			if len(st.Statements) != 1 || dropped(st.Statements[0]) != group[2].Host {
+				t.Errorf("step %+v, want DROP FOLLOWER sr-fe-2", st)
+			}
+			replicasHeld(t, st.Holds, 3, "its pod goes next")
 		}},
 		{"a follower leaves FE's group while its pod runs", scaleDown(group...), func(t *testing.T, st Step) {
 			if len(st.Statements) != 1 || dropped(st.Statements[0]) != group[2].Host || st.Event == nil {

@@ -104,7 +104,10 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	}
 	if in.Exists {
 		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
-		in.Running, in.Ready = live.Status.Replicas, live.Status.ReadyReplicas
+		in.Pods = starrocks.PodsByOrdinal(live, r.clusterPods(ctx, s)[resources.ComponentFE])
+		if msg, held := s.holds.Keeping(resources.ComponentFE, want); held {
+			in.Held = "held: " + msg
+		}
 		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
 	}
 	st := starrocks.ScaleInFrontends(in)
