@@ -191,8 +191,19 @@ func (in BackendScaleIn) takeBack(st Step, plan backendPlan) Step {
 func (in BackendScaleIn) decommission(st Step, plan backendPlan, removed string) Step {
 	from, to := in.From, in.To
 	if plan.gone() {
+		if missing := plan.unlisted(int(to)); len(missing) > 0 {
+			// FE lists none of the removed BEs under their pods' names, but
+			// not the kept ones either: FE names its BEs otherwise (by
+			// address: HOST_TYPE=IP, an FE without FQDN host type, BEs
+			// added by hand), and "not listed" says nothing (issue 34 item 1).
+			st.After = in.Every
+			st.Holds = []Hold{{Reason: srv1.ReasonScaleInRefused, Refuses: true, Message: fmt.Sprintf(
+				"spec.starRocksBeSpec.replicas: FE does not list %s under their pods' names (FE lists %s), so it cannot tell whether it still holds data on %s: BE keeps %d replicas. Register the BEs by their pods' DNS names (HOST_TYPE=FQDN), or decommission %s yourself and annotate the cluster %s=true",
+				podList(in.Names, missing), strayList(plan.strays), removed, from, removed, srv1.SkipDecommissionAnnotation)}}
+			return st
+		}
 		st.End = true
-		return st // FE let every removed BE go: the StatefulSet shrinks now
+		return st // FE let every removed BE go, and lists every kept one: the StatefulSet shrinks now
 	}
 	st.Tablets = &plan.tablets
 	base := st
@@ -292,6 +303,21 @@ type backendPlan struct {
 	cancel []string
 	// tablets is what FE still counts on the removed BEs.
 	tablets int
+	// listed are the kept ordinals FE lists; strays the hosts of the rows
+	// that match no pod of the StatefulSet.
+	listed map[int]bool
+	strays []string
+}
+
+// unlisted are the ordinals below keep FE does not list.
+func (p backendPlan) unlisted(keep int) []int {
+	var out []int
+	for ord := range keep {
+		if !p.listed[ord] {
+			out = append(out, ord)
+		}
+	}
+	return out
 }
 
 // gone is true when FE lists none of the removed BEs any more: the
@@ -303,16 +329,19 @@ func (p backendPlan) gone() bool {
 // planBackends sorts FE's BEs of one StatefulSet: ordinals at or above keep
 // leave (the StatefulSet is to shrink to keep), the others stay.
 func planBackends(backends []fe.Backend, names PodNames, keep int) backendPlan {
-	p := backendPlan{draining: map[string]int{}}
+	p := backendPlan{draining: map[string]int{}, listed: map[int]bool{}}
 	for _, b := range backends {
 		ord, ok := names.Ordinal(b.Host)
 		if !ok {
+			p.strays = append(p.strays, b.Host)
 			continue
 		}
 		switch {
 		case ord < keep && b.Decommissioned:
 			p.cancel = append(p.cancel, b.Address())
+			p.listed[ord] = true
 		case ord < keep:
+			p.listed[ord] = true
 		case !b.Decommissioned:
 			p.decommission = append(p.decommission, b.Address())
 		case b.Drained():
@@ -359,6 +388,23 @@ func hostSuffix(backends []fe.Backend, names PodNames) string {
 		}
 	}
 	return ""
+}
+
+// podList names the pods of ordinals, e.g. "be-0, be-1".
+func podList(names PodNames, ordinals []int) string {
+	pods := make([]string, len(ordinals))
+	for i, o := range ordinals {
+		pods[i] = names.Pod(o)
+	}
+	return strings.Join(pods, ", ")
+}
+
+// strayList names FE's rows that match no pod; "no other BE" when none.
+func strayList(hosts []string) string {
+	if len(hosts) == 0 {
+		return "no other BE"
+	}
+	return strings.Join(slices.Sorted(slices.Values(hosts)), ", ")
 }
 
 // drainingMessage says which BEs FE drains and what is left on them.

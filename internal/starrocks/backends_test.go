@@ -88,11 +88,27 @@ func refusedByFE() error {
 
 func TestScaleInBackendsDecidesOnFEsWord(t *testing.T) {
 	three := []fe.Backend{be(0, false, 9), be(1, false, 9), be(2, false, 9)}
+	byIP := func(ord int) fe.Backend {
+		return fe.Backend{Host: fmt.Sprintf("10.0.0.%d", 10+ord), HeartbeatPort: 9050, Alive: true, TabletNum: 9}
+	}
 	cases := []struct {
 		name  string
 		in    BackendScaleIn
 		check func(t *testing.T, st Step)
 	}{
+		// Issue 34 item 1: "FE does not list it under my name" is not "FE let it go".
+		{"FE lists its BEs by address: nothing shrinks, and the refusal names FE's rows", scaleIn(byIP(0), byIP(1), byIP(2)), func(t *testing.T, st Step) {
+			wantHold(t, st, srv1.ReasonScaleInRefused, "FE does not list sr-be-0, sr-be-1 under their pods' names (FE lists 10.0.0.10, 10.0.0.11, 10.0.0.12)")
+			if st.End || len(st.Statements) > 0 || st.Refusal != "" || st.After == 0 {
+				t.Errorf("step %+v, want BE held, nothing sent, nothing remembered as FE's refusal, FE read again", st)
+			}
+		}},
+		{"a kept BE FE does not list holds the shrink too", scaleIn(be(0, false, 9)), func(t *testing.T, st Step) {
+			wantHold(t, st, srv1.ReasonScaleInRefused, "FE does not list sr-be-1 under their pods' names (FE lists no other BE)")
+		}},
+		{"every kept BE listed, no removed one, a BE of another StatefulSet beside: BE shrinks", scaleIn(be(0, false, 9), be(1, false, 9), fe.Backend{Host: "other-be-0.other-be-search.ns.svc.cluster.local", HeartbeatPort: 9050}), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.End, "End")
+		}},
 		{"a shared-data BE shrinks at once, without FE", with(scaleIn(three...), func(in *BackendScaleIn) { in.SharedData = true }), func(t *testing.T, st Step) {
 			wantOnly(t, st, st.End, "End")
 		}},

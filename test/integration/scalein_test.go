@@ -60,6 +60,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 		skipKnownFailure(t)
 		testDecommission(t, c, dir)
 	})
+	t.Run("BE 3 to 2 with BEs registered by IP: held ScaleInRefused, nothing lost; shrunk without FE's word, tablets are lost", func(t *testing.T) {
+		skipKnownFailure(t)
+		testBackendsByAddress(t, c, dir)
+	})
 	t.Run("BE 4 to 3 and back to 4 mid-decommission: CANCEL, nothing lost; a dead BE's drain is reported stalled", func(t *testing.T) {
 		skipKnownFailure(t)
 		testDecommissionCancelled(t, c, dir)
@@ -569,5 +573,53 @@ func testDecommissionAcrossRestarts(t *testing.T, c *testcluster.Cluster, dir *f
 	}
 	if seen := replicas(); !slices.Equal(seen, []int32{4, 3}) {
 		t.Errorf("BE StatefulSet replicas went %v, want [4 3]: shrunk once, never below 3", seen)
+	}
+}
+
+// Issue 34 item 1: with HOST_TYPE=IP in the BE's env (the user's variable
+// replaces the operator's), BEs register by address, and "FE does not list
+// rs-be-2 by name" said nothing of whether FE still held data on it: the
+// operator shrank at once, with no DECOMMISSION. Now BE keeps its replicas
+// and ScaleInRefused says why. The control shrinks the same way the old
+// code did (skip-decommission), and loses the tablets only be-2 held.
+func testBackendsByAddress(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	f := startFE(t, dir, "scale", "ip", simstarrocks.Options{})
+	src := beCluster("scale", "ip", 3)
+	src.Spec.StarRocksBeSpec.BeEnvVars = append(src.Spec.StarRocksBeSpec.BeEnvVars, corev1.EnvVar{Name: "HOST_TYPE", Value: "IP"})
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale", "ip", 2*time.Minute)
+	eventually(t, time.Minute, "3 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 3, nil })
+	if err := f.CreateTable("db", "single", 1, 30); err != nil {
+		t.Fatal(err)
+	}
+	lost := watchLost(f)
+	replicas := stsReplicas(c, "scale", "ip-be")
+	setBEReplicas(t, c, src, 2)
+	got := condition(t, c, "scale", "ip", "the scale-in refused", srv1.ConditionReconcileError, srv1.ReasonScaleInRefused)
+	if msg := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionReconcileError).Message; !strings.Contains(msg, "under their pods' names") {
+		t.Errorf("the refusal %q does not say that FE lists its BEs otherwise", msg)
+	}
+	time.Sleep(3 * time.Second) // three looks at FE (one a second here): still held
+	if n := lost(); n != 0 {
+		t.Errorf("%d tablets lost while held, want 0", n)
+	}
+	if seen := replicas(); !slices.Equal(seen, []int32{3}) {
+		t.Errorf("BE StatefulSet replicas went %v, want [3]", seen)
+	}
+	if got := f.StatementsLike("ALTER SYSTEM DECOMMISSION"); len(got) != 0 {
+		t.Errorf("DECOMMISSION statements %q, want none: FE's rows could not be told apart", got)
+	}
+
+	// The control: the same scale-in without FE's word, as it went before.
+	lost = watchLost(f)
+	annotate(t, c, src, srv1.SkipDecommissionAnnotation, "true")
+	waitStatefulSet(t, c, "scale", "ip-be", "BE shrunk to 2", time.Minute, shrunkTo(2))
+	eventually(t, 30*time.Second, "the tablets only ip-be-2 held lost", func(context.Context) (bool, error) { return f.LostTablets() > 0, nil })
+	t.Logf("BEs by address, 30 single-replica tablets: held, 0 lost; shrunk without FE's word, %d lost", lost())
+	if err := c.Client.Delete(ctx, src); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -71,7 +71,7 @@ func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
 		Recovering: s.recovering(),
 		SharedData: fe.SharedData(s.want.feConf), Skip: s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
-		Names: starrocks.NamesOf(s.src, resources.ComponentBE), Active: r.scaleIns.isActive(key, resources.ComponentBE),
+		Names: liveNames(s.src, resources.ComponentBE, live), Active: r.scaleIns.isActive(key, resources.ComponentBE),
 		FEReady: status.FEReady(s.src, s.in.live[resources.ComponentFE]), Every: r.FE.Every(),
 		HeartbeatPort: backendHeartbeatPort(s), Stall: decommissionStall(s.src),
 	}
@@ -99,7 +99,7 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	in := starrocks.FrontendScaleIn{
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
 		Recovering: s.recovering(),
-		Names:      starrocks.NamesOf(s.src, resources.ComponentFE), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
+		Names:      liveNames(s.src, resources.ComponentFE, live), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
 		Active: r.scaleIns.isActive(key, resources.ComponentFE), FEReady: status.FEReady(s.src, live), Every: r.FE.Every(),
 	}
 	if in.Exists {
@@ -117,6 +117,17 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 		st = starrocks.ScaleInFrontends(in)
 	}
 	r.do(ctx, s, resources.ComponentFE, st)
+}
+
+// liveNames names the pods of component c as the live StatefulSet runs
+// them: an adopted StatefulSet keeps its own serviceName (the immutable
+// check leaves it), and its pods register under it (issue 34 item 1).
+func liveNames(src *srv1.StarRocksCluster, c resources.Component, live *appsv1.StatefulSet) starrocks.PodNames {
+	names := starrocks.NamesOf(src, c)
+	if live != nil && live.Spec.ServiceName != "" {
+		names.StatefulSet, names.HeadlessService = live.Name, live.Spec.ServiceName
+	}
+	return names
 }
 
 // backendHeartbeatPort is the heartbeat_service_port of be.conf (9050 by default).

@@ -21,7 +21,10 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
@@ -30,5 +33,21 @@ func TestScaleInMessagesNameTheSkipAnnotation(t *testing.T) {
 		Report: &starrocks.Report{Err: errors.New("dial timeout")}})
 	if len(st.Holds) != 1 || !strings.Contains(st.Holds[0].Message, srv1.SkipDecommissionAnnotation+"=true") {
 		t.Errorf("holds %+v, want the way out named %s", st.Holds, srv1.SkipDecommissionAnnotation)
+	}
+}
+
+// Issue 34 item 1: an adopted StatefulSet keeps its own serviceName, and
+// its pods register with FE under it.
+func TestScaleInNamesPodsAsTheLiveStatefulSetRunsThem(t *testing.T) {
+	src := &srv1.StarRocksCluster{}
+	src.Name, src.Namespace = "sr", "ns"
+	live := &appsv1.StatefulSet{}
+	live.Name, live.Spec.ServiceName = "sr-be", "legacy-be-svc"
+	names := liveNames(src, resources.ComponentBE, live)
+	if ord, ok := names.Ordinal("sr-be-2.legacy-be-svc.ns.svc.cluster.local"); !ok || ord != 2 {
+		t.Errorf("sr-be-2 under the live serviceName: ordinal %d, %t; want 2", ord, ok)
+	}
+	if names := liveNames(src, resources.ComponentBE, nil); names.HeadlessService != src.BeSearchServiceName() {
+		t.Errorf("without a live StatefulSet the service is %q, want the spec's %q", names.HeadlessService, src.BeSearchServiceName())
 	}
 }
