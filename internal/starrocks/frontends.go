@@ -85,7 +85,14 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 		st.Holds = append(st.Holds, Hold{Replicas: &to, Reason: srv1.ReasonScaleInRefused, Refuses: true,
 			Message: fmt.Sprintf("spec.starRocksFeSpec.replicas: %d is refused while FE runs %d: a lone FE left from a group of %d has no majority to elect itself leader; scale down one FE at a time to 2 at the least", *in.Asked, from, from)})
 	}
-	shrinking := to < from
+	// A pod beyond the replicas asked for, or FE ready to say whether its
+	// group still has a member there: shrinking. Not the StatefulSet's
+	// status.replicas, which reads "to" while the leaving pod is briefly
+	// gone (issue 34 item 30). With neither (a drift of spec.replicas the
+	// StatefulSet controller never acted on, and no FE to ask) the
+	// replicas go back at once, and a member left over is dropped once FE
+	// answers.
+	shrinking := to < from && (in.podsFrom(to) || in.FEReady)
 	if shrinking && in.Held != "" {
 		st.Holds = append(st.Holds, in.keep(fmt.Sprintf("the FE StatefulSet is %s; no FE leaves FE's group until its pod can go after", in.Held)))
 		return st
@@ -237,6 +244,16 @@ func (in FrontendScaleIn) wait(shrinking bool, msg string) []Hold {
 		return nil
 	}
 	return []Hold{in.keep(msg)}
+}
+
+// podsFrom is true when a pod of ordinal at or above ord is there.
+func (in FrontendScaleIn) podsFrom(ord int32) bool {
+	for o := range in.Pods {
+		if o >= int(ord) {
+			return true
+		}
+	}
+	return false
 }
 
 // podsGone is true when no pod of the leftovers' ordinals is there any more.

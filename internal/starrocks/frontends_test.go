@@ -171,6 +171,11 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 			}
 			replicasHeld(t, st.Holds, 3, "the FE StatefulSet is held: spec.volumeClaimTemplates changed; no FE leaves")
 		}},
+		{"a drift of spec.replicas with no pod beyond and no FE to ask goes back at once", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Pods, in.FEReady, in.Read = map[int]bool{}, false, false }), func(t *testing.T, st Step) {
+			if len(st.Holds) > 0 || st.Read || len(st.Statements) > 0 {
+				t.Errorf("step %+v, want nothing held: the spec's replicas are written", st)
+			}
+		}},
 		// Issue 34 item 30: the leaving FE's pod briefly gone reads as a
 		// StatefulSet of 2 in its status; FE still lists it.
 		{"the leaving FE's pod briefly gone: it still leaves FE's group before FE shrinks", with(scaleDown(group...), func(in *FrontendScaleIn) { delete(in.Pods, 2) }), func(t *testing.T, st Step) {
