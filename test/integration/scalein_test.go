@@ -64,6 +64,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 		skipKnownFailure(t)
 		testBackendsByAddress(t, c, dir)
 	})
+	t.Run("BE 4 to 3 with a larger storageSize: the claims grow after the decommission, nothing lost", func(t *testing.T) {
+		skipKnownFailure(t)
+		testDecommissionBeforeGrowth(t, c, dir)
+	})
 	t.Run("BE 4 to 3 and back to 4 mid-decommission: CANCEL, nothing lost; a dead BE's drain is reported stalled", func(t *testing.T) {
 		skipKnownFailure(t)
 		testDecommissionCancelled(t, c, dir)
@@ -619,6 +623,73 @@ func testBackendsByAddress(t *testing.T, c *testcluster.Cluster, dir *feDirector
 	waitStatefulSet(t, c, "scale", "ip-be", "BE shrunk to 2", time.Minute, shrunkTo(2))
 	eventually(t, 30*time.Second, "the tablets only ip-be-2 held lost", func(context.Context) (bool, error) { return f.LostTablets() > 0, nil })
 	t.Logf("BEs by address, 30 single-replica tablets: held, 0 lost; shrunk without FE's word, %d lost", lost())
+	if err := c.Client.Delete(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 34 item 2: growing the claims deletes the StatefulSet and makes it
+// again from the spec, which dropped the decommission's hold: BE 4 → 3
+// with a larger storageSize at once deleted gs-be-3 while FE still drained
+// it. Now the claims grow once the decommission is done.
+func testDecommissionBeforeGrowth(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "scale-in-grow"}, Provisioner: "example.com/none", AllowVolumeExpansion: ptr.To(true)}
+	if err := c.Client.Create(ctx, class); err != nil {
+		t.Fatal(err)
+	}
+	f := startFE(t, dir, "scale", "gs", simstarrocks.Options{MigrationRate: 2})
+	src := beCluster("scale", "gs", 4)
+	src.Spec.StarRocksBeSpec.StorageVolumes = []srv1.StorageVolume{{Name: "be-data", StorageClassName: ptr.To(class.Name), StorageSize: "10Gi", MountPath: "/opt/starrocks/be/storage"}}
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale", "gs", 2*time.Minute)
+	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 4, nil })
+	if err := f.CreateTable("db", "single", 1, 40); err != nil {
+		t.Fatal(err)
+	}
+	old := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "scale", "gs-be", old); err != nil {
+		t.Fatal(err)
+	}
+	lost := watchLost(f)
+	replicas := stsReplicas(c, "scale", "gs-be")
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksBeSpec.Replicas = ptr.To[int32](3)
+		s.Spec.StarRocksBeSpec.StorageVolumes[0].StorageSize = "20Gi"
+	})
+	eventually(t, time.Minute, "gs-be-3 decommissioning", func(context.Context) (bool, error) {
+		return slices.Contains(backendHosts(f), beHost("scale", "gs", 3)+" (D)"), nil
+	})
+	// While FE drains gs-be-3 (10 tablets at 2 a second), the StatefulSet stays.
+	for range 10 {
+		sts := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, "scale", "gs-be", sts); err != nil || sts.UID != old.UID {
+			if slices.ContainsFunc(backendHosts(f), func(h string) bool { return strings.HasPrefix(h, beHost("scale", "gs", 3)) }) {
+				t.Errorf("the BE StatefulSet was deleted (%v) while FE still drained gs-be-3: %q", err, backendHosts(f))
+			}
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	eventually(t, 2*time.Minute, "the BE StatefulSet made again at 3 replicas with 20Gi claims", func(ctx context.Context) (bool, error) {
+		sts := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, "scale", "gs-be", sts); err != nil || sts.UID == old.UID {
+			return false, nil
+		}
+		q := sts.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage]
+		return q.String() == "20Gi" && ptr.Deref(sts.Spec.Replicas, 0) == 3, nil
+	})
+	if n := lost(); n != 0 {
+		t.Errorf("%d of 40 single-replica tablets lost, want 0", n)
+	}
+	if seen := replicas(); slices.Contains(seen, 3) && seen[0] != 4 {
+		t.Errorf("BE StatefulSet replicas went %v, want 4 then 3", seen)
+	}
+	if hosts := backendHosts(f); len(hosts) != 3 {
+		t.Errorf("FE lists BEs %q after the scale-in, want gs-be-0 to gs-be-2", hosts)
+	}
 	if err := c.Client.Delete(ctx, src); err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,7 @@ func (r *Reconciler) write(ctx context.Context, s *clusterScope) error {
 	feReady := status.FEReady(s.src, s.in.live[resources.ComponentFE])
 	var growErrs []error
 	for _, c := range statefulSetComponents {
+		s.deferGrowth(c)
 		if grow, ok := s.want.grow[c]; ok && (c == resources.ComponentFE || feReady) {
 			if err := r.expandClaims(ctx, s.in.live[c], grow); err != nil {
 				growErrs = append(growErrs, err)
@@ -72,6 +73,31 @@ func (r *Reconciler) write(ctx context.Context, s *clusterScope) error {
 	err := errors.Join(append([]error{feErr, applyErr, deleteErr}, growErrs...)...)
 	s.err = errors.Join(s.err, err)
 	return err
+}
+
+// claimTemplatesField is spec.volumeClaimTemplates, for field holds.
+var claimTemplatesField = []string{"spec", "volumeClaimTemplates"}
+
+// deferGrowth keeps c's claims as they are while its StatefulSet is held
+// whole (a decommission, an ordered rollout) or at a replica count (an FE
+// step, FE's quorum): growing them deletes the StatefulSet, and the one
+// made again from the spec would drop the hold, and after an operator
+// restart would be built without it (issue 34 items 2 and 31). The claims
+// grow once nothing holds it.
+func (s *clusterScope) deferGrowth(c resources.Component) {
+	want := s.want.objects.StatefulSet(c)
+	if _, ok := s.want.grow[c]; !ok || want == nil || slices.Contains(s.in.regrown, c) {
+		return
+	}
+	i := slices.IndexFunc(s.holds, func(h reconcile.Hold) bool {
+		return h.Component == c && (h.Object == nil || h.Object == want) && (len(h.Field) == 0 || slices.Equal(h.Field, replicasField))
+	})
+	if i < 0 {
+		return
+	}
+	delete(s.want.grow, c)
+	s.hold(reconcile.Hold{Component: c, Object: want, Field: claimTemplatesField, Reason: s.holds[i].Reason, Report: reconcile.Quiet,
+		Message: "the claims grow once the StatefulSet is no longer held: " + s.holds[i].Message})
 }
 
 // applicable is what to write of a component now: its objects less those
