@@ -461,8 +461,29 @@ func testFEGroup(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	if !f.ElectLeader(feHost("scale", "fg", 0)) {
 		t.Fatalf("could not place the leader on fe-0: %q", frontendHosts(f))
 	}
-	setFEReplicas(t, c, src, 3)
+	// Together with an FE env change (issue 34 item 11): the new template
+	// waits until FE is at 3, then rolls gated (OnDelete, the leader last);
+	// written at once under the spec's strategy it rolled every FE while
+	// members left.
+	var early []string
+	watch := sample(50*time.Millisecond, func() {
+		sts := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, "scale", "fg-fe", sts); err == nil && ptr.Deref(sts.Spec.Replicas, 0) > 3 && hasEnv(sts, "FG_STEP") {
+			early = append(early, fmt.Sprintf("replicas %d, strategy %s", ptr.Deref(sts.Spec.Replicas, 0), sts.Spec.UpdateStrategy.Type))
+		}
+	})
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksFeSpec.Replicas = ptr.To[int32](3)
+		s.Spec.StarRocksFeSpec.FeEnvVars = append(s.Spec.StarRocksFeSpec.FeEnvVars, corev1.EnvVar{Name: "FG_STEP", Value: "1"})
+	})
 	waitStatefulSet(t, c, "scale", "fg-fe", "FE shrunk to 3", 2*time.Minute, shrunkTo(3))
+	waitStatefulSet(t, c, "scale", "fg-fe", "FE rolled out with the env change", 2*time.Minute, func(s *appsv1.StatefulSet) bool {
+		return hasEnv(s, "FG_STEP") && rolledOut(s)
+	})
+	watch()
+	if len(early) > 0 {
+		t.Errorf("the FE template changed while FE stepped down: %d samples, first %s", len(early), early[0])
+	}
 	eventually(t, time.Minute, "FE's group is fe-0 to fe-2", func(context.Context) (bool, error) { return groupOf(f, "scale", "fg", 3), nil })
 	if none, all := leaderless(); none > 0 {
 		t.Errorf("FE's group had no leader in %d of %d samples during the scale-downs", none, all)
@@ -693,4 +714,9 @@ func testDecommissionBeforeGrowth(t *testing.T, c *testcluster.Cluster, dir *feD
 	if err := c.Client.Delete(ctx, src); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// hasEnv is true when the StatefulSet's first container has the variable name.
+func hasEnv(sts *appsv1.StatefulSet, name string) bool {
+	return slices.ContainsFunc(sts.Spec.Template.Spec.Containers[0].Env, func(e corev1.EnvVar) bool { return e.Name == name })
 }

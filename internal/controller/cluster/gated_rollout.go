@@ -214,9 +214,16 @@ func (r *Reconciler) gate(s *clusterScope, c resources.Component) (starrocks.Gat
 	}
 	if slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Component == c && h.Report == reconcile.Steps }) {
 		// Another step moves c (an FE leaving FE's group): a rollout under
-		// way keeps its strategy, neither pushed on nor let loose.
+		// way keeps its strategy, neither pushed on nor let loose, and a
+		// new template waits until the step is done, then rolls gated. Written
+		// now, under the spec's strategy, it would roll every FE at once,
+		// the leader in no particular turn, while members leave (issue 34
+		// item 11).
 		if gateSet(live) {
 			s.hold(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Report: reconcile.Quiet})
+		}
+		if templateChanging(s.want.hashes, live, want) {
+			s.hold(reconcile.Hold{Component: c, Object: want, Field: templateField, Report: reconcile.Quiet})
 		}
 		return starrocks.Gate{}, false
 	}
@@ -290,6 +297,9 @@ func (r *Reconciler) deletePod(ctx context.Context, s *clusterScope, p *corev1.P
 	s.results = append(s.results, apply.Result{Kind: "Pod", Name: p.Name, Action: apply.Deleted})
 	return nil
 }
+
+// templateField is the pod template, kept while another step moves a component.
+var templateField = []string{"spec", "template"}
 
 // updateStrategyField is where a gate sets the partition or OnDelete.
 var updateStrategyField = []string{"spec", "updateStrategy"}
