@@ -148,7 +148,11 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 // dropLeftovers drops from FE's group the members whose pods a scale-down
 // removed, once their pods are gone and another FE leads: FE refuses to
 // drop its leader, and the report may predate the stop. Their claims go
-// after.
+// first: a claim deleted before the DROP is deleted again (not found) if
+// the DROP must be sent again, while a DROP sent first and the claims
+// after leave them for ever when the operator stops in between (FE no
+// longer lists the member to tell), and a later scale-up then starts on
+// the dropped member's metadata ("explicitly removed", issue 34 item 17).
 func (in FrontendScaleIn) dropLeftovers(st Step, shrinking bool, left []fe.Frontend) Step {
 	addresses := frontendAddresses(left)
 	with := func(msg string) Step {
@@ -161,25 +165,25 @@ func (in FrontendScaleIn) dropLeftovers(st Step, shrinking bool, left []fe.Front
 		f.After = in.Every
 		return f
 	}
-	claims := with("dropped " + addresses + " from FE's group")
-	for _, f := range left {
-		if ord, ok := in.Names.Ordinal(f.Host); ok {
-			claims.DeleteClaims = append(claims.DeleteClaims, ord)
-		}
-	}
-	claims.Failed = func(err error) Step {
-		return with(fmt.Sprintf("dropped %s from FE's group, but not their claims (%v)", addresses, err))
-	}
-	claims.Log = &Log{Message: "dropped removed FEs from FE's group", KeysAndValues: []any{"frontends", addresses}}
-	claims.Event = &Event{Reason: "FrontendDropped", Action: "DropFrontend", Note: "dropped from FE's group the FEs whose pods a scale-down removed: " + addresses}
-	drop := Step{Then: &claims}
+	drop := with("dropped " + addresses + " from FE's group")
 	for _, f := range left {
 		drop.Statements = append(drop.Statements, fe.DropFrontend{Frontend: f})
 	}
 	drop.Failed = func(err error) Step {
 		return with(fmt.Sprintf("could not drop removed FEs from FE's group (%v)", err))
 	}
-	return drop
+	drop.Log = &Log{Message: "dropped removed FEs from FE's group", KeysAndValues: []any{"frontends", addresses}}
+	drop.Event = &Event{Reason: "FrontendDropped", Action: "DropFrontend", Note: "dropped from FE's group the FEs whose pods a scale-down removed: " + addresses}
+	claims := Step{Then: &drop}
+	for _, f := range left {
+		if ord, ok := in.Names.Ordinal(f.Host); ok {
+			claims.DeleteClaims = append(claims.DeleteClaims, ord)
+		}
+	}
+	claims.Failed = func(err error) Step {
+		return with(fmt.Sprintf("could not delete the claims of %s before dropping them from FE's group (%v)", addresses, err))
+	}
+	return claims
 }
 
 // leave takes the FE of the highest ordinal out of FE's group, or lets its

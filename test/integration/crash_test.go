@@ -23,6 +23,8 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
 
 	"github.com/srscale/starrocks-operator/test/crash"
@@ -100,5 +102,61 @@ func testDecommissionAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *fe
 	}
 	if seen := replicas(); !slices.Equal(seen, []int32{4, 3}) {
 		t.Errorf("BE StatefulSet replicas went %v, want [4 3]: shrunk once, after FE let be-3 go", seen)
+	}
+}
+
+// Issue 34 item 17: an FE left over (it led when its pod went first) is
+// dropped from FE's group and loses its claims. The operator process is
+// SIGKILLed right after FE answered the DROP FOLLOWER: its claims must be
+// gone already, since FE no longer lists the member for the next process
+// to find, and a claim left would make a later scale-up start that
+// ordinal on the dropped member's metadata. The next process then scales
+// FE back to 3, and kf-fe-2 joins afresh.
+func testFEDropAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := crash.Build(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ns, name = "scale-crash-fe", "kf"
+	op := crash.New(t, crash.Options{Binary: bin, Cluster: c, Args: []string{"--namespace=" + ns}})
+	f := startFE(t, dir, ns, name, simstarrocks.Options{AfterStatement: op.Statement})
+	src := feCluster(ns, name, 3)
+	op.SetFE(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL())
+	dropped := op.KillAfterStatement("ALTER SYSTEM DROP FOLLOWER")
+	op.Start()
+	if err := c.Client.Create(t.Context(), src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, ns, name, 2*time.Minute)
+	eventually(t, time.Minute, "3 FEs in the group", func(context.Context) (bool, error) { return groupOf(f, ns, name, 3), nil })
+	if !f.ElectLeader(feHost(ns, name, 2)) {
+		t.Fatalf("could not place the leader on kf-fe-2: %q", frontendHosts(f))
+	}
+	setFEReplicas(t, c, src, 2)
+	var k crash.Killed
+	select {
+	case k = <-dropped:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no DROP FOLLOWER within 2 minutes of the scale-down")
+	}
+	if !k.BySIGKILL {
+		t.Fatalf("process %d did not end by SIGKILL", k.Pid)
+	}
+	t.Logf("killed process %d after %q", k.Pid, k.What)
+	claim := "fe-meta-" + name + "-fe-2"
+	pvc := &corev1.PersistentVolumeClaim{}
+	if err := get(t.Context(), c.Client, ns, claim, pvc); !apierrors.IsNotFound(err) && pvc.DeletionTimestamp == nil {
+		t.Errorf("claim %s after the DROP and the kill: %v (finalizers %v), want it deleted before the DROP", claim, err, pvc.Finalizers)
+	}
+	op.Start()
+	setFEReplicas(t, c, src, 3)
+	eventually(t, 2*time.Minute, "kf-fe-2 joined FE's group afresh", func(context.Context) (bool, error) { return groupOf(f, ns, name, 3), nil })
+	sts := &appsv1.StatefulSet{}
+	if err := get(t.Context(), c.Client, ns, src.FeStatefulSetName(), sts); err != nil || ptr.Deref(sts.Spec.Replicas, 0) != 3 {
+		t.Errorf("FE StatefulSet: %v, %v; want 3 replicas", sts.Spec.Replicas, err)
 	}
 }

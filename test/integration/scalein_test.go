@@ -51,7 +51,7 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	if err := c.Client.Create(t.Context(), class); err != nil {
 		t.Fatal(err)
 	}
-	for _, ns := range []string{"scale", "scale-restart", "scale-crash"} {
+	for _, ns := range []string{"scale", "scale-restart", "scale-crash", "scale-crash-fe"} {
 		testutil.CreateNamespace(t, c.Client, ns)
 	}
 	startOperator(t, c, "scale", operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: time.Second})
@@ -83,6 +83,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	t.Run("operator killed mid-decommission: resumes from FE, shrinks once; a BE FE dropped meanwhile is added back", func(t *testing.T) {
 		skipKnownFailure(t)
 		testDecommissionAcrossRestarts(t, c, dir)
+	})
+	t.Run("operator process SIGKILLed right after an FE leftover's DROP FOLLOWER: its claims are gone, a scale-up joins afresh", func(t *testing.T) {
+		skipKnownFailure(t)
+		testFEDropAcrossSIGKILL(t, c, dir)
 	})
 	t.Run("operator process SIGKILLed right after DECOMMISSION: the next process resumes, shrinks once, loses nothing", func(t *testing.T) {
 		skipKnownFailure(t)
