@@ -27,6 +27,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -51,7 +52,7 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	if err := c.Client.Create(t.Context(), class); err != nil {
 		t.Fatal(err)
 	}
-	for _, ns := range []string{"scale", "scale-restart", "scale-crash", "scale-crash-fe"} {
+	for _, ns := range []string{"scale", "scale-restart", "scale-crash", "scale-crash-fe", "scale-orphan"} {
 		testutil.CreateNamespace(t, c.Client, ns)
 	}
 	startOperator(t, c, "scale", operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: time.Second})
@@ -67,6 +68,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	t.Run("BE 4 to 3 with a larger storageSize: the claims grow after the decommission, nothing lost", func(t *testing.T) {
 		skipKnownFailure(t)
 		testDecommissionBeforeGrowth(t, c, dir)
+	})
+	t.Run("BE StatefulSet deleted with its pods orphaned, BE lowered 4 to 3 meanwhile: made again at 4, decommissioned, nothing lost", func(t *testing.T) {
+		skipKnownFailure(t)
+		testOrphanedBackends(t, c, dir)
 	})
 	t.Run("BE 4 to 3 and back to 4 mid-decommission: CANCEL, nothing lost; a dead BE's drain is reported stalled", func(t *testing.T) {
 		skipKnownFailure(t)
@@ -723,4 +728,51 @@ func testDecommissionBeforeGrowth(t *testing.T, c *testcluster.Cluster, dir *feD
 // hasEnv is true when the StatefulSet's first container has the variable name.
 func hasEnv(sts *appsv1.StatefulSet, name string) bool {
 	return slices.ContainsFunc(sts.Spec.Template.Spec.Containers[0].Env, func(e corev1.EnvVar) bool { return e.Name == name })
+}
+
+// Issue 34 item 31: a BE StatefulSet deleted with its pods orphaned (to
+// grow its claims, by an operator stopped before it made it again, or by
+// hand with --cascade=orphan) while the spec asks for fewer BEs. Made again
+// at the spec's count, the StatefulSet controller adopted the pods and
+// deleted os-be-3 at once, with no DECOMMISSION: 10 of 40 single-replica
+// tablets lost. Now it is made again at 4, and the scale-in goes as usual.
+func testOrphanedBackends(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	const ns, name = "scale-orphan", "os"
+	op := startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	f := startFE(t, dir, ns, name, simstarrocks.Options{MigrationRate: 5})
+	src := beCluster(ns, name, 4)
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, ns, name, 2*time.Minute)
+	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 4, nil })
+	if err := f.CreateTable("db", "single", 1, 40); err != nil {
+		t.Fatal(err)
+	}
+	lost := watchLost(f)
+	op.stop()
+	sts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, ns, name+"-be", sts); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Client.Delete(ctx, sts, client.PropagationPolicy(metav1.DeletePropagationOrphan)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the BE StatefulSet gone", func(ctx context.Context) (bool, error) {
+		return apierrors.IsNotFound(get(ctx, c.Client, ns, name+"-be", &appsv1.StatefulSet{})), nil
+	})
+	setBEReplicas(t, c, src, 3)
+	replicas := stsReplicas(c, ns, name+"-be")
+	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	waitStatefulSet(t, c, ns, name+"-be", "BE shrunk to 3", 2*time.Minute, shrunkTo(3))
+	if got := f.StatementsLike("ALTER SYSTEM DECOMMISSION"); len(got) != 1 || !strings.Contains(got[0], beHost(ns, name, 3)) {
+		t.Errorf("DECOMMISSION statements %q, want one for os-be-3", got)
+	}
+	if n := lost(); n != 0 {
+		t.Errorf("%d of 40 single-replica tablets lost, want 0", n)
+	}
+	if seen := replicas(); !slices.Equal(seen, []int32{4, 3}) {
+		t.Errorf("the BE StatefulSet made again went %v, want [4 3]: made at 4, shrunk once FE let os-be-3 go", seen)
+	}
 }

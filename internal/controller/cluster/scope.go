@@ -19,14 +19,17 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
@@ -84,7 +87,38 @@ func (r *Reconciler) scope(ctx context.Context, src *srv1.StarRocksCluster) *clu
 		return s
 	}
 	s.want, s.holds = want, hs
+	for _, c := range []resources.Component{resources.ComponentFE, resources.ComponentBE} {
+		r.aroundItsPods(ctx, s, c)
+	}
 	return s
+}
+
+// aroundItsPods makes a StatefulSet of c that is gone while its pods run
+// (deleted with its pods orphaned: to grow its claims, by this operator
+// stopped before it made it again, or by hand) again with as many replicas
+// as its pods, when the spec asks for fewer. Made at the spec's count,
+// the StatefulSet controller would adopt the pods and delete those beyond
+// it at once, with no DECOMMISSION or DROP: the scale-in then takes them
+// out as usual, one step at a time (issue 34 item 31).
+func (r *Reconciler) aroundItsPods(ctx context.Context, s *clusterScope, c resources.Component) {
+	want := s.want.objects.StatefulSet(c)
+	if s.in.live[c] != nil || want == nil {
+		return
+	}
+	n := int32(0)
+	for ord := range starrocks.PodsByOrdinal(want, r.clusterPods(ctx, s)[c]) {
+		n = max(n, int32(ord)+1)
+	}
+	asked := ptr.Deref(want.Spec.Replicas, 1)
+	if n <= asked {
+		return
+	}
+	reason := srv1.ReasonDecommissioning
+	if c == resources.ComponentFE {
+		reason = srv1.ReasonLeavingFEGroup
+	}
+	s.hold(reconcile.Hold{Component: c, Object: want, Field: replicasField, Value: n, Reason: reason, Report: reconcile.Steps,
+		Message: fmt.Sprintf("the %s StatefulSet is made again around its %d pods; the scale-in to %d goes on from there", want.Name, n, asked)})
 }
 
 // fail records an error that stops every write: only the status that says so is written.
