@@ -60,6 +60,16 @@ func DisruptionBudget(src *srv1.StarRocksCluster, c Component, replicas int32) *
 	return nil
 }
 
+// FEStepDisruptionBudget is FE's budget while a member leaves FE's group:
+// staying are the members that stay. Between the DROP and the pod's
+// removal the dropped pod still runs and counts as a healthy pod, so a
+// budget of the StatefulSet's pods would let a drain take the majority of
+// those that stay (3 → 2: one of the two). It keeps their majority, with
+// no floor: of 2, none may go, for the length of the step.
+func FEStepDisruptionBudget(src *srv1.StarRocksCluster, staying int32) *policyv1.PodDisruptionBudget {
+	return disruptionBudget(src, ComponentFE, src.FeDisruptionBudgetName(), ptr.To(intstr.FromInt32(max(0, (staying-1)/2))))
+}
+
 // feMaxUnavailable keeps a majority of FE, whose pods are all followers:
 // the metadata's quorum. Of n, (n-1)/2 may go: 1 of 3 or 4, 2 of 5. Of 2 the
 // majority is both, and a budget keeping it would block every drain for

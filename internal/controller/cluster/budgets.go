@@ -18,9 +18,12 @@ package cluster
 
 import (
 	"context"
+	"slices"
 
 	"k8s.io/utils/ptr"
 
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -41,6 +44,17 @@ func (r *Reconciler) budgets(_ context.Context, s *clusterScope) bool {
 			replicas = *live.Spec.Replicas // held whole, as it runs
 		}
 		set.DisruptionBudget = resources.DisruptionBudget(s.src, c, replicas)
+		if live := s.in.live[c]; c == resources.ComponentFE && live != nil && live.Spec.Replicas != nil && set.DisruptionBudget != nil && leavingFEGroup(s) {
+			set.DisruptionBudget = resources.FEStepDisruptionBudget(s.src, *live.Spec.Replicas-1) // issue 34 item 15
+		}
 	}
 	return true
+}
+
+// leavingFEGroup is true while an FE scale-down step runs: a member is
+// being dropped, or its pod goes.
+func leavingFEGroup(s *clusterScope) bool {
+	return slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool {
+		return h.Component == resources.ComponentFE && h.Reason == srv1.ReasonLeavingFEGroup
+	})
 }

@@ -96,6 +96,17 @@ func TestBudgetsFollowThePodsTheStatefulSetsKeep(t *testing.T) {
 		t.Errorf("FE stepping from 5 to 4 on its way to 3: %s, want a majority of 4", got)
 	}
 
+	// Issue 34 item 15: 3 → 2. Once fe-2 is dropped its pod still runs and
+	// counts as healthy: a budget of 3 pods lets a drain take fe-0, one of
+	// the two members that stay, their majority.
+	src = feClusterOf(2)
+	s = scopeOf(t, src, map[resources.Component]*appsv1.StatefulSet{fe: running(src, fe, 3)})
+	want = s.want.objects.StatefulSet(fe)
+	s.hold(reconcile.Hold{Component: fe, Object: want, Field: replicasField, Value: int32(3), Reason: srv1.ReasonLeavingFEGroup, Report: reconcile.Steps})
+	if got := budgetOf(t, s, fe); got != "maxUnavailable 0" {
+		t.Errorf("FE dropping fe-2 on its way from 3 to 2: %s, want none of the 2 that stay to go", got)
+	}
+
 	src = feClusterOf(3)
 	src.Spec.StarRocksBeSpec = &srv1.StarRocksBeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Replicas: ptr.To[int32](1)}}}
 	live := map[resources.Component]*appsv1.StatefulSet{fe: running(src, fe, 3), be: running(src, be, 3)}

@@ -25,8 +25,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -281,18 +283,28 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 	return r.deletePod(ctx, s, st.Delete)
 }
 
-// deletePod deletes an FE pod whose turn has come; it comes back at the
-// update revision. FE's report before the deletion says nothing of what
-// follows: the next step waits for a read after it.
+// +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
+
+// deletePod evicts an FE pod whose turn has come; it comes back at the
+// update revision. An eviction, not a delete: FE's disruption budget then
+// arbitrates between the rollout and a node drain, and a drain that took
+// one FE already makes the rollout wait instead of taking a second
+// (issue 34 item 15). FE's report before the eviction says nothing of
+// what follows: the next step waits for a read after it.
 func (r *Reconciler) deletePod(ctx context.Context, s *clusterScope, p *corev1.Pod) error {
 	err := r.FE.Changing(s.src, func() error {
-		return r.Client.Delete(ctx, p, client.Preconditions{UID: ptr.To(p.UID)})
+		ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name},
+			DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr.To(p.UID)}}}
+		return r.Client.SubResource("eviction").Create(ctx, p, ev)
 	})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+	switch {
+	case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
 		return nil // gone already, or another pod of that name: the next reconcile sees which
-	}
-	if err != nil {
-		return fmt.Errorf("deleting pod %s for its rollout: %w", p.Name, err)
+	case apierrors.IsTooManyRequests(err):
+		s.later(r.FE.Every()) // the budget allows no FE to go now (a drain took one): asked again
+		return nil
+	case err != nil:
+		return fmt.Errorf("evicting pod %s for its rollout: %w", p.Name, err)
 	}
 	s.results = append(s.results, apply.Result{Kind: "Pod", Name: p.Name, Action: apply.Deleted})
 	return nil
