@@ -59,6 +59,10 @@ type Backend struct {
 	// string to the second in FE's zone (facts sheet §3): only to compare
 	// with FE's own earlier values.
 	LastHeartbeat string
+	// SharedData is FE's word that it runs in shared-data mode: the row has
+	// the StarletPort column, which BackendsProcDir adds only then (facts
+	// sheet §3; 3.1 shows none in either mode).
+	SharedData bool
 }
 
 // Address is the "host:port" string FE knows the BE by, exactly as it shows
@@ -164,6 +168,7 @@ func parseBackends(rows []row) ([]Backend, error) {
 		out = append(out, Backend{
 			ID: r["backendid"], Host: r["ip"], HeartbeatPort: port,
 			Alive: r.bool("alive"), Decommissioned: r.bool("systemdecommissioned"), TabletNum: tablets, LastHeartbeat: r["lastheartbeat"],
+			SharedData: r.has("starletport"),
 		})
 	}
 	return out, nil
@@ -300,6 +305,9 @@ func CapacityRefusal(err error) (string, bool) {
 type row map[string]string
 
 func (r row) bool(col string) bool { return strings.EqualFold(r[col], "true") }
+
+// has is true when the answer had the column col.
+func (r row) has(col string) bool { _, ok := r[col]; return ok }
 
 func (r row) int(col string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(r[col]))

@@ -35,10 +35,15 @@ type BackendScaleIn struct {
 	// Recovering is true during a disaster recovery, which holds BE whole:
 	// nothing is asked of FE, which restores a snapshot, until it is done.
 	Recovering bool
-	// SharedData BEs hold no data of their own; Skip is the
-	// skip-decommission annotation. Either shrinks BE at once.
-	SharedData, Skip bool
-	Names            PodNames
+	// Skip is the skip-decommission annotation: BE shrinks at once.
+	// Shared-data BEs hold no data of their own and shrink at once too,
+	// but that is FE's word (fe.Backend.SharedData), not fe.conf's: a
+	// mistaken run_mode edit made with a scale-in must not skip the
+	// decommission (issue 34 item 5).
+	Skip  bool
+	Names PodNames
+	// Pods are the StatefulSet's pods by ordinal (PodsByOrdinal).
+	Pods map[int]bool
 	// From is the replicas the StatefulSet runs, To those the spec asks for.
 	From, To int32
 	// Generation is the live StatefulSet's.
@@ -71,7 +76,7 @@ func ScaleInBackends(in BackendScaleIn) Step {
 	if in.Recovering {
 		return Step{}
 	}
-	if !in.Exists || in.SharedData || in.Skip {
+	if !in.Exists || in.Skip {
 		return Step{End: true}
 	}
 	from, to := in.From, in.To
@@ -100,6 +105,9 @@ func ScaleInBackends(in BackendScaleIn) Step {
 		return st
 	}
 	plan := planBackends(rep.Backends, in.Names, int(to))
+	if slices.ContainsFunc(rep.Backends, func(b fe.Backend) bool { return b.SharedData }) {
+		return in.sharedData(st, shrinking)
+	}
 	if !shrinking {
 		// The spec keeps BEs FE drains (raised replicas): cancel, or, when
 		// FE dropped them already, register them again as their entrypoint would.
@@ -123,6 +131,44 @@ func ScaleInBackends(in BackendScaleIn) Step {
 		return f
 	}
 	return back
+}
+
+// sharedData decides a shared-data BE scale-in, on FE's word that FE runs
+// so: the removed BEs hold no data of their own (their tablets live in
+// object storage), and the StatefulSet shrinks at once. FE keeps their
+// rows, Alive=false, for ever (facts sheet §14: only DROP removes a
+// StarOS worker), so once their pods are gone they are dropped, as the
+// compute nodes of a CN scale-in are (issue 34 item 6).
+func (in BackendScaleIn) sharedData(st Step, shrinking bool) Step {
+	if shrinking {
+		st.End, st.After = true, in.Every
+		return st
+	}
+	var stale []string
+	for _, b := range in.Report.Backends {
+		if ord, ok := in.Names.Ordinal(b.Host); ok && ord >= int(in.From) {
+			if _, there := in.Pods[ord]; there {
+				st.After = in.Every // its pod still goes: dropped once it is gone
+				return st
+			}
+			stale = append(stale, b.Address())
+		}
+	}
+	if len(stale) == 0 {
+		st.End, st.Clean = true, &in.From
+		return st
+	}
+	slices.Sort(stale)
+	for _, a := range stale {
+		st.Statements = append(st.Statements, fe.DropBackend{Backend: a})
+	}
+	st.Log = &Log{Message: "dropped the shared-data BEs a scale-in removed", KeysAndValues: []any{"backends", strings.Join(stale, ", ")}}
+	st.Event = &Event{Reason: "BackendDropped", Action: "DropBackend", Note: "dropped from FE the shared-data BEs whose pods a scale-in removed: " + strings.Join(stale, ", ")}
+	after := in.Every
+	st.Failed = func(err error) Step {
+		return Step{After: after, Log: &Log{Message: "could not drop the shared-data BEs a scale-in removed", KeysAndValues: []any{"backends", strings.Join(stale, ", "), "error", err.Error()}}}
+	}
+	return st
 }
 
 // beforeRead decides what comes before FE's report is read: a scale-in

@@ -75,6 +75,15 @@ func scaleIn(backends ...fe.Backend) BackendScaleIn {
 		Report: &Report{At: time.Now(), Backends: backends}, Every: 10 * time.Second, HeartbeatPort: 9050, Stall: 30 * time.Minute}
 }
 
+// shared are the rows as FE shows them in shared-data mode (StarletPort).
+func shared(bs []fe.Backend) []fe.Backend {
+	out := slices.Clone(bs)
+	for i := range out {
+		out[i].SharedData = true
+	}
+	return out
+}
+
 // kept is a BE StatefulSet at 3 replicas the spec keeps, after a scale-in this process saw.
 func kept(backends ...fe.Backend) BackendScaleIn {
 	in := scaleIn(backends...)
@@ -109,8 +118,31 @@ func TestScaleInBackendsDecidesOnFEsWord(t *testing.T) {
 		{"every kept BE listed, no removed one, a BE of another StatefulSet beside: BE shrinks", scaleIn(be(0, false, 9), be(1, false, 9), fe.Backend{Host: "other-be-0.other-be-search.ns.svc.cluster.local", HeartbeatPort: 9050}), func(t *testing.T, st Step) {
 			wantOnly(t, st, st.End, "End")
 		}},
-		{"a shared-data BE shrinks at once, without FE", with(scaleIn(three...), func(in *BackendScaleIn) { in.SharedData = true }), func(t *testing.T, st Step) {
-			wantOnly(t, st, st.End, "End")
+		// Issue 34 items 5 and 6: shared-data is FE's word, and FE keeps a
+		// removed shared-data BE's row for ever unless it is dropped.
+		{"FE says shared-data: BE shrinks at once, no DECOMMISSION", scaleIn(shared(three)...), func(t *testing.T, st Step) {
+			if !st.End || len(st.Statements) > 0 || len(st.Holds) > 0 {
+				t.Errorf("step %+v, want End, nothing sent, nothing held", st)
+			}
+		}},
+		{"FE's rows carry no shared-data column (fe.conf may say so): the removed BE is decommissioned", scaleIn(three...), func(t *testing.T, st Step) {
+			if len(st.Statements) != 1 || st.End {
+				t.Errorf("step %+v, want DECOMMISSION of sr-be-2", st)
+			}
+		}},
+		{"after a shared-data scale-in, the removed BE's row is dropped once its pod is gone", with(kept(shared(three)...), func(in *BackendScaleIn) {
+			in.From, in.To, in.Pods = 2, 2, map[int]bool{0: true, 1: true}
+		}), func(t *testing.T, st Step) {
+			if len(st.Statements) != 1 || st.Statements[0] != (fe.DropBackend{Backend: be(2, false, 0).Address()}) || st.Event == nil {
+				t.Errorf("step %+v, want DROP BACKEND sr-be-2 told", st)
+			}
+		}},
+		{"after a shared-data scale-in, a removed BE whose pod still goes waits", with(kept(shared(three)...), func(in *BackendScaleIn) {
+			in.From, in.To, in.Pods = 2, 2, map[int]bool{0: true, 1: true, 2: false}
+		}), func(t *testing.T, st Step) {
+			if len(st.Statements) > 0 || st.After == 0 || st.Clean != nil {
+				t.Errorf("step %+v, want nothing sent, a look again, not clean", st)
+			}
 		}},
 		{"the skip annotation shrinks BE at once", with(scaleIn(three...), func(in *BackendScaleIn) { in.Skip = true }), func(t *testing.T, st Step) {
 			wantOnly(t, st, st.End, "End")

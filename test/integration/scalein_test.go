@@ -73,6 +73,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 		skipKnownFailure(t)
 		testOrphanedBackends(t, c, dir)
 	})
+	t.Run("shared-data BE 3 to 2: shrunk at once on FE's word, the removed BE's row dropped once its pod is gone", func(t *testing.T) {
+		skipKnownFailure(t)
+		testSharedDataBackends(t, c, dir)
+	})
 	t.Run("BE 4 to 3 and back to 4 mid-decommission: CANCEL, nothing lost; a dead BE's drain is reported stalled", func(t *testing.T) {
 		skipKnownFailure(t)
 		testDecommissionCancelled(t, c, dir)
@@ -774,5 +778,39 @@ func testOrphanedBackends(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 	}
 	if seen := replicas(); !slices.Equal(seen, []int32{4, 3}) {
 		t.Errorf("the BE StatefulSet made again went %v, want [4 3]: made at 4, shrunk once FE let os-be-3 go", seen)
+	}
+}
+
+// Issue 34 items 5 and 6: FE in shared-data mode (SHOW BACKENDS has the
+// StarletPort column), as its fe.conf says: the BE shrinks at once on FE's
+// word, and the removed BE's row, which FE keeps Alive=false for ever
+// (facts sheet §14), is dropped once its pod is gone.
+func testSharedDataBackends(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	f := startFE(t, dir, "scale", "sd", simstarrocks.Options{SharedData: true})
+	src := beCluster("scale", "sd", 3)
+	conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "scale", Name: "sd-fe-conf"}, Data: map[string]string{"fe.conf": "run_mode = shared_data\n"}}
+	if err := c.Client.Create(ctx, conf); err != nil {
+		t.Fatal(err)
+	}
+	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: conf.Name, ResolveKey: "fe.conf"}
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale", "sd", 2*time.Minute)
+	eventually(t, time.Minute, "3 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 3, nil })
+	setBEReplicas(t, c, src, 2)
+	waitStatefulSet(t, c, "scale", "sd-be", "BE shrunk to 2", time.Minute, shrunkTo(2))
+	eventually(t, time.Minute, "sd-be-2's row dropped", func(context.Context) (bool, error) {
+		return slices.Equal(backendHosts(f), []string{beHost("scale", "sd", 0), beHost("scale", "sd", 1)}), nil
+	})
+	if got := f.StatementsLike("ALTER SYSTEM DECOMMISSION"); len(got) != 0 {
+		t.Errorf("DECOMMISSION statements %q, want none in shared-data mode", got)
+	}
+	if got := f.StatementsLike("ALTER SYSTEM DROP BACKEND"); len(got) != 1 || !strings.Contains(got[0], beHost("scale", "sd", 2)) {
+		t.Errorf("DROP BACKEND statements %q, want one for sd-be-2", got)
+	}
+	if err := c.Client.Delete(ctx, src); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
@@ -73,13 +72,14 @@ func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 	in := starrocks.BackendScaleIn{
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
 		Recovering: s.recovering(),
-		SharedData: fe.SharedData(s.want.feConf), Skip: s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
-		Names: liveNames(s.src, resources.ComponentBE, live), Active: r.scaleIns.isActive(key, resources.ComponentBE),
+		Skip:       s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
+		Names:      liveNames(s.src, resources.ComponentBE, live), Active: r.scaleIns.isActive(key, resources.ComponentBE),
 		FEReady: status.FEReady(s.src, s.in.live[resources.ComponentFE]), Every: r.FE.Every(),
 		HeartbeatPort: backendHeartbeatPort(s), Stall: decommissionStall(s.src),
 	}
 	if in.Exists {
 		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
+		in.Pods = starrocks.PodsByOrdinal(live, r.clusterPods(ctx, s)[resources.ComponentBE])
 		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
 		if msg, ok := r.scaleIns.refusedAt(key, resources.ComponentBE, s.src); ok {
 			in.Refusal = msg
