@@ -269,7 +269,9 @@ func cnHost(ns, sts, search string, ordinal int) string {
 
 func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirectory, op *operator) {
 	ctx := context.Background()
-	f := startFE(t, dir, "fe", "wc", simstarrocks.Options{SharedData: true, MultiWarehouse: true})
+	// A build that implements warehouses, as StarRocks PR #78027 does: DROP
+	// WAREHOUSE with alive compute nodes is refused (facts sheet §14).
+	f := startFE(t, dir, "fe", "wc", simstarrocks.Options{SharedData: true, MultiWarehouse: true, RefuseDropWarehouseWithAliveCNs: true})
 	sharedDataCluster(t, c, "fe", "wc", feConfShared, nil, passwordOnFE)
 
 	cnConf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-a-cn-conf"}, Data: map[string]string{"cn.conf": "sys_log_level = INFO\n"}}
@@ -378,6 +380,21 @@ func testWarehouseLifecycle(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 	time.Sleep(2 * time.Second) // a late duplicate would arrive now
 	if got := f.StatementsLike("DROP WAREHOUSE"); !slices.Equal(got, []string{"DROP WAREHOUSE IF EXISTS `wh_a`"}) {
 		t.Errorf("DROP WAREHOUSE statements: %q, want exactly one", got)
+	}
+	// Issue 34 item 28: the compute nodes' rows go FROM WAREHOUSE, after
+	// their pods and before the warehouse.
+	if nodes := f.ComputeNodes(); len(nodes) != 0 {
+		t.Errorf("FE still lists compute nodes %+v", nodes)
+	}
+	all := f.Statements()
+	lastDrop, dropWh := -1, slices.Index(all, "DROP WAREHOUSE IF EXISTS `wh_a`")
+	for i, st := range all {
+		if strings.HasPrefix(st, "ALTER SYSTEM DROP COMPUTE NODE") && strings.Contains(st, "FROM WAREHOUSE") {
+			lastDrop = i
+		}
+	}
+	if lastDrop < 0 || lastDrop > dropWh {
+		t.Errorf("the compute nodes' DROP FROM WAREHOUSE at %d, DROP WAREHOUSE at %d: want the nodes first", lastDrop, dropWh)
 	}
 	if slices.Contains(f.Warehouses(), "wh_a") {
 		t.Errorf("FE still has warehouses %v", f.Warehouses())

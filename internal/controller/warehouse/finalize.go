@@ -20,10 +20,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,11 +36,13 @@ import (
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
-// finalize drops the warehouse from FE, releases and deletes its objects,
-// then removes the finalizer. An unreachable FE keeps the finalizer: the
+// finalize releases and deletes the warehouse's objects, waits for its
+// compute nodes' pods to be gone, drops their rows and then the warehouse
+// from FE, and removes the finalizer. An unreachable FE keeps the finalizer: the
 // error is reported in status and retried with back-off.
 //
 // Neither the ignored annotation nor the deny list may leave a warehouse
@@ -76,6 +80,28 @@ func (r *Reconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) 
 	case !ours:
 		return ctrl.Result{}, r.releaseAdopted(ctx, wh) // not ours (or done): only free what upstream left
 	}
+	// Its objects go first, then FE is told once its compute nodes' pods are
+	// gone: their rows dropped FROM WAREHOUSE, then the warehouse. A build
+	// that implements warehouses refuses to drop one with alive compute
+	// nodes (facts sheet §14), and the rows of nodes whose pods are gone
+	// would otherwise stay for ever (issue 34 item 28).
+	if err := r.releaseAdopted(ctx, wh); err != nil {
+		return ctrl.Result{}, err
+	}
+	objs, err := r.ownObjects(ctx, wh)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(objs) > 0 {
+		results, err := r.Applier.DeleteAll(ctx, objs)
+		r.tell(ctx, wh, results, err)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if left, err := r.cnPodsLeft(ctx, wh); err != nil || left > 0 {
+		return ctrl.Result{RequeueAfter: podsGoneEvery}, err // their deletions bring the reconcile back too
+	}
 	if uid, done := r.dropped.Get(client.ObjectKeyFromObject(wh)); !done || uid != wh.UID {
 		if err := r.dropFromFE(ctx, wh); err != nil {
 			live, theirs := r.liveCN(ctx, wh)
@@ -89,19 +115,31 @@ func (r *Reconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) 
 		r.feBackoff.Forget(client.ObjectKeyFromObject(wh).String())
 		r.dropped.Put(client.ObjectKeyFromObject(wh), wh.UID)
 	}
-	if err := r.releaseAdopted(ctx, wh); err != nil {
-		return ctrl.Result{}, err
-	}
-	objs, err := r.ownObjects(ctx, wh)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	results, err := r.Applier.DeleteAll(ctx, objs)
-	r.tell(ctx, wh, results, err)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
 	return ctrl.Result{}, r.removeFinalizer(ctx, wh, nil)
+}
+
+// podsGoneEvery is how often a deleted warehouse looks for its compute
+// nodes' pods to be gone.
+const podsGoneEvery = 2 * time.Second
+
+// cnPodsLeft counts the pods of the warehouse's CN StatefulSet still
+// there; none when a StatefulSet of that name is another object's (a
+// cluster <wh>-warehouse): its pods are not the warehouse's.
+func (r *Reconciler) cnPodsLeft(ctx context.Context, wh *srv1.StarRocksWarehouse) (int, error) {
+	sts := &appsv1.StatefulSet{}
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.CnStatefulSetName()}, sts)
+	if client.IgnoreNotFound(err) != nil {
+		return 0, err
+	}
+	if err == nil && controlledByOther(wh, sts) {
+		return 0, nil
+	}
+	var pods corev1.PodList
+	if err := r.Client.List(ctx, &pods, client.InNamespace(wh.Namespace), client.MatchingLabels(resources.WarehouseSelectorLabels(wh))); err != nil {
+		return 0, fmt.Errorf("listing the pods of warehouse %s: %w", wh.Name, err)
+	}
+	live := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: wh.CnStatefulSetName()}}
+	return len(starrocks.PodsByOrdinal(live, pods.Items)), nil
 }
 
 // removeFinalizer removes our finalizer from the warehouse, and calls done
@@ -136,7 +174,20 @@ func (r *Reconciler) dropFromFE(ctx context.Context, wh *srv1.StarRocksWarehouse
 	if !fe.SharedData(feConf) {
 		return nil // a shared-nothing FE never had the warehouse
 	}
-	if err := r.FE.Exec(ctx, src, feConf, func(c *fe.Client) error { return c.DropWarehouse(ctx, fe.WarehouseName(wh.Name)) }); err != nil {
+	names := starrocks.PodNames{StatefulSet: wh.CnStatefulSetName(), HeadlessService: wh.CnSearchServiceName(), Namespace: wh.Namespace}
+	err = r.FE.Exec(ctx, src, feConf, func(c *fe.Client) error {
+		nodes, err := c.ShowComputeNodes(ctx)
+		if err != nil {
+			return err
+		}
+		for _, n := range names.StaleComputeNodes(nodes, 0) {
+			if err := c.DropComputeNode(ctx, n); err != nil {
+				return fmt.Errorf("dropping compute node %s: %w", n.Host, err)
+			}
+		}
+		return c.DropWarehouse(ctx, fe.WarehouseName(wh.Name))
+	})
+	if err != nil {
 		return err
 	}
 	logf.FromContext(ctx).Info("dropped warehouse from FE", "warehouse", fe.WarehouseName(wh.Name), "cluster", src.Name)
