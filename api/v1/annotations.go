@@ -86,3 +86,11 @@ const FESSLModeAnnotation = "starrocks.com/fe-ssl-mode"
 // would drop a new field without a word), and, like the other per-cluster
 // switches, it is about how the operator works, not about the cluster.
 const FECredentialsAnnotation = "starrocks.com/fe-credentials-secret"
+
+// DroppedFromFEGroupAnnotation marks an FE pod the operator dropped from
+// FE's group (ALTER SYSTEM DROP FOLLOWER) while the pod still ran, set just
+// before the DROP. Should the spec keep that ordinal again before its pod
+// goes, the pod is started afresh (new claims: its entrypoint adds it to
+// the group again) instead of running outside the group. The operator
+// sets it; users never need to.
+const DroppedFromFEGroupAnnotation = "starrocks.com/dropped-from-fe-group"

@@ -142,14 +142,20 @@ func slimMetadata(obj any) (any, error) {
 	return obj, nil
 }
 
-// slimPod keeps what status reads: names, labels, phase, conditions and container states.
+// slimPod keeps what status reads: names, labels, phase, conditions and
+// container states; of the annotations, the operator's own mark of an FE
+// dropped from FE's group (srv1.DroppedFromFEGroupAnnotation).
 func slimPod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj, nil
 	}
 	p.ManagedFields = nil
-	p.Annotations = nil
+	if v, ok := p.Annotations[srv1.DroppedFromFEGroupAnnotation]; ok {
+		p.Annotations = map[string]string{srv1.DroppedFromFEGroupAnnotation: v}
+	} else {
+		p.Annotations = nil
+	}
 	p.Spec = corev1.PodSpec{NodeName: p.Spec.NodeName}
 	for i := range p.Status.ContainerStatuses {
 		p.Status.ContainerStatuses[i].LastTerminationState = corev1.ContainerState{}

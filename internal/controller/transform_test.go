@@ -23,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
@@ -72,5 +73,24 @@ func TestCachedObjectsKeepManagersWithoutFieldSets(t *testing.T) {
 			mf[i].APIVersion != want[i].APIVersion || mf[i].FieldsV1 != nil || mf[i].Time != nil {
 			t.Errorf("entry %d is %+v, want %+v", i, mf[i], want[i])
 		}
+	}
+}
+
+// The FE pods the operator dropped from FE's group keep that mark in the
+// cache (issue 34 item 10); every other annotation goes.
+func TestPodCacheKeepsOnlyTheDroppedFromFEGroupMark(t *testing.T) {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "sr-fe-2", Annotations: map[string]string{
+		srv1.DroppedFromFEGroupAnnotation: "true", "kubectl.kubernetes.io/last-applied-configuration": "{}",
+	}}}
+	got, err := slimPod(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := got.(*corev1.Pod).Annotations; len(a) != 1 || a[srv1.DroppedFromFEGroupAnnotation] != "true" {
+		t.Errorf("annotations kept %v, want only the mark", a)
+	}
+	got, _ = slimPod(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}})
+	if a := got.(*corev1.Pod).Annotations; a != nil {
+		t.Errorf("annotations kept %v, want none", a)
 	}
 }

@@ -49,6 +49,10 @@ type FrontendScaleIn struct {
 	// on the StatefulSet's status counts, which pass (a pod briefly gone
 	// reads as a smaller status.replicas).
 	Pods map[int]bool
+	// Marked are the ordinals whose pods carry
+	// srv1.DroppedFromFEGroupAnnotation: this operator dropped them from
+	// FE's group while they ran.
+	Marked map[int]bool
 	// Held says why the FE StatefulSet cannot be written now ("" when it
 	// can): an immutable field changed, a .conf that cannot be read. No FE
 	// leaves FE's group while its pod could not go after.
@@ -102,7 +106,7 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 		// not on a report older than the last FE that joined.
 		st.Begin, st.End = shrinking && !in.Active, !shrinking && in.Active
 	}
-	if !shrinking && in.Checked.Covers(from, in.Generation) {
+	if !shrinking && len(in.Marked) == 0 && in.Checked.Covers(from, in.Generation) {
 		// Look for leftovers only after a scale-down this process did not
 		// see through (and once per StatefulSet ever scaled, at start).
 		st.Clean = &from
@@ -117,8 +121,8 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 		return Step{Begin: st.Begin, End: st.End, Read: true}
 	}
 	rep := in.Report
-	if rep == nil || shrinking {
-		st.After = in.Every
+	if rep == nil || shrinking || len(in.Marked) > 0 {
+		st.After = in.Every // a dropped FE may still answer through the Service, and fail the read
 	} // else a failed read is tried again on the resync
 	switch {
 	case rep == nil:
@@ -139,6 +143,9 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 		return in.dropLeftovers(st, shrinking, left)
 	}
 	if !shrinking {
+		if back := in.rejoin(st, rep.Frontends); back != nil {
+			return *back
+		}
 		st.Clean = &from
 		return st
 	}
@@ -186,6 +193,37 @@ func (in FrontendScaleIn) dropLeftovers(st Step, shrinking bool, left []fe.Front
 	return claims
 }
 
+// rejoin starts afresh the FEs this operator dropped from FE's group that
+// the spec keeps again (a scale-down reverted between the DROP and the
+// pod's removal): such a pod runs outside the group, on the metadata of a
+// member FE dropped, and a restart on it fails ("explicitly removed",
+// facts sheet §7). Its claims go, then its pod: the StatefulSet starts it
+// on a new claim, and its entrypoint asks the leader to ADD it, as for a
+// scale-up (issue 34 item 10). Only once FE no longer lists it and another
+// FE leads; nil when there is nothing to start afresh.
+func (in FrontendScaleIn) rejoin(st Step, frontends []fe.Frontend) *Step {
+	var ords []int
+	for ord := range in.Marked {
+		listed := slices.ContainsFunc(frontends, func(f fe.Frontend) bool { o, ok := in.Names.Ordinal(f.Host); return ok && o == ord })
+		if ord < int(in.To) && !listed {
+			ords = append(ords, ord)
+		}
+	}
+	if len(ords) == 0 || !hasLeader(frontends, in.Names, int(in.From)) {
+		return nil
+	}
+	slices.Sort(ords)
+	pods := podList(in.Names, ords)
+	st.DeleteClaims, st.Restart, st.After = ords, ords, in.Every
+	st.Log = &Log{Message: "starting afresh the FEs dropped from FE's group that the spec keeps again", KeysAndValues: []any{"pods", pods}}
+	st.Event = &Event{Reason: "FrontendRejoining", Action: "RestartFrontend",
+		Note: fmt.Sprintf("the spec keeps %s again after it was dropped from FE's group: started afresh on new claims, to join the group again", pods)}
+	st.Failed = func(err error) Step {
+		return Step{After: in.Every, Log: &Log{Message: "could not start afresh the FEs dropped from FE's group", KeysAndValues: []any{"pods", pods, "error", err.Error()}}}
+	}
+	return &st
+}
+
 // leave takes the FE of the highest ordinal out of FE's group, or lets its
 // pod go, as planFrontendStep decides.
 func (in FrontendScaleIn) leave(st Step, frontends []fe.Frontend) Step {
@@ -219,6 +257,8 @@ func (in FrontendScaleIn) leave(st Step, frontends []fe.Frontend) Step {
 		return with(in.step(fmt.Sprintf("%s leads FE's group: its pod goes first, so that the others elect a new leader, then it is dropped (FE %d → %d)", pod, from, from-1)))
 	case feDrop:
 		drop := with(in.keep(fmt.Sprintf("%s left FE's group; its pod goes next (FE %d → %d)", pod, from, from-1)))
+		ord := int(from - 1)
+		drop.Mark = &ord // before the DROP: should the spec keep it again, it is started afresh (rejoin)
 		drop.Statements = []fe.Statement{fe.DropFrontend{Frontend: target}}
 		drop.Failed = func(err error) Step {
 			return with(in.keep(fmt.Sprintf("FE did not drop %s from its group (%v): FE keeps %d replicas", target.Address(), err, from)))

@@ -188,6 +188,9 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 			if len(st.Statements) != 1 || dropped(st.Statements[0]) != group[2].Host || st.Event == nil {
 				t.Errorf("step %+v, want DROP FOLLOWER sr-fe-2 told", st)
 			}
+			if st.Mark == nil || *st.Mark != 2 {
+				t.Errorf("mark %v, want sr-fe-2's pod marked before its DROP", st.Mark)
+			}
 			replicasHeld(t, st.Holds, 3, "its pod goes next")
 			replicasHeld(t, st.Failed(errors.New("x")).Holds, 3, "FE did not drop")
 		}},
@@ -228,6 +231,23 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 		{"a StatefulSet scaled down by hand below the spec drops no member: it is put back", with(afterScaleDown(group...), func(in *FrontendScaleIn) { in.To = 3 }), func(t *testing.T, st Step) {
 			if len(st.Statements) > 0 || (st.Then != nil && len(st.Then.DeleteClaims) > 0) {
 				t.Errorf("step %+v: a member of the spec dropped, or its claims deleted", st)
+			}
+		}},
+		// Issue 34 item 10: a scale-down reverted between the DROP and the
+		// pod's removal leaves sr-fe-2 running outside FE's group.
+		{"a dropped FE the spec keeps again is started afresh: its claims, then its pod", with(afterScaleDown(group[:2]...), func(in *FrontendScaleIn) {
+			in.From, in.To, in.Pods, in.Marked, in.Active = 3, 3, readyPods(3), map[int]bool{2: true}, true
+			in.Checked = Checked{Replicas: 3, Known: true}
+		}), func(t *testing.T, st Step) {
+			if !slices.Equal(st.DeleteClaims, []int{2}) || !slices.Equal(st.Restart, []int{2}) || st.Event == nil || st.Clean != nil {
+				t.Errorf("step %+v, want sr-fe-2's claims and pod deleted, told, not clean", st)
+			}
+		}},
+		{"a marked FE that FE still lists is left alone", with(afterScaleDown(group...), func(in *FrontendScaleIn) {
+			in.From, in.To, in.Pods, in.Marked = 3, 3, readyPods(3), map[int]bool{2: true}
+		}), func(t *testing.T, st Step) {
+			if len(st.DeleteClaims) > 0 || len(st.Restart) > 0 {
+				t.Errorf("step %+v, want nothing restarted", st)
 			}
 		}},
 		{"nothing left over: FE is remembered clean", afterScaleDown(group[:2]...), func(t *testing.T, st Step) {

@@ -26,9 +26,10 @@ import (
 //  1. Read: nothing more is decided before FE's report is read; the
 //     glue records Begin or End, reads, and plans again with the report.
 //  2. The memory: Begin, End, Clean, Refusal.
-//  3. Statements go to FE in order, then the claims of DeleteClaims are
-//     deleted; the first failure ends them, and Failed(err) is done in
-//     place of the rest of this step.
+//  3. The pod of Mark is annotated as dropped from FE's group, then
+//     statements go to FE in order, then the claims of DeleteClaims are
+//     deleted, then the pods of Restart; the first failure ends them, and
+//     Failed(err) is done in place of the rest of this step.
 //  4. Holds, After, Tablets, Log, Event and Drain; then Then.
 type Step struct {
 	// Read asks for FE's report: the planner is called again with it.
@@ -53,6 +54,12 @@ type Step struct {
 	DropComputeNodesFrom *int32
 	// DeleteClaims are the pod ordinals whose claims are deleted.
 	DeleteClaims []int
+	// Mark, when set, is the ordinal of the FE pod annotated as dropped
+	// from FE's group (srv1.DroppedFromFEGroupAnnotation) before the DROP.
+	Mark *int
+	// Restart are the pod ordinals whose pods are deleted, after their
+	// claims: the StatefulSet starts them afresh.
+	Restart []int
 	// Failed is the step done instead of the rest of this one when a
 	// statement or a deletion fails.
 	Failed func(err error) Step

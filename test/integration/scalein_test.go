@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,6 +77,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	t.Run("shared-data BE 3 to 2: shrunk at once on FE's word, the removed BE's row dropped once its pod is gone", func(t *testing.T) {
 		skipKnownFailure(t)
 		testSharedDataBackends(t, c, dir)
+	})
+	t.Run("FE 3 to 2 reverted right after DROP FOLLOWER: the dropped FE is started afresh and joins FE's group again", func(t *testing.T) {
+		skipKnownFailure(t)
+		testFEDropReverted(t, c, dir)
 	})
 	t.Run("BE 4 to 3 and back to 4 mid-decommission: CANCEL, nothing lost; a dead BE's drain is reported stalled", func(t *testing.T) {
 		skipKnownFailure(t)
@@ -809,6 +814,50 @@ func testSharedDataBackends(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 	}
 	if got := f.StatementsLike("ALTER SYSTEM DROP BACKEND"); len(got) != 1 || !strings.Contains(got[0], beHost("scale", "sd", 2)) {
 		t.Errorf("DROP BACKEND statements %q, want one for sd-be-2", got)
+	}
+	if err := c.Client.Delete(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 34 item 10: FE 3 → 2 is reverted the moment FE answers the DROP
+// FOLLOWER of rf-fe-2 (the simulation's statement hook writes the spec
+// back to 3 before the operator reads the answer). rf-fe-2's pod then runs
+// outside FE's group, on the metadata of a member FE dropped; nothing
+// brought it back. Now its claims and pod go and it joins afresh.
+func testFEDropReverted(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	src := feCluster("scale", "rf", 3)
+	var once sync.Once
+	revert := func(stmt string) {
+		if strings.HasPrefix(stmt, "ALTER SYSTEM DROP FOLLOWER") {
+			once.Do(func() { setFEReplicas(t, c, src, 3) })
+		}
+	}
+	f := startFE(t, dir, "scale", "rf", simstarrocks.Options{AfterStatement: revert})
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale", "rf", 2*time.Minute)
+	eventually(t, time.Minute, "3 FEs in the group", func(context.Context) (bool, error) { return groupOf(f, "scale", "rf", 3), nil })
+	if !f.ElectLeader(feHost("scale", "rf", 0)) {
+		t.Fatalf("could not place the leader on rf-fe-0: %q", frontendHosts(f))
+	}
+	before := podUID(t, c, "scale", "rf-fe-2")
+	setFEReplicas(t, c, src, 2)
+	eventually(t, time.Minute, "rf-fe-2 dropped", func(context.Context) (bool, error) {
+		return len(f.StatementsLike("ALTER SYSTEM DROP FOLLOWER")) == 1, nil
+	})
+	eventually(t, 2*time.Minute, "rf-fe-2 started afresh and in FE's group again", func(context.Context) (bool, error) {
+		p := &corev1.Pod{}
+		if err := get(ctx, c.Client, "scale", "rf-fe-2", p); err != nil {
+			return false, nil
+		}
+		return groupOf(f, "scale", "rf", 3) && string(p.UID) != before, nil
+	})
+	sts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "scale", "rf-fe", sts); err != nil || ptr.Deref(sts.Spec.Replicas, 0) != 3 {
+		t.Errorf("FE StatefulSet: %v, %v; want 3 replicas", sts.Spec.Replicas, err)
 	}
 	if err := c.Client.Delete(ctx, src); err != nil {
 		t.Fatal(err)

@@ -107,7 +107,8 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	}
 	if in.Exists {
 		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
-		in.Pods = starrocks.PodsByOrdinal(live, r.clusterPods(ctx, s)[resources.ComponentFE])
+		pods := r.clusterPods(ctx, s)[resources.ComponentFE]
+		in.Pods, in.Marked = starrocks.PodsByOrdinal(live, pods), markedPods(live, pods)
 		if msg, held := s.holds.Keeping(resources.ComponentFE, want); held {
 			in.Held = "held: " + msg
 		}
@@ -119,7 +120,24 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 		in.Read, in.Report = true, r.FE.Look(s.src, s.want.feConf).Pure()
 		st = starrocks.ScaleInFrontends(in)
 	}
+
 	r.do(ctx, s, resources.ComponentFE, st)
+}
+
+// markedPods are the ordinals of live's pods the operator dropped from
+// FE's group while they ran (srv1.DroppedFromFEGroupAnnotation).
+func markedPods(live *appsv1.StatefulSet, pods []corev1.Pod) map[int]bool {
+	var marked []corev1.Pod
+	for _, p := range pods {
+		if p.Annotations[srv1.DroppedFromFEGroupAnnotation] == "true" && p.DeletionTimestamp == nil {
+			marked = append(marked, p)
+		}
+	}
+	out := map[int]bool{}
+	for ord := range starrocks.PodsByOrdinal(live, marked) {
+		out[ord] = true
+	}
+	return out
 }
 
 // liveNames names the pods of component c as the live StatefulSet runs

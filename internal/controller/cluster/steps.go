@@ -18,13 +18,16 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/metrics"
@@ -97,6 +100,11 @@ func (r *Reconciler) remember(s *clusterScope, c resources.Component, live *apps
 // send sends a step's statements to FE through the door (which marks FE's
 // word out of date), then deletes the claims it names.
 func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.StatefulSet, st starrocks.Step) error {
+	if st.Mark != nil {
+		if err := r.markDropped(ctx, live, *st.Mark); err != nil {
+			return err
+		}
+	}
 	if len(st.Statements) > 0 {
 		sctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
 		defer cancel()
@@ -116,6 +124,26 @@ func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.Sta
 		if err := r.deleteClaims(ctx, live, ord); err != nil {
 			return err
 		}
+	}
+	for _, ord := range st.Restart {
+		pod := &corev1.Pod{}
+		pod.Namespace, pod.Name = live.Namespace, fmt.Sprintf("%s-%d", live.Name, ord)
+		if err := r.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting pod %s to start it afresh: %w", pod.Name, err)
+		}
+	}
+	return nil
+}
+
+// markDropped annotates the FE pod of ordinal as dropped from FE's group
+// (srv1.DroppedFromFEGroupAnnotation), just before its DROP: the mark, on
+// the pod, outlives this process.
+func (r *Reconciler) markDropped(ctx context.Context, live *appsv1.StatefulSet, ordinal int) error {
+	pod := &corev1.Pod{}
+	pod.Namespace, pod.Name = live.Namespace, fmt.Sprintf("%s-%d", live.Name, ordinal)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"true"}}}`, srv1.DroppedFromFEGroupAnnotation)
+	if err := r.Client.Patch(ctx, pod, client.RawPatch(types.MergePatchType, []byte(patch)), client.FieldOwner(reconcile.FieldOwner)); err != nil {
+		return fmt.Errorf("marking pod %s as dropped from FE's group: %w", pod.Name, err)
 	}
 	return nil
 }

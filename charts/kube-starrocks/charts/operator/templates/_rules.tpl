@@ -30,6 +30,7 @@
   - delete
   - get
   - list
+  - patch
   - watch
 - apiGroups:
   - ""
