@@ -94,15 +94,7 @@ func testDecommissionAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *fe
 	if hosts := backendHosts(f); !slices.Equal(hosts, []string{beHost(ns, name, 0), beHost(ns, name, 1), beHost(ns, name, 2)}) {
 		t.Errorf("FE lists BEs %q after the scale-in, want be-0 to be-2", hosts)
 	}
-	if n := len(f.StatementsLike("ALTER SYSTEM DECOMMISSION")); n != 1 {
-		t.Errorf("%d DECOMMISSION statements, want 1: the next process found be-3 draining", n)
-	}
-	if n := lost(); n != 0 {
-		t.Errorf("%d tablets lost, want 0", n)
-	}
-	if seen := replicas(); !slices.Equal(seen, []int32{4, 3}) {
-		t.Errorf("BE StatefulSet replicas went %v, want [4 3]: shrunk once, after FE let be-3 go", seen)
-	}
+	shrankOnce(t, f, beHost(ns, name, 3), lost, replicas) // one DECOMMISSION: the next process found be-3 draining
 }
 
 // Issue 34 item 17: an FE left over (it led when its pod went first) is
