@@ -128,7 +128,8 @@ func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.Sta
 	for _, ord := range st.Restart {
 		pod := &corev1.Pod{}
 		pod.Namespace, pod.Name = live.Namespace, fmt.Sprintf("%s-%d", live.Name, ord)
-		if err := r.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
+		err := r.Client.Delete(ctx, pod)
+		if client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting pod %s to start it afresh: %w", pod.Name, err)
 		}
 	}
