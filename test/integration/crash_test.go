@@ -56,14 +56,7 @@ func testDecommissionAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *fe
 	decommissioned := op.KillAfterStatement("ALTER SYSTEM DECOMMISSION BACKEND")
 	op.Start()
 
-	if err := c.Client.Create(t.Context(), src); err != nil {
-		t.Fatal(err)
-	}
-	waitRunning(t, c, ns, name, 2*time.Minute)
-	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 4, nil })
-	if err := f.CreateTable("db", "single", 1, 40); err != nil {
-		t.Fatal(err)
-	}
+	runningWithTable(t, c, f, src, 4, 40)
 	lost := watchLost(f)
 	replicas := stsReplicas(c, ns, src.BeStatefulSetName())
 

@@ -338,14 +338,7 @@ func testDecommissionCancelled(t *testing.T, c *testcluster.Cluster, dir *feDire
 	ctx := context.Background()
 	f := startFE(t, dir, "scale", "rv", simstarrocks.Options{MigrationRate: 0.5})
 	src := beCluster("scale", "rv", 4)
-	if err := c.Client.Create(ctx, src); err != nil {
-		t.Fatal(err)
-	}
-	waitRunning(t, c, "scale", "rv", 2*time.Minute)
-	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 4, nil })
-	if err := f.CreateTable("db", "single", 1, 40); err != nil {
-		t.Fatal(err)
-	}
+	runningWithTable(t, c, f, src, 4, 40)
 	lost := watchLost(f)
 	replicas := stsReplicas(c, "scale", "rv-be")
 	setBEReplicas(t, c, src, 3)
@@ -565,18 +558,10 @@ func testRemovedComputeNodes(t *testing.T, c *testcluster.Cluster, dir *feDirect
 }
 
 func testDecommissionAcrossRestarts(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
-	ctx := context.Background()
 	op := startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
 	f := startFE(t, dir, "scale-restart", "rs", simstarrocks.Options{MigrationRate: 2})
 	src := beCluster("scale-restart", "rs", 4)
-	if err := c.Client.Create(ctx, src); err != nil {
-		t.Fatal(err)
-	}
-	waitRunning(t, c, "scale-restart", "rs", 2*time.Minute)
-	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 4, nil })
-	if err := f.CreateTable("db", "single", 1, 40); err != nil {
-		t.Fatal(err)
-	}
+	runningWithTable(t, c, f, src, 4, 40)
 	lost := watchLost(f)
 	replicas := stsReplicas(c, "scale-restart", "rs-be")
 
@@ -680,14 +665,7 @@ func testDecommissionBeforeGrowth(t *testing.T, c *testcluster.Cluster, dir *feD
 	f := startFE(t, dir, "scale", "gs", simstarrocks.Options{MigrationRate: 2})
 	src := beCluster("scale", "gs", 4)
 	src.Spec.StarRocksBeSpec.StorageVolumes = []srv1.StorageVolume{{Name: "be-data", StorageClassName: ptr.To(class.Name), StorageSize: "10Gi", MountPath: "/opt/starrocks/be/storage"}}
-	if err := c.Client.Create(ctx, src); err != nil {
-		t.Fatal(err)
-	}
-	waitRunning(t, c, "scale", "gs", 2*time.Minute)
-	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 4, nil })
-	if err := f.CreateTable("db", "single", 1, 40); err != nil {
-		t.Fatal(err)
-	}
+	runningWithTable(t, c, f, src, 4, 40)
 	old := &appsv1.StatefulSet{}
 	if err := get(ctx, c.Client, "scale", "gs-be", old); err != nil {
 		t.Fatal(err)
@@ -751,14 +729,7 @@ func testOrphanedBackends(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 	op := startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
 	f := startFE(t, dir, ns, name, simstarrocks.Options{MigrationRate: 5})
 	src := beCluster(ns, name, 4)
-	if err := c.Client.Create(ctx, src); err != nil {
-		t.Fatal(err)
-	}
-	waitRunning(t, c, ns, name, 2*time.Minute)
-	eventually(t, time.Minute, "4 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 4, nil })
-	if err := f.CreateTable("db", "single", 1, 40); err != nil {
-		t.Fatal(err)
-	}
+	runningWithTable(t, c, f, src, 4, 40)
 	lost := watchLost(f)
 	op.stop()
 	sts := &appsv1.StatefulSet{}
@@ -776,6 +747,21 @@ func testOrphanedBackends(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
 	waitStatefulSet(t, c, ns, name+"-be", "BE shrunk to 3", 2*time.Minute, shrunkTo(3))
 	shrankOnce(t, f, beHost(ns, name, 3), lost, replicas)
+}
+
+// runningWithTable creates src, waits until it runs and FE lists its bes
+// BEs alive, then creates db.single, a table of tablets tablets with one
+// replica each: the data a scale-in without FE's word loses.
+func runningWithTable(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks, src *srv1.StarRocksCluster, bes, tablets int) {
+	t.Helper()
+	if err := c.Client.Create(t.Context(), src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, src.Namespace, src.Name, 2*time.Minute)
+	eventually(t, time.Minute, fmt.Sprintf("%d BEs registered and alive", bes), func(context.Context) (bool, error) { return aliveBEs(f) == bes, nil })
+	if err := f.CreateTable("db", "single", 1, tablets); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // shrankOnce checks how a BE scale-in 4 → 3 ended: one DECOMMISSION, of
