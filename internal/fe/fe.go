@@ -57,6 +57,9 @@ type Client struct {
 	// TLS secures the connection; the zero value is PREFERRED, unverified.
 	TLS TLS
 
+	// DialTimeout bounds the whole connection: TCP, TLS, FE's greeting and
+	// the login. An FE that accepts and says nothing (a hung process) then
+	// costs DialTimeout, not ReadTimeout. ReadTimeout bounds each answer.
 	DialTimeout, ReadTimeout time.Duration
 	// Attempts bounds how often a statement is tried; Backoff is the first
 	// wait between attempts, doubled after each.
@@ -269,7 +272,7 @@ func (c *Client) retry(ctx context.Context, fn func(driver.Conn) error) error {
 			}
 			wait *= 2
 		}
-		err = once(ctx, connector, fn)
+		err = once(ctx, orDefault(c.DialTimeout, DefaultDialTimeout), connector, fn)
 		var refused *mysql.MySQLError
 		// A refusal or a TLS failure would be the same next time.
 		if err == nil || errors.As(err, &refused) || TLSFailed(err) || ctx.Err() != nil {
@@ -279,8 +282,10 @@ func (c *Client) retry(ctx context.Context, fn func(driver.Conn) error) error {
 	return err
 }
 
-func once(ctx context.Context, connector driver.Connector, fn func(driver.Conn) error) error {
-	conn, err := connector.Connect(ctx)
+func once(ctx context.Context, connect time.Duration, connector driver.Connector, fn func(driver.Conn) error) error {
+	cctx, cancel := context.WithTimeout(ctx, connect)
+	conn, err := connector.Connect(cctx) // the driver lets go of cctx once connected
+	cancel()
 	if err != nil {
 		return err
 	}

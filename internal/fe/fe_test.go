@@ -134,3 +134,21 @@ func TestCancelledContextStopsRetrying(t *testing.T) {
 		t.Fatal("no error from a refused connection")
 	}
 }
+
+// Issue 34 item 25: an FE that accepts and says nothing (a hung process)
+// costs the dial timeout, not the read timeout: the greeting and the login
+// are part of the connection. Before, each read of such an FE held its
+// slot for the whole read timeout.
+func TestAnFEThatSaysNothingCostsTheDialTimeoutNotTheReadTimeout(t *testing.T) {
+	hung := silentfe.Start(t)
+	c := &Client{Address: hung.Address(), Attempts: 1, DialTimeout: 200 * time.Millisecond, ReadTimeout: 5 * time.Second}
+	start := time.Now()
+	_, errs := c.ReadView(context.Background())
+	took := time.Since(start)
+	if errs[0] == nil || hung.Accepted() != 1 {
+		t.Fatalf("read of a silent FE: %v, %d connections; want one connection, failed", errs[0], hung.Accepted())
+	}
+	if took >= c.ReadTimeout/2 {
+		t.Errorf("the read of a silent FE took %s, with a dial timeout of %s and a read timeout of %s", took, c.DialTimeout, c.ReadTimeout)
+	}
+}
