@@ -34,7 +34,7 @@ import (
 func doorAt(now *time.Time) Door {
 	d := New(nil, Options{Resolve: func(fe.Target) (string, string) { return "127.0.0.1:1", "http://127.0.0.1:1" }})
 	d.d.views.now = func() time.Time { return *now }
-	d.d.views.jobs = NewJobs(0)
+	d.d.views.reads = NewReads(0)
 	return d
 }
 
@@ -58,7 +58,7 @@ func TestExecMarksTheViewStaleWhenFEMayHaveChanged(t *testing.T) {
 		{name: "nothing sent", do: func(*testing.T, *fe.Client) error { return errors.New("decided not to") }},
 	} {
 		d := doorAt(&now)
-		d.d.views.last["ns/c"] = &Report{UID: "u1", Report: starrocks.Report{At: now.Add(-time.Second)}}
+		d.d.views.last["ns/c"] = &Report{UID: "u1", Done: now.Add(-time.Second), Report: starrocks.Report{At: now.Add(-time.Second)}}
 		if d.Look(src, "") == nil {
 			t.Fatal("a report of 1 s ago was not returned: the test proves nothing")
 		}
@@ -86,7 +86,7 @@ func TestChangingMarksTheViewStaleWhateverTheActReturned(t *testing.T) {
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c", UID: "u1"}}
 	for _, actErr := range []error{nil, errors.New("timed out after the server took it")} {
 		d := doorAt(&now)
-		d.d.views.last["ns/c"] = &Report{UID: "u1", Report: starrocks.Report{At: now.Add(-time.Second)}}
+		d.d.views.last["ns/c"] = &Report{UID: "u1", Done: now.Add(-time.Second), Report: starrocks.Report{At: now.Add(-time.Second)}}
 		if d.Look(src, "") == nil {
 			t.Fatal("a report of 1 s ago was not returned: the test proves nothing")
 		}
@@ -107,7 +107,7 @@ func TestExecThatCannotConnectSendsNothing(t *testing.T) {
 	d := doorAt(&now)
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c", UID: "u1",
 		Annotations: map[string]string{srv1.FESSLModeAnnotation: "on"}}}
-	d.d.views.last["ns/c"] = &Report{UID: "u1", Report: starrocks.Report{At: now.Add(-time.Second)}}
+	d.d.views.last["ns/c"] = &Report{UID: "u1", Done: now.Add(-time.Second), Report: starrocks.Report{At: now.Add(-time.Second)}}
 	now = now.Add(time.Millisecond)
 	err := d.Exec(t.Context(), src, "", func(*fe.Client) error { t.Error("a statement ran without a valid SSL mode"); return nil })
 	if KindOf(err) != NotAsked || d.Look(src, "") == nil {

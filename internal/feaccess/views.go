@@ -37,7 +37,8 @@ const (
 	// lookTimeout bounds one read: four statements, each with its own
 	// dial and read timeouts and bounded retries.
 	lookTimeout = 20 * time.Second
-	// lookSlots is how many reads run at once, across the operator.
+	// lookSlots is how many reads run at once, across the operator; the
+	// clusters whose last read failed hold at most half of them (Reads).
 	lookSlots = 8
 )
 
@@ -45,6 +46,9 @@ const (
 type Report struct {
 	// UID is the cluster's: a cluster deleted and made again under its name starts afresh.
 	UID types.UID
+	// Done is when the read ended. FE's node lists come first and at once;
+	// a slow last statement ('/statistic') makes the read end well after At.
+	Done time.Time
 	// Report is what FE said, as internal/starrocks reads it: At is when
 	// the read started; a report is only as new as its oldest answer.
 	starrocks.Report
@@ -60,13 +64,14 @@ func (rep *Report) Pure() *starrocks.Report {
 
 // views keeps, per cluster, FE's last report, read off the reconcile
 // workers: a reconcile that needs FE's word takes the last report and, when
-// it is older than every, starts the next read and comes back later. A
-// thousand clusters whose FE does not answer then hold no worker, and each
-// cluster's FE is asked at most once per every.
+// it is older than every, asks for the next read and comes back later. A
+// thousand clusters whose FE does not answer then hold no worker, hold at
+// most half of the read slots, and each cluster's FE is asked at most once
+// per every; the reads wait their turn (Reads).
 type views struct {
 	every time.Duration
 	now   func() time.Time
-	jobs  *Jobs
+	reads *Reads
 
 	// last and stale are keyed by the cluster's namespace/name.
 	mu   sync.Mutex
@@ -80,7 +85,7 @@ func newViews(every time.Duration) *views {
 	if every <= 0 {
 		every = DefaultLookEvery
 	}
-	return &views{every: every, now: time.Now, jobs: NewJobs(lookSlots), last: map[string]*Report{}, stale: map[string]time.Time{}}
+	return &views{every: every, now: time.Now, reads: NewReads(lookSlots), last: map[string]*Report{}, stale: map[string]time.Time{}}
 }
 
 // Look returns FE's latest report on src that is newer than the last
@@ -110,14 +115,23 @@ func (v *views) look(access *door, src *srv1.StarRocksCluster, feConf string) *R
 		rep = nil
 	}
 	due := rep == nil || v.now().Sub(rep.At) >= v.every || rep.At.Before(changed)
+	lane := Answering
+	switch {
+	case rep == nil:
+		lane = Unread
+	case rep.Err != nil || rep.StatisticErr != nil:
+		lane = Failing
+	}
 	v.mu.Unlock()
 	if due {
 		src := src.DeepCopy() // the read outlives the reconcile
-		v.jobs.Start(src.UID, func() { v.read(access, src, feConf) })
+		v.reads.Ask(key, lane, func() { v.read(access, src, feConf) })
 	}
-	// A report older than two periods is from before this look was due:
-	// nothing may be decided on it (the cluster was not looked at for long).
-	if rep == nil || rep.At.Before(changed) || v.now().Sub(rep.At) > 2*v.every {
+	// A report that ended more than two periods ago is from before this
+	// look was due: nothing may be decided on it (the cluster was not
+	// looked at for long). Its age counts from its end, not its start: a
+	// read as slow as FE's slowest answer must still count.
+	if rep == nil || rep.At.Before(changed) || v.now().Sub(rep.Done) > 2*v.every {
 		return nil
 	}
 	return rep
@@ -148,8 +162,10 @@ func (v *views) read(access *door, src *srv1.StarRocksCluster, feConf string) {
 		c.Attempts = 1
 		v, errs := c.ReadView(ctx)
 		rep.Frontends, rep.Backends, rep.ComputeNodes, rep.Statistic = v.Frontends, v.Backends, v.ComputeNodes, v.Statistic
-		return errors.Join(errs[:]...)
+		rep.StatisticErr = errs[3]
+		return errors.Join(errs[:3]...)
 	}()
+	rep.Done = v.now()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	key := client.ObjectKeyFromObject(src).String()
@@ -169,6 +185,7 @@ func (v *views) changed(key string) {
 
 // forget drops what is kept of a cluster that is gone, by its namespace/name.
 func (v *views) forget(key string) {
+	v.reads.Drop(key)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.last, key)

@@ -33,13 +33,13 @@ func TestFEViewsDecideOnlyOnFreshReports(t *testing.T) {
 	now := time.Unix(1000, 0)
 	v := newViews(10 * time.Second)
 	v.now = func() time.Time { return now }
-	v.jobs = NewJobs(0) // no read ever starts: the test places the reports
+	v.reads = NewReads(0) // no read ever starts: the test places the reports
 	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c", UID: "u1"}}
 	key := "ns/c"
 	if rep := v.look(nil, src, ""); rep != nil {
 		t.Fatalf("a report before any read: %+v", rep)
 	}
-	v.last[key] = &Report{UID: "u1", Report: starrocks.Report{At: now.Add(-5 * time.Second)}}
+	v.last[key] = &Report{UID: "u1", Done: now.Add(-5 * time.Second), Report: starrocks.Report{At: now.Add(-5 * time.Second)}}
 	if rep := v.look(nil, src, ""); rep == nil {
 		t.Error("a report of 5 s ago was not returned")
 	}
@@ -47,7 +47,7 @@ func TestFEViewsDecideOnlyOnFreshReports(t *testing.T) {
 	if rep := v.look(nil, src, ""); rep != nil {
 		t.Error("a report read before the operator's last change was returned")
 	}
-	v.last[key] = &Report{UID: "u1", Report: starrocks.Report{At: now.Add(time.Second)}}
+	v.last[key] = &Report{UID: "u1", Done: now.Add(time.Second), Report: starrocks.Report{At: now.Add(time.Second)}}
 	now = now.Add(15 * time.Second)
 	if rep := v.look(nil, src, ""); rep == nil {
 		t.Error("a report newer than the change, 14 s old, was not returned")
@@ -56,7 +56,13 @@ func TestFEViewsDecideOnlyOnFreshReports(t *testing.T) {
 	if rep := v.look(nil, src, ""); rep != nil {
 		t.Error("a report 24 s old (over two periods of 10 s) was returned")
 	}
-	v.last[key] = &Report{UID: "u0", Report: starrocks.Report{At: now}}
+	// A read as slow as a hung '/statistic' (it began 25 s ago, ended 5 s
+	// ago) counts from its end: its node lists are what FE said then.
+	v.last[key] = &Report{UID: "u1", Done: now.Add(-5 * time.Second), Report: starrocks.Report{At: now.Add(-25 * time.Second)}}
+	if rep := v.look(nil, src, ""); rep == nil {
+		t.Error("a report that ended 5 s ago, begun 25 s ago, was not returned")
+	}
+	v.last[key] = &Report{UID: "u0", Done: now, Report: starrocks.Report{At: now}}
 	if rep := v.look(nil, src, ""); rep != nil {
 		t.Error("the report of another cluster of the same name was returned")
 	}

@@ -58,6 +58,9 @@ type Word struct {
 	Leader int
 	// Unhealthy is UnhealthyTabletNum of the Total row of SHOW PROC '/statistic'.
 	Unhealthy int
+	// TabletsErr is why FE did not count its tablets; Unhealthy is then 0
+	// and says nothing.
+	TabletsErr error
 	// Heard is FE's LastHeartbeat of each BE or CN row, by pod ordinal: the
 	// time of its last good heartbeat, a string in FE's clock, compared
 	// only with FE's own earlier values.
@@ -222,8 +225,13 @@ func Partitioned(g Gate) GateStep {
 			return waitFor(what)
 		}
 	}
-	if g.Tablets && g.Word.Unhealthy > 0 && !down {
-		return waitFor("FE to report every tablet healthy")
+	if g.Tablets && !down {
+		switch {
+		case g.Word.TabletsErr != nil:
+			return waitFor("FE's count of unhealthy tablets, which FE did not give: " + g.Word.TabletsErr.Error())
+		case g.Word.Unhealthy > 0:
+			return waitFor("FE to report every tablet healthy")
+		}
 	}
 	step.Partition = int32(next)
 	step.Message = fmt.Sprintf("replacing pod %d of %d (%s)", n-next, n, podName(live, next))

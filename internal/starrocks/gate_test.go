@@ -127,6 +127,14 @@ func TestPartitioned(t *testing.T) {
 			s := rolling(3, ptr.To[int32](3))
 			return Gate{Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 4)}
 		}, true, 3, "every tablet healthy"},
+		// Issue 34 item 25: a slow '/statistic' leaves FE's nodes read and
+		// the count missing; 0 then says nothing.
+		{"the first pod waits when FE listed its nodes but did not count its tablets", func() Gate {
+			s := rolling(3, ptr.To[int32](3))
+			w := word(later, alive(3), 0)
+			w.TabletsErr = errors.New("SHOW PROC '/statistic': i/o timeout")
+			return Gate{Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: w}
+		}, true, 3, "FE's count of unhealthy tablets, which FE did not give: SHOW PROC '/statistic': i/o timeout"},
 		{"the first pod rolls, highest ordinal first, when every tablet is healthy", func() Gate {
 			s := rolling(3, ptr.To[int32](3))
 			return Gate{Live: s, Pods: pods(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}

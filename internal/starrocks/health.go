@@ -127,7 +127,7 @@ func GateWord(rep *Report, src *srv1.StarRocksCluster, c resources.Component) *W
 	}
 	names := NamesOf(src, c)
 	alive, leader := NodesOf(rep, names, c)
-	return &Word{At: rep.At, Alive: alive, Leader: leader, Unhealthy: rep.Statistic.UnhealthyTablets, Heard: heardOf(rep, names, c)}
+	return &Word{At: rep.At, Alive: alive, Leader: leader, Unhealthy: rep.Statistic.UnhealthyTablets, TabletsErr: rep.StatisticErr, Heard: heardOf(rep, names, c)}
 }
 
 // heardOf is FE's LastHeartbeat of the BE or CN rows of names, by ordinal.
@@ -173,7 +173,9 @@ func Health(src *srv1.StarRocksCluster, rep *Report, pods map[resources.Componen
 			}
 			w.FE = n
 		case resources.ComponentBE:
-			n.UnhealthyTablets = ptr.To(int32(rep.Statistic.UnhealthyTablets))
+			if rep.StatisticErr == nil {
+				n.UnhealthyTablets = ptr.To(int32(rep.Statistic.UnhealthyTablets))
+			}
 			w.BE = n
 		case resources.ComponentCN:
 			w.CN = n
@@ -186,6 +188,8 @@ func Health(src *srv1.StarRocksCluster, rep *Report, pods map[resources.Componen
 		w.Reason, w.Message = srv1.ReasonNodesNotAlive, "FE lists these nodes not Alive: "+strings.Join(down, ", ")
 	case len(unlisted) > 0:
 		w.Reason, w.Message = srv1.ReasonNotRegistered, "FE does not list these pods at all: "+strings.Join(unlisted, ", ")
+	case rep.StatisticErr != nil:
+		w.Reason, w.Message = srv1.ReasonFEUnreachable, "FE listed its nodes but did not count its tablets: "+rep.StatisticErr.Error()
 	case rep.Statistic.UnhealthyTablets > 0:
 		w.Reason = srv1.ReasonTabletsUnhealthy
 		w.Message = fmt.Sprintf("FE counts %d unhealthy tablets (UnhealthyTabletNum of SHOW PROC '/statistic')", rep.Statistic.UnhealthyTablets)

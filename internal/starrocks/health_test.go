@@ -113,3 +113,22 @@ func TestHealthNamesPodsFEDoesNotList(t *testing.T) {
 		}
 	}
 }
+
+// Issue 34 item 25: FE listed its nodes but its '/statistic' did not come:
+// the health says what is missing, not "healthy", and claims no count.
+func TestHealthWithoutFEsTabletCountIsNotHealthy(t *testing.T) {
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: "sr", Namespace: "ns"}, Spec: srv1.StarRocksClusterSpec{
+		StarRocksFeSpec: &srv1.StarRocksFeSpec{}, StarRocksBeSpec: &srv1.StarRocksBeSpec{}}}
+	rep := &Report{
+		Frontends:    []fe.Frontend{{Host: "sr-fe-0.sr-fe-search.ns", Role: "LEADER", Alive: true}},
+		Backends:     []fe.Backend{{Host: "sr-be-0.sr-be-search.ns", Alive: true}},
+		StatisticErr: errors.New("SHOW PROC '/statistic' on FE fe:9030: i/o timeout"),
+	}
+	w := Health(src, rep, map[resources.Component]int32{resources.ComponentFE: 1, resources.ComponentBE: 1})
+	if w.Healthy || w.Reason != srv1.ReasonFEUnreachable || !strings.Contains(w.Message, "did not count its tablets: SHOW PROC '/statistic'") {
+		t.Errorf("healthy %v, %s %q; want not healthy, FEUnreachable naming the missing count", w.Healthy, w.Reason, w.Message)
+	}
+	if w.BE == nil || w.BE.UnhealthyTablets != nil || w.BE.Alive != 1 {
+		t.Errorf("BE %+v, want 1 Alive and no count of unhealthy tablets", w.BE)
+	}
+}

@@ -31,11 +31,16 @@ import (
 type Report struct {
 	// At is when the read started; a report is only as new as its oldest answer.
 	At time.Time
-	// Err is why FE did not answer; the rest is then empty.
+	// Err is why FE did not list its nodes; the rest is then empty.
 	Err          error
 	Frontends    []fe.Frontend
 	Backends     []fe.Backend
 	ComputeNodes []fe.ComputeNode
+	// StatisticErr is why FE did not count its tablets (a slow SHOW PROC
+	// '/statistic', facts sheet §14) while it listed its nodes; Statistic
+	// is then zero. What needs only the nodes (a decommission, an FE step)
+	// goes on; what needs the count (a BE rollout's gate, the health) waits.
+	StatisticErr error
 	Statistic    fe.Statistic
 }
 
