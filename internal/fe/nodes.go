@@ -292,10 +292,13 @@ func Refusal(err error) (string, bool) {
 // these are the user's to act on (fewer BEs removed, a table's replicas
 // lowered): any other error (a BE FE auto-dropped meanwhile, "Backend does
 // not exist[...]"; a zombie FE's "Internal error processing forward"; no
-// answer) says nothing of the spec and is tried again.
+// answer) says nothing of the spec and is tried again. A 3.1 FE was seen
+// to send the refusal as "Unexpected exception: It will cause ..."
+// (StarRocks issue #50681, 3.1.4, naming _statistics_.column_statistics):
+// the text counts wherever it starts.
 func CapacityRefusal(err error) (string, bool) {
 	msg, refused := Refusal(err)
-	if !refused || !strings.HasPrefix(msg, "It will cause insufficient ") {
+	if !refused || !strings.Contains(msg, "It will cause insufficient ") {
 		return "", false
 	}
 	return msg, true

@@ -285,6 +285,80 @@ func TestADrainIsStalledOnceNoTabletMovedForTheTimeout(t *testing.T) {
 	}
 }
 
+// Issue 34 item 7: what a decommission that seems stalled waits on, named
+// from FE's own counts: a clone of a large tablet still running (not
+// stalled, up to FE's clone timeout), tablets of dropped tables in FE's
+// recycle bin (TabletNum counts them, '/statistic' does not), or neither.
+func TestAStalledDrainNamesWhatItWaitsOn(t *testing.T) {
+	now := time.Now()
+	drain := func(stat *fe.Statistic, statErr error) Drain {
+		in := scaleIn(be(0, false, 9), be(1, false, 9), be(2, true, 4))
+		if stat != nil {
+			in.Report.Statistic = *stat
+		}
+		in.Report.StatisticErr = statErr
+		return *ScaleInBackends(in).Drain
+	}
+	cases := []struct {
+		name   string
+		d      Drain
+		quiet  time.Duration
+		reason string
+		says   []string
+	}{
+		{"FE copies a tablet: not stalled at the timeout", drain(&fe.Statistic{UnhealthyTablets: 4, CloningTablets: 1}, nil), 31 * time.Minute,
+			srv1.ReasonDecommissioning, []string{"FE still copies 1 tablets", "up to tablet_sched_max_clone_task_timeout_sec (2 h by default)"}},
+		{"FE copies a tablet for longer than its clone timeout: stalled", drain(&fe.Statistic{UnhealthyTablets: 4, CloningTablets: 1}, nil), 30*time.Minute + MaxCloneTime,
+			srv1.ReasonDecommissionStalled, []string{"check that the other BEs are alive and have room"}},
+		{"FE counts none of the 4 tablets left unhealthy: all in the recycle bin", drain(&fe.Statistic{}, nil), 30 * time.Minute,
+			srv1.ReasonDecommissionStalled, []string{"at least 4 of them belong to no table that exists", "information_schema.recyclebin_catalogs", `ADMIN SET FRONTEND CONFIG ("catalog_trash_expire_second" = "600")`, "RECOVER"}},
+		{"FE counts 1 of 4 unhealthy: at least 3 in the bin", drain(&fe.Statistic{UnhealthyTablets: 1}, nil), 30 * time.Minute,
+			srv1.ReasonDecommissionStalled, []string{"at least 3 of them"}},
+		{"every tablet left is unhealthy: the other BEs", drain(&fe.Statistic{UnhealthyTablets: 4}, nil), 30 * time.Minute,
+			srv1.ReasonDecommissionStalled, []string{"check that the other BEs are alive and have room"}},
+		{"FE gave no count: nothing guessed", drain(nil, errors.New("slow")), 30 * time.Minute,
+			srv1.ReasonDecommissionStalled, []string{"check that the other BEs are alive and have room"}},
+	}
+	for _, tc := range cases {
+		h := tc.d.Hold("shown", now.Add(-tc.quiet), now)
+		if h.Reason != tc.reason {
+			t.Errorf("%s: %s %q, want %s", tc.name, h.Reason, h.Message, tc.reason)
+		}
+		for _, want := range tc.says {
+			if !strings.Contains(h.Message, want) {
+				t.Errorf("%s: %q does not say %q", tc.name, h.Message, want)
+			}
+		}
+		if tc.reason == srv1.ReasonDecommissionStalled && strings.Contains(h.Message, "recycle bin") != strings.Contains(tc.name, "bin") {
+			t.Errorf("%s: %q names the recycle bin wrongly", tc.name, h.Message)
+		}
+	}
+}
+
+// Issue 34 item 7: an older FE refuses a decommission for its own
+// '_statistics_' tables (facts sheet §14); the refusal says what to run.
+func TestARefusalForAStatisticsTableSaysWhatToRun(t *testing.T) {
+	statistics := &mysql.MySQLError{Number: 1064, Message: "Unexpected exception: It will cause insufficient BE number if these BEs are decommissioned because the table _statistics_.column_statistics requires 3 replicas."}
+	user := &mysql.MySQLError{Number: 1064, Message: "It will cause insufficient BE number if these BEs are decommissioned because the table db.t requires 3 replicas."}
+	for _, tc := range []struct {
+		err  error
+		says string
+		not  string
+	}{
+		{statistics, `ALTER TABLE _statistics_.column_statistics SET ("replication_num" = "2"); then set spec.starRocksBeSpec.replicas to 3 and back to 2`, ""},
+		{user, "the table db.t requires 3 replicas", "ALTER TABLE"},
+	} {
+		st := ScaleInBackends(scaleIn(be(0, false, 9), be(1, false, 9), be(2, false, 9)))
+		if st.Failed == nil {
+			t.Fatalf("no DECOMMISSION to fail: %+v", st)
+		}
+		f := st.Failed(tc.err)
+		if f.Refusal == "" || !strings.Contains(f.Refusal, tc.says) || (tc.not != "" && strings.Contains(f.Refusal, tc.not)) {
+			t.Errorf("refusal %q, want it to say %q and not %q", f.Refusal, tc.says, tc.not)
+		}
+	}
+}
+
 func with[T any](in T, edit func(*T)) T {
 	edit(&in)
 	return in
