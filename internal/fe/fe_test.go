@@ -152,3 +152,24 @@ func TestAnFEThatSaysNothingCostsTheDialTimeoutNotTheReadTimeout(t *testing.T) {
 		t.Errorf("the read of a silent FE took %s, with a dial timeout of %s and a read timeout of %s", took, c.DialTimeout, c.ReadTimeout)
 	}
 }
+
+// SHOW BACKENDS' Status column is a JSON object whose
+// lastSuccessReportTabletsTime tells when FE last processed the BE's tablet
+// report (facts sheet §3).
+func TestTheTabletReportTimeIsReadFromTheStatusColumn(t *testing.T) {
+	for _, tc := range []struct {
+		status, reported string
+		reports          bool
+	}{
+		{`{"lastSuccessReportTabletsTime":"2025-10-17 04:12:47"}`, "2025-10-17 04:12:47", true},
+		{`{"lastSuccessReportTabletsTime":"N/A"}`, "N/A", true},
+		{`{}`, "", false},
+		{"", "", false},
+		{"not json", "", false},
+	} {
+		bs, err := parseBackends([]row{{"ip": "be-0", "heartbeatport": "9050", "status": tc.status}})
+		if err != nil || len(bs) != 1 || bs[0].TabletsReported != tc.reported || bs[0].Reports != tc.reports {
+			t.Errorf("Status %q: %+v, %v; want reported %q, %v", tc.status, bs, err, tc.reported, tc.reports)
+		}
+	}
+}

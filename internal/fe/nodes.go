@@ -19,6 +19,7 @@ package fe
 import (
 	"context"
 	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,6 +60,12 @@ type Backend struct {
 	// string to the second in FE's zone (facts sheet §3): only to compare
 	// with FE's own earlier values.
 	LastHeartbeat string
+	// TabletsReported is lastSuccessReportTabletsTime of the Status column
+	// (a JSON object, facts sheet §3): when FE last processed the BE's
+	// tablet report, a string to the second in FE's zone. "" when FE shows
+	// none; Reports is false when the row has no such field at all.
+	TabletsReported string
+	Reports         bool
 	// SharedData is FE's word that it runs in shared-data mode: the row has
 	// the StarletPort column, which BackendsProcDir adds only then (facts
 	// sheet §3; 3.1 shows none in either mode).
@@ -165,13 +172,30 @@ func parseBackends(rows []row) ([]Backend, error) {
 			return nil, fmt.Errorf("%s: %w", ShowBackendsSQL, err)
 		}
 		tablets, _ := r.int("tabletnum")
+		reported, reports := tabletReport(r["status"])
 		out = append(out, Backend{
 			ID: r["backendid"], Host: r["ip"], HeartbeatPort: port,
 			Alive: r.bool("alive"), Decommissioned: r.bool("systemdecommissioned"), TabletNum: tablets, LastHeartbeat: r["lastheartbeat"],
-			SharedData: r.has("starletport"),
+			TabletsReported: reported, Reports: reports, SharedData: r.has("starletport"),
 		})
 	}
 	return out, nil
+}
+
+// tabletReport reads lastSuccessReportTabletsTime out of SHOW BACKENDS'
+// Status column, {"lastSuccessReportTabletsTime":"2025-10-17 04:12:47"}
+// (facts sheet §3); reports is false when the column or the field is not there.
+func tabletReport(status string) (reported string, reports bool) {
+	var fields map[string]any
+	if json.Unmarshal([]byte(status), &fields) != nil {
+		return "", false
+	}
+	v, ok := fields["lastSuccessReportTabletsTime"]
+	if !ok {
+		return "", false
+	}
+	s, _ := v.(string)
+	return s, true
 }
 
 // ShowFrontends lists FE's group. It hangs while the group has no leader

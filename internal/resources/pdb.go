@@ -70,6 +70,16 @@ func FEStepDisruptionBudget(src *srv1.StarRocksCluster, staying int32) *policyv1
 	return disruptionBudget(src, ComponentFE, src.FeDisruptionBudgetName(), ptr.To(intstr.FromInt32(max(0, (staying-1)/2))))
 }
 
+// BERolloutDisruptionBudget is BE's budget while a gated BE rollout waits
+// for FE to count every tablet healthy again: no BE may go. A BE just
+// replaced is catching up (or FE is still placing replicas it lost), so
+// another BE evicted now takes the second copy of the tablets they share
+// (issue 34 item 26). The rollout's stall timeout bounds it: a rollout
+// stalled that long gets the usual budget back, and a drain goes on.
+func BERolloutDisruptionBudget(src *srv1.StarRocksCluster) *policyv1.PodDisruptionBudget {
+	return disruptionBudget(src, ComponentBE, src.BeDisruptionBudgetName(), ptr.To(intstr.FromInt32(0)))
+}
+
 // feMaxUnavailable keeps a majority of FE, whose pods are all followers:
 // the metadata's quorum. Of n, (n-1)/2 may go: 1 of 3 or 4, 2 of 5. Of 2 the
 // majority is both, and a budget keeping it would block every drain for

@@ -61,10 +61,23 @@ type Word struct {
 	// TabletsErr is why FE did not count its tablets; Unhealthy is then 0
 	// and says nothing.
 	TabletsErr error
-	// Heard is FE's LastHeartbeat of each BE or CN row, by pod ordinal: the
-	// time of its last good heartbeat, a string in FE's clock, compared
-	// only with FE's own earlier values.
-	Heard map[int]string
+	// Heard is what FE last heard of each BE or CN row, by pod ordinal.
+	Heard map[int]Heard
+}
+
+// Heard is what FE last heard of one BE or CN: times as strings to the
+// second in FE's zone (facts sheet §3), compared only with FE's own
+// earlier values, never with the kubelet's clock.
+type Heard struct {
+	// Heartbeat is LastHeartbeat: FE's last good heartbeat to the node.
+	Heartbeat string
+	// Tablets is lastSuccessReportTabletsTime (BE): when FE last processed
+	// the BE's tablet report. Until a restarted BE's first report, FE
+	// believes it holds every replica it held before, even on empty
+	// storage (report_tablet_interval_seconds, 60 s; facts sheet §14).
+	// Reports is false when FE shows no such field.
+	Tablets string
+	Reports bool
 }
 
 // Gate is one StatefulSet whose pod template changes roll one pod at a time.
@@ -89,8 +102,11 @@ type Gate struct {
 	// LastHeartbeat has moved on from it: a good heartbeat after the pod
 	// was Ready, which only its new process can have answered. FE lists a
 	// dead BE Alive for about 20 s (facts sheet §14), so Alive alone may be
-	// the old process's. HeardSince keeps them.
-	Heard map[int]string
+	// the old process's. With Tablets, FE must have processed a tablet
+	// report of the new process too (its lastSuccessReportTabletsTime
+	// moved on): until then a BE restarted on empty storage counts healthy
+	// replicas it no longer has. HeardSince keeps them.
+	Heard map[int]Heard
 }
 
 // HeardSince keeps, per pod (by UID), FE's LastHeartbeat of it in FE's
@@ -100,8 +116,8 @@ type Gate struct {
 // longer there are dropped), and byOrdinal the values of the pods there
 // now. It decides nothing on the kubelet's clock beyond the Ready time,
 // kept to the second, and compares FE's strings only with FE's own.
-func HeardSince(live *appsv1.StatefulSet, pods []corev1.Pod, w *Word, known map[types.UID]string) (keep map[types.UID]string, byOrd map[int]string) {
-	keep, byOrd = map[types.UID]string{}, map[int]string{}
+func HeardSince(live *appsv1.StatefulSet, pods []corev1.Pod, w *Word, known map[types.UID]Heard) (keep map[types.UID]Heard, byOrd map[int]Heard) {
+	keep, byOrd = map[types.UID]Heard{}, map[int]Heard{}
 	for ord, p := range byOrdinal(live, pods) {
 		heard, ok := known[p.UID]
 		if !ok && w != nil && w.Err == nil && p.DeletionTimestamp == nil && podReady(p) && !w.At.Before(readyTime(p).Add(time.Second)) {
@@ -209,7 +225,7 @@ func Partitioned(g Gate) GateStep {
 	if !ok {
 		return waitFor(what)
 	}
-	if what, ok := heardSince(live, replaced, g.Word, g.Heard); !ok {
+	if what, ok := heardSince(live, replaced, g.Word, g.Heard, g.Tablets); !ok {
 		return waitFor(what)
 	}
 	// A next pod that is down already can lose no replica more: its own
@@ -400,15 +416,22 @@ func othersUp(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, next int, w *W
 
 // heardSince checks that FE's LastHeartbeat of each pod of ordinals moved
 // on from its value when the pod had just become Ready (heard): FE heard
-// from the pod's own process after it started.
-func heardSince(live *appsv1.StatefulSet, ordinals []int, w *Word, heard map[int]string) (string, bool) {
+// from the pod's own process after it started. With tablets (BE) FE's
+// lastSuccessReportTabletsTime must have moved on too: FE processed a
+// tablet report of the new process, so what FE counts of its replicas is
+// what the new process holds (issue 34 item 23).
+func heardSince(live *appsv1.StatefulSet, ordinals []int, w *Word, heard map[int]Heard, tablets bool) (string, bool) {
 	for _, i := range ordinals {
 		before, ok := heard[i]
 		if !ok {
 			return "FE's first answer after " + podName(live, i) + " became Ready", false
 		}
-		if now, listed := w.Heard[i]; !listed || now == before {
+		now, listed := w.Heard[i]
+		switch {
+		case !listed || now.Heartbeat == before.Heartbeat:
 			return "a heartbeat from " + podName(live, i) + "'s new process", false
+		case tablets && before.Reports && now.Tablets == before.Tablets:
+			return "FE to process a tablet report of " + podName(live, i) + "'s new process (every report_tablet_interval_seconds, 60 s by default): until then FE counts the replicas it held before, even on empty storage", false
 		}
 	}
 	return "", true

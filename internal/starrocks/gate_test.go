@@ -82,21 +82,22 @@ func alive(n int, except ...int) map[int]bool {
 	return m
 }
 
-// word is FE's answer read at at; FE heard from every node it lists at
-// "12:00:05", later than the baselines of heardBefore.
+// word is FE's answer read at at; FE heard from every node it lists, and
+// processed its tablet report, at "12:00:05", later than the baselines of
+// heardBefore.
 func word(at time.Time, a map[int]bool, unhealthy int) *Word {
-	heard := map[int]string{}
+	heard := map[int]Heard{}
 	for i := range a {
-		heard[i] = "2026-01-01 12:00:05"
+		heard[i] = Heard{Heartbeat: "2026-01-01 12:00:05", Tablets: "2026-01-01 12:00:05", Reports: true}
 	}
 	return &Word{At: at, Alive: a, Leader: -1, Unhealthy: unhealthy, Heard: heard}
 }
 
-// heardBefore is n pods' LastHeartbeat in FE's first answer after each became Ready.
-func heardBefore(n int) map[int]string {
-	m := map[int]string{}
+// heardBefore is what FE had heard of n pods in its first answer after each became Ready.
+func heardBefore(n int) map[int]Heard {
+	m := map[int]Heard{}
 	for i := range n {
-		m[i] = "2026-01-01 12:00:01"
+		m[i] = Heard{Heartbeat: "2026-01-01 12:00:01", Tablets: "2026-01-01 11:59:30", Reports: true}
 	}
 	return m
 }
@@ -250,6 +251,35 @@ func TestPartitioned(t *testing.T) {
 			heard[2] = w.Heard[2] // FE's LastHeartbeat of c-be-2 has not moved since
 			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: w, Heard: heard}
 		}, true, 2, "a heartbeat from c-be-2's new process"},
+		// Issue 34 item 23: a BE restarted on empty storage is believed to
+		// hold its replicas until FE processes its next tablet report
+		// (facts sheet §14): a heartbeat is not enough.
+		{"a replaced BE FE heard from but whose tablet report FE has not processed since it became Ready holds the next", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			w := word(later, alive(3), 0)
+			heard := heardBefore(3)
+			h := w.Heard[2]
+			h.Tablets = heard[2].Tablets // lastSuccessReportTabletsTime of c-be-2 has not moved since
+			w.Heard[2] = h
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: w, Heard: heard}
+		}, true, 2, "FE to process a tablet report of c-be-2's new process"},
+		{"a CN (no tablets) goes on the heartbeat alone", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			w := word(later, alive(3), 0)
+			heard := heardBefore(3)
+			h := w.Heard[2]
+			h.Tablets = heard[2].Tablets
+			w.Heard[2] = h
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Word: w, Heard: heard}
+		}, true, 1, ""},
+		{"an FE that shows no tablet report time: the heartbeat alone, as before", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			w := word(later, alive(3), 0)
+			heard := heardBefore(3)
+			heard[2] = Heard{Heartbeat: heard[2].Heartbeat}
+			w.Heard[2] = Heard{Heartbeat: w.Heard[2].Heartbeat}
+			return Gate{Live: s, Pods: pods(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: w, Heard: heard}
+		}, true, 1, ""},
 		{"a replaced pod with no answer yet since it became Ready holds the next", func() Gate {
 			s := rolling(3, ptr.To[int32](2))
 			heard := heardBefore(3)
@@ -339,12 +369,12 @@ func TestHeardSinceKeepsFEsFirstWordAfterReady(t *testing.T) {
 	for i := range ps {
 		ps[i].UID = types.UID(fmt.Sprint("uid-", i))
 	}
-	known := map[types.UID]string{"uid-1": "kept", "uid-9": "a pod gone"}
+	known := map[types.UID]Heard{"uid-1": {Heartbeat: "kept"}, "uid-9": {Heartbeat: "a pod gone"}}
 	keep, byOrd := HeardSince(s, ps, word(t0.Add(10500*time.Millisecond), alive(3), 0), known)
-	if fmt.Sprint(keep) != "map[uid-0:2026-01-01 12:00:05 uid-1:kept]" || fmt.Sprint(byOrd) != "map[0:2026-01-01 12:00:05 1:kept]" {
+	if fmt.Sprint(keep) != "map[uid-0:{2026-01-01 12:00:05 2026-01-01 12:00:05 true} uid-1:{kept  false}]" || fmt.Sprint(byOrd) != "map[0:{2026-01-01 12:00:05 2026-01-01 12:00:05 true} 1:{kept  false}]" {
 		t.Errorf("half a second after c-be-2 became Ready: kept %v, by ordinal %v; want uid-0 from the answer, uid-1 as it was, not uid-2 (too early) nor uid-9 (gone)", keep, byOrd)
 	}
-	if keep, _ := HeardSince(s, ps, word(t0.Add(11*time.Second), alive(3), 0), keep); keep["uid-2"] != "2026-01-01 12:00:05" {
+	if keep, _ := HeardSince(s, ps, word(t0.Add(11*time.Second), alive(3), 0), keep); keep["uid-2"].Heartbeat != "2026-01-01 12:00:05" {
 		t.Errorf("kept %v, want c-be-2's LastHeartbeat from the answer a second after it became Ready", keep)
 	}
 	if keep, _ := HeardSince(s, ps, &Word{At: t0.Add(time.Minute), Err: errors.New("no answer")}, nil); len(keep) != 0 {

@@ -90,7 +90,7 @@ func NodesOf(rep *Report, names PodNames, c resources.Component) (alive map[int]
 // node is what the status and the gates read of one row of FE's report.
 type node struct {
 	alive, leads bool
-	heard        string // LastHeartbeat (BE, CN)
+	heard        Heard // LastHeartbeat (BE, CN), the tablet report (BE)
 }
 
 // eachNode calls f for each row of component c that FE lists under one of
@@ -108,11 +108,11 @@ func eachNode(rep *Report, names PodNames, c resources.Component, f func(ord int
 		}
 	case resources.ComponentBE:
 		for _, b := range rep.Backends {
-			add(b.Host, node{alive: b.Alive, heard: b.LastHeartbeat})
+			add(b.Host, node{alive: b.Alive, heard: Heard{Heartbeat: b.LastHeartbeat, Tablets: b.TabletsReported, Reports: b.Reports}})
 		}
 	case resources.ComponentCN:
 		for _, n := range rep.ComputeNodes {
-			add(n.Host, node{alive: n.Alive, heard: n.LastHeartbeat})
+			add(n.Host, node{alive: n.Alive, heard: Heard{Heartbeat: n.LastHeartbeat}})
 		}
 	}
 }
@@ -130,9 +130,9 @@ func GateWord(rep *Report, src *srv1.StarRocksCluster, c resources.Component) *W
 	return &Word{At: rep.At, Alive: alive, Leader: leader, Unhealthy: rep.Statistic.UnhealthyTablets, TabletsErr: rep.StatisticErr, Heard: heardOf(rep, names, c)}
 }
 
-// heardOf is FE's LastHeartbeat of the BE or CN rows of names, by ordinal.
-func heardOf(rep *Report, names PodNames, c resources.Component) map[int]string {
-	out := map[int]string{}
+// heardOf is what FE last heard of the BE or CN rows of names, by ordinal.
+func heardOf(rep *Report, names PodNames, c resources.Component) map[int]Heard {
+	out := map[int]Heard{}
 	if c != resources.ComponentFE {
 		eachNode(rep, names, c, func(ord int, n node) { out[ord] = n.heard })
 	}

@@ -173,10 +173,19 @@ func sharedDataCluster(t *testing.T, c *testcluster.Cluster, ns, name, conf stri
 
 // startFE runs the simulated StarRocks of a cluster, reachable by the
 // operator and the registrar.
+// testTabletReportInterval is report_tablet_interval_seconds in these tests.
+const testTabletReportInterval = 5 * time.Second
+
 func startFE(t *testing.T, dir *feDirectory, ns, cluster string, opts simstarrocks.Options) *simstarrocks.StarRocks {
 	t.Helper()
 	if opts.Password == "" {
 		opts.Password = "pw-" + cluster
+	}
+	if opts.TabletReportInterval == 0 {
+		// FE's is 60 s, and a gated BE rollout waits for one report per BE
+		// (docs/rollouts.md): a minute per BE would make these tests
+		// minutes longer. The test of that wait sets its own interval.
+		opts.TabletReportInterval = testTabletReportInterval
 	}
 	f := simstarrocks.Start(t, opts)
 	// FE-0 as its first start leaves it: the leader (facts sheet §1). The

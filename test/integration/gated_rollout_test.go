@@ -27,6 +27,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -68,6 +70,10 @@ func TestGatedRollouts(t *testing.T) {
 	t.Run("a BE down when a BE rollout begins holds it: every tablet keeps a readable replica, and not without the gate", func(t *testing.T) {
 		skipKnownFailure(t)
 		testDownBEHoldsRollout(t, c, dir)
+	})
+	t.Run("a BE restarted on empty storage holds the rollout until FE processed its tablet report: nothing lost, and not without the gate", func(t *testing.T) {
+		skipKnownFailure(t)
+		testWipedBEWaitsForItsReport(t, c, dir)
 	})
 	t.Run("an FE rollout replaces the leader last, with the leader at ordinal 0 and at ordinal 2", func(t *testing.T) {
 		skipKnownFailure(t)
@@ -629,4 +635,114 @@ func testDownBEHoldsRollout(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 			t.Fatal(err)
 		}
 	}
+}
+
+// testWipedBEWaitsForItsReport: a BE restarted on empty storage (an
+// emptyDir, a lost disk) is believed by FE to hold every replica it held
+// until FE processes its next tablet report (report_tablet_interval_seconds,
+// facts sheet §14); Alive and a fresh heartbeat say nothing of its data.
+// Issue 34 item 23: the gate waits for lastSuccessReportTabletsTime to move
+// on, then sees the missing replicas as unhealthy tablets and holds. The
+// report interval is 10 s here instead of 60 s, to keep the test short:
+// the order of the events is what it tests. The simulation does not repair
+// missing replicas, so the gated rollout stays held after be-2; the test
+// ends there.
+func testWipedBEWaitsForItsReport(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	opts := simstarrocks.Options{WipeOnRestart: true, TabletReportInterval: 10 * time.Second}
+	gated, ungated := gatedCluster("gate", "wp", 1, 3), gatedCluster("gate", "wp-off", 1, 3)
+	ungated.Annotations = map[string]string{srv1.RolloutGateAnnotation: srv1.RolloutGateOff}
+	runs := []*beRollout{{src: gated, sim: startGated(t, c, dir, gated, opts, 0)}, {src: ungated, sim: startGated(t, c, dir, ungated, opts, 0)}}
+	for _, r := range runs {
+		if err := r.sim.CreateTable("db", "t", 2, 30); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range runs {
+		mutate(t, c.Client, r.src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.3.3" })
+	}
+	// 40 s: be-2's restart, its first report 10 s after, and time for the
+	// next BEs to roll if the gate let them.
+	lost := map[string]int{}
+	for end := time.Now().Add(40 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		for _, r := range runs {
+			lost[r.src.Name] = max(lost[r.src.Name], r.sim.LostTablets())
+		}
+	}
+	be := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, "gate", "wp-be", be); err != nil {
+		t.Fatal(err)
+	}
+	partition := int32(-1)
+	if p := be.Spec.UpdateStrategy.RollingUpdate; p != nil {
+		partition = ptr.Deref(p.Partition, -1)
+	}
+	held := progressing(t, c, "gate", "wp").Message
+	t.Logf("30 tablets of 2 replicas, BEs restarted on empty storage: with the gate at most %d tablets lost, partition %d, %q; without it %d lost",
+		lost["wp"], partition, held, lost["wp-off"])
+	if lost["wp"] != 0 {
+		t.Errorf("with the gate, %d tablets lost", lost["wp"])
+	}
+	if partition != 2 || !strings.Contains(held, "every tablet healthy") {
+		t.Errorf("with the gate: partition %d, Progressing %q; want held at 2 once FE counts be-2's missing replicas", partition, held)
+	}
+	if lost["wp-off"] == 0 {
+		t.Errorf("without the gate no tablet was lost: the control case shows nothing")
+	}
+
+	// Issue 34 item 26: while the rollout waits on unhealthy tablets, BE's
+	// budget lets no BE go: a node drain's eviction of wp-be-0 is refused.
+	// Once the rollout is stalled (its timeout is lowered to 5 s here), the
+	// usual budget is back, the same eviction goes through, and the
+	// tablets whose other replica was on the wiped wp-be-2 are lost: what
+	// the refusal kept.
+	evict := func(name string) error {
+		return c.Client.SubResource("eviction").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "gate", Name: name}},
+			&policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: "gate", Name: name}})
+	}
+	budget := func(maxUnavailable int32) func(context.Context) (bool, error) {
+		return func(ctx context.Context) (bool, error) {
+			pdb := &policyv1.PodDisruptionBudget{}
+			if err := get(ctx, c.Client, "gate", gated.BeDisruptionBudgetName(), pdb); err != nil {
+				return false, client.IgnoreNotFound(err)
+			}
+			return pdb.Spec.MaxUnavailable != nil && pdb.Spec.MaxUnavailable.IntValue() == int(maxUnavailable) &&
+				pdb.Status.ObservedGeneration == pdb.Generation && (maxUnavailable == 0 || pdb.Status.DisruptionsAllowed > 0), nil
+		}
+	}
+	eventually(t, 30*time.Second, "BE's budget at maxUnavailable 0 while tablets are unhealthy", budget(0))
+	if err := evict("wp-be-0"); !apierrors.IsTooManyRequests(err) {
+		t.Errorf("evicting wp-be-0 while FE counts unhealthy tablets: %v, want 429 TooManyRequests", err)
+	}
+	time.Sleep(2 * time.Second)
+	if n := gatedRun(runs, "wp").sim.LostTablets(); n != 0 {
+		t.Errorf("%d tablets lost after the refused eviction, want 0", n)
+	}
+	mutate(t, c.Client, gated, func(s *srv1.StarRocksCluster) {
+		s.Annotations = map[string]string{srv1.RolloutStallTimeoutAnnotation: "5s"}
+	})
+	eventually(t, time.Minute, "BE's usual budget back once the rollout is stalled", budget(1))
+	if err := evict("wp-be-0"); err != nil {
+		t.Fatalf("evicting wp-be-0 with the usual budget: %v", err)
+	}
+	var drained int
+	eventually(t, time.Minute, "wp-be-0's tablets lost", func(context.Context) (bool, error) {
+		drained = gatedRun(runs, "wp").sim.LostTablets()
+		return drained > 0, nil
+	})
+	t.Logf("a drain's eviction of wp-be-0 during the held rollout: refused, 0 lost; with the usual budget (rollout stalled), allowed: %d of 30 tablets lost", drained)
+	for _, r := range runs {
+		if err := c.Client.Delete(ctx, r.src); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func gatedRun(runs []*beRollout, name string) *beRollout {
+	for _, r := range runs {
+		if r.src.Name == name {
+			return r
+		}
+	}
+	return nil
 }

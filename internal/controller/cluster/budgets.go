@@ -47,6 +47,9 @@ func (r *Reconciler) budgets(_ context.Context, s *clusterScope) bool {
 		if live := s.in.live[c]; c == resources.ComponentFE && live != nil && live.Spec.Replicas != nil && set.DisruptionBudget != nil && leavingFEGroup(s) {
 			set.DisruptionBudget = resources.FEStepDisruptionBudget(s.src, *live.Spec.Replicas-1) // issue 34 item 15
 		}
+		if c == resources.ComponentBE && set.DisruptionBudget != nil && s.gates.tabletsAtRisk {
+			set.DisruptionBudget = resources.BERolloutDisruptionBudget(s.src) // issue 34 item 26
+		}
 	}
 	return true
 }

@@ -51,7 +51,12 @@ const defaultStallTimeout = 30 * time.Minute
 type gateState struct {
 	// stalled is the first stalled rollout's message, for its Event.
 	stalled string
-	word    *status.StarRocksWord
+	// tabletsAtRisk is true while BE's gated rollout waits, not stalled,
+	// on FE counting unhealthy tablets: BE's budget then lets no BE go.
+	tabletsAtRisk bool
+	word          *status.StarRocksWord
+	// report is FE's report this reconcile read (feWord); nil when none.
+	report *feReport
 	// pods are the cluster's pods by component, read once per reconcile.
 	pods map[resources.Component][]corev1.Pod
 }
@@ -119,7 +124,7 @@ func (r *Reconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
 		changed = lastPodChange(r.clusterPods(ctx, s))
 	}
 	rep := r.feWord(s, rolling, changed, healthEvery(r.SyncPeriod))
-	s.gates.word = starRocksWord(s.src, feAnswers(s), rep, runningPods(s))
+	s.gates.word, s.gates.report = starRocksWord(s.src, feAnswers(s), rep, runningPods(s)), rep
 	if !rolling {
 		for _, g := range gates {
 			r.waits.Forget(client.ObjectKeyFromObject(g.Live))
@@ -191,10 +196,10 @@ func runningPods(s *clusterScope) map[resources.Component]int32 {
 // answer after each became Ready, kept per StatefulSet and pod
 // (starrocks.HeardSince). After an operator restart it is read again: a
 // replaced pod then waits for one more heartbeat, never less.
-func (r *Reconciler) heardSince(g starrocks.Gate) map[int]string {
-	var byOrd map[int]string
-	r.heard.Update(client.ObjectKeyFromObject(g.Live), func(known map[types.UID]string, _ bool) (map[types.UID]string, bool) {
-		var keep map[types.UID]string
+func (r *Reconciler) heardSince(g starrocks.Gate) map[int]starrocks.Heard {
+	var byOrd map[int]starrocks.Heard
+	r.heard.Update(client.ObjectKeyFromObject(g.Live), func(known map[types.UID]starrocks.Heard, _ bool) (map[types.UID]starrocks.Heard, bool) {
+		var keep map[types.UID]starrocks.Heard
 		keep, byOrd = starrocks.HeardSince(g.Live, g.Pods, g.Word, known)
 		return keep, len(keep) > 0
 	})
@@ -259,6 +264,7 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 		strategy = starrocks.WithPartition(want.Spec.UpdateStrategy, st.Partition)
 	}
 	reason, msg := srv1.ReasonRollingOut, st.Message
+	s.gates.tabletsAtRisk = s.gates.tabletsAtRisk || (g.Tablets && st.Waiting && g.Word != nil && g.Word.Err == nil && g.Word.Unhealthy > 0)
 	if st.Waiting {
 		now := time.Now()
 		since := waitingSince(r.waits, g.Live, st.Key, now)
@@ -273,6 +279,7 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 			if s.gates.stalled == "" {
 				s.gates.stalled = msg
 			}
+			s.gates.tabletsAtRisk = false // bounded: a stalled rollout gives a drain its budget back
 		}
 	}
 	s.hold(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Value: strategy, Reason: reason, Message: msg, Report: reconcile.Steps})

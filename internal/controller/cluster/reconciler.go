@@ -40,6 +40,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/writeorder"
 )
 
@@ -86,7 +87,7 @@ type Reconciler struct {
 	waits *reconcile.Memo[clockEntry]
 	// heard keeps FE's LastHeartbeat of each pod of a gated rollout in its
 	// first answer after the pod became Ready, by StatefulSet (gated_rollout.go).
-	heard *reconcile.Memo[map[types.UID]string]
+	heard *reconcile.Memo[map[types.UID]starrocks.Heard]
 	// unreachable is since when FE has failed every read, for a rollout
 	// gate if-fe-reachable (gated_rollout.go).
 	unreachable *reconcile.Memo[time.Time]
@@ -110,7 +111,7 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		regrowing:   reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
 		scaleIns:    newScaleIns(memos),
 		waits:       reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
-		heard:       reconcile.NewMemoOf[map[types.UID]string](memos, clusterStatefulSets),
+		heard:       reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
 		unreachable: reconcile.NewMemo[time.Time](memos),
 		retry:       reconcile.NewBackoff(memos),
 	}
