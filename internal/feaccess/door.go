@@ -93,6 +93,15 @@ func New(live client.Reader, o Options) Door {
 		http: &http.Client{Timeout: fe.DefaultHTTPTimeout}, features: map[types.NamespacedName]featureList{}, views: newViews(o.LookEvery)}}
 }
 
+// Live reads the API server uncached (the operator's API reader); nil on
+// the zero Door or when none was given.
+func (d Door) Live() client.Reader {
+	if d.d == nil {
+		return nil
+	}
+	return d.d.live
+}
+
 // Configured is false for the zero Door: the steps that need FE's word
 // (scale-in, CN cleanup) are skipped, as without FE.
 func (d Door) Configured() bool { return d.d != nil }

@@ -98,6 +98,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 		skipKnownFailure(t)
 		testRemovedComputeNodes(t, c, dir)
 	})
+	t.Run("CN spec removed while no operator ran, its StatefulSet and pods gone: the next operator drops its compute nodes on FE's word", func(t *testing.T) {
+		skipKnownFailure(t)
+		testRemovedComputeNodesAcrossRestart(t, c, dir)
+	})
 	t.Run("operator killed mid-decommission: resumes from FE, shrinks once; a BE FE dropped meanwhile is added back", func(t *testing.T) {
 		skipKnownFailure(t)
 		testDecommissionAcrossRestarts(t, c, dir)
@@ -591,6 +595,46 @@ func testRemovedComputeNodes(t *testing.T, c *testcluster.Cluster, dir *feDirect
 	eventually(t, time.Minute, "no compute node left in FE", func(context.Context) (bool, error) { return len(hosts(f, "")) == 0, nil })
 	if got := f.StatementsLike("ALTER SYSTEM DROP COMPUTE NODE"); len(got) != 2 {
 		t.Errorf("DROP COMPUTE NODE statements %q, want one per removed node", got)
+	}
+}
+
+// testRemovedComputeNodesAcrossRestart: an operator that removed a CN spec's
+// StatefulSet and was stopped before its pods were gone (or before it
+// dropped their nodes) kept the cleanup in memory only; the next process
+// never dropped them, and FE listed them not Alive for good (issue 34 item
+// 29). The test makes that state directly: with no operator running, the
+// CN spec is removed and its StatefulSet deleted with its pods. The next
+// operator drops the nodes because FE lists them under the names of CN
+// pods the cluster no longer runs.
+func testRemovedComputeNodesAcrossRestart(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	op := startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	f := startFE(t, dir, "scale-restart", "cx", simstarrocks.Options{})
+	src := feOnly("scale-restart", "cx")
+	pw := []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-cx"}}
+	src.Spec.StarRocksFeSpec.FeEnvVars = pw
+	src.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{
+		Image: "starrocks/cn-ubuntu:3.3.2", Replicas: ptr.To[int32](2)}}, CnEnvVars: pw}
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale-restart", "cx", 2*time.Minute)
+	eventually(t, time.Minute, "2 compute nodes registered", func(context.Context) (bool, error) { return len(hosts(f, "")) == 2, nil })
+	op.stop()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksCnSpec = nil })
+	cn := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "scale-restart", Name: "cx-cn"}}
+	if err := c.Client.Delete(ctx, cn, client.PropagationPolicy(metav1.DeletePropagationForeground)); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, c, "the CN StatefulSet and its pods", cn)
+	op = startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	defer op.stop()
+	eventually(t, time.Minute, "no compute node of cx left in FE", func(context.Context) (bool, error) { return len(hosts(f, "")) == 0, nil })
+	if got := f.StatementsLike("ALTER SYSTEM DROP COMPUTE NODE"); len(got) != 2 {
+		t.Errorf("DROP COMPUTE NODE statements %q, want one per removed node", got)
+	}
+	if err := c.Client.Delete(ctx, src); err != nil {
+		t.Fatal(err)
 	}
 }
 

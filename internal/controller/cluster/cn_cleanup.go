@@ -19,9 +19,13 @@ package cluster
 import (
 	"context"
 
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 // cleanUpComputeNodes drops from FE, in either mode, the compute nodes
@@ -34,15 +38,48 @@ func (r *Reconciler) cleanUpComputeNodes(ctx context.Context, s *clusterScope) b
 		// A CN spec removed with the user's consent: once its pods are
 		// gone, none of its nodes may stay registered.
 		key := client.ObjectKeyFromObject(s.src).String()
-		if live := s.in.live[resources.ComponentCN]; live != nil && !removalHeld(s.src, resources.ComponentCN) {
+		live := s.in.live[resources.ComponentCN]
+		if live != nil && !removalHeld(s.src, resources.ComponentCN) {
 			r.FE.Cleanup.Removing(key, live)
 		}
+		if live == nil && r.FE.Cleanup.Removed(key) == nil && listsComputeNodesOf(s.gates.report, s.src) && len(r.clusterPods(ctx, s)[resources.ComponentCN]) == 0 {
+			// FE lists compute nodes of a CN this cluster no longer runs: a
+			// removal an earlier operator process saw through but did not
+			// clean up (it kept that in memory; issue 34 item 29). FE's
+			// word, not memory, says what is left.
+			r.FE.Cleanup.Removing(key, removedComputeNodes(s.src))
+		}
 		if sts := r.FE.Cleanup.Removed(key); sts != nil {
-			left := len(r.pods(ctx, s.src)[resources.ComponentCN])
+			left := len(r.clusterPods(ctx, s)[resources.ComponentCN])
 			s.later(r.FE.Cleanup.RunRemoved(ctx, r.FE, s.src, s.want.feConf, sts, s.src.CnSearchServiceName(), left))
 		}
 		return true
 	}
 	s.later(r.FE.Cleanup.Run(ctx, r.FE, s.src, s.want.feConf, s.in.live[resources.ComponentCN], s.src.CnSearchServiceName()))
 	return true
+}
+
+// listsComputeNodesOf is true when FE's report lists a compute node under
+// the name of one of src's CN pods.
+func listsComputeNodesOf(rep *feReport, src *srv1.StarRocksCluster) bool {
+	if rep == nil || rep.Err != nil {
+		return false
+	}
+	names := starrocks.NamesOf(src, resources.ComponentCN)
+	for _, n := range rep.ComputeNodes {
+		if _, ok := names.Ordinal(n.Host); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// removedComputeNodes stands for the CN StatefulSet of a CN spec removed
+// before this process started: its name, and a UID of its own, under which
+// the cleanup remembers it dropped its nodes.
+func removedComputeNodes(src *srv1.StarRocksCluster) *appsv1.StatefulSet {
+	sts := &appsv1.StatefulSet{}
+	sts.Namespace, sts.Name = src.Namespace, src.CnStatefulSetName()
+	sts.UID = types.UID(string(src.UID) + "-removed-cn")
+	return sts
 }

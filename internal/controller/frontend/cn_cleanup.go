@@ -18,6 +18,7 @@ package frontend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -25,9 +26,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -193,6 +197,10 @@ func (c *ComputeNodeCleanup) drop(ctx context.Context, access Access, src *srv1.
 		tellDropped(access.recorder, obj, dropped)
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		if errors.Is(err, errSuperseded) {
+			log.Info("CN cleanup left off: the StatefulSet changed since it was decided", "replicas", want)
+			return // the next reconcile decides again, on the StatefulSet as it is
+		}
 		if err != nil {
 			c.failures[uid]++
 			backoff := min(cleanupBackoff<<(c.failures[uid]-1), cleanupBackoffMax)
@@ -208,6 +216,36 @@ func (c *ComputeNodeCleanup) drop(ctx context.Context, access Access, src *srv1.
 	return cleanupRetry
 }
 
+// errSuperseded ends a cleanup whose StatefulSet changed since the
+// reconcile decided it.
+var errSuperseded = errors.New("the StatefulSet changed since the cleanup was decided")
+
+// stillWants checks, on the API server, that sts still runs want replicas
+// under the same UID (or, for a removed CN spec, want 0, that it is gone or
+// going). An HPA may have scaled it up since the reconcile decided, and the
+// new pods register again under the ordinals about to be dropped (issue 34
+// item 29): the cleanup then leaves off. Without a live reader (unit tests)
+// it trusts the decision.
+func stillWants(ctx context.Context, live client.Reader, sts *appsv1.StatefulSet, want int32) error {
+	if live == nil {
+		return nil
+	}
+	now := &appsv1.StatefulSet{}
+	err := live.Get(ctx, client.ObjectKeyFromObject(sts), now)
+	switch {
+	case apierrors.IsNotFound(err):
+		if want == 0 {
+			return nil
+		}
+		return errSuperseded
+	case err != nil:
+		return err
+	case now.UID != sts.UID || ptr.Deref(now.Spec.Replicas, 1) > want && (want > 0 || now.DeletionTimestamp == nil):
+		return errSuperseded
+	}
+	return nil
+}
+
 func dropStale(ctx context.Context, access Access, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, want int32, info func(string, ...any)) ([]string, error) {
 	var dropped []string
 	err := access.Exec(ctx, src, feConf, func(c *fe.Client) error {
@@ -217,6 +255,11 @@ func dropStale(ctx context.Context, access Access, src *srv1.StarRocksCluster, f
 		}
 		names := starrocks.PodNames{StatefulSet: sts.Name, HeadlessService: searchService, Namespace: sts.Namespace}
 		for _, n := range names.StaleComputeNodes(nodes, want) {
+			// Checked again before each DROP: a pod the HPA just added
+			// registers within seconds of its creation.
+			if err := stillWants(ctx, access.Live(), sts, want); err != nil {
+				return err
+			}
 			if err := c.DropComputeNode(ctx, n); err != nil {
 				return fmt.Errorf("dropping compute node %s: %w", n.Host, err)
 			}

@@ -18,6 +18,7 @@ package frontend
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -25,8 +26,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
@@ -149,5 +152,48 @@ func TestACleanupAgainstAHungFEHoldsNoWorkerAndRunsOncePerStatefulSet(t *testing
 	c.Run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search")
 	if taken := c.jobs.Running(); taken != 1 {
 		t.Errorf("slots taken %d after a second look; want 1: one talk per StatefulSet", taken)
+	}
+}
+
+// Issue 34 item 29: a cleanup decided at one replica count runs off the
+// worker, later. An HPA that scaled the StatefulSet up meanwhile has new
+// pods registering under the ordinals about to be dropped: the cleanup
+// checks the StatefulSet on the API server before each DROP and leaves off.
+func TestACleanupLeavesOffWhenTheStatefulSetChangedSinceItWasDecided(t *testing.T) {
+	ctx := context.Background()
+	sts := func(uid string, replicas int32, deleting bool) *appsv1.StatefulSet {
+		s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c-cn", UID: types.UID(uid)}, Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(replicas)}}
+		if deleting {
+			s.DeletionTimestamp, s.Finalizers = &metav1.Time{Time: time.Now()}, []string{"foregroundDeletion"}
+		}
+		return s
+	}
+	decided := sts("u1", 2, false)
+	for _, tc := range []struct {
+		name       string
+		live       *appsv1.StatefulSet // nil: not found
+		want       int32
+		superseded bool
+	}{
+		{"unchanged", sts("u1", 2, false), 2, false},
+		{"scaled up by the HPA since", sts("u1", 3, false), 2, true},
+		{"scaled down further since: what is above still goes", sts("u1", 1, false), 2, false},
+		{"made again under the same name", sts("u2", 2, false), 2, true},
+		{"gone while a scale-in cleanup was due", nil, 2, true},
+		{"a removed CN spec: its StatefulSet gone", nil, 0, false},
+		{"a removed CN spec: its StatefulSet going", sts("u1", 2, true), 0, false},
+		{"a removed CN spec whose StatefulSet still runs", sts("u1", 2, false), 0, true},
+	} {
+		b := fake.NewClientBuilder()
+		if tc.live != nil {
+			b = b.WithObjects(tc.live)
+		}
+		err := stillWants(ctx, b.Build(), decided, tc.want)
+		if got := errors.Is(err, errSuperseded); got != tc.superseded || (err != nil && !got) {
+			t.Errorf("%s: %v, want superseded %v", tc.name, err, tc.superseded)
+		}
+	}
+	if err := stillWants(ctx, nil, decided, 2); err != nil {
+		t.Errorf("without a live reader: %v, want the decision trusted", err)
 	}
 }
