@@ -94,3 +94,11 @@ const FECredentialsAnnotation = "starrocks.com/fe-credentials-secret"
 // the group again) instead of running outside the group. The operator
 // sets it; users never need to.
 const DroppedFromFEGroupAnnotation = "starrocks.com/dropped-from-fe-group"
+
+// DecommissionedByOperatorAnnotation marks a BE pod the operator asked FE
+// to decommission (a scale-in), set just before the DECOMMISSION. Should
+// the spec keep that ordinal again, only a marked BE's decommission is
+// cancelled, or, when FE dropped it already, the BE added back: a
+// decommission or a DROP a DBA made by hand is the DBA's, and the operator
+// leaves it alone. The operator sets and clears it; users never need to.
+const DecommissionedByOperatorAnnotation = "starrocks.com/decommissioned-by-operator"

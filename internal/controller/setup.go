@@ -143,19 +143,25 @@ func slimMetadata(obj any) (any, error) {
 }
 
 // slimPod keeps what status reads: names, labels, phase, conditions and
-// container states; of the annotations, the operator's own mark of an FE
-// dropped from FE's group (srv1.DroppedFromFEGroupAnnotation).
+// container states; of the annotations, the operator's own marks: an FE
+// dropped from FE's group (srv1.DroppedFromFEGroupAnnotation), a BE it
+// asked FE to decommission (srv1.DecommissionedByOperatorAnnotation).
 func slimPod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj, nil
 	}
 	p.ManagedFields = nil
-	if v, ok := p.Annotations[srv1.DroppedFromFEGroupAnnotation]; ok {
-		p.Annotations = map[string]string{srv1.DroppedFromFEGroupAnnotation: v}
-	} else {
-		p.Annotations = nil
+	var kept map[string]string
+	for _, mark := range []string{srv1.DroppedFromFEGroupAnnotation, srv1.DecommissionedByOperatorAnnotation} {
+		if v, ok := p.Annotations[mark]; ok {
+			if kept == nil {
+				kept = map[string]string{}
+			}
+			kept[mark] = v
+		}
 	}
+	p.Annotations = kept
 	p.Spec = corev1.PodSpec{NodeName: p.Spec.NodeName}
 	for i := range p.Status.ContainerStatuses {
 		p.Status.ContainerStatuses[i].LastTerminationState = corev1.ContainerState{}

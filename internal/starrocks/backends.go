@@ -45,6 +45,10 @@ type BackendScaleIn struct {
 	Names PodNames
 	// Pods are the StatefulSet's pods by ordinal (PodsByOrdinal).
 	Pods map[int]bool
+	// Marked are the ordinals of the pods this operator asked FE to
+	// decommission (srv1.DecommissionedByOperatorAnnotation): only their
+	// decommission is taken back when the spec keeps them again.
+	Marked map[int]bool
 	// From is the replicas the StatefulSet runs, To those the spec asks for.
 	From, To int32
 	// Generation is the live StatefulSet's.
@@ -203,17 +207,30 @@ func waitIf(shrinking bool, h Hold) []Hold {
 }
 
 // takeBack cancels the decommission of BEs the spec keeps, and registers
-// again those FE dropped; st carries what is decided already.
+// again those FE dropped; st carries what is decided already. Only what
+// this operator decided is taken back: the BEs whose pods carry its mark
+// (Marked). A decommission or a DROP a DBA made by hand is the DBA's
+// (issue 34 item 8).
 func (in BackendScaleIn) takeBack(st Step, plan backendPlan) Step {
+	var cancel []string
+	for i, a := range plan.cancel {
+		if in.Marked[plan.cancelOrd[i]] {
+			cancel = append(cancel, a)
+			st.Unmark = append(st.Unmark, plan.cancelOrd[i])
+		}
+	}
 	suffix := hostSuffix(in.Report.Backends, in.Names)
 	var missing []string
 	if suffix != "" { // else no BE of this StatefulSet is listed to tell the DNS domain from: nothing to add by name
-		missing = missingBackends(in.Report.Backends, in.Names, int(min(in.From, in.To)), in.HeartbeatPort, func(ord int) string {
-			return fmt.Sprintf("%s.%s", in.Names.Pod(ord), suffix)
-		})
+		for _, ord := range missingBackends(in.Report.Backends, in.Names, int(min(in.From, in.To))) {
+			if in.Marked[ord] {
+				missing = append(missing, fe.Backend{Host: fmt.Sprintf("%s.%s", in.Names.Pod(ord), suffix), HeartbeatPort: in.HeartbeatPort}.Address())
+				st.Unmark = append(st.Unmark, ord)
+			}
+		}
 	}
-	if len(plan.cancel) > 0 {
-		st.Statements = append(st.Statements, fe.CancelDecommission{Backends: plan.cancel})
+	if len(cancel) > 0 {
+		st.Statements = append(st.Statements, fe.CancelDecommission{Backends: cancel})
 	}
 	for _, a := range missing {
 		st.Statements = append(st.Statements, fe.AddBackend{Backend: a})
@@ -221,13 +238,13 @@ func (in BackendScaleIn) takeBack(st Step, plan backendPlan) Step {
 	if len(st.Statements) == 0 {
 		return st
 	}
-	st.Log = &Log{Message: "took back the decommission of BEs the spec keeps", KeysAndValues: []any{"cancelled", strings.Join(plan.cancel, ", "), "added", strings.Join(missing, ", ")}}
+	st.Log = &Log{Message: "took back the decommission of BEs the spec keeps", KeysAndValues: []any{"cancelled", strings.Join(cancel, ", "), "added", strings.Join(missing, ", ")}}
 	st.Event = &Event{Reason: "DecommissionCancelled", Action: "CancelDecommission",
-		Note: fmt.Sprintf("the spec keeps BEs FE was decommissioning: cancelled %s%s", strings.Join(plan.cancel, ", "), addedNote(missing))}
+		Note: fmt.Sprintf("the spec keeps BEs FE was decommissioning: cancelled %s%s", strings.Join(cancel, ", "), addedNote(missing))}
 	after := st.After
 	st.Failed = func(err error) Step {
 		return Step{After: after, Log: &Log{Message: "could not take back the decommission of BEs the spec keeps",
-			KeysAndValues: []any{"backends", strings.Join(append(slices.Clone(plan.cancel), missing...), ", "), "error", err.Error()}}}
+			KeysAndValues: []any{"backends", strings.Join(append(slices.Clone(cancel), missing...), ", "), "error", err.Error()}}}
 	}
 	return st
 }
@@ -261,6 +278,7 @@ func (in BackendScaleIn) decommission(st Step, plan backendPlan, removed string)
 	}
 	if len(plan.decommission) > 0 {
 		st.Statements = []fe.Statement{fe.DecommissionBackends{Backends: plan.decommission}}
+		st.MarkDecommissioned = plan.decommissionOrd // before the DECOMMISSION: what this operator decided outlives it
 		st.Failed = func(err error) Step {
 			if msg, refused := fe.CapacityRefusal(err); refused {
 				text := fmt.Sprintf("spec.starRocksBeSpec.replicas: FE refused to decommission %s, so BE keeps %d replicas: %s%s", removed, from, msg, statisticsHint(msg, from, to))
@@ -392,8 +410,12 @@ type backendPlan struct {
 	drop []string
 	// draining are removed BEs FE is decommissioning, by pod, with their tablets.
 	draining map[string]int
-	// cancel are kept BEs FE is decommissioning: the spec kept them after all.
-	cancel []string
+	// cancel are kept BEs FE is decommissioning: the spec kept them after
+	// all; cancelOrd their ordinals, in the same order.
+	cancel    []string
+	cancelOrd []int
+	// decommissionOrd are the ordinals of decommission, in the same order.
+	decommissionOrd []int
 	// tablets is what FE still counts on the removed BEs.
 	tablets int
 	// listed are the kept ordinals FE lists; strays the hosts of the rows
@@ -423,7 +445,8 @@ func (p backendPlan) gone() bool {
 // leave (the StatefulSet is to shrink to keep), the others stay.
 func planBackends(backends []fe.Backend, names PodNames, keep int) backendPlan {
 	p := backendPlan{draining: map[string]int{}, listed: map[int]bool{}}
-	for _, b := range backends {
+	ordered := slices.SortedFunc(slices.Values(backends), func(a, b fe.Backend) int { return strings.Compare(a.Address(), b.Address()) })
+	for _, b := range ordered {
 		ord, ok := names.Ordinal(b.Host)
 		if !ok {
 			p.strays = append(p.strays, b.Host)
@@ -431,12 +454,12 @@ func planBackends(backends []fe.Backend, names PodNames, keep int) backendPlan {
 		}
 		switch {
 		case ord < keep && b.Decommissioned:
-			p.cancel = append(p.cancel, b.Address())
+			p.cancel, p.cancelOrd = append(p.cancel, b.Address()), append(p.cancelOrd, ord)
 			p.listed[ord] = true
 		case ord < keep:
 			p.listed[ord] = true
 		case !b.Decommissioned:
-			p.decommission = append(p.decommission, b.Address())
+			p.decommission, p.decommissionOrd = append(p.decommission, b.Address()), append(p.decommissionOrd, ord)
 		case b.Drained():
 			p.drop = append(p.drop, b.Address())
 		default:
@@ -444,9 +467,6 @@ func planBackends(backends []fe.Backend, names PodNames, keep int) backendPlan {
 			p.tablets += b.TabletNum
 		}
 	}
-	slices.Sort(p.decommission)
-	slices.Sort(p.drop)
-	slices.Sort(p.cancel)
 	return p
 }
 
@@ -454,17 +474,17 @@ func planBackends(backends []fe.Backend, names PodNames, keep int) backendPlan {
 // decommission came too late for (FE dropped them at 0 tablets, facts sheet
 // §5), whose pods run but are registered nowhere, since a BE registers only
 // when its container starts (§1).
-func missingBackends(backends []fe.Backend, names PodNames, keep int, heartbeatPort int, host func(ordinal int) string) []string {
+func missingBackends(backends []fe.Backend, names PodNames, keep int) []int {
 	listed := map[int]bool{}
 	for _, b := range backends {
 		if ord, ok := names.Ordinal(b.Host); ok {
 			listed[ord] = true
 		}
 	}
-	var out []string
+	var out []int
 	for ord := range keep {
 		if !listed[ord] {
-			out = append(out, fe.Backend{Host: host(ord), HeartbeatPort: heartbeatPort}.Address())
+			out = append(out, ord)
 		}
 	}
 	return out

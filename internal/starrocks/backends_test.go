@@ -62,17 +62,18 @@ func TestPlanBackendsSortsRemovedAndKeptBEs(t *testing.T) {
 }
 
 func TestMissingBackendsAreKeptOrdinalsFEDoesNotList(t *testing.T) {
-	host := func(ord int) string { return fmt.Sprintf("sr-be-%d.sr-be-search.ns.svc.cluster.local", ord) }
-	got := missingBackends([]fe.Backend{be(0, false, 0), be(2, false, 0), be(5, false, 0)}, beNames, 3, 9050, host)
-	if want := []string{host(1) + ":9050"}; !slices.Equal(got, want) {
-		t.Errorf("missing %q, want %q", got, want)
+	got := missingBackends([]fe.Backend{be(0, false, 0), be(2, false, 0), be(5, false, 0)}, beNames, 3)
+	if want := []int{1}; !slices.Equal(got, want) {
+		t.Errorf("missing %v, want %v", got, want)
 	}
 }
 
-// scaleIn is a BE scale-in from 3 to 2 replicas, FE ready and read.
+// scaleIn is a BE scale-in from 3 to 2 replicas, FE ready and read. Every
+// pod carries the operator's decommission mark unless a case says otherwise.
 func scaleIn(backends ...fe.Backend) BackendScaleIn {
 	return BackendScaleIn{Exists: true, Names: beNames, From: 3, To: 2, Generation: 2, FEReady: true, Read: true,
-		Report: &Report{At: time.Now(), Backends: backends}, Every: 10 * time.Second, HeartbeatPort: 9050, Stall: 30 * time.Minute}
+		Report: &Report{At: time.Now(), Backends: backends}, Every: 10 * time.Second, HeartbeatPort: 9050, Stall: 30 * time.Minute,
+		Marked: map[int]bool{0: true, 1: true, 2: true, 3: true}}
 }
 
 // shared are the rows as FE shows them in shared-data mode (StarletPort).
@@ -235,8 +236,8 @@ func TestScaleInBackendsDecidesOnFEsWord(t *testing.T) {
 			}
 		}},
 		{"raised replicas cancel the decommission of BEs the spec keeps", kept(be(0, false, 9), be(1, false, 9), be(2, true, 5)), func(t *testing.T, st Step) {
-			if len(st.Statements) != 1 || !isCancel(st.Statements[0]) || len(st.Holds) > 0 || st.Event == nil {
-				t.Errorf("step %+v, want CANCEL DECOMMISSION told and nothing held", st)
+			if len(st.Statements) != 1 || !isCancel(st.Statements[0]) || len(st.Holds) > 0 || st.Event == nil || !slices.Equal(st.Unmark, []int{2}) {
+				t.Errorf("step %+v, want CANCEL DECOMMISSION told, nothing held, sr-be-2's mark cleared", st)
 			}
 			if f := st.Failed(errors.New("x")); f.Log == nil || len(f.Holds) > 0 {
 				t.Errorf("failed step %+v, want it logged only", f)
@@ -247,6 +248,25 @@ func TestScaleInBackendsDecidesOnFEsWord(t *testing.T) {
 			func(t *testing.T, st Step) {
 				if len(st.Statements) != 1 || st.Statements[0] != fe.Statement(fe.AddBackend{Backend: "sr-be-2.sr-be-search.ns.svc.example.org:9050"}) {
 					t.Errorf("statements %+v, want ADD BACKEND of sr-be-2 in example.org", st.Statements)
+				}
+			}},
+		// Issue 34 item 8: only what this operator decided is taken back.
+		{"a kept BE a DBA decommissioned by hand (no mark) is left to the DBA", with(kept(be(0, true, 9), be(1, false, 9), be(2, false, 9)), func(in *BackendScaleIn) { in.Marked = map[int]bool{2: true} }),
+			func(t *testing.T, st Step) {
+				if len(st.Statements) > 0 || !st.End {
+					t.Errorf("step %+v, want nothing sent (no CANCEL of sr-be-0) and the scale-in over", st)
+				}
+			}},
+		{"a kept BE a DBA dropped (no mark) is not added back", with(kept(be(0, false, 9), be(1, false, 9)), func(in *BackendScaleIn) { in.Marked = nil }),
+			func(t *testing.T, st Step) {
+				if len(st.Statements) > 0 {
+					t.Errorf("statements %+v, want no ADD BACKEND of sr-be-2", st.Statements)
+				}
+			}},
+		{"the operator marks the pods it decommissions, before the DECOMMISSION", with(scaleIn(be(0, false, 9), be(1, false, 9), be(2, false, 9), be(3, false, 9)), func(in *BackendScaleIn) { in.From, in.To, in.Marked = 4, 2, nil }),
+			func(t *testing.T, st Step) {
+				if len(st.Statements) != 1 || !slices.Equal(st.MarkDecommissioned, []int{2, 3}) {
+					t.Errorf("step %+v, want DECOMMISSION of sr-be-2 and sr-be-3, their pods marked first", st)
 				}
 			}},
 		{"with no BE of the StatefulSet listed there is no domain to register BEs under", kept(), func(t *testing.T, st Step) {

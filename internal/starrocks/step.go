@@ -26,9 +26,11 @@ import (
 //  1. Read: nothing more is decided before FE's report is read; the
 //     glue records Begin or End, reads, and plans again with the report.
 //  2. The memory: Begin, End, Clean, Refusal.
-//  3. The pod of Mark is annotated as dropped from FE's group, then
+//  3. The pod of Mark is annotated as dropped from FE's group, and the BE
+//     pods of MarkDecommissioned as decommissioned by the operator, then
 //     statements go to FE in order, then the claims of DeleteClaims are
-//     deleted, then the pods of Restart; the first failure ends them, and
+//     deleted, then the pods of Restart, then the marks of Unmark are
+//     cleared; the first failure ends them, and
 //     Failed(err) is done in place of the rest of this step.
 //  4. Holds, After, Tablets, Log, Event and Drain; then Then.
 type Step struct {
@@ -57,6 +59,11 @@ type Step struct {
 	// Mark, when set, is the ordinal of the FE pod annotated as dropped
 	// from FE's group (srv1.DroppedFromFEGroupAnnotation) before the DROP.
 	Mark *int
+	// MarkDecommissioned are the ordinals of the BE pods annotated as
+	// decommissioned by the operator (srv1.DecommissionedByOperatorAnnotation)
+	// before the DECOMMISSION; Unmark those whose mark is cleared once the
+	// statements went through (their decommission taken back).
+	MarkDecommissioned, Unmark []int
 	// Restart are the pod ordinals whose pods are deleted, after their
 	// claims: the StatefulSet starts them afresh.
 	Restart []int

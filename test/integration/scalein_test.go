@@ -102,6 +102,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 		skipKnownFailure(t)
 		testRemovedComputeNodesAcrossRestart(t, c, dir)
 	})
+	t.Run("a DBA's own DECOMMISSION of a kept BE: a restarted operator leaves it alone", func(t *testing.T) {
+		skipKnownFailure(t)
+		testDBADecommissionLeftAlone(t, c, dir)
+	})
 	t.Run("operator killed mid-decommission: resumes from FE, shrinks once; a BE FE dropped meanwhile is added back", func(t *testing.T) {
 		skipKnownFailure(t)
 		testDecommissionAcrossRestarts(t, c, dir)
@@ -595,6 +599,34 @@ func testRemovedComputeNodes(t *testing.T, c *testcluster.Cluster, dir *feDirect
 	eventually(t, time.Minute, "no compute node left in FE", func(context.Context) (bool, error) { return len(hosts(f, "")) == 0, nil })
 	if got := f.StatementsLike("ALTER SYSTEM DROP COMPUTE NODE"); len(got) != 2 {
 		t.Errorf("DROP COMPUTE NODE statements %q, want one per removed node", got)
+	}
+}
+
+// testDBADecommissionLeftAlone: once per start, the operator reads FE for
+// every BE StatefulSet ever scaled, to take back a decommission the spec no
+// longer asks for. It cancelled a decommission a DBA made by hand too, of a
+// BE the spec keeps (issue 34 item 8). Only the BEs whose pods carry the
+// operator's mark, set before its own DECOMMISSION, are taken back.
+func testDBADecommissionLeftAlone(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	op := startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	f := startFE(t, dir, "scale-restart", "db", simstarrocks.Options{MigrationRate: 0.2})
+	src := beCluster("scale-restart", "db", 2)
+	runningWithTable(t, c, f, src, 2, 30)
+	setBEReplicas(t, c, src, 3) // a BE StatefulSet scaled once: the next operator reads FE for it
+	eventually(t, time.Minute, "3 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 3, nil })
+	op.stop()
+	execFE(t, f, "pw-db", fmt.Sprintf("ALTER SYSTEM DECOMMISSION BACKEND '%s:9050'", beHost("scale-restart", "db", 0)))
+	op = startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	defer op.stop()
+	time.Sleep(5 * time.Second) // five looks at FE
+	if got := f.StatementsLike("CANCEL DECOMMISSION"); len(got) > 0 {
+		t.Errorf("the operator cancelled the DBA's decommission: %q", got)
+	}
+	if !slices.Contains(backendHosts(f), beHost("scale-restart", "db", 0)+" (D)") {
+		t.Errorf("FE lists %q, want db-be-0 still decommissioning, as the DBA asked", backendHosts(f))
+	}
+	if err := c.Client.Delete(context.Background(), src); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -80,6 +80,7 @@ func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 	if in.Exists {
 		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
 		in.Pods = starrocks.PodsByOrdinal(live, r.clusterPods(ctx, s)[resources.ComponentBE])
+		in.Marked = markedPods(live, r.clusterPods(ctx, s)[resources.ComponentBE], srv1.DecommissionedByOperatorAnnotation)
 		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
 		if msg, ok := r.scaleIns.refusedAt(key, resources.ComponentBE, s.src); ok {
 			in.Refusal = msg
@@ -108,7 +109,7 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	if in.Exists {
 		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
 		pods := r.clusterPods(ctx, s)[resources.ComponentFE]
-		in.Pods, in.Marked = starrocks.PodsByOrdinal(live, pods), markedPods(live, pods)
+		in.Pods, in.Marked = starrocks.PodsByOrdinal(live, pods), markedPods(live, pods, srv1.DroppedFromFEGroupAnnotation)
 		if msg, held := s.holds.Keeping(resources.ComponentFE, want); held {
 			in.Held = "held: " + msg
 		}
@@ -124,12 +125,14 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	r.do(ctx, s, resources.ComponentFE, st)
 }
 
-// markedPods are the ordinals of live's pods the operator dropped from
-// FE's group while they ran (srv1.DroppedFromFEGroupAnnotation).
-func markedPods(live *appsv1.StatefulSet, pods []corev1.Pod) map[int]bool {
+// markedPods are the ordinals of live's pods that carry the operator's
+// mark: dropped from FE's group while they ran
+// (srv1.DroppedFromFEGroupAnnotation), or decommissioned by the operator
+// (srv1.DecommissionedByOperatorAnnotation).
+func markedPods(live *appsv1.StatefulSet, pods []corev1.Pod, mark string) map[int]bool {
 	var marked []corev1.Pod
 	for _, p := range pods {
-		if p.Annotations[srv1.DroppedFromFEGroupAnnotation] == "true" && p.DeletionTimestamp == nil {
+		if p.Annotations[mark] == "true" && p.DeletionTimestamp == nil {
 			marked = append(marked, p)
 		}
 	}

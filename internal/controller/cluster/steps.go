@@ -101,7 +101,12 @@ func (r *Reconciler) remember(s *clusterScope, c resources.Component, live *apps
 // word out of date), then deletes the claims it names.
 func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.StatefulSet, st starrocks.Step) error {
 	if st.Mark != nil {
-		if err := r.markDropped(ctx, live, *st.Mark); err != nil {
+		if err := r.markPod(ctx, live, *st.Mark, srv1.DroppedFromFEGroupAnnotation, true); err != nil {
+			return err
+		}
+	}
+	for _, ord := range st.MarkDecommissioned {
+		if err := r.markPod(ctx, live, ord, srv1.DecommissionedByOperatorAnnotation, true); client.IgnoreNotFound(err) != nil {
 			return err
 		}
 	}
@@ -133,18 +138,28 @@ func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.Sta
 			return fmt.Errorf("deleting pod %s to start it afresh: %w", pod.Name, err)
 		}
 	}
+	for _, ord := range st.Unmark {
+		if err := r.markPod(ctx, live, ord, srv1.DecommissionedByOperatorAnnotation, false); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// markDropped annotates the FE pod of ordinal as dropped from FE's group
-// (srv1.DroppedFromFEGroupAnnotation), just before its DROP: the mark, on
-// the pod, outlives this process.
-func (r *Reconciler) markDropped(ctx context.Context, live *appsv1.StatefulSet, ordinal int) error {
+// markPod sets (or clears) the operator's mark on the pod of ordinal, just
+// before the statement it records: the mark, on the pod, outlives this
+// process (srv1.DroppedFromFEGroupAnnotation before a DROP FOLLOWER,
+// srv1.DecommissionedByOperatorAnnotation before a DECOMMISSION).
+func (r *Reconciler) markPod(ctx context.Context, live *appsv1.StatefulSet, ordinal int, mark string, on bool) error {
 	pod := &corev1.Pod{}
 	pod.Namespace, pod.Name = live.Namespace, fmt.Sprintf("%s-%d", live.Name, ordinal)
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"true"}}}`, srv1.DroppedFromFEGroupAnnotation)
+	value := `"true"`
+	if !on {
+		value = "null"
+	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}}}`, mark, value)
 	if err := r.Client.Patch(ctx, pod, client.RawPatch(types.MergePatchType, []byte(patch)), client.FieldOwner(reconcile.FieldOwner)); err != nil {
-		return fmt.Errorf("marking pod %s as dropped from FE's group: %w", pod.Name, err)
+		return fmt.Errorf("marking pod %s %s=%v: %w", pod.Name, mark, on, err)
 	}
 	return nil
 }
