@@ -106,7 +106,9 @@ func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.Sta
 		}
 	}
 	for _, ord := range st.MarkDecommissioned {
-		if err := r.markPod(ctx, live, ord, srv1.DecommissionedByOperatorAnnotation, true); client.IgnoreNotFound(err) != nil {
+		// A pod gone has nothing to record.
+		err := r.markPod(ctx, live, ord, srv1.DecommissionedByOperatorAnnotation, true)
+		if client.IgnoreNotFound(err) != nil {
 			return err
 		}
 	}
@@ -139,7 +141,8 @@ func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.Sta
 		}
 	}
 	for _, ord := range st.Unmark {
-		if err := r.markPod(ctx, live, ord, srv1.DecommissionedByOperatorAnnotation, false); client.IgnoreNotFound(err) != nil {
+		err := r.markPod(ctx, live, ord, srv1.DecommissionedByOperatorAnnotation, false)
+		if client.IgnoreNotFound(err) != nil {
 			return err
 		}
 	}
