@@ -147,6 +147,13 @@ $(CONTROLLER_GEN): tools/go.mod tools/go.sum
 helm: ## Regenerate chart files derived from the code (parent values, CRDs, RBAC).
 	go run ./hack/helmgen
 
+.PHONY: starrocks-faults
+starrocks-faults: testbin ## The StarRocks fault tests (about 10 min); rewrites the StarRocks faults section of docs/reliability.md.
+	rm -f $(CURDIR)/bin/starrocks-faults.jsonl
+	cd test && STARROCKS_FAULTS=$(CURDIR)/bin/starrocks-faults.jsonl go test -count=1 -timeout=40m -v \
+		-run 'TestScaleInWithoutDataLoss/operator_process|TestGatedRollouts/a_BE_(down|restarted)|TestFEReadsOfOne' ./integration/
+	cd test && go run ./cmd/faulttable -in $(CURDIR)/bin/starrocks-faults.jsonl -doc $(CURDIR)/docs/reliability.md
+
 .PHONY: reliability
 reliability: testbin ## Fault tests at full size (API faults, crash, failover: about 10 min); writes docs/reliability.md.
 	cd test && RELIABILITY_FULL=1 RELIABILITY_REPORT=$(CURDIR)/docs/reliability.md go test -count=1 -timeout=40m -v -run . ./reliability/

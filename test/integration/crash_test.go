@@ -18,6 +18,7 @@ package integration_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/srscale/starrocks-operator/test/crash"
+	"github.com/srscale/starrocks-operator/test/faulttable"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
@@ -88,6 +90,10 @@ func testDecommissionAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *fe
 		t.Errorf("FE lists BEs %q after the scale-in, want be-0 to be-2", hosts)
 	}
 	shrankOnce(t, f, beHost(ns, name, 3), lost, replicas) // one DECOMMISSION: the next process found be-3 draining
+	recordFault(t, faulttable.Row{Fault: "operator SIGKILL between DECOMMISSION and the StatefulSet write",
+		Injected:  "BE 4 → 3, 40 single-replica tablets; the operator binary SIGKILLed as FE answered the DECOMMISSION, restarted",
+		Converged: fmt.Sprintf("the next process found be-3 draining, sent no second DECOMMISSION, shrank BE to 3 %s after it started; StatefulSet replicas %v", time.Since(restarted).Round(100*time.Millisecond), replicas()),
+		Lost:      fmt.Sprintf("%d tablets", lost())})
 }
 
 // Issue 34 item 17: an FE left over (it led when its pod went first) is
@@ -144,4 +150,8 @@ func testFEDropAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirect
 	if err := get(t.Context(), c.Client, ns, src.FeStatefulSetName(), sts); err != nil || ptr.Deref(sts.Spec.Replicas, 0) != 3 {
 		t.Errorf("FE StatefulSet: %v, %v; want 3 replicas", sts.Spec.Replicas, err)
 	}
+	recordFault(t, faulttable.Row{Fault: "operator SIGKILL between DROP FOLLOWER and the claims' deletion",
+		Injected:  "FE 3 → 2 with the leader on kf-fe-2 (left over, then dropped); the operator binary SIGKILLed as FE answered the DROP FOLLOWER",
+		Converged: "the dropped member's claim was deleted before the DROP; FE scaled back to 3, kf-fe-2 joined afresh, 3 members with a leader",
+		Lost:      "0 FE members (no ghost voter, no claim left)"})
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/test/silentfe"
+	"github.com/srscale/starrocks-operator/test/faulttable"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 )
 
@@ -120,5 +121,9 @@ func TestFEReadsOfOneClusterDoNotWaitOnOthersOrOnTheirSlowestStatement(t *testin
 		if len(never) > 0 {
 			t.Errorf("%d of %d hung FEs were never asked in 20 s: %v", len(never), dead, never)
 		}
+		recordFault(t, faulttable.Row{Fault: "FEs that never answer, beside a cluster whose FE answers",
+			Injected:  fmt.Sprintf("%d clusters whose FE accepts and says nothing (3× the 8 read slots), looked at every 100 ms, through the operator's door with its real timeouts", dead),
+			Converged: fmt.Sprintf("the live cluster read %d times per 10 s beside them, %d alone; every hung FE asked in turn", contended, alone),
+			Lost:      "–"})
 	})
 }

@@ -18,6 +18,7 @@ package integration_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -35,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/test/faulttable"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/simstarrocks/registrar"
@@ -630,6 +632,10 @@ func testDownBEHoldsRollout(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 	if lost["dn-off"] == 0 {
 		t.Errorf("without the gate no tablet lost its last readable replica: the control case shows nothing")
 	}
+	recordFault(t, faulttable.Row{Fault: "a BE down when a BE rollout begins",
+		Injected:  "3 BEs, 30 tablets × 2 replicas, maxUnavailable 2; dn-be-0 not Ready for 15 s as the image changes",
+		Converged: "held at partition 3 naming dn-be-0 while it was down, then rolled out",
+		Lost:      fmt.Sprintf("%d tablets with no readable replica", lost["dn"]), Control: fmt.Sprintf("%d (rollout-gate: off)", lost["dn-off"])})
 	for _, r := range runs {
 		if err := c.Client.Delete(ctx, r.src); err != nil {
 			t.Fatal(err)
@@ -731,6 +737,14 @@ func testWipedBEWaitsForItsReport(t *testing.T, c *testcluster.Cluster, dir *feD
 		return drained > 0, nil
 	})
 	t.Logf("a drain's eviction of wp-be-0 during the held rollout: refused, 0 lost; with the usual budget (rollout stalled), allowed: %d of 30 tablets lost", drained)
+	recordFault(t, faulttable.Row{Fault: "a BE restarted on empty storage during a rollout",
+		Injected:  "3 BEs, 30 tablets × 2 replicas, every restarted BE loses its data (WipeOnRestart), tablet reports every 10 s; BE image changed",
+		Converged: fmt.Sprintf("held at partition %d once FE's tablet report showed wp-be-2's replicas missing (the simulation does not repair them)", partition),
+		Lost:      fmt.Sprintf("%d tablets", lost["wp"]), Control: fmt.Sprintf("%d (rollout-gate: off)", lost["wp-off"])})
+	recordFault(t, faulttable.Row{Fault: "a node drain during a BE rollout",
+		Injected:  "the eviction of wp-be-0 while the rollout above waits for FE to count every tablet healthy",
+		Converged: "refused (429): BE's budget is maxUnavailable 0 while tablets are unhealthy; back at 1 once the rollout is stalled",
+		Lost:      "0 tablets", Control: fmt.Sprintf("%d (the same eviction with the usual budget)", drained)})
 	for _, r := range runs {
 		if err := c.Client.Delete(ctx, r.src); err != nil {
 			t.Fatal(err)
