@@ -89,11 +89,12 @@ func testDecommissionAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *fe
 	if hosts := backendHosts(f); !slices.Equal(hosts, []string{beHost(ns, name, 0), beHost(ns, name, 1), beHost(ns, name, 2)}) {
 		t.Errorf("FE lists BEs %q after the scale-in, want be-0 to be-2", hosts)
 	}
-	shrankOnce(t, f, beHost(ns, name, 3), lost, replicas) // one DECOMMISSION: the next process found be-3 draining
+	took := time.Since(restarted)
+	n, seen := shrankOnce(t, f, beHost(ns, name, 3), lost, replicas) // one DECOMMISSION: the next process found be-3 draining
 	recordFault(t, faulttable.Row{Fault: "operator SIGKILL between DECOMMISSION and the StatefulSet write",
 		Injected:  "BE 4 → 3, 40 single-replica tablets; the operator binary SIGKILLed as FE answered the DECOMMISSION, restarted",
-		Converged: fmt.Sprintf("the next process found be-3 draining, sent no second DECOMMISSION, shrank BE to 3 %s after it started; StatefulSet replicas %v", time.Since(restarted).Round(100*time.Millisecond), replicas()),
-		Lost:      fmt.Sprintf("%d tablets", lost())})
+		Converged: fmt.Sprintf("the next process found be-3 draining, sent no second DECOMMISSION, shrank BE to 3 %s after it started; StatefulSet replicas %v", took.Round(100*time.Millisecond), seen),
+		Lost:      fmt.Sprintf("%d tablets", n)})
 }
 
 // Issue 34 item 17: an FE left over (it led when its pod went first) is

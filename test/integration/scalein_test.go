@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/test/faulttable"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -101,6 +102,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	t.Run("CN spec removed while no operator ran, its StatefulSet and pods gone: the next operator drops its compute nodes on FE's word", func(t *testing.T) {
 		skipKnownFailure(t)
 		testRemovedComputeNodesAcrossRestart(t, c, dir)
+	})
+	t.Run("the FE leader killed mid-decommission: a new leader goes on, BE shrinks once, nothing lost", func(t *testing.T) {
+		skipKnownFailure(t)
+		testLeaderKilledMidDecommission(t, c, dir)
 	})
 	t.Run("a DBA's own DECOMMISSION of a kept BE: a restarted operator leaves it alone", func(t *testing.T) {
 		skipKnownFailure(t)
@@ -602,6 +607,43 @@ func testRemovedComputeNodes(t *testing.T, c *testcluster.Cluster, dir *feDirect
 	}
 }
 
+// testLeaderKilledMidDecommission: FE's leader process dies while FE drains
+// a BE. BDBJE elects another follower (the simulation elects at once); the
+// decommission is in FE's metadata and goes on under the new leader, and
+// the operator, reading through the Service, sees it through.
+func testLeaderKilledMidDecommission(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	f := startFE(t, dir, "scale", "lk", simstarrocks.Options{MigrationRate: 2})
+	src := feCluster("scale", "lk", 3)
+	src.Spec.StarRocksBeSpec = beCluster("scale", "lk", 4).Spec.StarRocksBeSpec
+	runningWithTable(t, c, f, src, 4, 40)
+	eventually(t, time.Minute, "3 FEs in the group", func(context.Context) (bool, error) { return groupOf(f, "scale", "lk", 3), nil })
+	lost := watchLost(f)
+	replicas := stsReplicas(c, "scale", "lk-be")
+	setBEReplicas(t, c, src, 3)
+	eventually(t, time.Minute, "be-3 decommissioning", func(context.Context) (bool, error) {
+		return slices.Contains(backendHosts(f), beHost("scale", "lk", 3)+" (D)"), nil
+	})
+	old := f.Leader()
+	if !f.SetAlive(old, false) {
+		t.Fatalf("no leader %q to kill", old)
+	}
+	if now := f.Leader(); now == "" || now == old {
+		t.Fatalf("leader after killing %s: %q, want another follower elected", old, now)
+	}
+	start := time.Now()
+	waitStatefulSet(t, c, "scale", "lk-be", "BE shrunk to 3 under the new leader", 2*time.Minute, shrunkTo(3))
+	took := time.Since(start)
+	n, seen := shrankOnce(t, f, beHost("scale", "lk", 3), lost, replicas)
+	recordFault(t, faulttable.Row{Fault: "the FE leader killed during a decommission",
+		Injected:  "FE 3, BE 4 → 3 with 40 single-replica tablets; the leader's process killed once FE drains be-3 (another follower elected)",
+		Converged: fmt.Sprintf("the drain went on under the new leader; BE shrank to 3 %s after the kill, one DECOMMISSION; StatefulSet replicas %v", took.Round(100*time.Millisecond), seen),
+		Lost:      fmt.Sprintf("%d tablets", n)})
+	f.SetAlive(old, true)
+	if err := c.Client.Delete(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // testDBADecommissionLeftAlone: once per start, the operator reads FE for
 // every BE StatefulSet ever scaled, to take back a decommission the spec no
 // longer asks for. It cancelled a decommission a DBA made by hand too, of a
@@ -879,17 +921,21 @@ func runningWithTable(t *testing.T, c *testcluster.Cluster, f *simstarrocks.Star
 
 // shrankOnce checks how a BE scale-in 4 → 3 ended: one DECOMMISSION, of
 // be3; no tablet lost; the StatefulSet at 4, then 3, once FE let be3 go.
-func shrankOnce(t *testing.T, f *simstarrocks.StarRocks, be3 string, lost func() int, replicas func() []int32) {
+//
+// It ends both watches, and returns what they saw.
+func shrankOnce(t *testing.T, f *simstarrocks.StarRocks, be3 string, lost func() int, replicas func() []int32) (int, []int32) {
 	t.Helper()
 	if got := f.StatementsLike("ALTER SYSTEM DECOMMISSION"); len(got) != 1 || !strings.Contains(got[0], be3) {
 		t.Errorf("DECOMMISSION statements %q, want one, for %s", got, be3)
 	}
-	if n := lost(); n != 0 {
+	n, seen := lost(), replicas()
+	if n != 0 {
 		t.Errorf("%d tablets lost, want 0", n)
 	}
-	if seen := replicas(); !slices.Equal(seen, []int32{4, 3}) {
+	if !slices.Equal(seen, []int32{4, 3}) {
 		t.Errorf("BE StatefulSet replicas went %v, want [4 3]: shrunk once, after FE let %s go", seen, be3)
 	}
+	return n, seen
 }
 
 // Issue 34 items 5 and 6: FE in shared-data mode (SHOW BACKENDS has the
