@@ -19,7 +19,9 @@ package integration_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +37,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/test/silentfe"
 	"github.com/srscale/starrocks-operator/test/faulttable"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
@@ -106,6 +110,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	t.Run("the FE leader killed mid-decommission: a new leader goes on, BE shrinks once, nothing lost", func(t *testing.T) {
 		skipKnownFailure(t)
 		testLeaderKilledMidDecommission(t, c, dir)
+	})
+	t.Run("clusters whose FE never answers, created as others scale in, do not slow those down more than 2x", func(t *testing.T) {
+		skipKnownFailure(t)
+		testHungFEsBesideScaleIns(t, c, dir)
 	})
 	t.Run("a DBA's own DECOMMISSION of a kept BE: a restarted operator leaves it alone", func(t *testing.T) {
 		skipKnownFailure(t)
@@ -641,6 +649,86 @@ func testLeaderKilledMidDecommission(t *testing.T, c *testcluster.Cluster, dir *
 	f.SetAlive(old, true)
 	if err := c.Client.Delete(context.Background(), src); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testHungFEsBesideScaleIns: issue 34 item 25 end to end. Healthy
+// clusters scale BE 3 → 2 (a scale-in decided on FE's reads), alone, then
+// again while clusters whose FE accepts and says nothing are created (each
+// new cluster's reconciles ask for a read of its FE, and each such read
+// waits out its timeout). The time until every healthy cluster has shrunk
+// must stay within 2× of the run without them. 32 hung clusters by default
+// (four times the operator's 8 read slots); SRSCALE_HUNG_FE_CLUSTERS sets
+// another number (the issue's 1,000, say).
+func testHungFEsBesideScaleIns(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	const ns, healthy = "scale-hung", 3
+	dead := 32
+	if v, err := strconv.Atoi(os.Getenv("SRSCALE_HUNG_FE_CLUSTERS")); err == nil && v > 0 {
+		dead = v
+	}
+	ctx := context.Background()
+	testutil.CreateNamespace(t, c.Client, ns)
+	hung := silentfe.Start(t).Address()
+	resolve := func(target fe.Target) (string, string) {
+		if strings.HasPrefix(target.Service, "dead-") {
+			return hung, "http://" + hung
+		}
+		return dir.resolve(target)
+	}
+	op := startOperator(t, c, ns, operatorOptions{workers: 4, fe: resolve, feLookEvery: time.Second})
+	defer op.stop()
+	// Two sets of healthy clusters alike, each BE holding 10 of a table's
+	// 30 single-replica tablets: one scales in alone, the other beside the
+	// hung ones.
+	sets := map[string][]*srv1.StarRocksCluster{}
+	for _, set := range []string{"a", "b"} {
+		for i := range healthy {
+			name := fmt.Sprintf("%s%d", set, i)
+			f := startFE(t, dir, ns, name, simstarrocks.Options{MigrationRate: 5})
+			src := beCluster(ns, name, 3)
+			runningWithTable(t, c, f, src, 3, 30)
+			sets[set] = append(sets[set], src)
+		}
+	}
+	scaleIn := func(srcs []*srv1.StarRocksCluster) time.Duration {
+		start := time.Now()
+		for _, src := range srcs {
+			setBEReplicas(t, c, src, 2)
+		}
+		for _, src := range srcs {
+			waitStatefulSet(t, c, ns, src.Name+"-be", src.Name+" BE at 2", 5*time.Minute, shrunkTo(2))
+		}
+		return time.Since(start)
+	}
+	alone := scaleIn(sets["a"])
+	for i := range dead {
+		if err := c.Client.Create(ctx, feOnly(ns, fmt.Sprintf("dead-%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beside := scaleIn(sets["b"])
+	lost := 0
+	for _, src := range append(sets["a"], sets["b"]...) {
+		lost += dir.cluster(ns, src.Name).LostTablets()
+	}
+	t.Logf("%d clusters BE 3 → 2 (10 tablets to move each): %s alone, %s while %d clusters whose FE never answers were created (%.2f×); %d tablets lost",
+		healthy, alone.Round(100*time.Millisecond), beside.Round(100*time.Millisecond), dead, beside.Seconds()/alone.Seconds(), lost)
+	if beside > 2*alone {
+		t.Errorf("beside %d hung FEs the scale-ins took %s, more than twice the %s alone", dead, beside.Round(100*time.Millisecond), alone.Round(100*time.Millisecond))
+	}
+	if lost != 0 {
+		t.Errorf("%d tablets lost", lost)
+	}
+	recordFault(t, faulttable.Row{Fault: "1,000 clusters whose FE never answers, beside 10 healthy clusters scaling in",
+		Injected: fmt.Sprintf("%d clusters whose FE accepts and says nothing, created as %d healthy clusters scale BE 3 → 2, 10 tablets to move each (SRSCALE_HUNG_FE_CLUSTERS sets the first number)", dead, healthy),
+		Converged: fmt.Sprintf("every healthy cluster shrank in %s, %s without the hung ones (%.2f×; the bound is 2×)",
+			beside.Round(100*time.Millisecond), alone.Round(100*time.Millisecond), beside.Seconds()/alone.Seconds()),
+		Lost: fmt.Sprintf("%d tablets", lost)})
+	for i := range dead {
+		_ = c.Client.Delete(ctx, feOnly(ns, fmt.Sprintf("dead-%d", i)))
+	}
+	for _, src := range append(sets["a"], sets["b"]...) {
+		_ = c.Client.Delete(ctx, src)
 	}
 }
 
