@@ -111,6 +111,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 		skipKnownFailure(t)
 		testLeaderKilledMidDecommission(t, c, dir)
 	})
+	t.Run("followers 60 s behind the leader during a decommission and an FE step: decided on the leader's word, nothing lost", func(t *testing.T) {
+		skipKnownFailure(t)
+		testLaggingFollowers(t, c, dir)
+	})
 	t.Run("clusters whose FE never answers, created as others scale in, do not slow those down more than 2x", func(t *testing.T) {
 		skipKnownFailure(t)
 		testHungFEsBesideScaleIns(t, c, dir)
@@ -647,6 +651,42 @@ func testLeaderKilledMidDecommission(t *testing.T, c *testcluster.Cluster, dir *
 		Converged: fmt.Sprintf("the drain went on under the new leader; BE shrank to 3 %s after the kill, one DECOMMISSION; StatefulSet replicas %v", took.Round(100*time.Millisecond), seen),
 		Lost:      fmt.Sprintf("%d tablets", n)})
 	f.SetAlive(old, true)
+	if err := c.Client.Delete(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testLaggingFollowers: FE's followers replay the leader's journal 60 s
+// late (FollowerLag), and the Service reaches any FE. A decision made on a
+// follower's view would see be-3 still draining long after the leader let
+// it go, or an FE member the leader dropped (facts sheet §14). The
+// operator's reads set forward_to_leader, so the leader answers; BE 4 → 3,
+// then FE 3 → 2, go as on a cluster without lag.
+func testLaggingFollowers(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	f := startFE(t, dir, "scale", "lg", simstarrocks.Options{MigrationRate: 5, FollowerLag: time.Minute})
+	src := feCluster("scale", "lg", 3)
+	src.Spec.StarRocksBeSpec = beCluster("scale", "lg", 4).Spec.StarRocksBeSpec
+	runningWithTable(t, c, f, src, 4, 40)
+	eventually(t, time.Minute, "3 FEs in the group", func(context.Context) (bool, error) { return groupOf(f, "scale", "lg", 3), nil })
+	lost := watchLost(f)
+	replicas := stsReplicas(c, "scale", "lg-be")
+	start := time.Now()
+	setBEReplicas(t, c, src, 3)
+	waitStatefulSet(t, c, "scale", "lg-be", "BE shrunk to 3", 2*time.Minute, shrunkTo(3))
+	beTook := time.Since(start)
+	n, seen := shrankOnce(t, f, beHost("scale", "lg", 3), lost, replicas)
+	start = time.Now()
+	setFEReplicas(t, c, src, 2)
+	waitStatefulSet(t, c, "scale", "lg-fe", "FE shrunk to 2", 2*time.Minute, shrunkTo(2))
+	feTook := time.Since(start)
+	eventually(t, time.Minute, "FE's group is lg-fe-0 and lg-fe-1", func(context.Context) (bool, error) { return groupOf(f, "scale", "lg", 2), nil })
+	if got := f.StatementsLike("ALTER SYSTEM DROP FOLLOWER"); len(got) != 1 {
+		t.Errorf("DROP FOLLOWER statements %q, want one", got)
+	}
+	recordFault(t, faulttable.Row{Fault: "a follower lagging 60 s",
+		Injected:  "FE 3 whose followers replay the leader's journal 60 s late, reached through the Service; BE 4 → 3 with 40 single-replica tablets, then FE 3 → 2",
+		Converged: fmt.Sprintf("BE shrank once after FE let be-3 go (%s, replicas %v); FE shrank to 2 after one DROP FOLLOWER (%s), a leader and 2 members", beTook.Round(100*time.Millisecond), seen, feTook.Round(100*time.Millisecond)),
+		Lost:      fmt.Sprintf("%d tablets, 0 FE members", n)})
 	if err := c.Client.Delete(context.Background(), src); err != nil {
 		t.Fatal(err)
 	}
