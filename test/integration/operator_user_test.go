@@ -76,12 +76,40 @@ func TestOperatorUser(t *testing.T) {
 			Roles: []string{"cluster_admin"}, Privileges: []string{"OPERATE"}})
 		testPermissionDenied(t, c, held, "nodefault", "ALTER SYSTEM DECOMMISSION BACKEND", "Inactivated role(s): [cluster_admin].")
 	})
-	t.Run("no OPERATE: SHOW PROC is refused, FEPermissionDenied names it, nothing is decommissioned", func(t *testing.T) {
+	// Issue 34 item 25: the decommission needs only SHOW BACKENDS (NODE
+	// suffices) and the DECOMMISSION (NODE); '/statistic' (OPERATE) is for
+	// the health and the rollout gate. Without OPERATE the scale-in goes
+	// on, and StarRocksHealthy names the missing privilege.
+	t.Run("no OPERATE: SHOW PROC is refused and StarRocksHealthy names it; the decommission, which does not need it, goes on and loses nothing", func(t *testing.T) {
+		ctx := context.Background()
 		held := withUser(t, c, dir, "nooperate", "no-operate", simstarrocks.User{Name: "no_operate", Password: "no-pw",
 			Roles: []string{"cluster_admin"}, DefaultRoles: []string{"cluster_admin"}})
-		testPermissionDenied(t, c, held, "nooperate", "SHOW PROC '/statistic'", "the OPERATE privilege(s) on SYSTEM")
-		if n := len(held.StatementsLike("ALTER SYSTEM DECOMMISSION")); n != 0 {
-			t.Errorf("%d DECOMMISSION statements without FE's tablet statistics, want 0", n)
+		if err := held.CreateTable("db", "single", 1, 20); err != nil {
+			t.Fatal(err)
+		}
+		lost := watchLost(held)
+		src := &srv1.StarRocksCluster{}
+		if err := get(ctx, c.Client, "opuser", "nooperate", src); err != nil {
+			t.Fatal(err)
+		}
+		var cond *metav1.Condition
+		eventually(t, time.Minute, "StarRocksHealthy FEPermissionDenied", func(ctx context.Context) (bool, error) {
+			if err := get(ctx, c.Client, "opuser", "nooperate", src); err != nil {
+				return false, err
+			}
+			cond = meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionStarRocksHealthy)
+			return cond != nil && cond.Reason == srv1.ReasonFEPermissionDenied, nil
+		})
+		if !strings.Contains(cond.Message, "lacks a privilege for SHOW PROC '/statistic'") || !strings.Contains(cond.Message, "the OPERATE privilege(s) on SYSTEM") {
+			t.Errorf("StarRocksHealthy message %q does not name SHOW PROC '/statistic' and FE's missing OPERATE", cond.Message)
+		}
+		setBEReplicas(t, c, src, 1)
+		waitStatefulSet(t, c, "opuser", "nooperate-be", "BE shrunk to 1", 2*time.Minute, shrunkTo(1))
+		if n := len(held.StatementsLike("ALTER SYSTEM DECOMMISSION")); n != 1 {
+			t.Errorf("%d DECOMMISSION statements, want 1", n)
+		}
+		if n := lost(); n != 0 {
+			t.Errorf("%d tablets lost, want 0", n)
 		}
 	})
 }

@@ -125,5 +125,12 @@ func starRocksWord(src *srv1.StarRocksCluster, answers bool, rep *feReport, pods
 		}
 		return &status.StarRocksWord{Reason: t.Reason, Message: t.What + ": " + rep.Err.Error()}
 	}
-	return starrocks.Health(src, rep.Pure(), pods)
+	w := starrocks.Health(src, rep.Pure(), pods)
+	if rep.StatisticErr != nil && w.Reason == srv1.ReasonFEUnreachable {
+		// FE listed its nodes but not its tablet count: say why as for a
+		// failed read (a missing OPERATE privilege is the user's to grant).
+		t := feaccess.Classify(rep.StatisticErr)
+		w.Reason, w.Message = t.Reason, t.What+": FE listed its nodes but did not count its tablets: "+rep.StatisticErr.Error()
+	}
+	return w
 }
