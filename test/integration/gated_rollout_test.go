@@ -587,6 +587,13 @@ func testDownBEHoldsRollout(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		}
 		setReady(t, c, "gate-down", r.src.Name+"-be-0", false)
 	}
+	// The StatefulSet controller must count be-0 unavailable before the
+	// image changes, or the control's rollout may start as if all were up.
+	for _, r := range runs {
+		waitStatefulSet(t, c, "gate-down", r.src.Name+"-be", r.src.Name+"-be-0 counted not Ready", time.Minute, func(s *appsv1.StatefulSet) bool {
+			return s.Status.ReadyReplicas == 2 && s.Status.AvailableReplicas == 2
+		})
+	}
 	for _, r := range runs {
 		mutate(t, c.Client, r.src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.3.3" })
 	}

@@ -596,18 +596,7 @@ func testFEGroup(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 }
 
 func testRemovedComputeNodes(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
-	ctx := context.Background()
-	f := startFE(t, dir, "scale", "cr", simstarrocks.Options{})
-	src := feOnly("scale", "cr")
-	pw := []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-cr"}}
-	src.Spec.StarRocksFeSpec.FeEnvVars = pw
-	src.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{
-		Image: "starrocks/cn-ubuntu:3.3.2", Replicas: ptr.To[int32](2)}}, CnEnvVars: pw}
-	if err := c.Client.Create(ctx, src); err != nil {
-		t.Fatal(err)
-	}
-	waitRunning(t, c, "scale", "cr", 2*time.Minute)
-	eventually(t, time.Minute, "2 compute nodes registered", func(context.Context) (bool, error) { return len(hosts(f, "")) == 2, nil })
+	f, src := runningWithComputeNodes(t, c, dir, "scale", "cr")
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
 		s.Annotations = map[string]string{srv1.DeleteRemovedComponentsAnnotation: "true"}
 		s.Spec.StarRocksCnSpec = nil
@@ -625,10 +614,7 @@ func testRemovedComputeNodes(t *testing.T, c *testcluster.Cluster, dir *feDirect
 // the operator, reading through the Service, sees it through.
 func testLeaderKilledMidDecommission(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	f := startFE(t, dir, "scale", "lk", simstarrocks.Options{MigrationRate: 2})
-	src := feCluster("scale", "lk", 3)
-	src.Spec.StarRocksBeSpec = beCluster("scale", "lk", 4).Spec.StarRocksBeSpec
-	runningWithTable(t, c, f, src, 4, 40)
-	eventually(t, time.Minute, "3 FEs in the group", func(context.Context) (bool, error) { return groupOf(f, "scale", "lk", 3), nil })
+	src := threeFEsFourBEs(t, c, f, "lk")
 	lost := watchLost(f)
 	replicas := stsReplicas(c, "scale", "lk-be")
 	setBEReplicas(t, c, src, 3)
@@ -664,10 +650,7 @@ func testLeaderKilledMidDecommission(t *testing.T, c *testcluster.Cluster, dir *
 // then FE 3 → 2, go as on a cluster without lag.
 func testLaggingFollowers(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	f := startFE(t, dir, "scale", "lg", simstarrocks.Options{MigrationRate: 5, FollowerLag: time.Minute})
-	src := feCluster("scale", "lg", 3)
-	src.Spec.StarRocksBeSpec = beCluster("scale", "lg", 4).Spec.StarRocksBeSpec
-	runningWithTable(t, c, f, src, 4, 40)
-	eventually(t, time.Minute, "3 FEs in the group", func(context.Context) (bool, error) { return groupOf(f, "scale", "lg", 3), nil })
+	src := threeFEsFourBEs(t, c, f, "lg")
 	lost := watchLost(f)
 	replicas := stsReplicas(c, "scale", "lg-be")
 	start := time.Now()
@@ -811,17 +794,7 @@ func testDBADecommissionLeftAlone(t *testing.T, c *testcluster.Cluster, dir *feD
 func testRemovedComputeNodesAcrossRestart(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	ctx := context.Background()
 	op := startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
-	f := startFE(t, dir, "scale-restart", "cx", simstarrocks.Options{})
-	src := feOnly("scale-restart", "cx")
-	pw := []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-cx"}}
-	src.Spec.StarRocksFeSpec.FeEnvVars = pw
-	src.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{
-		Image: "starrocks/cn-ubuntu:3.3.2", Replicas: ptr.To[int32](2)}}, CnEnvVars: pw}
-	if err := c.Client.Create(ctx, src); err != nil {
-		t.Fatal(err)
-	}
-	waitRunning(t, c, "scale-restart", "cx", 2*time.Minute)
-	eventually(t, time.Minute, "2 compute nodes registered", func(context.Context) (bool, error) { return len(hosts(f, "")) == 2, nil })
+	f, src := runningWithComputeNodes(t, c, dir, "scale-restart", "cx")
 	op.stop()
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksCnSpec = nil })
 	cn := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "scale-restart", Name: "cx-cn"}}
@@ -1045,6 +1018,36 @@ func runningWithTable(t *testing.T, c *testcluster.Cluster, f *simstarrocks.Star
 	if err := f.CreateTable("db", "single", 1, tablets); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// threeFEsFourBEs creates a cluster of FE 3 and BE 4 in namespace scale,
+// with a table of 40 single-replica tablets in f, and returns once FE's
+// group has its 3 members.
+func threeFEsFourBEs(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks, name string) *srv1.StarRocksCluster {
+	t.Helper()
+	src := feCluster("scale", name, 3)
+	src.Spec.StarRocksBeSpec = beCluster("scale", name, 4).Spec.StarRocksBeSpec
+	runningWithTable(t, c, f, src, 4, 40)
+	eventually(t, time.Minute, "3 FEs in the group", func(context.Context) (bool, error) { return groupOf(f, "scale", name, 3), nil })
+	return src
+}
+
+// runningWithComputeNodes creates a cluster of FE 1 and CN 2 with its
+// simulated StarRocks, and returns once both compute nodes registered.
+func runningWithComputeNodes(t *testing.T, c *testcluster.Cluster, dir *feDirectory, ns, name string) (*simstarrocks.StarRocks, *srv1.StarRocksCluster) {
+	t.Helper()
+	f := startFE(t, dir, ns, name, simstarrocks.Options{})
+	src := feOnly(ns, name)
+	pw := []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-" + name}}
+	src.Spec.StarRocksFeSpec.FeEnvVars = pw
+	src.Spec.StarRocksCnSpec = &srv1.StarRocksCnSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{
+		Image: "starrocks/cn-ubuntu:3.3.2", Replicas: ptr.To[int32](2)}}, CnEnvVars: pw}
+	if err := c.Client.Create(t.Context(), src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, ns, name, 2*time.Minute)
+	eventually(t, time.Minute, "2 compute nodes registered", func(context.Context) (bool, error) { return len(hosts(f, "")) == 2, nil })
+	return f, src
 }
 
 // shrankOnce checks how a BE scale-in 4 → 3 ended: one DECOMMISSION, of
