@@ -91,6 +91,23 @@ func TestBEBudgetLetsOneGoAtATime(t *testing.T) {
 	}
 }
 
+// The budgets of a step: an FE member leaving FE's group keeps the
+// majority of those that stay (issue 34 item 15); a gated BE rollout that
+// waits on unhealthy tablets lets no BE go (item 26).
+func TestStepBudgets(t *testing.T) {
+	src := with(func(*srv1.StarRocksCluster) {})
+	for staying, want := range map[int32]string{2: "0", 3: "1", 4: "1", 6: "2"} {
+		pdb := FEStepDisruptionBudget(src, staying)
+		if got := maxUnavailableOf(pdb); got != want || pdb.Name != src.FeDisruptionBudgetName() {
+			t.Errorf("FE step with %d staying: %s maxUnavailable %s, want %s %s", staying, pdb.Name, got, src.FeDisruptionBudgetName(), want)
+		}
+	}
+	pdb := BERolloutDisruptionBudget(src)
+	if got := maxUnavailableOf(pdb); got != "0" || pdb.Name != src.BeDisruptionBudgetName() || pdb.Spec.Selector == nil {
+		t.Errorf("BE rollout budget %s maxUnavailable %s (selector %v), want %s 0 selecting BE's pods", pdb.Name, got, pdb.Spec.Selector, src.BeDisruptionBudgetName())
+	}
+}
+
 func TestCNBudgetFollowsMaxUnavailablePods(t *testing.T) {
 	rolling := func(v intstr.IntOrString) *appsv1.StatefulSetUpdateStrategy {
 		return &appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
