@@ -49,6 +49,7 @@ var Wanted = []string{
 	"operator SIGKILL between DROP FOLLOWER and the claims' deletion",
 	"a BE down when a BE rollout begins",
 	"a BE restarted on empty storage during a rollout",
+	"a BE crash during a drain",
 	"a node drain during a BE rollout",
 	"FEs that never answer, beside a cluster whose FE answers",
 	"the FE leader killed during a decommission",
@@ -89,7 +90,7 @@ func Read(path string) ([]Row, error) {
 func Section(rows []Row, at time.Time, load string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n%s\n\n", Heading, Marker)
-	fmt.Fprintf(&b, "Measured on %s (`/proc/loadavg` %s at the end) by the integration tests named in each row, on a\n"+
+	fmt.Fprintf(&b, "Measured on %s (`/proc/loadavg` %s when rendered) by the integration tests named in each row, on a\n"+
 		"simulated cluster (a real kube-apiserver and etcd, kwok pods, the simulated StarRocks at FE's defaults unless the\n"+
 		"row says otherwise). *Lost* counts tablets with no readable replica (the simulation's truth, not FE's view) or FE\n"+
 		"members; *without* is the same fault in the same test without the operator's safety step (the control case).\n\n",
