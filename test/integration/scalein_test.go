@@ -39,6 +39,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/test/silentfe"
+	"github.com/srscale/starrocks-operator/test/crash"
 	"github.com/srscale/starrocks-operator/test/faulttable"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
@@ -58,7 +59,7 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	if err := c.Client.Create(t.Context(), class); err != nil {
 		t.Fatal(err)
 	}
-	for _, ns := range []string{"scale", "scale-restart", "scale-crash", "scale-crash-fe", "scale-orphan"} {
+	for _, ns := range []string{"scale", "scale-restart", "scale-crash", "scale-crash-fe", "scale-crash-dba", "scale-orphan"} {
 		testutil.CreateNamespace(t, c.Client, ns)
 	}
 	startOperator(t, c, "scale", operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: time.Second})
@@ -759,23 +760,37 @@ func testHungFEsBesideScaleIns(t *testing.T, c *testcluster.Cluster, dir *feDire
 // every BE StatefulSet ever scaled, to take back a decommission the spec no
 // longer asks for. It cancelled a decommission a DBA made by hand too, of a
 // BE the spec keeps (issue 34 item 8). Only the BEs whose pods carry the
-// operator's mark, set before its own DECOMMISSION, are taken back.
+// operator's mark, set before its own DECOMMISSION, are taken back. The
+// operator binary is SIGKILLed, the DBA decommissions, and a new process
+// starts with nothing in memory.
 func testDBADecommissionLeftAlone(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
-	op := startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
-	f := startFE(t, dir, "scale-restart", "db", simstarrocks.Options{MigrationRate: 0.2})
-	src := beCluster("scale-restart", "db", 2)
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := crash.Build(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ns, name = "scale-crash-dba", "db"
+	op := crash.New(t, crash.Options{Binary: bin, Cluster: c, Args: []string{"--namespace=" + ns}})
+	f := startFE(t, dir, ns, name, simstarrocks.Options{MigrationRate: 0.2})
+	src := beCluster(ns, name, 2)
+	op.SetFE(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL())
+	op.Start()
 	runningWithTable(t, c, f, src, 2, 30)
 	setBEReplicas(t, c, src, 3) // a BE StatefulSet scaled once: the next operator reads FE for it
 	eventually(t, time.Minute, "3 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 3, nil })
-	op.stop()
-	execFE(t, f, "pw-db", fmt.Sprintf("ALTER SYSTEM DECOMMISSION BACKEND '%s:9050'", beHost("scale-restart", "db", 0)))
-	op = startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
-	defer op.stop()
-	time.Sleep(5 * time.Second) // five looks at FE
+	if k, ok := op.Kill("the DBA's turn"); !ok || !k.BySIGKILL {
+		t.Fatalf("the operator did not end by SIGKILL: %+v", k)
+	}
+	execFE(t, f, "pw-db", fmt.Sprintf("ALTER SYSTEM DECOMMISSION BACKEND '%s:9050'", beHost(ns, name, 0)))
+	op.Start()
+	time.Sleep(30 * time.Second) // three of the binary's 10 s looks at FE
 	if got := f.StatementsLike("CANCEL DECOMMISSION"); len(got) > 0 {
 		t.Errorf("the operator cancelled the DBA's decommission: %q", got)
 	}
-	if !slices.Contains(backendHosts(f), beHost("scale-restart", "db", 0)+" (D)") {
+	if !slices.Contains(backendHosts(f), beHost(ns, name, 0)+" (D)") {
 		t.Errorf("FE lists %q, want db-be-0 still decommissioning, as the DBA asked", backendHosts(f))
 	}
 	if err := c.Client.Delete(context.Background(), src); err != nil {
