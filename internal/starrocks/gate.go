@@ -140,7 +140,12 @@ type GateStep struct {
 	// Partition is the lowest ordinal that may run the update revision
 	// (BE, CN).
 	Partition int32
-	// Delete is the FE pod to delete now, so that it comes back at the
+	// OnDelete is true when a BE or CN StatefulSet goes OnDelete for a
+	// while (FE's always does while it rolls): a pod down below the next
+	// one is replaced first, and only OnDelete brings it back at the
+	// update revision. Partition is then the one to go back to.
+	OnDelete bool
+	// Delete is the pod to delete now, so that it comes back at the
 	// update revision; nil when none.
 	Delete *corev1.Pod
 	// Waiting is true when the next step waits for something; Message says what.
@@ -177,8 +182,8 @@ func Partitioned(g Gate) GateStep {
 	}
 	if live.Status.ObservedGeneration < live.Generation {
 		// The revisions are the previous spec's: never lower the partition on them.
-		if p := partition(live); p > 0 {
-			return GateStep{Rolling: true, Partition: p, Waiting: true, Message: "waiting for the StatefulSet controller to see the last change"}
+		if p := partition(live); p > 0 || onDelete(live) {
+			return GateStep{Rolling: true, Partition: p, OnDelete: onDelete(live), Waiting: true, Message: "waiting for the StatefulSet controller to see the last change"}
 		}
 		return GateStep{}
 	}
@@ -216,9 +221,16 @@ func Partitioned(g Gate) GateStep {
 		}
 		return step
 	}
+	if st, ok := fixingBelow(live, pods, next, step); ok {
+		return st
+	}
+	// The pods replaced: those at and above the cursor, and any below
+	// that got the update revision first (fixingBelow).
 	replaced := make([]int, 0, n-cursor)
-	for i := cursor; i < n; i++ {
-		replaced = append(replaced, i)
+	for i := range n {
+		if p := pods[i]; i >= cursor || (p != nil && revision(p) == update) {
+			replaced = append(replaced, i)
+		}
 	}
 	what, since, ok := settled(live, pods, replaced, update, g.Word, false)
 	step.Since = since
@@ -231,8 +243,23 @@ func Partitioned(g Gate) GateStep {
 	// A next pod that is down already can lose no replica more: its own
 	// replicas are the unhealthy ones, and waiting on them would keep the
 	// fix of a crashing pod from ever rolling.
-	down := pods[next] != nil && !podReady(pods[next]) && !g.Word.Alive[next]
+	down := isDown(pods[next], g.Word, next)
 	if !down {
+		if i, ok := downBelow(pods, next, update, g.Word); ok {
+			// A pod below the next is down, and a partition cannot roll it
+			// alone: the StatefulSet goes OnDelete, the pod is deleted and
+			// comes back at the update revision, which may carry its fix.
+			// It can lose nothing more, and no healthy pod restarts
+			// meanwhile (issue 34 item 21).
+			step.OnDelete = true
+			if !onDelete(live) {
+				step.Message = fmt.Sprintf("%s is down: it gets the new revision first (the StatefulSet goes OnDelete meanwhile); no healthy pod restarts while it is down", podName(live, i))
+				return step
+			}
+			step.Delete = pods[i]
+			step.Message = fmt.Sprintf("replacing %s first, which is down; no healthy pod restarts while it is down", podName(live, i))
+			return step
+		}
 		// No healthy pod restarts while another is down. FE counts a dead
 		// BE's replicas healthy for 900 s and lists it Alive for about 20 s
 		// (facts sheet §14): its tablet count says nothing of a BE that
@@ -268,9 +295,9 @@ func LeaderLast(g Gate) GateStep {
 		return GateStep{Rolling: true, Waiting: true,
 			Message: "pod template changed; followers roll first, one at a time, the leader last"}
 	}
-	onDelete := live.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType
+	ownStrategy := onDelete(live)
 	if live.Status.ObservedGeneration < live.Generation {
-		if onDelete {
+		if ownStrategy {
 			return GateStep{Rolling: true, Waiting: true, Message: "waiting for the StatefulSet controller to see the last change"}
 		}
 		return GateStep{}
@@ -285,7 +312,7 @@ func LeaderLast(g Gate) GateStep {
 			outdated = append(outdated, i)
 		}
 	}
-	if update == "" || (update == live.Status.CurrentRevision && !onDelete) {
+	if update == "" || (update == live.Status.CurrentRevision && !ownStrategy) {
 		return GateStep{}
 	}
 	step := GateStep{Rolling: true, Key: fmt.Sprintf("%s/%s/%d", live.UID, update, len(outdated))}
@@ -394,11 +421,49 @@ func settled(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, ordinals []int,
 	return "", since, true
 }
 
-// othersUp checks the pods not yet replaced below next: each exists, is
-// Ready, and FE lists it Alive. A partition cannot roll a lower ordinal
-// alone (a pod deleted below it comes back at the old revision), so a pod
-// down there holds the rollout until it is back, or until a person lets
-// it go on (the rollout-gate annotation).
+// isDown reports whether pod p, at ordinal i, is down: not Ready, and FE
+// lists it not Alive (FE lists a dead BE Alive for about 20 s, facts sheet
+// §14, so a pod not Ready that FE still lists Alive may be coming back).
+func isDown(p *corev1.Pod, w *Word, i int) bool {
+	return p != nil && p.DeletionTimestamp == nil && !podReady(p) && !w.Alive[i]
+}
+
+// downBelow is the highest ordinal below next whose pod is down and runs
+// an older revision.
+func downBelow(pods map[int]*corev1.Pod, next int, update string, w *Word) (int, bool) {
+	for i := next - 1; i >= 0; i-- {
+		if p := pods[i]; isDown(p, w, i) && revision(p) != update {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// fixingBelow keeps a StatefulSet OnDelete while a pod below next that it
+// replaces first is gone or going: under the partition it would come back
+// at the old revision.
+func fixingBelow(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, next int, step GateStep) (GateStep, bool) {
+	if !onDelete(live) {
+		return step, false
+	}
+	for i := range next {
+		if p := pods[i]; p == nil || p.DeletionTimestamp != nil {
+			step.OnDelete, step.Waiting = true, true
+			step.Message = fmt.Sprintf("%s, which was down, to come back at the new revision before the next pod rolls", podName(live, i))
+			return step, true
+		}
+	}
+	return step, false
+}
+
+func onDelete(s *appsv1.StatefulSet) bool {
+	return s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType
+}
+
+// othersUp checks the pods below next: each exists, is Ready, and FE lists
+// it Alive. One that is down and runs the old revision is replaced first
+// (downBelow); one not Ready that FE still lists Alive may be coming back,
+// and holds the rollout until it is.
 func othersUp(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, next int, w *Word) (string, bool) {
 	for i := range next {
 		p := pods[i]

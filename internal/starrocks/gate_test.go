@@ -183,12 +183,6 @@ func TestPartitioned(t *testing.T) {
 			ps[1] = pod(s, 1, "old", time.Time{})
 			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 1), 7)}
 		}, true, 1, ""},
-		{"a lower pod that is down holds the next: its replicas are the unhealthy ones", func() Gate {
-			s := rolling(3, ptr.To[int32](2))
-			ps := pods(s, "old", "old", "new")
-			ps[0] = pod(s, 0, "old", time.Time{})
-			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
-		}, true, 2, "c-be-0, which is not Ready, to come back"},
 		// Issue 34 item 20: FE counts a dead BE's replicas healthy for 900 s
 		// and lists it Alive for about 20 s (facts sheet §14).
 		{"a lower pod that crashed holds the next even while FE counts every tablet healthy and lists it Alive", func() Gate {
@@ -303,6 +297,108 @@ func TestPartitioned(t *testing.T) {
 			got := Partitioned(g)
 			if got.Rolling != tc.rolling || got.Partition != tc.partition {
 				t.Errorf("rolling %t partition %d, want %t %d (%s)", got.Rolling, got.Partition, tc.rolling, tc.partition, got.Message)
+			}
+			if tc.waiting == "" && got.Waiting {
+				t.Errorf("waits: %s", got.Message)
+			}
+			if tc.waiting != "" && (!got.Waiting || !strings.Contains(got.Message, tc.waiting)) {
+				t.Errorf("message %q (waiting %t), want it to wait for %q", got.Message, got.Waiting, tc.waiting)
+			}
+		})
+	}
+}
+
+// Issue 34 item 21: a pod down below the next one (not Ready, and FE lists
+// it dead) holds every healthy pod, and a partition cannot roll it alone: a
+// pod deleted below the partition comes back at the old revision. The
+// StatefulSet goes OnDelete, the down pod is deleted and comes back at the
+// update revision (which may be its fix), then the partition is back.
+func TestPartitionedGivesAPodDownBelowTheNextItsFixFirst(t *testing.T) {
+	later := t0.Add(5 * time.Second)
+	downAt0 := func(s *appsv1.StatefulSet, revs ...string) []corev1.Pod {
+		ps := pods(s, revs...)
+		ps[0] = pod(s, 0, revs[0], time.Time{})
+		return ps
+	}
+	tests := []struct {
+		name      string
+		gate      func() Gate
+		onDelete  bool
+		partition int32
+		deletes   string // the pod deleted; "" when none
+		waiting   string // part of the message when waiting; "" when the step moves
+	}{
+		{"a pod down below the next, FE listing it dead: the StatefulSet goes OnDelete first, no pod deleted yet", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			return Gate{Live: s, Pods: downAt0(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
+		}, true, 2, "", ""},
+		{"the same before any pod rolled: the down pod still goes first", func() Gate {
+			s := rolling(3, ptr.To[int32](3))
+			return Gate{Live: s, Pods: downAt0(s, "old", "old", "old"), Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 0)}
+		}, true, 3, "", ""},
+		{"OnDelete seen by the controller: the down pod is deleted, and only it", func() Gate {
+			s := rolling(3, nil)
+			return Gate{Live: s, Pods: downAt0(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
+		}, true, 2, "c-be-0", ""},
+		{"OnDelete not yet seen by the controller: it stays, nothing deleted", func() Gate {
+			s := rolling(3, nil)
+			s.Status.ObservedGeneration = 1
+			return Gate{Live: s, Pods: downAt0(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
+		}, true, 0, "", "StatefulSet controller"},
+		{"the down pod gone and not back yet: OnDelete stays, or it would come back at the old revision", func() Gate {
+			s := rolling(3, nil)
+			ps := pods(s, "old", "old", "new")[1:]
+			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
+		}, true, 2, "", "c-be-0, which was down, to come back at the new revision"},
+		{"the down pod terminating: OnDelete stays", func() Gate {
+			s := rolling(3, nil)
+			ps := downAt0(s, "old", "old", "new")
+			ps[0].DeletionTimestamp = ptr.To(metav1.NewTime(t0))
+			return Gate{Live: s, Pods: ps, Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
+		}, true, 2, "", "c-be-0, which was down"},
+		{"the down pod back at the new revision and not Ready yet: the partition is back, the next waits for it", func() Gate {
+			s := rolling(3, nil)
+			return Gate{Live: s, Pods: downAt0(s, "new", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3, 0), 7)}
+		}, false, 2, "", "c-be-0 to become Ready"},
+		{"the down pod back, Ready and Alive, every tablet healthy: the next rolls under the partition", func() Gate {
+			s := rolling(3, nil)
+			return Gate{Live: s, Pods: pods(s, "new", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+		}, false, 1, "", ""},
+		{"the pod fixed first must show FE a tablet report of its new process before the next rolls", func() Gate {
+			s := rolling(3, nil)
+			w := word(later, alive(3), 0)
+			heard := heardBefore(3)
+			h := w.Heard[0]
+			h.Tablets = heard[0].Tablets
+			w.Heard[0] = h
+			return Gate{Live: s, Pods: pods(s, "new", "old", "new"), Replicas: 3, Tablets: true, Word: w, Heard: heard}
+		}, false, 2, "", "FE to process a tablet report of c-be-0's new process"},
+		{"a pod not Ready that FE still lists Alive is not down yet: it holds the next, nothing deleted", func() Gate {
+			s := rolling(3, ptr.To[int32](2))
+			return Gate{Live: s, Pods: downAt0(s, "old", "old", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0)}
+		}, false, 2, "", "c-be-0, which is not Ready, to come back"},
+		{"a CN down below the next goes first too", func() Gate {
+			s := rolling(3, nil)
+			s.Name = "c-cn"
+			return Gate{Live: s, Pods: downAt0(s, "old", "old", "new"), Replicas: 3, Word: word(later, alive(3, 0), 0)}
+		}, true, 2, "c-cn-0", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := tc.gate()
+			if g.Heard == nil {
+				g.Heard = heardBefore(3)
+			}
+			got := Partitioned(g)
+			if !got.Rolling || got.OnDelete != tc.onDelete || got.Partition != tc.partition {
+				t.Errorf("rolling %t onDelete %t partition %d, want true %t %d (%s)", got.Rolling, got.OnDelete, got.Partition, tc.onDelete, tc.partition, got.Message)
+			}
+			deleted := ""
+			if got.Delete != nil {
+				deleted = got.Delete.Name
+			}
+			if deleted != tc.deletes {
+				t.Errorf("deletes %q, want %q (%s)", deleted, tc.deletes, got.Message)
 			}
 			if tc.waiting == "" && got.Waiting {
 				t.Errorf("waits: %s", got.Message)

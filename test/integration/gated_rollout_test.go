@@ -73,6 +73,10 @@ func TestGatedRollouts(t *testing.T) {
 		skipKnownFailure(t)
 		testDownBEHoldsRollout(t, c, dir)
 	})
+	t.Run("a BE down below the rollout's next pod gets the new revision first, and no healthy BE restarts while it is down", func(t *testing.T) {
+		skipKnownFailure(t)
+		testDownBEGetsItsFixFirst(t, c, dir)
+	})
 	t.Run("a BE restarted on empty storage holds the rollout until FE processed its tablet report: nothing lost, and not without the gate", func(t *testing.T) {
 		skipKnownFailure(t)
 		testWipedBEWaitsForItsReport(t, c, dir)
@@ -647,6 +651,93 @@ func testDownBEHoldsRollout(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		if err := c.Client.Delete(ctx, r.src); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Issue 34 item 21: a BE that crash-loops (its pod not Ready, FE lists it
+// dead) below the rollout's next pod holds every healthy BE, and a
+// partition cannot roll it alone: a pod deleted below the partition comes
+// back at the old revision. The rollout that may carry its fix must reach
+// it first. fx-be-0 is down when the BE image changes; the StatefulSet goes
+// OnDelete, fx-be-0 comes back at the new image, then the partition rolls
+// fx-be-2 and fx-be-1. 30 tablets of 2 replicas: a healthy BE restarted
+// while fx-be-0 is down leaves some with no readable replica.
+// FE heartbeats every 500 ms instead of 5 s, so that FE lists fx-be-0
+// dead after about 2 s instead of 20 s (sheet §14): the order of events is
+// what is tested.
+func testDownBEGetsItsFixFirst(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	testutil.CreateNamespace(t, c.Client, "gate-fix")
+	startOperator(t, c, "gate-fix", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	src := gatedCluster("gate-fix", "fx", 1, 3)
+	f := startGated(t, c, dir, src, simstarrocks.Options{HeartbeatInterval: 500 * time.Millisecond}, 0)
+	if err := f.CreateTable("db", "t", 2, 30); err != nil {
+		t.Fatal(err)
+	}
+	uids := map[string]string{}
+	for _, p := range []string{"fx-be-0", "fx-be-1", "fx-be-2"} {
+		uids[p] = podUID(t, c, "gate-fix", p)
+	}
+	setReady(t, c, "gate-fix", "fx-be-0", false)
+	eventually(t, time.Minute, "FE lists fx-be-0 dead", func(context.Context) (bool, error) {
+		for _, b := range f.Backends() {
+			if strings.HasPrefix(b.Host, "fx-be-0.") {
+				return !b.Alive, nil
+			}
+		}
+		return false, nil
+	})
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.3.3" })
+	start := time.Now()
+	var lost int
+	var order []string           // the pods in the order they came back at the new image
+	var restartedWhileDown string // a healthy BE replaced while fx-be-0 was down
+	back := map[string]bool{}
+	eventually(t, 3*time.Minute, "fx's BE rolled out", func(ctx context.Context) (bool, error) {
+		lost = max(lost, f.LostTablets())
+		for _, name := range []string{"fx-be-0", "fx-be-1", "fx-be-2"} {
+			p := &corev1.Pod{}
+			if err := get(ctx, c.Client, "gate-fix", name, p); err != nil {
+				if apierrors.IsNotFound(err) {
+					if name != "fx-be-0" && !back["fx-be-0"] && restartedWhileDown == "" {
+						restartedWhileDown = name
+					}
+					continue
+				}
+				return false, err
+			}
+			replaced := string(p.UID) != uids[name]
+			if replaced && name != "fx-be-0" && !back["fx-be-0"] && restartedWhileDown == "" {
+				restartedWhileDown = name
+			}
+			if replaced && !back[name] && podReady(p) && p.Spec.Containers[0].Image == "starrocks/be-ubuntu:3.3.3" {
+				back[name] = true
+				order = append(order, name)
+			}
+		}
+		sts := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, "gate-fix", "fx-be", sts); err != nil {
+			return false, err
+		}
+		return stsImage(sts) == "starrocks/be-ubuntu:3.3.3" && rolledOut(sts), nil
+	})
+	took := time.Since(start)
+	t.Logf("fx-be-0 down (FE lists it dead) when the BE image changed: pods back at the new image in the order %v, rolled out in %s; at most %d of 30 tablets with no readable replica", order, took.Round(100*time.Millisecond), lost)
+	if len(order) == 0 || order[0] != "fx-be-0" {
+		t.Errorf("pods back at the new image in the order %v, want fx-be-0, which was down, first", order)
+	}
+	if restartedWhileDown != "" {
+		t.Errorf("%s was replaced while fx-be-0 was still down", restartedWhileDown)
+	}
+	if lost != 0 {
+		t.Errorf("%d tablets had no readable replica", lost)
+	}
+	recordFault(t, faulttable.Row{Fault: "a BE crash-looping below the rollout's next pod",
+		Injected:  "3 BEs, 30 tablets × 2 replicas; fx-be-0 not Ready and listed dead by FE as the BE image changes (the new image is its fix)",
+		Converged: fmt.Sprintf("fx-be-0 replaced first (the StatefulSet OnDelete meanwhile), then the others under the partition, in the order %v; rolled out in %s", order, took.Round(100*time.Millisecond)),
+		Lost:      fmt.Sprintf("%d tablets", lost), Control: "– (before the fix: held for good, the fix never reached fx-be-0)"})
+	if err := c.Client.Delete(ctx, src); err != nil {
+		t.Fatal(err)
 	}
 }
 

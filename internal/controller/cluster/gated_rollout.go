@@ -251,7 +251,7 @@ func decide(c resources.Component, g starrocks.Gate) starrocks.GateStep {
 }
 
 // step applies c's next step to the desired StatefulSet (and deletes the
-// next FE pod), and holds it reported as waiting.
+// pod whose turn has come), and holds it reported as waiting.
 func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Component, g starrocks.Gate) error {
 	st := decide(c, g)
 	if !st.Rolling {
@@ -260,7 +260,7 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 	}
 	want := s.want.objects.StatefulSet(c)
 	strategy := appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
-	if c != resources.ComponentFE {
+	if c != resources.ComponentFE && !st.OnDelete {
 		strategy = starrocks.WithPartition(want.Spec.UpdateStrategy, st.Partition)
 	}
 	reason, msg := srv1.ReasonRollingOut, st.Message
@@ -292,8 +292,9 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 
-// deletePod evicts an FE pod whose turn has come; it comes back at the
-// update revision. An eviction, not a delete: FE's disruption budget then
+// deletePod evicts a pod whose turn has come (an FE pod, or a BE or CN pod
+// down below the next one); it comes back at the update revision. An
+// eviction, not a delete: the disruption budget then
 // arbitrates between the rollout and a node drain, and a drain that took
 // one FE already makes the rollout wait instead of taking a second
 // (issue 34 item 15). FE's report before the eviction says nothing of
