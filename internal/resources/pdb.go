@@ -70,6 +70,22 @@ func FEStepDisruptionBudget(src *srv1.StarRocksCluster, staying int32) *policyv1
 	return disruptionBudget(src, ComponentFE, src.FeDisruptionBudgetName(), ptr.To(intstr.FromInt32(max(0, (staying-1)/2))))
 }
 
+// FEStepBudgetLowered reports whether live, FE's budget as the API holds
+// it, allows no more than FEStepDisruptionBudget(src, staying): a drain
+// can then take no FE that stays while another leaves FE's group. True
+// when FE gets no budget (turned off: the user's choice), false when the
+// budget FE should have is not there or allows more, or is not an integer.
+func FEStepBudgetLowered(src *srv1.StarRocksCluster, live *policyv1.PodDisruptionBudget, staying int32) bool {
+	want := FEStepDisruptionBudget(src, staying)
+	if want == nil {
+		return true
+	}
+	if live == nil || live.Spec.MaxUnavailable == nil || live.Spec.MaxUnavailable.Type != intstr.Int || live.Spec.MinAvailable != nil {
+		return false
+	}
+	return live.Spec.MaxUnavailable.IntVal <= want.Spec.MaxUnavailable.IntVal
+}
+
 // BERolloutDisruptionBudget is BE's budget while a gated BE rollout waits
 // for FE to count every tablet healthy again: no BE may go. A BE just
 // replaced is catching up (or FE is still placing replicas it lost), so

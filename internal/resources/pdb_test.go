@@ -108,6 +108,36 @@ func TestStepBudgets(t *testing.T) {
 	}
 }
 
+// An FE step sends no DROP until the API holds the step's budget: a drain
+// between the DROP and the budget's write would take an FE that stays.
+func TestFEStepBudgetLowered(t *testing.T) {
+	src := with(func(*srv1.StarRocksCluster) {})
+	off := with(func(s *srv1.StarRocksCluster) { s.Annotations = map[string]string{srv1.DisruptionBudgetAnnotation: "false"} })
+	budget := func(mu intstr.IntOrString) *policyv1.PodDisruptionBudget {
+		return &policyv1.PodDisruptionBudget{Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &mu}}
+	}
+	cases := []struct {
+		name    string
+		src     *srv1.StarRocksCluster
+		live    *policyv1.PodDisruptionBudget
+		staying int32
+		want    bool
+	}{
+		{"FE 3 → 2 with the usual budget of 3 (1): not lowered", src, budget(intstr.FromInt32(1)), 2, false},
+		{"FE 3 → 2 with 0 in the API: lowered", src, budget(intstr.FromInt32(0)), 2, true},
+		{"FE 5 → 4 with the usual budget of 5 (2): not lowered", src, budget(intstr.FromInt32(2)), 4, false},
+		{"FE 5 → 4 with 1: lowered", src, budget(intstr.FromInt32(1)), 4, true},
+		{"no budget in the API yet: not lowered", src, nil, 2, false},
+		{"a percentage: not known lowered", src, budget(intstr.FromString("0%")), 2, false},
+		{"budgets turned off: nothing to lower", off, nil, 2, true},
+	}
+	for _, tc := range cases {
+		if got := FEStepBudgetLowered(tc.src, tc.live, tc.staying); got != tc.want {
+			t.Errorf("%s: %t, want %t", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestCNBudgetFollowsMaxUnavailablePods(t *testing.T) {
 	rolling := func(v intstr.IntOrString) *appsv1.StatefulSetUpdateStrategy {
 		return &appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,

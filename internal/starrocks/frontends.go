@@ -71,6 +71,12 @@ type FrontendScaleIn struct {
 	Report *Report
 	// Every is how soon FE's report is read again.
 	Every time.Duration
+	// BudgetNotLowered is true while FE's disruption budget in the API
+	// still allows more than the step's (resources.FEStepDisruptionBudget):
+	// a drain could then take one of the FEs that stay while another
+	// leaves, and with it their majority. No FE leaves FE's group until
+	// the budget is lowered (the LeavingFEGroup hold lowers it).
+	BudgetNotLowered bool
 }
 
 // ScaleInFrontends decides an FE scale-down: FEs leave FE's group one at a
@@ -244,6 +250,11 @@ func (in FrontendScaleIn) leave(st Step, frontends []fe.Frontend) Step {
 				return with(in.keep(fmt.Sprintf("waiting for %s to be ready before %s leaves FE's group", in.Names.Pod(ord), pod)))
 			}
 		}
+	}
+	if (next == feDrop || next == feShrink) && in.BudgetNotLowered {
+		f := with(in.keep(fmt.Sprintf("lowering FE's disruption budget before %s leaves FE's group: a drain meanwhile could take the majority of the FEs that stay", pod)))
+		f.After = in.Every
+		return f
 	}
 	switch next {
 	case feGone:

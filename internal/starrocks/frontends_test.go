@@ -194,6 +194,24 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 			replicasHeld(t, st.Holds, 3, "its pod goes next")
 			replicasHeld(t, st.Failed(errors.New("x")).Holds, 3, "FE did not drop")
 		}},
+		// Issue 34, a node drain during an FE step: the budget in the API is
+		// lowered before the group changes, or a drain between the DROP
+		// and the budget's write takes one of the FEs that stay.
+		{"FE's budget not lowered yet: no DROP, FE kept, looked at again", with(scaleDown(group...), func(in *FrontendScaleIn) { in.BudgetNotLowered = true }), func(t *testing.T, st Step) {
+			if len(st.Statements) > 0 || st.Mark != nil || len(st.DeleteClaims) > 0 {
+				t.Errorf("step %+v, want no DROP, no mark, no claim deleted", st)
+			}
+			if st.After == 0 {
+				t.Errorf("no look again: the DROP would wait for the resync")
+			}
+			replicasHeld(t, st.Holds, 3, "lowering FE's disruption budget before sr-fe-2 leaves")
+		}},
+		{"FE's budget not lowered yet: the leader's pod does not go either", with(scaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", true)), func(in *FrontendScaleIn) { in.BudgetNotLowered = true }), func(t *testing.T, st Step) {
+			replicasHeld(t, st.Holds, 3, "lowering FE's disruption budget before sr-fe-2 leaves")
+		}},
+		{"FE's budget not lowered: a member FE no longer lists still goes (the budget is lowered with the shrink)", with(scaleDown(group[:2]...), func(in *FrontendScaleIn) { in.BudgetNotLowered = true }), func(t *testing.T, st Step) {
+			replicasHeld(t, st.Holds, 2, "left FE's group; its pod goes")
+		}},
 		{"the leader's pod goes first", scaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", true)), func(t *testing.T, st Step) {
 			if len(st.Statements) > 0 {
 				t.Errorf("statements %+v, want none: FE refuses to drop its leader", st.Statements)

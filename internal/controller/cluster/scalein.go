@@ -23,6 +23,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -114,6 +115,7 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 			in.Held = "held: " + msg
 		}
 		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
+		in.BudgetNotLowered = !resources.FEStepBudgetLowered(s.src, r.liveBudget(ctx, s.src.Namespace, s.src.FeDisruptionBudgetName()), in.From-1)
 	}
 	st := starrocks.ScaleInFrontends(in)
 	if st.Read {
@@ -123,6 +125,16 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	}
 
 	r.do(ctx, s, resources.ComponentFE, st)
+}
+
+// liveBudget is the disruption budget name as the cache holds it; nil
+// when there is none (or it cannot be read: then it is not known lowered).
+func (r *Reconciler) liveBudget(ctx context.Context, ns, name string) *policyv1.PodDisruptionBudget {
+	pdb := &policyv1.PodDisruptionBudget{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pdb); err != nil {
+		return nil
+	}
+	return pdb
 }
 
 // markedPods are the ordinals of live's pods that carry the operator's
