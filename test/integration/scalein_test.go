@@ -29,6 +29,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -107,6 +108,14 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	t.Run("CN spec removed while no operator ran, its StatefulSet and pods gone: the next operator drops its compute nodes on FE's word", func(t *testing.T) {
 		skipKnownFailure(t)
 		testRemovedComputeNodesAcrossRestart(t, c, dir)
+	})
+	t.Run("a node drain as an FE leaves FE's group: FE's budget was lowered before the DROP, the eviction refused; without a budget the group loses its leader", func(t *testing.T) {
+		skipKnownFailure(t)
+		testDrainDuringFEStep(t, c, dir)
+	})
+	t.Run("the FE leader killed as FE 5 to 3 drops its first member: a new leader goes on, no kept member dropped, 3 members at the end", func(t *testing.T) {
+		skipKnownFailure(t)
+		testLeaderKilledMidFEStep(t, c, dir)
 	})
 	t.Run("the FE leader killed mid-decommission: a new leader goes on, BE shrinks once, nothing lost", func(t *testing.T) {
 		skipKnownFailure(t)
@@ -390,16 +399,22 @@ func testDecommissionCancelled(t *testing.T, c *testcluster.Cluster, dir *feDire
 		t.Errorf("BE StatefulSet replicas went %v, want [4]: never shrunk", seen)
 	}
 
-	// A dead BE holding the only replica of its tablets never drains: the
-	// decommission is reported stalled, and BE keeps its replicas.
-	if !f.SetAlive(beHost("scale", "rv", 3), false) {
-		t.Fatal("no be-3 to stop")
-	}
+	// A BE that crashes while it drains, holding the only replica of its
+	// tablets, never drains: the decommission is reported stalled, and BE
+	// keeps its replicas, pod and claim.
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
 		s.Annotations = map[string]string{srv1.DecommissionStallTimeoutAnnotation: "3s"}
 		s.Spec.StarRocksBeSpec.Replicas = ptr.To[int32](3)
 	})
+	eventually(t, time.Minute, "be-3 draining again", func(context.Context) (bool, error) {
+		return slices.Contains(backendHosts(f), beHost("scale", "rv", 3)+" (D)"), nil
+	})
+	if !f.SetAlive(beHost("scale", "rv", 3), false) {
+		t.Fatal("no be-3 to stop")
+	}
+	crashed := time.Now()
 	got := condition(t, c, "scale", "rv", "the stall reported", srv1.ConditionProgressing, srv1.ReasonDecommissionStalled)
+	stalled := time.Since(crashed)
 	if msg := meta.FindStatusCondition(got.Status.Conditions, srv1.ConditionProgressing).Message; !strings.Contains(msg, "rv-be-3 (") {
 		t.Errorf("the stall %q does not name be-3 and its tablets", msg)
 	}
@@ -410,6 +425,17 @@ func testDecommissionCancelled(t *testing.T, c *testcluster.Cluster, dir *feDire
 	if n := len(f.StatementsLike("ALTER SYSTEM DECOMMISSION")); n != 2 {
 		t.Errorf("%d DECOMMISSION statements, want 2: a stall is not retried", n)
 	}
+	// be-3 runs again: what it held is there, on the claim kept.
+	down := f.LostTablets()
+	f.SetAlive(beHost("scale", "rv", 3), true)
+	if n := f.LostTablets(); n != 0 {
+		t.Errorf("%d tablets unreadable once be-3 runs again, want 0", n)
+	}
+	recordFault(t, faulttable.Row{Fault: "a BE crash during a drain",
+		Injected:  "BE 4 → 3 with 40 single-replica tablets; rv-be-3, the BE draining, crashed mid-drain (decommission stall timeout 3 s)",
+		Converged: fmt.Sprintf("DecommissionStalled naming rv-be-3 and its tablets %s after the crash; BE kept at 4 replicas, its pod and claim kept, no DECOMMISSION sent again", stalled.Round(100*time.Millisecond)),
+		Lost:      fmt.Sprintf("0 tablets (%d unreadable while rv-be-3 was down, readable again once it ran)", down),
+		Control:   "– (the same pod shrunk without FE's word: see BE 3 to 2 with BEs registered by IP, 10 of 30 lost)"})
 }
 
 // testRecycleBinStall: the tablets of a table dropped without FORCE stay
@@ -606,6 +632,188 @@ func testRemovedComputeNodes(t *testing.T, c *testcluster.Cluster, dir *feDirect
 	eventually(t, time.Minute, "no compute node left in FE", func(context.Context) (bool, error) { return len(hosts(f, "")) == 0, nil })
 	if got := f.StatementsLike("ALTER SYSTEM DROP COMPUTE NODE"); len(got) != 2 {
 		t.Errorf("DROP COMPUTE NODE statements %q, want one per removed node", got)
+	}
+}
+
+// testDrainDuringFEStep: a node drain during an FE step. FE 3 → 2; the
+// moment FE answers the DROP FOLLOWER of nd-fe-2, a drain evicts nd-fe-0,
+// one of the two that stay (the simulation's statement hook evicts it
+// before the operator reads FE's answer). FE's budget of the step (none
+// of the 2 that stay may go) must be in the API before the DROP: written
+// after it, in the same reconcile, the eviction lands on the usual budget
+// of 3 (one may go), and the group of 2 loses its majority until the
+// evicted pod is back. The control is the same cluster with FE's budget
+// turned off (the user's choice): the eviction goes through.
+func testDrainDuringFEStep(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	type run struct {
+		name       string
+		f          *simstarrocks.StarRocks
+		src        *srv1.StarRocksCluster
+		evicted    chan error
+		leaderless time.Duration
+	}
+	runs := []*run{{name: "nd"}, {name: "nd-off"}}
+	for _, r := range runs {
+		r.src, r.evicted = feCluster("scale", r.name, 3), make(chan error, 1)
+		if r.name == "nd-off" {
+			r.src.Annotations = map[string]string{srv1.DisruptionBudgetAnnotation: "false"}
+		}
+		var once sync.Once
+		drain := func(stmt string) {
+			if strings.HasPrefix(stmt, "ALTER SYSTEM DROP FOLLOWER") {
+				once.Do(func() {
+					name := r.name + "-fe-0"
+					r.evicted <- c.Client.SubResource("eviction").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "scale", Name: name}},
+						&policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: "scale", Name: name}})
+				})
+			}
+		}
+		r.f = startFE(t, dir, "scale", r.name, simstarrocks.Options{AfterStatement: drain})
+		if err := c.Client.Create(ctx, r.src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range runs {
+		waitRunning(t, c, "scale", r.name, 2*time.Minute)
+		eventually(t, time.Minute, r.name+": 3 FEs in the group", func(context.Context) (bool, error) { return groupOf(r.f, "scale", r.name, 3), nil })
+		if !r.f.ElectLeader(feHost("scale", r.name, 0)) {
+			t.Fatalf("could not place the leader on %s-fe-0: %q", r.name, frontendHosts(r.f))
+		}
+	}
+	var evictions []error
+	for _, r := range runs {
+		setFEReplicas(t, c, r.src, 2)
+		var err error
+		select {
+		case err = <-r.evicted:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: no DROP FOLLOWER within a minute", r.name)
+		}
+		evictions = append(evictions, err)
+		// Sample FE's leader until the group is the 2 that stay, with a leader.
+		var since time.Time
+		eventually(t, 2*time.Minute, r.name+": FE's group is fe-0 and fe-1, with a leader", func(context.Context) (bool, error) {
+			switch leader := r.f.Leader(); {
+			case leader == "" && since.IsZero():
+				since = time.Now()
+			case leader != "" && !since.IsZero():
+				r.leaderless += time.Since(since)
+				since = time.Time{}
+			}
+			return groupOf(r.f, "scale", r.name, 2), nil
+		})
+	}
+	t.Logf("the eviction of nd-fe-0 as FE answered the DROP FOLLOWER of nd-fe-2: %v; FE without a leader %s. With FE's budget off: %v, without a leader %s",
+		evictions[0], runs[0].leaderless.Round(100*time.Millisecond), evictions[1], runs[1].leaderless.Round(100*time.Millisecond))
+	if !apierrors.IsTooManyRequests(evictions[0]) {
+		t.Errorf("the eviction of nd-fe-0 during the step: %v, want 429 TooManyRequests: FE's budget of the step was not in force at the DROP", evictions[0])
+	}
+	if runs[0].leaderless != 0 {
+		t.Errorf("FE's group had no leader for %s during the step", runs[0].leaderless)
+	}
+	if evictions[1] != nil || runs[1].leaderless == 0 {
+		t.Errorf("the control (FE's budget off): eviction %v, %s without a leader: it shows nothing", evictions[1], runs[1].leaderless)
+	}
+	recordFault(t, faulttable.Row{Fault: "a node drain during an FE step",
+		Injected:  "FE 3 → 2, leader on fe-0; a drain evicts fe-0 (one of the two that stay) the moment FE answers the DROP FOLLOWER of fe-2",
+		Converged: fmt.Sprintf("FE's budget was lowered to 0 before the DROP: the eviction refused (429); FE shrank to 2 with a leader throughout (%s without one)", runs[0].leaderless.Round(100*time.Millisecond)),
+		Lost:      "0 FE members, FE's majority kept",
+		Control:   fmt.Sprintf("FE's majority lost for %s (budget off: the eviction went through)", runs[1].leaderless.Round(100*time.Millisecond))})
+	for _, r := range runs {
+		if err := c.Client.Delete(ctx, r.src); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// testLeaderKilledMidFEStep: FE 5 → 3 with the leader on lf-fe-0; its
+// process dies the moment FE answers the first DROP FOLLOWER (lf-fe-4).
+// BDBJE elects another follower (the simulation at once). The step goes on
+// under the new leader, one member at a time, never dropping below a
+// majority of alive members: with lf-fe-0 dead, lf-fe-3 leaves only while
+// the others keep a majority, and waits if it leads. lf-fe-0 runs again
+// once FE is at 3 or after 15 s.
+func testLeaderKilledMidFEStep(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	src := feCluster("scale", "lf", 5)
+	old := feHost("scale", "lf", 0)
+	var f *simstarrocks.StarRocks
+	killed := make(chan time.Time, 1)
+	var once sync.Once
+	kill := func(stmt string) {
+		if strings.HasPrefix(stmt, "ALTER SYSTEM DROP FOLLOWER") {
+			once.Do(func() {
+				go func() { f.SetAlive(old, false); killed <- time.Now() }()
+			})
+		}
+	}
+	f = startFE(t, dir, "scale", "lf", simstarrocks.Options{AfterStatement: kill})
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale", "lf", 2*time.Minute)
+	eventually(t, time.Minute, "5 FEs in the group", func(context.Context) (bool, error) { return groupOf(f, "scale", "lf", 5), nil })
+	if !f.ElectLeader(old) {
+		t.Fatalf("could not place the leader on lf-fe-0: %q", frontendHosts(f))
+	}
+	replicas := stsReplicas(c, "scale", "lf-fe")
+	setFEReplicas(t, c, src, 3)
+	var at time.Time
+	select {
+	case at = <-killed:
+	case <-time.After(time.Minute):
+		t.Fatal("no DROP FOLLOWER within a minute")
+	}
+	newLeader := f.Leader()
+	var leaderless time.Duration
+	var since time.Time
+	revived := false
+	eventually(t, 2*time.Minute, "FE's group is lf-fe-0 to lf-fe-2, alive, with a leader", func(ctx context.Context) (bool, error) {
+		switch leader := f.Leader(); {
+		case leader == "" && since.IsZero():
+			since = time.Now()
+		case leader != "" && !since.IsZero():
+			leaderless += time.Since(since)
+			since = time.Time{}
+		}
+		sts := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, "scale", "lf-fe", sts); err != nil {
+			return false, err
+		}
+		if !revived && (shrunkTo(3)(sts) || time.Since(at) > 15*time.Second) {
+			f.SetAlive(old, true)
+			revived = true
+		}
+		return revived && groupOf(f, "scale", "lf", 3), nil
+	})
+	took := time.Since(at)
+	seen := replicas()
+	drops := f.StatementsLike("ALTER SYSTEM DROP FOLLOWER")
+	t.Logf("leader %s killed at the first DROP; %s elected; DROP FOLLOWER statements %q; StatefulSet replicas %v; FE without a leader %s; 3 members with a leader %s after the kill",
+		old, newLeader, drops, seen, leaderless.Round(100*time.Millisecond), took.Round(100*time.Millisecond))
+	if newLeader == "" || newLeader == old {
+		t.Errorf("leader after killing %s: %q, want another follower", old, newLeader)
+	}
+	for _, d := range drops {
+		for ord := range 3 {
+			if strings.Contains(d, feHost("scale", "lf", ord)+":") {
+				t.Errorf("%q drops a member the spec keeps", d)
+			}
+		}
+	}
+	if len(drops) != 2 {
+		t.Errorf("DROP FOLLOWER statements %q, want one each for lf-fe-4 and lf-fe-3", drops)
+	}
+	if !slices.Equal(seen, []int32{5, 4, 3}) {
+		t.Errorf("FE StatefulSet replicas went %v, want [5 4 3]: one member at a time", seen)
+	}
+	recordFault(t, faulttable.Row{Fault: "the FE leader killed during an FE step",
+		Injected:  "FE 5 → 3, leader on fe-0, its process killed the moment FE answers the first DROP FOLLOWER (another follower elected); fe-0 runs again once FE is at 3 or after 15 s",
+		Converged: fmt.Sprintf("the step went on under the new leader, one member at a time (StatefulSet replicas %v, %d DROP FOLLOWER); 3 members with a leader %s after the kill", seen, len(drops), took.Round(100*time.Millisecond)),
+		Lost:      fmt.Sprintf("0 FE members (no kept member dropped); %s without a leader", leaderless.Round(100*time.Millisecond))})
+	if err := c.Client.Delete(ctx, src); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -1123,16 +1331,30 @@ func testSharedDataBackends(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 // back to 3 before the operator reads the answer). rf-fe-2's pod then runs
 // outside FE's group, on the metadata of a member FE dropped; nothing
 // brought it back. Now its claims and pod go and it joins afresh.
+//
+// rf-fe-2 is then a zombie (sheet §14): dropped, its process running, and
+// reached through the Service. For the first 5 s after the DROP the
+// Service reaches it alone (PinFrontend): it answers reads from the state
+// it had when dropped, in which it is still a member, and fails what it
+// forwards. Nothing is decided on its word.
 func testFEDropReverted(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	ctx := context.Background()
 	src := feCluster("scale", "rf", 3)
 	var once sync.Once
+	var f *simstarrocks.StarRocks
+	var pinned, unpinned time.Time
+	zombie := feHost("scale", "rf", 2)
 	revert := func(stmt string) {
 		if strings.HasPrefix(stmt, "ALTER SYSTEM DROP FOLLOWER") {
-			once.Do(func() { setFEReplicas(t, c, src, 3) })
+			once.Do(func() {
+				setFEReplicas(t, c, src, 3)
+				f.PinFrontend(zombie)
+				pinned = time.Now()
+				time.AfterFunc(5*time.Second, func() { f.PinFrontend(""); unpinned = time.Now() })
+			})
 		}
 	}
-	f := startFE(t, dir, "scale", "rf", simstarrocks.Options{AfterStatement: revert})
+	f = startFE(t, dir, "scale", "rf", simstarrocks.Options{AfterStatement: revert})
 	if err := c.Client.Create(ctx, src); err != nil {
 		t.Fatal(err)
 	}
@@ -1153,10 +1375,25 @@ func testFEDropReverted(t *testing.T, c *testcluster.Cluster, dir *feDirectory) 
 		}
 		return groupOf(f, "scale", "rf", 3) && string(p.UID) != before, nil
 	})
+	took := time.Since(pinned)
 	sts := &appsv1.StatefulSet{}
 	if err := get(ctx, c.Client, "scale", "rf-fe", sts); err != nil || ptr.Deref(sts.Spec.Replicas, 0) != 3 {
 		t.Errorf("FE StatefulSet: %v, %v; want 3 replicas", sts.Spec.Replicas, err)
 	}
+	sent, answered := f.ZombieStatements()
+	drops := f.StatementsLike("ALTER SYSTEM DROP FOLLOWER")
+	t.Logf("the zombie rf-fe-2 was sent %d statements, answered %d; DROP FOLLOWER statements %q; rf-fe-2 in FE's group again %s after the DROP (the Service reached only the zombie until %s)",
+		sent, answered, drops, took.Round(100*time.Millisecond), unpinned.Sub(pinned).Round(100*time.Millisecond))
+	if sent == 0 {
+		t.Errorf("no statement reached the zombie: the test shows nothing of it")
+	}
+	if len(drops) != 1 {
+		t.Errorf("DROP FOLLOWER statements %q, want one", drops)
+	}
+	recordFault(t, faulttable.Row{Fault: "a zombie FE answering through the Service",
+		Injected:  "FE 3 → 2 reverted the moment FE answers the DROP FOLLOWER of fe-2: fe-2's process runs on, dropped; for 5 s the Service reaches it alone",
+		Converged: fmt.Sprintf("the zombie was sent %d statements and answered %d (its frozen view, in which it is still a member; its forwards failed); nothing was decided on them; fe-2 started afresh on a new claim and was in FE's group again %s after the DROP, one DROP in all", sent, answered, took.Round(100*time.Millisecond)),
+		Lost:      "0 FE members"})
 	if err := c.Client.Delete(ctx, src); err != nil {
 		t.Fatal(err)
 	}

@@ -179,7 +179,8 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 	}
 	fe := sess.fe
 	// A zombie never learns of a leader: it answers, or fails, at once.
-	wait := st.needsLeader(sess) && !s.Zombie(fe)
+	zombie := s.Zombie(fe)
+	wait := st.needsLeader(sess) && !zombie
 	deadline := time.Now().Add(leaderWait)
 	var res *result
 	var serr *sqlError
@@ -214,6 +215,12 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 		})
 		if ran {
 			break
+		}
+	}
+	if zombie {
+		s.zombieStatements.Add(1)
+		if serr == nil {
+			s.zombieAnswers.Add(1)
 		}
 	}
 	if serr != nil {

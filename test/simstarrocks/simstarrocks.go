@@ -75,6 +75,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -254,6 +255,11 @@ type StarRocks struct {
 	stopOnce sync.Once
 	stopped  chan struct{}
 
+	// zombieStatements counts the statements a zombie FE (dropped from
+	// the group, its process still running) was sent; zombieAnswers those
+	// it answered without an error, from the state it had when dropped.
+	zombieStatements, zombieAnswers atomic.Int64
+
 	mu    sync.Mutex
 	state *cluster
 	views feViews
@@ -350,6 +356,13 @@ func (s *StarRocks) StatementsLike(prefix string) []string {
 		}
 	}
 	return out
+}
+
+// ZombieStatements counts the statements sent to a zombie FE (dropped
+// from the group while its process runs, sheet §14), and those it
+// answered without an error.
+func (s *StarRocks) ZombieStatements() (sent, answered int) {
+	return int(s.zombieStatements.Load()), int(s.zombieAnswers.Load())
 }
 
 // Logins returns the user name of every connection that logged in.
