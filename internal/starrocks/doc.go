@@ -20,6 +20,8 @@ limitations under the License.
 // says. It holds the pod ↔ FE host mapping (topology.go), the health of
 // FE's word (health.go), the rollout order and gates (rollout.go, gate.go),
 // BE decommission (backends.go), FE leaving FE's group (frontends.go), the
-// compute-node cleanup's due rule (cleanup.go) and the first-step split
-// (firststep.go).
+// compute-node cleanup's due rule (cleanup.go), the first-step split
+// (firststep.go), and the StarRocks versions FE reports and image tags name
+// with the documented upgrade and downgrade paths between them (version.go,
+// upgrade.go, upgrade_rules.go).
 package starrocks

@@ -1,0 +1,290 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+// The version path of an image change, checked as StarRocks documents its
+// upgrades and downgrades (upgrade_rules.go, docs/upgrades.md): allowed,
+// allowed with a warning, refused with the documented next step, or not
+// checked and why.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// PathKind is what a version change is, on StarRocks' documented paths.
+type PathKind int
+
+const (
+	PathUnknown   PathKind = iota // not checked (Why says why); allowed
+	PathSame                      // no version change
+	PathPatch                     // within one Major.Minor line
+	PathMinorStep                 // to the next or the previous minor line
+	PathMinorSkip                 // an upgrade across two or more minor lines: allowed with a warning
+	PathMajorStep                 // X.last to (X+1).0, or back
+	PathRefused                   // the docs forbid it: Rule says which, NextStep what to do
+)
+
+// Direction is whether a change upgrades or downgrades; it decides the order:
+// BE and CN before FE on an upgrade, FE first on a downgrade.
+type Direction int
+
+const (
+	DirectionUnknown Direction = iota
+	NoChange
+	Upgrade
+	Downgrade
+)
+
+// PathVerdict is the pre-flight's answer for one version change.
+type PathVerdict struct {
+	Kind      PathKind
+	Direction Direction
+	From, To  Observed
+	// PauseBalance: the compatibility configuration (CompatibilityPause) is
+	// needed: a minor or major change, or one that could not be checked.
+	PauseBalance bool
+	// ImageBeforeFE: ALTER SYSTEM CREATE IMAGE before the first FE downgrades
+	// (Downgrade StarRocks, "Downgrade FE" step 1).
+	ImageBeforeFE bool
+	// ImageAfter: ALTER SYSTEM CREATE IMAGE, and wait for every follower to
+	// have it, once the change is done and before the next upgrade.
+	ImageAfter bool
+	// Rule is the rule that decided: the refusal, the warning or the path.
+	Rule Rule
+	// NextStep is the documented way forward of a refusal.
+	NextStep string
+	// Warning is set when the docs allow the change but recommend against it.
+	Warning string
+	// Why is set when the path could not be checked.
+	Why string
+	// Requires lists the per-version items the pages ask for this change.
+	Requires []Rule
+}
+
+// Allowed reports whether the change may start.
+func (p PathVerdict) Allowed() bool { return p.Kind != PathRefused }
+
+// FEFirst reports whether FE rolls before BE and CN (a downgrade). A change
+// whose direction is unknown rolls as an upgrade, as Order does.
+func (p PathVerdict) FEFirst() bool { return p.Direction == Downgrade }
+
+// Message tells the verdict in one line, for a condition or an Event.
+func (p PathVerdict) Message() string {
+	head := fmt.Sprintf("%s to %s", describe(p.From), describe(p.To))
+	switch p.Kind {
+	case PathRefused:
+		return fmt.Sprintf("%s refused: %s [%s] Next: %s", head, p.Rule.Text, p.Rule.Source, p.NextStep)
+	case PathUnknown:
+		return fmt.Sprintf("%s not checked: %s", head, p.Why)
+	case PathMinorSkip:
+		return fmt.Sprintf("%s allowed with a warning: %s [%s]", head, p.Warning, p.Rule.Source)
+	}
+	return fmt.Sprintf("%s allowed: %s", head, p.Rule.Text)
+}
+
+func describe(o Observed) string {
+	if !o.Known() {
+		return "an unknown version"
+	}
+	return o.Version.String()
+}
+
+// UpgradePath checks one version change against the documented paths.
+func UpgradePath(from, to Observed) PathVerdict {
+	p := PathVerdict{From: from, To: to, PauseBalance: true, ImageAfter: true}
+	switch {
+	case !from.Known():
+		return notChecked(p, "the running version: "+from.Unknown)
+	case !to.Known():
+		return notChecked(p, "the new image: "+to.Unknown)
+	}
+	f, t := from.Version, to.Version
+	p.Direction = direction(f, t)
+	p.ImageBeforeFE = p.Direction == Downgrade
+	p = shape(p, f, t)
+	if p.Kind == PathRefused {
+		return p
+	}
+	if t.Major == 4 && t.Minor == 1 && f != t {
+		if !t.PatchKnown {
+			return notChecked(p, fmt.Sprintf("the image names no patch of 4.1, and v4.1.0 is refused: %s [%s]",
+				ruleContainer410.Text, ruleContainer410.Source))
+		}
+		if t == ver(4, 1, 0) {
+			return refuse(p, ruleContainer410, "use v4.1.1 or later")
+		}
+	}
+	if fl, ok := violatedFloor(f, t); ok {
+		return refuse(p, fl.Rule, fmt.Sprintf("downgrade to %s or a later %s", fl.min, fl.min.Line()))
+	}
+	if fl, ok := uncheckedFloor(f, t); ok {
+		return notChecked(p, fmt.Sprintf("the image names no patch of %s, and the docs forbid %s below %s: %s [%s]",
+			t.Line(), t.Line(), fl.min, fl.Text, fl.Source))
+	}
+	lines := p.Kind != PathSame && p.Kind != PathPatch
+	for _, r := range requirements {
+		if r.applies(f, t, lines) {
+			p.Requires = append(p.Requires, r.Rule)
+		}
+	}
+	return p
+}
+
+func notChecked(p PathVerdict, why string) PathVerdict {
+	p.Kind, p.Why = PathUnknown, why
+	return p
+}
+
+// refuse: nothing of the change is done, so it needs no pause and no image.
+func refuse(p PathVerdict, r Rule, next string) PathVerdict {
+	p.Kind, p.Rule, p.NextStep = PathRefused, r, next
+	p.PauseBalance, p.ImageBeforeFE, p.ImageAfter = false, false, false
+	return p
+}
+
+func direction(f, t Version) Direction {
+	c, ok := t.compare(f)
+	switch {
+	case !ok:
+		return DirectionUnknown
+	case c > 0:
+		return Upgrade
+	case c < 0:
+		return Downgrade
+	}
+	return NoChange
+}
+
+// shape decides the kind of change from the two lines alone.
+func shape(p PathVerdict, f, t Version) PathVerdict {
+	switch {
+	case f.Major == t.Major && f.Minor == t.Minor:
+		p.Kind, p.Rule, p.PauseBalance = PathPatch, rulePatch, false
+		if p.Direction == NoChange {
+			p.Kind, p.ImageAfter = PathSame, false
+		}
+		return p
+	case p.Direction == Upgrade:
+		return upgradeShape(p, f, t)
+	}
+	return downgradeShape(p, f, t)
+}
+
+func upgradeShape(p PathVerdict, f, t Version) PathVerdict {
+	if f.Major == t.Major {
+		p.Kind, p.Rule = PathMinorStep, ruleMinorStep
+		if t.Minor-f.Minor > 1 {
+			p.Kind, p.Rule = PathMinorSkip, ruleMinorSkip
+			p.Warning = fmt.Sprintf("%s skips %d minor versions; the docs strongly recommend one at a time (%s)",
+				t.Line(), t.Minor-f.Minor-1, lineSteps(f, t))
+		}
+		return p
+	}
+	rule := ruleMajorInto3
+	if t.Major != 3 && t.Major != 2 {
+		rule = ruleMajorOther
+	}
+	last, ok := lastLine[f.Major]
+	switch {
+	case !ok:
+		return notChecked(p, fmt.Sprintf("no page names the last minor version of %d.x, so no path into %d.0 is known",
+			f.Major, f.Major+1))
+	case f.Minor != last:
+		return refuse(p, rule, fmt.Sprintf("upgrade to %d.%d first, one minor version at a time", f.Major, last))
+	case t.Major > f.Major+1 || t.Minor != 0:
+		return refuse(p, rule, fmt.Sprintf("upgrade to %d.0 first", f.Major+1))
+	}
+	p.Kind, p.Rule = PathMajorStep, rule
+	return p
+}
+
+func downgradeShape(p PathVerdict, f, t Version) PathVerdict {
+	if f.Major == t.Major {
+		if f.Minor-t.Minor > 1 {
+			return refuse(p, ruleDowngradeSkip, fmt.Sprintf("downgrade to %d.%d first", f.Major, f.Minor-1))
+		}
+		p.Kind, p.Rule = PathMinorStep, ruleMinorStep
+		return p
+	}
+	last, ok := lastLine[t.Major]
+	prev, prevOK := lastLine[f.Major-1]
+	switch {
+	case f.Minor != 0:
+		return refuse(p, ruleMajorDown, fmt.Sprintf("downgrade to %d.%d first, one minor version at a time",
+			f.Major, f.Minor-1))
+	case !ok || !prevOK:
+		return notChecked(p, fmt.Sprintf("no page names the last minor version of %d.x", f.Major-1))
+	case f.Major > t.Major+1:
+		return refuse(p, ruleMajorDown, fmt.Sprintf("downgrade to %d.%d first", f.Major-1, prev))
+	case t.Minor != last:
+		return refuse(p, ruleMajorDown, fmt.Sprintf("downgrade to %d.%d first", t.Major, last))
+	}
+	p.Kind, p.Rule = PathMajorStep, ruleMajorDown
+	return p
+}
+
+// lineSteps spells the consecutive lines of an upgrade: "3.2 -> 3.3 -> 3.4".
+func lineSteps(f, t Version) string {
+	var s []string
+	for m := f.Minor; m <= t.Minor; m++ {
+		s = append(s, fmt.Sprintf("%d.%d", f.Major, m))
+	}
+	return strings.Join(s, " -> ")
+}
+
+// ClusterPath checks a change to `to` from every version FE reports for the
+// nodes it covers (the Version cells of SHOW FRONTENDS, BACKENDS or COMPUTE
+// NODES; NULL rows skipped) and returns the strictest verdict: a refusal from
+// any one, else a path not checked, else the largest step, the lowest version
+// first. Nodes on both sides of `to` are refused: no documented order fits an
+// upgrade and a downgrade at once.
+func ClusterPath(cells []string, to Observed) PathVerdict {
+	var froms []Observed
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if isNull(c) || seen[strings.TrimSpace(c)] {
+			continue
+		}
+		seen[strings.TrimSpace(c)] = true
+		froms = append(froms, ReportedVersion(c))
+	}
+	if len(froms) == 0 {
+		return UpgradePath(unknown("FE reports no version for any node"), to)
+	}
+	sort.SliceStable(froms, func(i, j int) bool { return below(froms[i].Version, froms[j].Version) })
+	var best PathVerdict
+	dirs := map[Direction]bool{}
+	for i, from := range froms {
+		p := UpgradePath(from, to)
+		dirs[p.Direction] = true
+		if i == 0 || severity(p) > severity(best) {
+			best = p
+		}
+	}
+	if dirs[Upgrade] && dirs[Downgrade] && best.Kind != PathRefused {
+		best = refuse(best, Rule{"Upgrade BE and CN before FE; downgrade FE before BE and CN.",
+			srcUpgrade + "; " + srcDowngrade}, "bring every node to one version first")
+	}
+	return best
+}
+
+func severity(p PathVerdict) int {
+	return map[PathKind]int{PathSame: 0, PathPatch: 1, PathMinorStep: 2, PathMajorStep: 2,
+		PathMinorSkip: 3, PathUnknown: 4, PathRefused: 5}[p.Kind]
+}
