@@ -37,6 +37,12 @@ func be(ord int, decommissioned bool, tablets int) fe.Backend {
 	return fe.Backend{Host: fmt.Sprintf("sr-be-%d.sr-be-search.ns.svc.cluster.local", ord), HeartbeatPort: 9050, Alive: true, Decommissioned: decommissioned, TabletNum: tablets}
 }
 
+// inDomain is b registered under the cluster domain corp.example.
+func inDomain(b fe.Backend) fe.Backend {
+	b.Host = strings.Replace(b.Host, ".svc.cluster.local", ".svc.corp.example", 1)
+	return b
+}
+
 func TestPlanBackendsSortsRemovedAndKeptBEs(t *testing.T) {
 	other := fe.Backend{Host: "other-be-5.other-be-search.ns.svc.cluster.local", HeartbeatPort: 9050}
 	byIP := fe.Backend{Host: "10.0.0.9", HeartbeatPort: 9050}
@@ -115,6 +121,17 @@ func TestScaleInBackendsDecidesOnFEsWord(t *testing.T) {
 		}},
 		{"a kept BE FE does not list holds the shrink too", scaleIn(be(0, false, 9)), func(t *testing.T, st Step) {
 			wantHold(t, st, srv1.ReasonScaleInRefused, "FE does not list sr-be-1 under their pods' names (FE lists no other BE)")
+		}},
+		// Issue 34 item 1: a custom cluster DNS domain (the kubelet's
+		// --cluster-domain, the operator's --dns-domain-suffix) is matched:
+		// any suffix after <service>.<namespace>.svc.
+		{"BEs FE lists under a custom cluster domain: the removed one is decommissioned", scaleIn(inDomain(be(0, false, 9)), inDomain(be(1, false, 9)), inDomain(be(2, false, 9))), func(t *testing.T, st Step) {
+			if len(st.Statements) != 1 || !strings.Contains(fmt.Sprint(st.Statements[0]), "sr-be-2.sr-be-search.ns.svc.corp.example") {
+				t.Errorf("statements %+v, want the DECOMMISSION of sr-be-2 under corp.example", st.Statements)
+			}
+		}},
+		{"every kept BE listed under a custom cluster domain, no removed one: BE shrinks", scaleIn(inDomain(be(0, false, 9)), inDomain(be(1, false, 9))), func(t *testing.T, st Step) {
+			wantOnly(t, st, st.End, "End")
 		}},
 		{"every kept BE listed, no removed one, a BE of another StatefulSet beside: BE shrinks", scaleIn(be(0, false, 9), be(1, false, 9), fe.Backend{Host: "other-be-0.other-be-search.ns.svc.cluster.local", HeartbeatPort: 9050}), func(t *testing.T, st Step) {
 			wantOnly(t, st, st.End, "End")

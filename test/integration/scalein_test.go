@@ -891,12 +891,15 @@ func testLaggingFollowers(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 // waits out its timeout). The time until every healthy cluster has shrunk
 // must stay within 2× of the run without them. 32 hung clusters by default
 // (four times the operator's 8 read slots); SRSCALE_HUNG_FE_CLUSTERS sets
-// another number (the 1,000, say).
+// another number (the 1,000, say), SRSCALE_HEALTHY_CLUSTERS the healthy ones (3; the 10).
 func testHungFEsBesideScaleIns(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
-	const ns, healthy = "scale-hung", 3
-	dead := 32
+	const ns = "scale-hung"
+	dead, healthy := 32, 3
 	if v, err := strconv.Atoi(os.Getenv("SRSCALE_HUNG_FE_CLUSTERS")); err == nil && v > 0 {
 		dead = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("SRSCALE_HEALTHY_CLUSTERS")); err == nil && v > 0 {
+		healthy = v
 	}
 	ctx := context.Background()
 	testutil.CreateNamespace(t, c.Client, ns)
@@ -952,7 +955,7 @@ func testHungFEsBesideScaleIns(t *testing.T, c *testcluster.Cluster, dir *feDire
 		t.Errorf("%d tablets lost", lost)
 	}
 	recordFault(t, faulttable.Row{Fault: "1,000 clusters whose FE never answers, beside 10 healthy clusters scaling in",
-		Injected: fmt.Sprintf("%d clusters whose FE accepts and says nothing, created as %d healthy clusters scale BE 3 → 2, 10 tablets to move each (SRSCALE_HUNG_FE_CLUSTERS sets the first number)", dead, healthy),
+		Injected: fmt.Sprintf("%d clusters whose FE accepts and says nothing, created as %d healthy clusters scale BE 3 → 2, 10 tablets to move each (SRSCALE_HUNG_FE_CLUSTERS and SRSCALE_HEALTHY_CLUSTERS set the numbers)", dead, healthy),
 		Converged: fmt.Sprintf("every healthy cluster shrank in %s, %s without the hung ones (%.2f×; the bound is 2×)",
 			beside.Round(100*time.Millisecond), alone.Round(100*time.Millisecond), beside.Seconds()/alone.Seconds()),
 		Lost: fmt.Sprintf("%d tablets", lost)})
