@@ -112,7 +112,9 @@ func TestStepBudgets(t *testing.T) {
 // between the DROP and the budget's write would take an FE that stays.
 func TestFEStepBudgetLowered(t *testing.T) {
 	src := with(func(*srv1.StarRocksCluster) {})
-	off := with(func(s *srv1.StarRocksCluster) { s.Annotations = map[string]string{srv1.DisruptionBudgetAnnotation: "false"} })
+	off := with(func(s *srv1.StarRocksCluster) {
+		s.Annotations = map[string]string{srv1.DisruptionBudgetAnnotation: "false"}
+	})
 	budget := func(mu intstr.IntOrString) *policyv1.PodDisruptionBudget {
 		return &policyv1.PodDisruptionBudget{Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &mu}}
 	}

@@ -690,7 +690,7 @@ func testDownBEGetsItsFixFirst(t *testing.T, c *testcluster.Cluster, dir *feDire
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.3.3" })
 	start := time.Now()
 	var lost int
-	var order []string           // the pods in the order they came back at the new image
+	var order []string            // the pods in the order they came back at the new image
 	var restartedWhileDown string // a healthy BE replaced while fx-be-0 was down
 	back := map[string]bool{}
 	eventually(t, 3*time.Minute, "fx's BE rolled out", func(ctx context.Context) (bool, error) {
