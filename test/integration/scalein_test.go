@@ -683,6 +683,8 @@ func testDrainDuringFEStep(t *testing.T, c *testcluster.Cluster, dir *feDirector
 	}
 	var evictions []error
 	for _, r := range runs {
+		fe0 := podUID(t, c, "scale", r.name+"-fe-0")
+		leaderless := watchLeaderless(r.f)
 		setFEReplicas(t, c, r.src, 2)
 		var err error
 		select {
@@ -691,18 +693,19 @@ func testDrainDuringFEStep(t *testing.T, c *testcluster.Cluster, dir *feDirector
 			t.Fatalf("%s: no DROP FOLLOWER within a minute", r.name)
 		}
 		evictions = append(evictions, err)
-		// Sample FE's leader until the group is the 2 that stay, with a leader.
-		var since time.Time
-		eventually(t, 2*time.Minute, r.name+": FE's group is fe-0 and fe-1, with a leader", func(context.Context) (bool, error) {
-			switch leader := r.f.Leader(); {
-			case leader == "" && since.IsZero():
-				since = time.Now()
-			case leader != "" && !since.IsZero():
-				r.leaderless += time.Since(since)
-				since = time.Time{}
+		// Until FE is at 2, its group the 2 that stay with a leader, and
+		// fe-0 Ready: the pod that ran, or (evicted) the one made again.
+		waitStatefulSet(t, c, "scale", r.name+"-fe", "FE shrunk to 2", 2*time.Minute, shrunkTo(2))
+		eventually(t, 2*time.Minute, r.name+": FE's group is fe-0 and fe-1, with a leader, fe-0 Ready", func(ctx context.Context) (bool, error) {
+			p := &corev1.Pod{}
+			if err := get(ctx, c.Client, "scale", r.name+"-fe-0", p); err != nil {
+				return false, client.IgnoreNotFound(err)
 			}
-			return groupOf(r.f, "scale", r.name, 2), nil
+			back := podReady(p) && (err == nil) == (string(p.UID) != fe0) // evicted: made again
+			return back && groupOf(r.f, "scale", r.name, 2), nil
 		})
+		none, _ := leaderless()
+		r.leaderless = time.Duration(none) * 20 * time.Millisecond
 	}
 	t.Logf("the eviction of nd-fe-0 as FE answered the DROP FOLLOWER of nd-fe-2: %v; FE without a leader %s. With FE's budget off: %v, without a leader %s",
 		evictions[0], runs[0].leaderless.Round(100*time.Millisecond), evictions[1], runs[1].leaderless.Round(100*time.Millisecond))
@@ -717,9 +720,9 @@ func testDrainDuringFEStep(t *testing.T, c *testcluster.Cluster, dir *feDirector
 	}
 	recordFault(t, faulttable.Row{Fault: "a node drain during an FE step",
 		Injected:  "FE 3 → 2, leader on fe-0; a drain evicts fe-0 (one of the two that stay) the moment FE answers the DROP FOLLOWER of fe-2",
-		Converged: fmt.Sprintf("FE's budget was lowered to 0 before the DROP: the eviction refused (429); FE shrank to 2 with a leader throughout (%s without one)", runs[0].leaderless.Round(100*time.Millisecond)),
+		Converged: fmt.Sprintf("FE's budget was lowered to 0 before the DROP: the eviction refused (429); FE shrank to 2 with a leader throughout (%s without one, sampled every 20 ms)", runs[0].leaderless.Round(100*time.Millisecond)),
 		Lost:      "0 FE members, FE's majority kept",
-		Control:   fmt.Sprintf("FE's majority lost for %s (budget off: the eviction went through)", runs[1].leaderless.Round(100*time.Millisecond))})
+		Control:   fmt.Sprintf("no leader for %s, the group of 2 without its majority until fe-0 was back (budget off: the eviction went through)", runs[1].leaderless.Round(100*time.Millisecond))})
 	for _, r := range runs {
 		if err := c.Client.Delete(ctx, r.src); err != nil {
 			t.Fatal(err)
