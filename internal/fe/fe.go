@@ -80,6 +80,9 @@ type ComputeNode struct {
 	Warehouse     string // WarehouseName; empty on versions without warehouses
 	// LastHeartbeat is as Backend's.
 	LastHeartbeat string
+	// Version is the Version column (facts sheet §4: every column list
+	// has it), as Backend's.
+	Version string
 }
 
 // Statements the operator sends; tests compare what FE received with them.
@@ -165,7 +168,7 @@ func parseComputeNodes(rows []row) ([]ComputeNode, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ShowComputeNodesSQL, err)
 		}
-		out = append(out, ComputeNode{ID: r["computenodeid"], Host: r["ip"], HeartbeatPort: port, Alive: r.bool("alive"), Warehouse: r["warehousename"], LastHeartbeat: r["lastheartbeat"]})
+		out = append(out, ComputeNode{ID: r["computenodeid"], Host: r["ip"], HeartbeatPort: port, Alive: r.bool("alive"), Warehouse: r["warehousename"], LastHeartbeat: r["lastheartbeat"], Version: r.version()})
 	}
 	return out, nil
 }

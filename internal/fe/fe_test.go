@@ -18,6 +18,7 @@ package fe
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -171,5 +172,37 @@ func TestTheTabletReportTimeIsReadFromTheStatusColumn(t *testing.T) {
 		if err != nil || len(bs) != 1 || bs[0].TabletsReported != tc.reported || bs[0].Reports != tc.reports {
 			t.Errorf("Status %q: %+v, %v; want reported %q, %v", tc.status, bs, err, tc.reported, tc.reports)
 		}
+	}
+}
+
+// The Version column of SHOW FRONTENDS, BACKENDS and COMPUTE NODES
+// ("3.3.10-227b0b3", or NULL: facts sheet §2-§4) is read as printed; NULL and
+// a missing column read as "".
+func TestTheVersionColumnIsRead(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		row  row
+		want string
+	}{
+		{"a version is read as printed", row{"version": "3.3.10-227b0b3"}, "3.3.10-227b0b3"},
+		{"FE's printed NULL reads as none", row{"version": "NULL"}, ""},
+		{"a SQL NULL reads as none", row{"version": ""}, ""},
+		{"no Version column reads as none", row{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fr, br, cr := row{"ip": "fe-0", "editlogport": "9010", "role": "LEADER"}, row{"ip": "be-0", "heartbeatport": "9050"}, row{"ip": "cn-0", "heartbeatport": "9050"}
+			for k, v := range tc.row {
+				fr[k], br[k], cr[k] = v, v, v
+			}
+			fs, err1 := parseFrontends([]row{fr})
+			bs, err2 := parseBackends([]row{br})
+			cs, err3 := parseComputeNodes([]row{cr})
+			if err := errors.Join(err1, err2, err3); err != nil {
+				t.Fatal(err)
+			}
+			if fs[0].Version != tc.want || bs[0].Version != tc.want || cs[0].Version != tc.want {
+				t.Errorf("versions %q, %q, %q; want %q", fs[0].Version, bs[0].Version, cs[0].Version, tc.want)
+			}
+		})
 	}
 }

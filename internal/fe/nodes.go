@@ -70,6 +70,10 @@ type Backend struct {
 	// the StarletPort column, which BackendsProcDir adds only then (facts
 	// sheet §3; 3.1 shows none in either mode).
 	SharedData bool
+	// Version is the Version column as FE prints it (facts sheet §3: every
+	// column list from 2.5 on has it), "3.3.10-227b0b3"; "" for NULL or
+	// when the column is not there. starrocks.ReportedVersion reads it.
+	Version string
 }
 
 // Address is the "host:port" string FE knows the BE by, exactly as it shows
@@ -92,6 +96,10 @@ type Frontend struct {
 	// but the FE is not in its BDBJE group (added and never started, say;
 	// facts sheet §2).
 	Unjoined bool
+	// Version is the Version column (facts sheet §2, column 16:
+	// "3.3.10-227b0b3", or NULL for an FE not heard from); "" for NULL or
+	// when the column is not there.
+	Version string
 }
 
 // Voter is true for a row that counts in FE's quorum: a LEADER or
@@ -176,7 +184,7 @@ func parseBackends(rows []row) ([]Backend, error) {
 		out = append(out, Backend{
 			ID: r["backendid"], Host: r["ip"], HeartbeatPort: port,
 			Alive: r.bool("alive"), Decommissioned: r.bool("systemdecommissioned"), TabletNum: tablets, LastHeartbeat: r["lastheartbeat"],
-			TabletsReported: reported, Reports: reports, SharedData: r.has("starletport"),
+			TabletsReported: reported, Reports: reports, SharedData: r.has("starletport"), Version: r.version(),
 		})
 	}
 	return out, nil
@@ -218,7 +226,7 @@ func parseFrontends(rows []row) ([]Frontend, error) {
 			return nil, fmt.Errorf("%s: %w", ShowFrontendsSQL, err)
 		}
 		out = append(out, Frontend{Name: r["name"], Host: r["ip"], EditLogPort: port, Role: r["role"], Alive: r.bool("alive"),
-			Unjoined: r["join"] != "" && !r.bool("join")})
+			Unjoined: r["join"] != "" && !r.bool("join"), Version: r.version()})
 	}
 	return out, nil
 }
@@ -332,6 +340,16 @@ func CapacityRefusal(err error) (string, bool) {
 type row map[string]string
 
 func (r row) bool(col string) bool { return strings.EqualFold(r[col], "true") }
+
+// version is the Version column, "" for NULL (a SQL NULL or FE's printed
+// "NULL", facts sheet §2) or when the answer has none.
+func (r row) version() string {
+	v := strings.TrimSpace(r["version"])
+	if strings.EqualFold(v, "NULL") {
+		return ""
+	}
+	return v
+}
 
 // has is true when the answer had the column col.
 func (r row) has(col string) bool { _, ok := r[col]; return ok }
