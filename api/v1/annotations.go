@@ -48,6 +48,15 @@ const (
 // "45m"); the rollout stays held either way.
 const RolloutStallTimeoutAnnotation = "starrocks.com/rollout-stall-timeout"
 
+// UpgradePathCheckAnnotation set to "off" on a StarRocksCluster skips the
+// pre-flight of image changes, on the user's word: an FE, BE or CN image
+// whose version StarRocks' documented upgrade and downgrade paths refuse
+// from the version the nodes run (docs/upgrades.md) is rolled anyway.
+const UpgradePathCheckAnnotation = "starrocks.com/upgrade-path-check"
+
+// UpgradePathCheckOff is the value of UpgradePathCheckAnnotation that skips the check.
+const UpgradePathCheckOff = "off"
+
 // DisruptionBudgetAnnotation set to "false" on a StarRocksCluster or a
 // StarRocksWarehouse makes no PodDisruptionBudget for any of its components.
 const DisruptionBudgetAnnotation = "starrocks.com/pod-disruption-budget"

@@ -107,6 +107,12 @@ const (
 	// enough BEs for a table's replicas, not enough disk), or the FE group
 	// would lose its majority.
 	ReasonScaleInRefused = "ScaleInRefused"
+	// ReasonUpgradePathRefused (ReconcileError): an image change's version
+	// path, from the version FE reports the nodes run to the new image's,
+	// is one StarRocks' docs forbid (a major skip, a downgrade that loses
+	// metadata); the StatefulSets whose image changes keep their pod
+	// template, no pod restarts, until the spec changes (docs/upgrades.md).
+	ReasonUpgradePathRefused = "UpgradePathRefused"
 	// ReasonFEUnreachable is set when FE does not answer a step that needs its word.
 	ReasonFEUnreachable = "FEUnreachable"
 	// ReasonFETLSFailed is set in FEUnreachable's place when the connection
