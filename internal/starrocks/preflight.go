@@ -1,0 +1,176 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+// The pre-flight of an image change (issue 36, docs/upgrades.md): before the
+// first pod of an FE, BE or CN image change is replaced, the version path
+// from what FE reports the component's nodes run to the version the new
+// image names is checked (ClusterPath). Only the image counts: a .conf, env
+// or resource change is no upgrade.
+
+import (
+	"fmt"
+	"strings"
+)
+
+// PreflightIn is what the pre-flight decides from.
+type PreflightIn struct {
+	// FE, BE and CN are the components as Order takes them (Name "FE",
+	// "BE", "CN"); a component that is not there has no Live or Desired.
+	FE, BE, CN Workload
+	// Names name each component's pods in FE's report: only its own nodes
+	// count (SHOW COMPUTE NODES also lists the warehouses' CNs).
+	FENames, BENames, CNNames PodNames
+	// Report is FE's report; nil when none was read since the change.
+	Report *Report
+	// Unreadable, when set, says why FE's report cannot be had (no FE pod
+	// is Ready, the operator reaches no FE): the change is then not checked,
+	// and goes on.
+	Unreadable string
+}
+
+// ImageCheck is the verdict on one component's image change.
+type ImageCheck struct {
+	Name     string // FE, BE or CN
+	From, To string // the live image and the new one
+	Verdict  PathVerdict
+}
+
+// Preflight is the pre-flight's decision.
+type Preflight struct {
+	// Read is true when an image changes and FE's report is not in yet:
+	// the changes wait for it (Checks is then empty).
+	Read bool
+	// Checks are the verdicts of the components whose image changes, in
+	// the order FE, BE, CN.
+	Checks []ImageCheck
+}
+
+// CheckImagePaths decides the pre-flight of the image changes in `in`.
+func CheckImagePaths(in PreflightIn) Preflight {
+	type comp struct {
+		w     Workload
+		cells func(*Report) []string
+	}
+	comps := []comp{
+		{in.FE, func(r *Report) []string { return frontendVersions(r, in.FENames) }},
+		{in.BE, func(r *Report) []string { return backendVersions(r, in.BENames) }},
+		{in.CN, func(r *Report) []string { return computeNodeVersions(r, in.CNNames) }},
+	}
+	var out Preflight
+	for _, c := range comps {
+		from, to, ok := imageChange(c.w)
+		if !ok {
+			continue
+		}
+		target := ImageVersion(to)
+		check := ImageCheck{Name: c.w.Name, From: from, To: to}
+		switch {
+		case in.Unreadable != "":
+			check.Verdict = UpgradePath(unknown("FE's report cannot be read: "+in.Unreadable), target)
+		case in.Report == nil:
+			return Preflight{Read: true}
+		case in.Report.Err != nil:
+			check.Verdict = UpgradePath(unknown("FE did not answer: "+in.Report.Err.Error()), target)
+		default:
+			check.Verdict = ClusterPath(c.cells(in.Report), target)
+		}
+		out.Checks = append(out.Checks, check)
+	}
+	return out
+}
+
+// imageChange is the live and the new image of a component whose image
+// changes: it runs, stays, and the new image differs from the one it runs
+// and from the one the operator last wrote (Applied, as Order reads it).
+func imageChange(w Workload) (from, to string, ok bool) {
+	if w.Live == nil || w.Desired == nil || w.Applied {
+		return "", "", false
+	}
+	from, to = image(w.Live), image(w.Desired)
+	return from, to, from != to
+}
+
+func frontendVersions(r *Report, names PodNames) []string {
+	var cells []string
+	for _, f := range r.Frontends {
+		if _, ok := names.Ordinal(f.Host); ok {
+			cells = append(cells, f.Version)
+		}
+	}
+	return cells
+}
+
+func backendVersions(r *Report, names PodNames) []string {
+	var cells []string
+	for _, b := range r.Backends {
+		if _, ok := names.Ordinal(b.Host); ok {
+			cells = append(cells, b.Version)
+		}
+	}
+	return cells
+}
+
+func computeNodeVersions(r *Report, names PodNames) []string {
+	var cells []string
+	for _, n := range r.ComputeNodes {
+		if _, ok := names.Ordinal(n.Host); ok {
+			cells = append(cells, n.Version)
+		}
+	}
+	return cells
+}
+
+// Refused are the checks whose path the docs forbid.
+func (p Preflight) Refused() []ImageCheck {
+	return p.of(func(c ImageCheck) bool { return !c.Verdict.Allowed() })
+}
+
+// Warned are the checks the docs allow but recommend against (a minor skip).
+func (p Preflight) Warned() []ImageCheck {
+	return p.of(func(c ImageCheck) bool { return c.Verdict.Kind == PathMinorSkip })
+}
+
+// Unchecked are the checks that could not be made, and go on.
+func (p Preflight) Unchecked() []ImageCheck {
+	return p.of(func(c ImageCheck) bool { return c.Verdict.Kind == PathUnknown })
+}
+
+func (p Preflight) of(keep func(ImageCheck) bool) []ImageCheck {
+	var out []ImageCheck
+	for _, c := range p.Checks {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Message tells one check in a line: the component, the images, the verdict.
+func (c ImageCheck) Message() string {
+	return fmt.Sprintf("%s image %s: %s", c.Name, c.To, c.Verdict.Message())
+}
+
+// Note is what the condition says of the changes that go on with a word:
+// the warnings and the paths not checked; empty when there is none.
+func (p Preflight) Note() string {
+	var msgs []string
+	for _, c := range append(p.Warned(), p.Unchecked()...) {
+		msgs = append(msgs, "upgrade path of "+c.Message())
+	}
+	return strings.Join(msgs, "; ")
+}

@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/srscale/starrocks-operator/internal/fe"
+)
+
+func TestCheckImagePaths(t *testing.T) {
+	cnNames := PodNames{StatefulSet: "sr-cn", HeadlessService: "sr-cn-search", Namespace: "ns"}
+	host := func(n PodNames, ord int) string { return n.Pod(ord) + "." + n.HeadlessService + "." + n.Namespace + ".svc.cluster.local" }
+	report := func(feV, beV, cnV string) *Report {
+		return &Report{
+			Frontends:    []fe.Frontend{{Host: host(feNames, 0), Version: feV}, {Host: host(feNames, 1), Version: feV}},
+			Backends:     []fe.Backend{{Host: host(beNames, 0), Version: beV}, {Host: "10.0.0.9", Version: "2.5.0-abc1234"}},
+			ComputeNodes: []fe.ComputeNode{{Host: host(cnNames, 0), Version: cnV}, {Host: "wh-cn-0.wh-cn-search.ns.svc.cluster.local", Version: "2.5.0-abc1234"}},
+		}
+	}
+	w := func(name, sts, from, to string) Workload {
+		return Workload{Name: name, Live: stsWith(sts, from, true), Desired: stsWith(sts, to, false)}
+	}
+	same := func(name, sts, img string) Workload { return w(name, sts, img, img) }
+	tests := []struct {
+		name                          string
+		in                            PreflightIn
+		read                          bool
+		checked, refused, warned, unk []string // component names
+		note                          string   // a part of Note
+	}{
+		{name: "no image change reads nothing and checks nothing",
+			in: PreflightIn{FE: same("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.2"), BE: same("BE", "sr-be", "starrocks/be-ubuntu:3.3.2")}},
+		{name: "an image change the operator already wrote is not checked again",
+			in: PreflightIn{BE: Workload{Name: "BE", Live: stsWith("sr-be", "starrocks/be-ubuntu:3.3.2", true), Desired: stsWith("sr-be", "registry/be-ubuntu:3.3.2", false), Applied: true}}},
+		{name: "an image change without FE's report waits for it",
+			in: PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.2", "starrocks/be-ubuntu:3.2.2")}, read: true},
+		{name: "a downgrade from 3.3 to 3.2.2 is refused from the version FE reports, not the old tag",
+			in: PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.2.5", "starrocks/be-ubuntu:3.2.2"), Report: report("3.3.0-abc1234", "3.3.0-abc1234", "")},
+			checked: []string{"BE"}, refused: []string{"BE"}},
+		{name: "a patch upgrade is allowed without a word",
+			in:      PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.0", "starrocks/fe-ubuntu:3.3.3"), Report: report("3.3.0-abc1234", "", "")},
+			checked: []string{"FE"}},
+		{name: "a minor skip warns and goes on",
+			in:      PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.2.9", "starrocks/fe-ubuntu:3.4.1"), Report: report("3.2.9-abc1234", "", "")},
+			checked: []string{"FE"}, warned: []string{"FE"}, note: "allowed with a warning"},
+		{name: "each component is checked against its own nodes: a warehouse's CN does not count",
+			in: PreflightIn{CN: w("CN", "sr-cn", "starrocks/cn-ubuntu:3.3.0", "starrocks/cn-ubuntu:3.3.4"), CNNames: cnNames, Report: report("", "", "3.3.0-abc1234")},
+			checked: []string{"CN"}},
+		{name: "FE and BE are checked each on its own",
+			in: PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.0", "starrocks/fe-ubuntu:3.3.4"), BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu:3.1.0"),
+				Report: report("3.3.0-abc1234", "3.3.0-abc1234", "")},
+			checked: []string{"FE", "BE"}, refused: []string{"BE"}},
+		{name: "a tag that names no version is not checked, and goes on",
+			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu:latest"), Report: report("", "3.3.0-abc1234", "")},
+			checked: []string{"BE"}, unk: []string{"BE"}, note: `image tag "latest" names no version`},
+		{name: "a digest is not checked, and goes on",
+			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu@sha256:0123"), Report: report("", "3.3.0-abc1234", "")},
+			checked: []string{"BE"}, unk: []string{"BE"}, note: "pinned by digest"},
+		{name: "FE not answering is not checked, and goes on",
+			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu:3.2.2"), Report: &Report{Err: errors.New("dial tcp: connection refused")}},
+			checked: []string{"BE"}, unk: []string{"BE"}, note: "FE did not answer: dial tcp: connection refused"},
+		{name: "an FE that cannot be read is not waited for",
+			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu:3.2.2"), Unreadable: "no FE pod is Ready"},
+			checked: []string{"BE"}, unk: []string{"BE"}, note: "no FE pod is Ready"},
+		{name: "FE listing no version column (NULL everywhere) is not checked",
+			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu:3.2.2"), Report: report("", "", "")},
+			checked: []string{"BE"}, unk: []string{"BE"}, note: "FE reports no version for any node"},
+	}
+	names := func(cs []ImageCheck) string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.in
+			in.FENames, in.BENames = feNames, beNames
+			got := CheckImagePaths(in)
+			if got.Read != tt.read {
+				t.Errorf("Read = %v, want %v", got.Read, tt.read)
+			}
+			for _, c := range []struct {
+				what      string
+				got, want string
+			}{
+				{"checked", names(got.Checks), strings.Join(tt.checked, ",")},
+				{"refused", names(got.Refused()), strings.Join(tt.refused, ",")},
+				{"warned", names(got.Warned()), strings.Join(tt.warned, ",")},
+				{"not checked", names(got.Unchecked()), strings.Join(tt.unk, ",")},
+			} {
+				if c.got != c.want {
+					t.Errorf("%s = %q, want %q (%+v)", c.what, c.got, c.want, got.Checks)
+				}
+			}
+			if !strings.Contains(got.Note(), tt.note) || (tt.note == "" && got.Note() != "") {
+				t.Errorf("Note = %q, want it to say %q", got.Note(), tt.note)
+			}
+		})
+	}
+}
+
+// The refusal names the component, the new image, the rule and the next step.
+func TestImageCheckMessageNamesTheRuleAndTheNextStep(t *testing.T) {
+	c := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.2.2", Verdict: ClusterPath([]string{"3.3.0-abc1234"}, ImageVersion("starrocks/be-ubuntu:3.2.2"))}
+	msg := c.Message()
+	for _, want := range []string{"BE image starrocks/be-ubuntu:3.2.2", "3.3.0 to 3.2.2 refused", "metadata loss", "Next:"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q does not say %q", msg, want)
+		}
+	}
+}
