@@ -26,7 +26,9 @@ import (
 
 func TestCheckImagePaths(t *testing.T) {
 	cnNames := PodNames{StatefulSet: "sr-cn", HeadlessService: "sr-cn-search", Namespace: "ns"}
-	host := func(n PodNames, ord int) string { return n.Pod(ord) + "." + n.HeadlessService + "." + n.Namespace + ".svc.cluster.local" }
+	host := func(n PodNames, ord int) string {
+		return n.Pod(ord) + "." + n.HeadlessService + "." + n.Namespace + ".svc.cluster.local"
+	}
 	report := func(feV, beV, cnV string) *Report {
 		return &Report{
 			Frontends:    []fe.Frontend{{Host: host(feNames, 0), Version: feV}, {Host: host(feNames, 1), Version: feV}},
@@ -52,7 +54,7 @@ func TestCheckImagePaths(t *testing.T) {
 		{name: "an image change without FE's report waits for it",
 			in: PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.2", "starrocks/be-ubuntu:3.2.2")}, read: true},
 		{name: "a downgrade from 3.3 to 3.2.2 is refused from the version FE reports, not the old tag",
-			in: PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.2.5", "starrocks/be-ubuntu:3.2.2"), Report: report("3.3.0-abc1234", "3.3.0-abc1234", "")},
+			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.2.5", "starrocks/be-ubuntu:3.2.2"), Report: report("3.3.0-abc1234", "3.3.0-abc1234", "")},
 			checked: []string{"BE"}, refused: []string{"BE"}},
 		{name: "a patch upgrade is allowed without a word",
 			in:      PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.0", "starrocks/fe-ubuntu:3.3.3"), Report: report("3.3.0-abc1234", "", "")},
@@ -61,7 +63,7 @@ func TestCheckImagePaths(t *testing.T) {
 			in:      PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.2.9", "starrocks/fe-ubuntu:3.4.1"), Report: report("3.2.9-abc1234", "", "")},
 			checked: []string{"FE"}, warned: []string{"FE"}, note: "allowed with a warning"},
 		{name: "each component is checked against its own nodes: a warehouse's CN does not count",
-			in: PreflightIn{CN: w("CN", "sr-cn", "starrocks/cn-ubuntu:3.3.0", "starrocks/cn-ubuntu:3.3.4"), CNNames: cnNames, Report: report("", "", "3.3.0-abc1234")},
+			in:      PreflightIn{CN: w("CN", "sr-cn", "starrocks/cn-ubuntu:3.3.0", "starrocks/cn-ubuntu:3.3.4"), CNNames: cnNames, Report: report("", "", "3.3.0-abc1234")},
 			checked: []string{"CN"}},
 		{name: "FE and BE are checked each on its own",
 			in: PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.0", "starrocks/fe-ubuntu:3.3.4"), BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu:3.1.0"),
