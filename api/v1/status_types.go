@@ -113,6 +113,10 @@ const (
 	// metadata); the StatefulSets whose image changes keep their pod
 	// template, no pod restarts, until the spec changes (docs/upgrades.md).
 	ReasonUpgradePathRefused = "UpgradePathRefused"
+	// ReasonUpgradePathWarning (a Warning Event): an image change's version
+	// path is one StarRocks' docs allow but recommend against (a minor
+	// version skipped); it rolls, and Progressing's message says so.
+	ReasonUpgradePathWarning = "UpgradePathWarning"
 	// ReasonFEUnreachable is set when FE does not answer a step that needs its word.
 	ReasonFEUnreachable = "FEUnreachable"
 	// ReasonFETLSFailed is set in FEUnreachable's place when the connection

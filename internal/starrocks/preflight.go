@@ -53,8 +53,9 @@ type ImageCheck struct {
 // Preflight is the pre-flight's decision.
 type Preflight struct {
 	// Read is true when an image changes and FE's report is not in yet:
-	// the changes wait for it (Checks is then empty).
-	Read bool
+	// the changes of Waiting wait for it (Checks is then empty).
+	Read    bool
+	Waiting []string
 	// Checks are the verdicts of the components whose image changes, in
 	// the order FE, BE, CN.
 	Checks []ImageCheck
@@ -83,13 +84,17 @@ func CheckImagePaths(in PreflightIn) Preflight {
 		case in.Unreadable != "":
 			check.Verdict = UpgradePath(unknown("FE's report cannot be read: "+in.Unreadable), target)
 		case in.Report == nil:
-			return Preflight{Read: true}
+			out.Read, out.Waiting = true, append(out.Waiting, c.w.Name)
+			continue
 		case in.Report.Err != nil:
 			check.Verdict = UpgradePath(unknown("FE did not answer: "+in.Report.Err.Error()), target)
 		default:
 			check.Verdict = ClusterPath(c.cells(in.Report), target)
 		}
 		out.Checks = append(out.Checks, check)
+	}
+	if out.Read {
+		out.Checks = nil
 	}
 	return out
 }

@@ -44,6 +44,7 @@ func TestCheckImagePaths(t *testing.T) {
 		name                          string
 		in                            PreflightIn
 		read                          bool
+		waiting                       string
 		checked, refused, warned, unk []string // component names
 		note                          string   // a part of Note
 	}{
@@ -52,7 +53,10 @@ func TestCheckImagePaths(t *testing.T) {
 		{name: "an image change the operator already wrote is not checked again",
 			in: PreflightIn{BE: Workload{Name: "BE", Live: stsWith("sr-be", "starrocks/be-ubuntu:3.3.2", true), Desired: stsWith("sr-be", "registry/be-ubuntu:3.3.2", false), Applied: true}}},
 		{name: "an image change without FE's report waits for it",
-			in: PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.2", "starrocks/be-ubuntu:3.2.2")}, read: true},
+			in: PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.2", "starrocks/be-ubuntu:3.2.2")}, read: true, waiting: "BE"},
+		{name: "every image change waits for FE's report, the unchanged ones do not",
+			in: PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.2", "starrocks/fe-ubuntu:3.3.3"), BE: same("BE", "sr-be", "starrocks/be-ubuntu:3.3.2"),
+				CN: w("CN", "sr-cn", "starrocks/cn-ubuntu:3.3.2", "starrocks/cn-ubuntu:3.3.3")}, read: true, waiting: "FE,CN"},
 		{name: "a downgrade from 3.3 to 3.2.2 is refused from the version FE reports, not the old tag",
 			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.2.5", "starrocks/be-ubuntu:3.2.2"), Report: report("3.3.0-abc1234", "3.3.0-abc1234", "")},
 			checked: []string{"BE"}, refused: []string{"BE"}},
@@ -97,8 +101,8 @@ func TestCheckImagePaths(t *testing.T) {
 			in := tt.in
 			in.FENames, in.BENames = feNames, beNames
 			got := CheckImagePaths(in)
-			if got.Read != tt.read {
-				t.Errorf("Read = %v, want %v", got.Read, tt.read)
+			if got.Read != tt.read || strings.Join(got.Waiting, ",") != tt.waiting {
+				t.Errorf("Read = %v, Waiting = %v; want %v, %q", got.Read, got.Waiting, tt.read, tt.waiting)
 			}
 			for _, c := range []struct {
 				what      string

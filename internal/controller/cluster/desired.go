@@ -80,6 +80,9 @@ type desired struct {
 	feConf string
 	// rollout orders image changes across components (the rollout phase).
 	rollout starrocks.Plan
+	// pathNote is what the pre-flight says of the image changes that roll
+	// with a word (a minor skip, a path not checked); empty when none.
+	pathNote string
 	// hashes memoises the desired StatefulSets' hashes, compared more than once.
 	hashes *apply.Hashes
 }

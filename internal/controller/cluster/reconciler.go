@@ -91,6 +91,9 @@ type Reconciler struct {
 	// unreachable is since when FE has failed every read, for a rollout
 	// gate if-fe-reachable (gated_rollout.go).
 	unreachable *reconcile.Memo[time.Time]
+	// pathNotes is what the pre-flight said of each component's image
+	// change that rolls with a word, by cluster (preflight.go).
+	pathNotes *reconcile.Memo[map[string]pathNote]
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry *reconcile.Backoff
@@ -113,6 +116,7 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		waits:       reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
 		heard:       reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
 		unreachable: reconcile.NewMemo[time.Time](memos),
+		pathNotes:   reconcile.NewMemo[map[string]pathNote](memos),
 		retry:       reconcile.NewBackoff(memos),
 	}
 	r.rememberForget(memos)
@@ -154,6 +158,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.firstStep,           // firststep.go: a new cluster's FE StatefulSet, before anything else
 		r.disasterRecovery,    // disaster_recovery.go: FE alone restores a snapshot, BE and CN held
 		r.scaleIn,             // scalein.go: FE lets removed BEs and FEs go before their pods do
+		r.preflight,           // preflight.go: an image change's version path checked before rolloutOrder orders it; a refused one keeps the template
 		r.rolloutOrder,        // rollout.go: image changes roll BE and CN before FE on upgrade
 		r.gateRollouts,        // gated_rollout.go: pods roll one at a time on StarRocks' word, FE's leader last
 		r.budgets,             // budgets.go: disruption budgets for the pods the StatefulSets keep

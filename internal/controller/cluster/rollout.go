@@ -29,11 +29,7 @@ import (
 // for the other components (see starrocks.Order): on an upgrade BE and CN
 // roll before FE, on a downgrade FE rolls first.
 func (r *Reconciler) rolloutOrder(_ context.Context, s *clusterScope) bool {
-	workload := func(c resources.Component) starrocks.Workload {
-		live, want := s.in.live[c], s.want.objects.StatefulSet(c)
-		return starrocks.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want)}
-	}
-	plan := starrocks.Order(workload(resources.ComponentFE), workload(resources.ComponentBE), workload(resources.ComponentCN))
+	plan := starrocks.Order(orderWorkload(s, resources.ComponentFE), orderWorkload(s, resources.ComponentBE), orderWorkload(s, resources.ComponentCN))
 	s.want.rollout = plan
 	for _, c := range statefulSetComponents {
 		if sts := s.want.objects.StatefulSet(c); plan.Holds(sts) {

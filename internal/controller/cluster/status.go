@@ -78,7 +78,7 @@ func (r *Reconciler) observe(ctx context.Context, s *clusterScope) *status.Obser
 		}
 	}
 	if s.want != nil {
-		obs.Rollout = s.want.rollout.Message
+		obs.Rollout = strings.Join(nonEmptyOf(s.want.rollout.Message, s.want.pathNote), "; ")
 	}
 	s.holds.Observe(obs)
 	s.gates.observe(obs)
@@ -250,4 +250,15 @@ func boolGauge(b bool) float64 {
 func clusterStatusPath(c client.Client, memos *reconcile.Memos) *reconcile.StatusPath[*srv1.StarRocksCluster, srv1.StarRocksClusterStatus] {
 	return reconcile.NewStatusPath(c, reconcile.FieldOwner, "StarRocksCluster", func() *srv1.StarRocksCluster { return &srv1.StarRocksCluster{} },
 		func(o *srv1.StarRocksCluster) *srv1.StarRocksClusterStatus { return &o.Status }, memos)
+}
+
+// nonEmptyOf is the strings of ss that are not empty.
+func nonEmptyOf(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -1,0 +1,163 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
+	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
+	"github.com/srscale/starrocks-operator/internal/status"
+)
+
+// preflight checks the version path of an FE, BE or CN image change before
+// the first pod of it is replaced (starrocks.CheckImagePaths, from the
+// versions FE reports the nodes run; docs/upgrades.md). A path StarRocks'
+// docs refuse keeps the pod template of each StatefulSet whose image
+// changes at its live value, reported as UpgradePathRefused (a Warning
+// Event when it starts), until the spec changes; a minor skip goes on with
+// a Warning Event; a path that cannot be checked goes on. Both say so in
+// the Progressing message while the change rolls. The cluster's
+// starrocks.com/upgrade-path-check: "off" skips it. FE is read only while
+// an image change is pending.
+func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
+	key := client.ObjectKeyFromObject(s.src)
+	if s.src.Annotations[srv1.UpgradePathCheckAnnotation] == srv1.UpgradePathCheckOff || s.recovering() {
+		r.pathNotes.Forget(key)
+		return true
+	}
+	in := starrocks.PreflightIn{
+		FE: orderWorkload(s, resources.ComponentFE), BE: orderWorkload(s, resources.ComponentBE), CN: orderWorkload(s, resources.ComponentCN),
+		FENames: starrocks.NamesOf(s.src, resources.ComponentFE), BENames: starrocks.NamesOf(s.src, resources.ComponentBE),
+		CNNames: starrocks.NamesOf(s.src, resources.ComponentCN),
+	}
+	pre := starrocks.CheckImagePaths(in) // no report: says whether an image changes at all
+	if pre.Read {
+		switch {
+		case !r.FE.Configured():
+			in.Unreadable = "the operator has no access to FE configured"
+		case !feAnswers(s):
+			in.Unreadable = "no FE pod is Ready"
+		default:
+			in.Report = r.FE.Look(s.src, s.want.feConf).Pure()
+		}
+		pre = starrocks.CheckImagePaths(in)
+	}
+	if pre.Read {
+		// FE's report is being read: the image changes wait for it, briefly.
+		for _, name := range pre.Waiting {
+			c := componentNamed(name)
+			s.hold(reconcile.Hold{Component: c, Object: s.want.objects.StatefulSet(c), Field: templateField, Reason: srv1.ReasonOrderedRollout,
+				Message: "the image change waits for FE's report, to check its version path", Report: reconcile.Waits})
+		}
+		s.later(max(r.FE.Every()/10, minLookAgain))
+		return true
+	}
+	for _, chk := range pre.Refused() {
+		c := componentNamed(chk.Name)
+		s.hold(reconcile.Hold{Component: c, Object: s.want.objects.StatefulSet(c), Field: templateField,
+			Reason: srv1.ReasonUpgradePathRefused, Report: reconcile.Refuses,
+			Message: chk.Message() + "; the pod template is kept, no pod restarts (annotate the cluster " +
+				srv1.UpgradePathCheckAnnotation + "=" + srv1.UpgradePathCheckOff + " to roll it anyway)"})
+	}
+	s.want.pathNote = r.notePaths(s, pre)
+	return true
+}
+
+// minLookAgain is the least wait before the pre-flight looks for FE's report again.
+const minLookAgain = 50 * time.Millisecond
+
+// pathNote is what the pre-flight said of one component's image change
+// that goes on: a warning or a path not checked, for the new image.
+type pathNote struct {
+	image, message string
+}
+
+// notePaths remembers, per component, what the pre-flight said of the image
+// changes that go on with a word, tells a minor skip's Warning Event once
+// per new image, and returns what the Progressing message says: each
+// remembered word while its component rolls to that image.
+func (r *Reconciler) notePaths(s *clusterScope, pre starrocks.Preflight) string {
+	key := client.ObjectKeyFromObject(s.src)
+	var warn []starrocks.ImageCheck
+	var msgs []string
+	r.pathNotes.Update(key, func(notes map[string]pathNote, _ bool) (map[string]pathNote, bool) {
+		next := map[string]pathNote{}
+		for _, chk := range append(pre.Warned(), pre.Unchecked()...) {
+			if old, ok := notes[chk.Name]; (!ok || old.image != chk.To) && chk.Verdict.Kind == starrocks.PathMinorSkip {
+				warn = append(warn, chk)
+			}
+			next[chk.Name] = pathNote{image: chk.To, message: chk.Message()}
+		}
+		for name, n := range notes {
+			if _, ok := next[name]; !ok && rollingTo(s, componentNamed(name), n.image) {
+				next[name] = n
+			}
+		}
+		for _, c := range statefulSetComponents {
+			if n, ok := next[c.Title()]; ok {
+				msgs = append(msgs, "upgrade path of "+n.message)
+			}
+		}
+		return next, len(next) > 0
+	})
+	for _, chk := range warn {
+		r.event(s.src, corev1.EventTypeWarning, srv1.ReasonUpgradePathWarning, "Upgrade", "%s",
+			status.Truncate(chk.Message(), status.MaxEventNote))
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// rollingTo is true while component c's StatefulSet carries image and has
+// not rolled every pod to it.
+func rollingTo(s *clusterScope, c resources.Component, img string) bool {
+	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+	return live != nil && want != nil && image(want) == img && (image(live) != img || !status.RolledOut(live))
+}
+
+// orderWorkload is component c's StatefulSet as it runs and as the spec
+// wants it, as the rollout order and the pre-flight read them.
+func orderWorkload(s *clusterScope, c resources.Component) starrocks.Workload {
+	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+	return starrocks.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want)}
+}
+
+// componentNamed is the StatefulSet component whose Title is name.
+func componentNamed(name string) resources.Component {
+	for _, c := range statefulSetComponents {
+		if c.Title() == name {
+			return c
+		}
+	}
+	return resources.ComponentCN
+}
+
+// image is the first container's image of a StatefulSet's pod template.
+func image(sts *appsv1.StatefulSet) string {
+	if sts == nil || len(sts.Spec.Template.Spec.Containers) == 0 {
+		return ""
+	}
+	return sts.Spec.Template.Spec.Containers[0].Image
+}
