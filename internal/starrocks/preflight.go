@@ -25,6 +25,7 @@ package starrocks
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // PreflightIn is what the pre-flight decides from.
@@ -35,8 +36,17 @@ type PreflightIn struct {
 	// Names name each component's pods in FE's report: only its own nodes
 	// count (SHOW COMPUTE NODES also lists the warehouses' CNs).
 	FENames, BENames, CNNames PodNames
-	// Report is FE's report; nil when none was read since the change.
+	// Report is FE's report; nil when there is none. Only a report whose
+	// read started at or after Since is decided on: one read before the
+	// change was seen may list nodes not yet heard from (Version NULL), or
+	// none at all, and the change would go on unchecked.
 	Report *Report
+	// Since is when the glue first saw this change (Preflight.Key).
+	Since time.Time
+	// Decided is the decision on this change from an earlier report; it
+	// stands while no newer report is in, so that a refusal does not turn
+	// into a wait, and back, each time FE's last report ages.
+	Decided *Preflight
 	// Unreadable, when set, says why FE's report cannot be had (no FE pod
 	// is Ready, the operator reaches no FE): the change is then not checked,
 	// and goes on.
@@ -52,6 +62,9 @@ type ImageCheck struct {
 
 // Preflight is the pre-flight's decision.
 type Preflight struct {
+	// Key names the change: each changing component and its new image
+	// ("BE=starrocks/be-ubuntu:3.2.2"); empty when no image changes.
+	Key string
 	// Read is true when an image changes and FE's report is not in yet:
 	// the changes of Waiting wait for it (Checks is then empty).
 	Read    bool
@@ -73,6 +86,11 @@ func CheckImagePaths(in PreflightIn) Preflight {
 		{in.CN, func(r *Report) []string { return computeNodeVersions(r, in.CNNames) }},
 	}
 	var out Preflight
+	var keys []string
+	rep := in.Report
+	if rep != nil && rep.At.Before(in.Since) {
+		rep = nil
+	}
 	for _, c := range comps {
 		from, to, ok := imageChange(c.w)
 		if !ok {
@@ -80,20 +98,29 @@ func CheckImagePaths(in PreflightIn) Preflight {
 		}
 		target := ImageVersion(to)
 		check := ImageCheck{Name: c.w.Name, From: from, To: to}
+		keys = append(keys, c.w.Name+"="+to)
 		switch {
+		case !target.Known():
+			// Nothing to check it against: no wait for FE.
+			check.Verdict = notChecked(PathVerdict{From: unknown("not read"), To: target, PauseBalance: true, ImageAfter: true},
+				"the new image: "+target.Unknown)
 		case in.Unreadable != "":
 			check.Verdict = UpgradePath(unknown("FE's report cannot be read: "+in.Unreadable), target)
-		case in.Report == nil:
+		case rep == nil:
 			out.Read, out.Waiting = true, append(out.Waiting, c.w.Name)
 			continue
-		case in.Report.Err != nil:
-			check.Verdict = UpgradePath(unknown("FE did not answer: "+in.Report.Err.Error()), target)
+		case rep.Err != nil:
+			check.Verdict = UpgradePath(unknown("FE did not answer: "+rep.Err.Error()), target)
 		default:
-			check.Verdict = ClusterPath(c.cells(in.Report), target)
+			check.Verdict = ClusterPath(c.cells(rep), target)
 		}
 		out.Checks = append(out.Checks, check)
 	}
+	out.Key = strings.Join(keys, ";")
 	if out.Read {
+		if d := in.Decided; d != nil && d.Key == out.Key && !d.Read {
+			return *d
+		}
 		out.Checks = nil
 	}
 	return out

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/srscale/starrocks-operator/internal/fe"
 )
@@ -76,6 +77,9 @@ func TestCheckImagePaths(t *testing.T) {
 		{name: "a tag that names no version is not checked, and goes on",
 			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu:latest"), Report: report("", "3.3.0-abc1234", "")},
 			checked: []string{"BE"}, unk: []string{"BE"}, note: `image tag "latest" names no version`},
+		{name: "a tag that names no version does not wait for FE's report",
+			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu:main")},
+			checked: []string{"BE"}, unk: []string{"BE"}, note: `image tag "main" names no version`},
 		{name: "a digest is not checked, and goes on",
 			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu@sha256:0123"), Report: report("", "3.3.0-abc1234", "")},
 			checked: []string{"BE"}, unk: []string{"BE"}, note: "pinned by digest"},
@@ -89,6 +93,31 @@ func TestCheckImagePaths(t *testing.T) {
 			in:      PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.0", "starrocks/be-ubuntu:3.2.2"), Report: report("", "", "")},
 			checked: []string{"BE"}, unk: []string{"BE"}, note: "FE reports no version for any node"},
 	}
+	t0 := time.Date(2026, 12, 2, 14, 0, 0, 0, time.UTC)
+	at := func(r *Report, t time.Time) *Report { r.At = t; return r }
+	down := w("BE", "sr-be", "starrocks/be-ubuntu:3.3.2", "starrocks/be-ubuntu:3.2.2")
+	refused := CheckImagePaths(PreflightIn{BE: down, BENames: beNames, Report: report("", "3.3.0-abc1234", "")})
+	tests = append(tests, []struct {
+		name                          string
+		in                            PreflightIn
+		read                          bool
+		waiting                       string
+		checked, refused, warned, unk []string
+		note                          string
+	}{
+		{name: "a report read before the change was seen is not decided on: its nodes may not be heard from yet",
+			in:   PreflightIn{BE: down, Since: t0, Report: at(report("", "", ""), t0.Add(-time.Second))},
+			read: true, waiting: "BE"},
+		{name: "a report read once the change was seen is decided on",
+			in:      PreflightIn{BE: down, Since: t0, Report: at(report("", "3.3.0-abc1234", ""), t0)},
+			checked: []string{"BE"}, refused: []string{"BE"}},
+		{name: "the decision on the same change stands while no newer report is in",
+			in:      PreflightIn{BE: down, Since: t0, Decided: &refused},
+			checked: []string{"BE"}, refused: []string{"BE"}},
+		{name: "a decision on another change does not: the new one waits for FE's report",
+			in:   PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.2", "starrocks/be-ubuntu:3.2.3"), Since: t0, Decided: &refused},
+			read: true, waiting: "BE"},
+	}...)
 	names := func(cs []ImageCheck) string {
 		var out []string
 		for _, c := range cs {
@@ -121,6 +150,21 @@ func TestCheckImagePaths(t *testing.T) {
 				t.Errorf("Note = %q, want it to say %q", got.Note(), tt.note)
 			}
 		})
+	}
+}
+
+// The key names each changing component and its new image, and nothing else.
+func TestPreflightKeyNamesTheChange(t *testing.T) {
+	w := func(name, sts, from, to string) Workload {
+		return Workload{Name: name, Live: stsWith(sts, from, true), Desired: stsWith(sts, to, false)}
+	}
+	got := CheckImagePaths(PreflightIn{FE: w("FE", "sr-fe", "x/fe:3.3.2", "x/fe:3.3.3"), BE: w("BE", "sr-be", "x/be:3.3.2", "x/be:3.3.2"),
+		CN: w("CN", "sr-cn", "x/cn:3.3.2", "x/cn:3.3.4")}).Key
+	if want := "FE=x/fe:3.3.3;CN=x/cn:3.3.4"; got != want {
+		t.Errorf("Key = %q, want %q", got, want)
+	}
+	if got := CheckImagePaths(PreflightIn{BE: w("BE", "sr-be", "x/be:3.3.2", "x/be:3.3.2")}).Key; got != "" {
+		t.Errorf("Key without a change = %q, want none", got)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -46,6 +47,7 @@ func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
 	key := client.ObjectKeyFromObject(s.src)
 	if s.src.Annotations[srv1.UpgradePathCheckAnnotation] == srv1.UpgradePathCheckOff || s.recovering() {
 		r.pathNotes.Forget(key)
+		r.pathChecks.Forget(key)
 		return true
 	}
 	in := starrocks.PreflightIn{
@@ -54,7 +56,10 @@ func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
 		CNNames: starrocks.NamesOf(s.src, resources.ComponentCN),
 	}
 	pre := starrocks.CheckImagePaths(in) // no report: says whether an image changes at all
-	if pre.Read {
+	if pre.Key == "" {
+		r.pathChecks.Forget(key)
+	} else {
+		in.Since, in.Decided = r.pathCheckOf(key, pre.Key)
 		switch {
 		case !r.FE.Configured():
 			in.Unreadable = "the operator has no access to FE configured"
@@ -64,9 +69,13 @@ func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
 			in.Report = r.FE.Look(s.src, s.want.feConf).Pure()
 		}
 		pre = starrocks.CheckImagePaths(in)
+		if !pre.Read {
+			r.pathChecks.Put(key, pathCheck{key: pre.Key, since: in.Since, decided: &pre})
+		}
 	}
 	if pre.Read {
-		// FE's report is being read: the image changes wait for it, briefly.
+		// FE's report since the change was seen is not in yet: the image
+		// changes wait for it, one read at most.
 		for _, name := range pre.Waiting {
 			c := componentNamed(name)
 			s.hold(reconcile.Hold{Component: c, Object: s.want.objects.StatefulSet(c), Field: templateField, Reason: srv1.ReasonOrderedRollout,
@@ -84,6 +93,28 @@ func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
 	}
 	s.want.pathNote = r.notePaths(s, pre)
 	return true
+}
+
+// pathCheck is the pre-flight of one pending image change (its key): since
+// when it is seen, and the decision once FE's report since then was in.
+type pathCheck struct {
+	key     string
+	since   time.Time
+	decided *starrocks.Preflight
+}
+
+// pathCheckOf is since when the change named change is pending, and the
+// decision on it so far (nil before FE's report since then).
+func (r *Reconciler) pathCheckOf(key types.NamespacedName, change string) (time.Time, *starrocks.Preflight) {
+	var p pathCheck
+	r.pathChecks.Update(key, func(old pathCheck, ok bool) (pathCheck, bool) {
+		p = old
+		if !ok || old.key != change {
+			p = pathCheck{key: change, since: time.Now()}
+		}
+		return p, true
+	})
+	return p.since, p.decided
 }
 
 // minLookAgain is the least wait before the pre-flight looks for FE's report again.

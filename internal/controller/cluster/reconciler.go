@@ -94,6 +94,9 @@ type Reconciler struct {
 	// pathNotes is what the pre-flight said of each component's image
 	// change that rolls with a word, by cluster (preflight.go).
 	pathNotes *reconcile.Memo[map[string]pathNote]
+	// pathChecks is, by cluster, the pending image change the pre-flight
+	// checks: since when, and its decision (preflight.go).
+	pathChecks *reconcile.Memo[pathCheck]
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry *reconcile.Backoff
@@ -117,6 +120,7 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		heard:       reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
 		unreachable: reconcile.NewMemo[time.Time](memos),
 		pathNotes:   reconcile.NewMemo[map[string]pathNote](memos),
+		pathChecks:  reconcile.NewMemo[pathCheck](memos),
 		retry:       reconcile.NewBackoff(memos),
 	}
 	r.rememberForget(memos)
