@@ -89,6 +89,9 @@ func TestGatedRollouts(t *testing.T) {
 		skipKnownFailure(t)
 		testRestartMidRollout(t, c, dir)
 	})
+	t.Run("a BE downgrade from 3.3 to 3.2.2 is refused and restarts no pod; with the check off it rolls", func(t *testing.T) {
+		testRefusedDowngrade(t, c, dir)
+	})
 	t.Run("StarRocksHealthy follows a BE pod that stops and returns, and nothing is written while nothing changes", func(t *testing.T) {
 		skipKnownFailure(t)
 		testStarRocksHealthy(t, c, dir)

@@ -1,0 +1,132 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration_test
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
+	"github.com/srscale/starrocks-operator/test/simstarrocks"
+	"github.com/srscale/starrocks-operator/test/testcluster"
+)
+
+// testRefusedDowngrade: the simulated FE reports every node at 3.3.0 (its
+// default Options.Version, "3.3"); BE's image goes to 3.2.2, a downgrade the
+// docs refuse from 3.3 ("will cause metadata loss", docs/upgrades.md). The
+// pre-flight keeps BE's pod template, restarts no pod, and says
+// UpgradePathRefused with one Warning Event; the same change with
+// starrocks.com/upgrade-path-check: "off" rolls both BE pods.
+func testRefusedDowngrade(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	const ns, name = "gate-path", "dg"
+	testutil.CreateNamespace(t, c.Client, ns)
+	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	src := gatedCluster(ns, name, 1, 2)
+	startGated(t, c, dir, src, simstarrocks.Options{HeartbeatInterval: 500 * time.Millisecond}, 0)
+	before := podUIDs(t, c, ns, name+"-")
+	const old, target = "starrocks/be-ubuntu:3.3.2", "starrocks/be-ubuntu:3.2.2"
+
+	start := time.Now()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = target })
+	var refusal string
+	eventually(t, 30*time.Second, "ReconcileError UpgradePathRefused", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, name, src); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
+		if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != srv1.ReasonUpgradePathRefused {
+			return false, nil
+		}
+		refusal = cond.Message
+		return true, nil
+	})
+	t.Logf("refused after %s: %s", time.Since(start).Round(100*time.Millisecond), refusal)
+	for _, want := range []string{"BE image " + target, "3.3.0 to 3.2.2 refused", "metadata loss", "Next:"} {
+		if !strings.Contains(refusal, want) {
+			t.Errorf("the refusal does not say %q: %s", want, refusal)
+		}
+	}
+	// Nothing rolls while it stays refused: the StatefulSet keeps the old
+	// image, and every pod is the one that ran before.
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		be := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, ns, name+"-be", be); err != nil {
+			t.Fatal(err)
+		}
+		if got := stsImage(be); got != old {
+			t.Fatalf("BE StatefulSet image %s after the refusal, want %s kept", got, old)
+		}
+		if now := podUIDs(t, c, ns, name+"-"); !maps.Equal(now, before) {
+			t.Fatalf("pods changed after the refusal: %v, were %v", now, before)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n := warningsIn(ctx, t, c, ns, name, srv1.ReasonUpgradePathRefused); n != 1 {
+		t.Errorf("%d Warning Events %s, want 1", n, srv1.ReasonUpgradePathRefused)
+	}
+
+	// The control: the user's word lets the same change roll.
+	start = time.Now()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		if s.Annotations == nil {
+			s.Annotations = map[string]string{}
+		}
+		s.Annotations[srv1.UpgradePathCheckAnnotation] = srv1.UpgradePathCheckOff
+	})
+	eventually(t, 45*time.Second, "BE rolled to "+target+" with the check off", func(ctx context.Context) (bool, error) {
+		be := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, ns, name+"-be", be); err != nil {
+			return false, err
+		}
+		if stsImage(be) != target || !rolledOut(be) {
+			return false, nil
+		}
+		now := podUIDs(t, c, ns, name+"-be-")
+		return len(now) == 2 && now[name+"-be-0"] != before[name+"-be-0"] && now[name+"-be-1"] != before[name+"-be-1"], nil
+	})
+	if err := get(ctx, c.Client, ns, name, src); err != nil {
+		t.Fatal(err)
+	}
+	if cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError); cond != nil && cond.Reason == srv1.ReasonUpgradePathRefused {
+		t.Errorf("ReconcileError still %s after the check was turned off: %s", cond.Reason, cond.Message)
+	}
+	if now := podUIDs(t, c, ns, name+"-fe-"); !maps.Equal(now, podUIDsOf(before, name+"-fe-")) {
+		t.Errorf("FE pods changed, though FE's image did not: %v, were %v", now, before)
+	}
+	t.Logf("with %s=%s both BE pods rolled to %s in %s", srv1.UpgradePathCheckAnnotation, srv1.UpgradePathCheckOff, target, time.Since(start).Round(100*time.Millisecond))
+}
+
+// podUIDsOf is the entries of uids whose pod name starts with prefix.
+func podUIDsOf(uids map[string]string, prefix string) map[string]string {
+	out := map[string]string{}
+	for k, v := range uids {
+		if strings.HasPrefix(k, prefix) {
+			out[k] = v
+		}
+	}
+	return out
+}
