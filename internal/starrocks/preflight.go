@@ -24,6 +24,7 @@ package starrocks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -118,10 +119,37 @@ func CheckImagePaths(in PreflightIn) Preflight {
 	}
 	out.Key = strings.Join(keys, ";")
 	if out.Read {
-		if d := in.Decided; d != nil && d.Key == out.Key && !d.Read {
-			return *d
+		if d := in.Decided; d != nil && !d.Read && Covers(d.Key, out.Key) {
+			return d.narrowed(out.Key)
 		}
 		out.Checks = nil
+	}
+	return out
+}
+
+// Covers reports whether every change of key (component and new image) is
+// one of decided's: a decision on FE, BE and CN together still holds for FE
+// alone once BE and CN are written.
+func Covers(decided, key string) bool {
+	if key == "" {
+		return false
+	}
+	have := strings.Split(decided, ";")
+	for _, k := range strings.Split(key, ";") {
+		if !slices.Contains(have, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// narrowed is the decision for the changes of key alone.
+func (p Preflight) narrowed(key string) Preflight {
+	out := Preflight{Key: key}
+	for _, c := range p.Checks {
+		if slices.Contains(strings.Split(key, ";"), c.Name+"="+c.To) {
+			out.Checks = append(out.Checks, c)
+		}
 	}
 	return out
 }

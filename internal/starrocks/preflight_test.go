@@ -114,6 +114,12 @@ func TestCheckImagePaths(t *testing.T) {
 		{name: "the decision on the same change stands while no newer report is in",
 			in:      PreflightIn{BE: down, Since: t0, Decided: &refused},
 			checked: []string{"BE"}, refused: []string{"BE"}},
+		{name: "the decision on FE, BE and CN together holds for FE alone once BE and CN are written",
+			in: PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.2", "starrocks/fe-ubuntu:3.2.2"), Since: t0,
+				Decided: &Preflight{Key: "FE=starrocks/fe-ubuntu:3.2.2;BE=starrocks/be-ubuntu:3.2.2", Checks: []ImageCheck{
+					{Name: "FE", To: "starrocks/fe-ubuntu:3.2.2", Verdict: PathVerdict{Kind: PathRefused}},
+					{Name: "BE", To: "starrocks/be-ubuntu:3.2.2", Verdict: PathVerdict{Kind: PathRefused}}}}},
+			checked: []string{"FE"}, refused: []string{"FE"}},
 		{name: "a decision on another change does not: the new one waits for FE's report",
 			in:   PreflightIn{BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.3.2", "starrocks/be-ubuntu:3.2.3"), Since: t0, Decided: &refused},
 			read: true, waiting: "BE"},

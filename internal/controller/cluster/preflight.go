@@ -104,13 +104,18 @@ type pathCheck struct {
 }
 
 // pathCheckOf is since when the change named change is pending, and the
-// decision on it so far (nil before FE's report since then).
+// decision on it so far (nil before FE's report since then). A change that
+// is what is left of the last one (BE and CN written, FE waiting for its
+// turn) keeps its time and its decision.
 func (r *Reconciler) pathCheckOf(key types.NamespacedName, change string) (time.Time, *starrocks.Preflight) {
 	var p pathCheck
 	r.pathChecks.Update(key, func(old pathCheck, ok bool) (pathCheck, bool) {
 		p = old
-		if !ok || old.key != change {
-			p = pathCheck{key: change, since: time.Now()}
+		switch {
+		case !ok || !starrocks.Covers(old.key, change):
+			p = pathCheck{key: change, since: time.Now()} // a new change: FE is read again
+		case old.key != change:
+			p.key = change // part of the change is written: the rest keeps its decision
 		}
 		return p, true
 	})
