@@ -44,6 +44,10 @@ func TestOnAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
+	// The longest tests, each on a control plane of its own, mostly
+	// waiting on StarRocks' clocks: two at a time (go test's -parallel,
+	// GOMAXPROCS), after the others.
+	t.Parallel()
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t)})
 	t.Run("a new FE-only cluster costs at most 4 writes and a resync none", func(t *testing.T) { testQuiet(t, c, "quiet", 1) })
 	t.Run("with several workers too, its FE StatefulSet created first", func(t *testing.T) { testQuiet(t, c, "quiet4", 4) })

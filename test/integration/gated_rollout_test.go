@@ -57,6 +57,10 @@ func TestGatedRollouts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}
+	// The longest tests, each on a control plane of its own, mostly
+	// waiting on StarRocks' clocks: two at a time (go test's -parallel,
+	// GOMAXPROCS), after the others.
+	t.Parallel()
 	c, dir := simulatedWithStarRocks(t)
 	testutil.CreateNamespace(t, c.Client, "gate")
 	startOperator(t, c, "gate", operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: gateLookEvery})

@@ -42,6 +42,10 @@ func TestReliabilityOnAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
+	// The longest tests, each on a control plane of its own, mostly
+	// waiting on StarRocks' clocks: two at a time (go test's -parallel,
+	// GOMAXPROCS), after the others.
+	t.Parallel()
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t)})
 	t.Run("a denied namespace is never written, not even on owned-object events", func(t *testing.T) { testDeniedNamespace(t, c) })
 	t.Run("a persistent API error costs only the back-off retries of the failing request", func(t *testing.T) { testPersistentError(t, c) })

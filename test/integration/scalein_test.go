@@ -55,6 +55,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}
+	// The longest tests, each on a control plane of its own, mostly
+	// waiting on StarRocks' clocks: two at a time (go test's -parallel,
+	// GOMAXPROCS), after the others.
+	t.Parallel()
 	c, dir := simulatedWithStarRocks(t)
 	class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "scale-in"}, Provisioner: "example.com/none"}
 	if err := c.Client.Create(t.Context(), class); err != nil {
