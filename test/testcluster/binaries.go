@@ -28,6 +28,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -122,8 +123,10 @@ func EnsureBinaries(ctx context.Context, simulated bool, progress io.Writer) (As
 		if err := buildOnce(ctx, root, b, version, versioned, fetch, progress); err != nil {
 			return Assets{}, err
 		}
-		// Replace the link atomically: parallel test packages read it while we write.
-		tmpLink := fmt.Sprintf("%s.%d", filepath.Join(linkDir, b.name), os.Getpid())
+		// Replace the link atomically: parallel test packages, and parallel
+		// tests of one package, read it while we write; each writer its own
+		// temporary name.
+		tmpLink := fmt.Sprintf("%s.%d.%d", filepath.Join(linkDir, b.name), os.Getpid(), linkSeq.Add(1))
 		_ = os.Remove(tmpLink)
 		if err := os.Symlink(versioned, tmpLink); err != nil {
 			return Assets{}, err
@@ -134,6 +137,9 @@ func EnsureBinaries(ctx context.Context, simulated bool, progress io.Writer) (As
 	}
 	return Assets{Dir: linkDir}, nil
 }
+
+// linkSeq numbers the temporary links this process writes.
+var linkSeq atomic.Int64
 
 func hasAll(dir string, want []binary) bool {
 	for _, b := range want {
