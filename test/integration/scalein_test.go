@@ -1402,7 +1402,7 @@ func testFEDropReverted(t *testing.T, c *testcluster.Cluster, dir *feDirectory) 
 	}
 	recordFault(t, faulttable.Row{Fault: "a zombie FE answering through the Service",
 		Injected:  "FE 3 → 2 reverted the moment FE answers the DROP FOLLOWER of fe-2: fe-2's process runs on, dropped; for 5 s the Service reaches it alone",
-		Converged: fmt.Sprintf("the zombie was sent %d statements and answered %d (its frozen view, in which it is still a member; its forwards failed); nothing was decided on them; fe-2 started afresh on a new claim and was in FE's group again %s after the DROP, one DROP in all", sent, answered, took.Round(100*time.Millisecond)),
+		Converged: fmt.Sprintf("the zombie was sent %d of the operator's reads and answered %d: they are forwarded to the leader (forward_to_leader), which refuses a zombie's forward; nothing was decided on it; fe-2 started afresh on a new claim and was in FE's group again %s after the DROP, one DROP in all", sent, answered, took.Round(100*time.Millisecond)),
 		Lost:      "0 FE members"})
 	if err := c.Client.Delete(ctx, src); err != nil {
 		t.Fatal(err)
