@@ -30,6 +30,7 @@ import (
 // PathKind is what a version change is, on StarRocks' documented paths.
 type PathKind int
 
+// The kinds of version change.
 const (
 	PathUnknown   PathKind = iota // not checked (Why says why); allowed
 	PathSame                      // no version change
@@ -44,6 +45,7 @@ const (
 // BE and CN before FE on an upgrade, FE first on a downgrade.
 type Direction int
 
+// The directions of a version change.
 const (
 	DirectionUnknown Direction = iota
 	NoChange

@@ -141,10 +141,10 @@ func ImageVersion(image string) Observed {
 	if i := strings.LastIndex(image, ":"); i >= 0 && !strings.Contains(image[i:], "/") {
 		tag = image[i+1:]
 	}
-	switch {
-	case tag == "":
+	switch tag {
+	case "":
 		return unknown(fmt.Sprintf("image %q has no tag (it runs latest), which names no version", image))
-	case tag == "latest" || tag == "main":
+	case "latest", "main":
 		return unknown(fmt.Sprintf("image tag %q names no version", tag))
 	}
 	if m := releaseTag.FindStringSubmatch(tag); m != nil {
