@@ -27,6 +27,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/srscale/starrocks-operator/internal/fe"
 )
 
 // PreflightIn is what the pre-flight decides from.
@@ -166,30 +168,24 @@ func imageChange(w Workload) (from, to string, ok bool) {
 }
 
 func frontendVersions(r *Report, names PodNames) []string {
-	var cells []string
-	for _, f := range r.Frontends {
-		if _, ok := names.Ordinal(f.Host); ok {
-			cells = append(cells, f.Version)
-		}
-	}
-	return cells
+	return versionsOf(r.Frontends, names, func(f fe.Frontend) (string, string) { return f.Host, f.Version })
 }
 
 func backendVersions(r *Report, names PodNames) []string {
-	var cells []string
-	for _, b := range r.Backends {
-		if _, ok := names.Ordinal(b.Host); ok {
-			cells = append(cells, b.Version)
-		}
-	}
-	return cells
+	return versionsOf(r.Backends, names, func(b fe.Backend) (string, string) { return b.Host, b.Version })
 }
 
 func computeNodeVersions(r *Report, names PodNames) []string {
+	return versionsOf(r.ComputeNodes, names, func(n fe.ComputeNode) (string, string) { return n.Host, n.Version })
+}
+
+// versionsOf is the Version cells of the rows that are names' pods.
+func versionsOf[T any](rows []T, names PodNames, hostVersion func(T) (string, string)) []string {
 	var cells []string
-	for _, n := range r.ComputeNodes {
-		if _, ok := names.Ordinal(n.Host); ok {
-			cells = append(cells, n.Version)
+	for _, row := range rows {
+		host, version := hostVersion(row)
+		if _, ok := names.Ordinal(host); ok {
+			cells = append(cells, version)
 		}
 	}
 	return cells
