@@ -352,8 +352,15 @@ func testDecommission(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	eventually(t, time.Minute, "both BEs alive after the rollout", func(context.Context) (bool, error) { return aliveBEs(f) == 2, nil })
 	// Lost for good, once all settled (the rollout after the scale-in makes
 	// each single-replica tablet unavailable while its BE restarts, for a
-	// moment; the other tests sample throughout, without rollouts).
+	// moment; the other tests sample throughout, without rollouts). FE
+	// lists a restarting BE Alive for a while (sheet §14), so FE's Alive
+	// does not say the processes run: a tablet unreadable now may be on a
+	// BE still starting. Lost is what stays unreadable for a minute.
 	lostByScaleIn := f.LostTablets()
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		lostByScaleIn = f.LostTablets()
+		return lostByScaleIn == 0, nil
+	})
 	if lostByScaleIn != 0 {
 		t.Errorf("%d tablets lost by the decommissioned scale-in, want 0", lostByScaleIn)
 	}
