@@ -23,7 +23,7 @@ func TestReportedVersion(t *testing.T) {
 		name, cell string
 		want       string // Version.String(), or "" for unknown
 	}{
-		// FE's Version column, real 3.3.10 output (../shared/reference/starrocks-fe-protocol.md §2).
+		// FE's Version column, real 3.3.10 output (the facts sheet, starrocks-fe-protocol.md §2).
 		{"a release with its commit is read", "3.3.10-227b0b3", "3.3.10"},
 		{"a release without a commit is read", "3.5.2", "3.5.2"},
 		// gen_build_version.py upper-cases STARROCKS_VERSION.
@@ -57,7 +57,7 @@ func TestImageVersion(t *testing.T) {
 		name, image string
 		want        string // Version.String(), or "" for unknown
 	}{
-		// Tags in ../shared/reference: starrocks/fe-ubuntu:3.4.1, :3.3.9, :4.1-latest, :latest.
+		// Tags in the upstream reference (STARROCKS_UPSTREAM_REFERENCE): starrocks/fe-ubuntu:3.4.1, :3.3.9, :4.1-latest, :latest.
 		{"a release tag is read", "starrocks/fe-ubuntu:3.4.1", "3.4.1"},
 		{"a registry with a port is not a tag", "registry.local:5000/starrocks/be-ubuntu:3.3.9", "3.3.9"},
 		{"a release candidate tag is read", "starrocks/fe-ubuntu:3.3.0-rc01", "3.3.0-rc01"},
