@@ -115,7 +115,9 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 			in.Held = "held: " + msg
 		}
 		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
-		in.BudgetNotLowered = !resources.FEStepBudgetLowered(s.src, r.liveBudget(ctx, s.src.Namespace, s.src.FeDisruptionBudgetName()), in.From-1)
+		if in.To < in.From { // only a scale-down drops a member or lets a leader's pod go
+			in.BudgetNotLowered = !resources.FEStepBudgetLowered(s.src, r.liveBudget(ctx, s.src.Namespace, s.src.FeDisruptionBudgetName()), in.From-1)
+		}
 	}
 	st := starrocks.ScaleInFrontends(in)
 	if st.Read {
