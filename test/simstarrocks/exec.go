@@ -61,10 +61,11 @@ func unknownWarehouse(wh string) *sqlError {
 // read FE forwards to the leader (forwarded) needs one too, so they wait for
 // one. A read answered by the FE reached (SHOW PROC '/statistic' without
 // forward_to_leader) is answered from its own replicated state meanwhile,
-// and SET from the session.
+// SET from the session, and ADMIN SHOW FRONTEND CONFIG from the FE's own
+// memory (config.go).
 func (st *statement) needsLeader(s *session) bool {
 	switch st.kind {
-	case stSet:
+	case stSet, stAdminShowConfig:
 		return false
 	case stShowFrontends, stShowBackends, stShowComputeNodes, stShowProc:
 		return st.forwarded(s) || (st.kind == stShowProc && procName(st.procPath) == "frontends")

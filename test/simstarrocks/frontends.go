@@ -82,6 +82,9 @@ type feProcess struct {
 	member bool
 	// resolveNames: started without --host_type FQDN (SetHostType).
 	resolveNames bool
+	// config is what ADMIN SET FRONTEND CONFIG set in this process's
+	// memory (config.go); a start begins from fe.conf again.
+	config feConfig
 }
 
 type snapshot struct {
@@ -276,7 +279,7 @@ func (s *StarRocks) answering(sess *session, st *statement) (view *cluster, forw
 // readOnly: the statement reads; anything else runs on the leader.
 func (st *statement) readOnly() bool {
 	switch st.kind {
-	case stShowFrontends, stShowBackends, stShowComputeNodes, stShowProc:
+	case stShowFrontends, stShowBackends, stShowComputeNodes, stShowProc, stAdminShowConfig:
 		return true
 	}
 	return false
@@ -406,7 +409,7 @@ func (s *StarRocks) Zombie(host string) bool {
 func (s *StarRocks) markRunning(host string, running bool) {
 	p := s.process(host)
 	if running && !p.running {
-		p.frozen, p.member = nil, false
+		p.frozen, p.member, p.config = nil, false, nil
 	}
 	p.running = running
 	if !running {

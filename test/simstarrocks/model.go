@@ -185,6 +185,10 @@ type cluster struct {
 	bin  []binned
 	// The next heartbeat round and the next run of the statistics daemon.
 	nextHeartbeat, nextStatistics time.Time
+	// sched is the leading FE's configuration, which its tablet scheduler
+	// obeys (config.go); nextCheck is TabletChecker's next round.
+	sched     feConfig
+	nextCheck time.Time
 }
 
 func newCluster(opts Options, now time.Time) *cluster {
@@ -194,6 +198,7 @@ func newCluster(opts Options, now time.Time) *cluster {
 		warehouses:     []string{defaultWarehouse},
 		nextHeartbeat:  now.Add(opts.HeartbeatInterval),
 		nextStatistics: now.Add(statisticsInterval),
+		nextCheck:      now.Add(checkerInterval),
 	}
 }
 

@@ -178,6 +178,22 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 		return callback(&sqltypes.Result{}, false)
 	}
 	fe := sess.fe
+	if st.kind == stAdminShowConfig {
+		// The FE reached answers from its own memory (config.go).
+		var res *result
+		var serr *sqlError
+		s.locked(func(*cluster) {
+			if p := s.views.procs[fe]; fe != "" && (p == nil || !p.running) {
+				serr = &sqlError{code: mysql.CRServerLost, state: mysql.SSUnknownSQLState, msg: "simstarrocks: FE " + fe + " stopped"}
+				return
+			}
+			res = s.showFrontendConfig(fe, st)
+		})
+		if serr != nil {
+			return mysql.NewSQLError(serr.code, serr.state, "%s", serr.msg)
+		}
+		return callback(toSQLResult(res), false)
+	}
 	// A zombie never learns of a leader: it answers, or fails, at once.
 	zombie := s.Zombie(fe)
 	wait := st.needsLeader(sess) && !zombie
@@ -205,7 +221,11 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 					serr = rerr
 					break
 				}
-				res, serr = cl.execute(run)
+				if run.kind == stAdminSetConfig {
+					serr = s.setFrontendConfig(run) // every live FE's memory (config.go)
+				} else {
+					res, serr = cl.execute(run)
+				}
 				if forward {
 					// LeaderOpExecutor waits until this FE replayed it.
 					s.views.procs[fe].syncedTo = cl.now

@@ -209,6 +209,8 @@ const (
 	stCreateWarehouse
 	stDropWarehouse
 	stSet
+	stAdminSetConfig
+	stAdminShowConfig
 )
 
 type statement struct {
@@ -223,6 +225,11 @@ type statement struct {
 	// setVar and setValue: SET [SESSION] <setVar> = <setValue>, the name
 	// lower-cased, the value as written (unquoted).
 	setVar, setValue string
+	// configKey and configValue: ADMIN SET FRONTEND CONFIG ("key" = "value").
+	configKey, configValue string
+	// pattern: ADMIN SHOW FRONTEND CONFIG LIKE 'pattern', if hasPattern.
+	pattern    string
+	hasPattern bool
 }
 
 // syntaxError is the parser's refusal: the offending token and what the
@@ -511,6 +518,8 @@ func (p *parser) statement() (*statement, error) {
 		return p.alterSystem()
 	case p.acceptWord("SET"):
 		return p.set()
+	case p.acceptWord("ADMIN"):
+		return p.admin()
 	case p.acceptWord("CANCEL"):
 		// cancelAlterSystemStatement: CANCEL DECOMMISSION BACKEND string (COMMA string)* (sheet §5).
 		if err := p.expectWord("DECOMMISSION"); err != nil {
@@ -563,7 +572,60 @@ func (p *parser) statement() (*statement, error) {
 		st.warehouse = name
 		return st, p.end()
 	}
-	return nil, p.fail(kw("SHOW", "ALTER", "SET", "CANCEL", "CREATE", "DROP")...)
+	return nil, p.fail(kw("SHOW", "ALTER", "SET", "ADMIN", "CANCEL", "CREATE", "DROP")...)
+}
+
+// admin is the two FE configuration statements (StarRocks.g4):
+// adminSetConfigStatement: ADMIN SET FRONTEND CONFIG '(' property ')', with
+// property: key=string '=' value=string; adminShowConfigStatement: ADMIN
+// SHOW FRONTEND CONFIG (LIKE pattern=string)?. The newest grammar's WITH
+// PERSISTENT and SHOW's predicate clauses are not simulated.
+func (p *parser) admin() (*statement, error) {
+	set := p.acceptWord("SET")
+	if !set {
+		if err := p.expectWord("SHOW"); err != nil {
+			return nil, p.fail(kw("SET", "SHOW")...)
+		}
+	}
+	if err := p.expectWord("FRONTEND"); err != nil {
+		return nil, err
+	}
+	if err := p.expectWord("CONFIG"); err != nil {
+		return nil, err
+	}
+	if !set {
+		st := &statement{kind: stAdminShowConfig}
+		if p.acceptWord("LIKE") {
+			pat, err := p.stringArg()
+			if err != nil {
+				return nil, err
+			}
+			st.pattern, st.hasPattern = pat, true
+			return st, p.end()
+		}
+		return st, p.end("'LIKE'")
+	}
+	if !p.isSymbol("(") {
+		return nil, p.fail("'('")
+	}
+	p.pos++
+	key, err := p.stringArg()
+	if err != nil {
+		return nil, err
+	}
+	if !p.isSymbol("=") {
+		return nil, p.fail("'='")
+	}
+	p.pos++
+	value, err := p.stringArg()
+	if err != nil {
+		return nil, err
+	}
+	if !p.isSymbol(")") {
+		return nil, p.fail("')'")
+	}
+	p.pos++
+	return &statement{kind: stAdminSetConfig, configKey: key, configValue: value}, p.end()
 }
 
 // set is the one form of SET the simulation takes: a session variable set

@@ -209,6 +209,9 @@ func (c *cluster) goodHeartbeat(n *node) {
 	if be.reportFrom.IsZero() {
 		be.reportFrom = c.now
 	}
+	if c.repairsLimited() {
+		return // the scheduler takes them at TabletChecker's rounds (tabletCheck)
+	}
 	for _, r := range c.replicasOnBE(be.id) {
 		if r.behind && !r.wiped {
 			r.behind = false
@@ -305,6 +308,9 @@ func (c *cluster) advance(now time.Time) {
 		if c.nextStatistics.Before(next) {
 			next = c.nextStatistics
 		}
+		if c.nextCheck.Before(next) {
+			next = c.nextCheck
+		}
 		if next.After(now) {
 			break
 		}
@@ -316,6 +322,10 @@ func (c *cluster) advance(now time.Time) {
 		if !c.nextStatistics.After(next) {
 			c.statisticsDaemon()
 			c.nextStatistics = c.nextStatistics.Add(statisticsInterval)
+		}
+		if !c.nextCheck.After(next) {
+			c.tabletCheck()
+			c.nextCheck = c.nextCheck.Add(checkerInterval)
 		}
 	}
 	c.run(now)

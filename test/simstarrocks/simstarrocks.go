@@ -269,6 +269,9 @@ type StarRocks struct {
 	// tlsLogins and plainLogins count logins by transport.
 	tlsLogins, plainLogins int
 	users                  map[string]User // besides root (users.go)
+	// config is the FE configuration set before any FE process is known
+	// (config.go).
+	config feConfig
 }
 
 // The versions whose column lists the simulation knows.
@@ -377,6 +380,7 @@ func (s *StarRocks) Logins() []string {
 func (s *StarRocks) locked(fn func(c *cluster)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.state.sched = s.leaderConfig()
 	s.state.advance(s.opts.Clock.Now())
 	fn(s.state)
 	s.afterChange()

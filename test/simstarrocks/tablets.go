@@ -188,6 +188,10 @@ func (c *cluster) run(t time.Time) {
 		if !be.decommissioned {
 			continue
 		}
+		if c.repairsLimited() {
+			be.credit = 0 // the scheduler takes them at TabletChecker's rounds (tabletCheck)
+			continue
+		}
 		be.credit += c.opts.MigrationRate * dt.Seconds()
 		for be.credit >= 1 && c.migrateOne(be) {
 			be.credit--
@@ -283,6 +287,65 @@ func (c *cluster) migrateOne(be *beNode) bool {
 		return true
 	}
 	return false
+}
+
+// repairsLimited: the leader's tablet_sched_max_scheduling_tablets is below
+// its default (config.go), as the upgrade procedure sets it (0). Then the
+// scheduler is modelled as FE's: TabletChecker hands it unhealthy tablets
+// only at its rounds, every tablet_sched_checker_interval_seconds (20 s),
+// and only while no more than the limit are pending or running
+// (TabletChecker.runAfterCatalogReady); TabletScheduler.addTablet refuses a
+// repair once more than the limit are pending (a BALANCE task aside). So at
+// 0 one repair starts per round, when none runs. A decommission's moves
+// and the catch-up of replicas that missed versions are such repairs
+// (REPLICA_RELOCATING, VERSION_INCOMPLETE). Above the limit's default the
+// simulation starts them at once (run, goodHeartbeat): kinder than FE's
+// 20 s rounds, as before this model.
+func (c *cluster) repairsLimited() bool {
+	return c.sched.maxScheduling() < defaultMaxSchedulingTablets
+}
+
+// tabletCheck is one TabletChecker round under a limit (repairsLimited):
+// repairs start, the replicas of BEs alive again that missed versions
+// first, then moves off decommissioning BEs, while no more than limit + 1
+// run. UNVERIFIED: the order between the two kinds (FE orders by priority).
+func (c *cluster) tabletCheck() {
+	if !c.repairsLimited() {
+		return
+	}
+	budget := c.sched.maxScheduling() + 1 - c.runningTablets() - c.catchingUp()
+	for _, tb := range c.liveTablets() {
+		for _, r := range tb.replicas {
+			be := c.backendByID(r.beID)
+			if budget <= 0 {
+				return
+			}
+			if r.behind && !r.wiped && be != nil && be.alive && be.running {
+				r.behind = false
+				r.catchUpUntil = c.now.Add(c.opts.CatchUp)
+				budget--
+			}
+		}
+	}
+	for _, be := range c.backends {
+		for be.decommissioned && budget > 0 && c.migrateOne(be) {
+			budget--
+			c.history++
+		}
+	}
+}
+
+// catchingUp counts the replicas catching up on missed versions now.
+func (c *cluster) catchingUp() int {
+	n := 0
+	for _, tb := range c.liveTablets() {
+		for _, r := range tb.replicas {
+			if c.now.Before(r.catchUpUntil) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // pendingTablets is what the simulated scheduler still has to start:

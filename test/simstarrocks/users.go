@@ -100,6 +100,10 @@ func (st *statement) needs() need {
 		return need{privs: []string{"OPERATE", "NODE"}, objectType: "SYSTEM"}
 	case stShowProc:
 		return need{privs: []string{"OPERATE"}, objectType: "SYSTEM"}
+	case stAdminSetConfig, stAdminShowConfig:
+		// checkStmtOperatePrivilege (visitAdminSetConfigStatement,
+		// visitAdminShowConfigStatement).
+		return need{privs: []string{"OPERATE"}, objectType: "SYSTEM"}
 	case stCreateWarehouse:
 		return need{privs: []string{"CREATE WAREHOUSE"}, objectType: "SYSTEM"}
 	case stDropWarehouse:
