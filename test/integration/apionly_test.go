@@ -45,8 +45,8 @@ func TestOnAPIServer(t *testing.T) {
 		t.Skip("starts a control plane")
 	}
 	// The longest tests, each on a control plane of its own, mostly
-	// waiting on StarRocks' clocks: two at a time (go test's -parallel,
-	// GOMAXPROCS), after the others.
+	// waiting on StarRocks' clocks: integrationParallel at a time, after
+	// the others (suite_test.go).
 	t.Parallel()
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t)})
 	t.Run("a new FE-only cluster costs at most 4 writes and a resync none", func(t *testing.T) { testQuiet(t, c, "quiet", 1) })

@@ -58,8 +58,8 @@ func TestGatedRollouts(t *testing.T) {
 		t.Skip("starts a simulated cluster")
 	}
 	// The longest tests, each on a control plane of its own, mostly
-	// waiting on StarRocks' clocks: two at a time (go test's -parallel,
-	// GOMAXPROCS), after the others.
+	// waiting on StarRocks' clocks: integrationParallel at a time, after
+	// the others (suite_test.go).
 	t.Parallel()
 	c, dir := simulatedWithStarRocks(t)
 	testutil.CreateNamespace(t, c.Client, "gate")

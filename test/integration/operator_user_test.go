@@ -52,6 +52,8 @@ func TestOperatorUser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}
+	// Mostly waiting on StarRocks' clocks: beside the longest tests.
+	t.Parallel()
 	c, dir := simulatedWithStarRocks(t)
 	testutil.CreateNamespace(t, c.Client, "opuser")
 	// A bare name: the Secret of that name in each cluster's namespace.

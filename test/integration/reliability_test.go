@@ -43,8 +43,8 @@ func TestReliabilityOnAPIServer(t *testing.T) {
 		t.Skip("starts a control plane")
 	}
 	// The longest tests, each on a control plane of its own, mostly
-	// waiting on StarRocks' clocks: two at a time (go test's -parallel,
-	// GOMAXPROCS), after the others.
+	// waiting on StarRocks' clocks: integrationParallel at a time, after
+	// the others (suite_test.go).
 	t.Parallel()
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t)})
 	t.Run("a denied namespace is never written, not even on owned-object events", func(t *testing.T) { testDeniedNamespace(t, c) })

@@ -56,6 +56,8 @@ func TestOnSimulatedCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}
+	// Mostly waiting on StarRocks' clocks: beside the longest tests.
+	t.Parallel()
 	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t), Simulated: true})
 	t.Run("every sample runs and its deletion removes every child", func(t *testing.T) {
 		root, err := testcluster.RepoRoot()

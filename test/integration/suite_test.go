@@ -18,6 +18,7 @@ package integration_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -50,6 +51,25 @@ import (
 
 func init() {
 	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
+}
+
+// integrationParallel is how many tests marked t.Parallel run at once when
+// -parallel is not given. Each runs a control plane of its own and mostly
+// waits on StarRocks' clocks (heartbeats, decommissions, catch-up): a run
+// of this package kept the 2 cores under a third busy at go test's
+// default of GOMAXPROCS (2), and the longest test could start last.
+const integrationParallel = 4
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", fmt.Sprint(integrationParallel)); err != nil {
+			panic(err)
+		}
+	}
+	m.Run()
 }
 
 func crdPaths(t testing.TB) []string {
