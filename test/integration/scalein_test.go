@@ -57,8 +57,8 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 		t.Skip("starts a simulated cluster")
 	}
 	// The longest tests, each on a control plane of its own, mostly
-	// waiting on StarRocks' clocks: two at a time (go test's -parallel,
-	// GOMAXPROCS), after the others.
+	// waiting on StarRocks' clocks: integrationParallel at a time, after
+	// the others (suite_test.go).
 	t.Parallel()
 	c, dir := simulatedWithStarRocks(t)
 	class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "scale-in"}, Provisioner: "example.com/none"}
@@ -817,8 +817,20 @@ func testLeaderKilledMidFEStep(t *testing.T, c *testcluster.Cluster, dir *feDire
 			}
 		}
 	}
-	if len(drops) != 2 {
-		t.Errorf("DROP FOLLOWER statements %q, want one each for lf-fe-4 and lf-fe-3", drops)
+	// A DROP sent as the old leader died, or before another FE led, is
+	// answered with an error and done again: what counts is what FE ran.
+	var ran []string
+	for _, a := range f.Answers() {
+		if strings.HasPrefix(a.Statement, "ALTER SYSTEM DROP FOLLOWER") {
+			if a.Error == "" {
+				ran = append(ran, a.Statement)
+			} else {
+				t.Logf("%s answered: %s", a.Statement, a.Error)
+			}
+		}
+	}
+	if len(ran) != 2 {
+		t.Errorf("DROP FOLLOWER statements FE ran %q, want one each for lf-fe-4 and lf-fe-3 (sent: %q)", ran, drops)
 	}
 	if !slices.Equal(seen, []int32{5, 4, 3}) {
 		t.Errorf("FE StatefulSet replicas went %v, want [5 4 3]: one member at a time", seen)

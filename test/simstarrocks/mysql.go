@@ -144,10 +144,24 @@ func (h *handler) ComQuery(_ context.Context, c *mysql.Conn, query string, callb
 	}
 	if s.opts.StatementError != nil {
 		if e := s.opts.StatementError(query); e != nil {
+			s.answered(query, e.Message)
 			return mysql.NewSQLError(e.Code, e.State, "%s", e.Message)
 		}
 	}
-	return h.answer(c, query, callback)
+	err := h.answer(c, query, callback)
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	s.answered(query, msg)
+	return err
+}
+
+// answered records how FE answered a statement ("" without an error).
+func (s *StarRocks) answered(query, err string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answers = append(s.answers, Answer{Statement: query, Error: err})
 }
 
 // answer parses and runs the statement.

@@ -263,8 +263,9 @@ type StarRocks struct {
 	mu    sync.Mutex
 	state *cluster
 	views feViews
-	// statements and logins, in order.
+	// statements and logins, in order; answers as answered (Answers).
 	statements []string
+	answers    []Answer
 	logins     []string
 	// tlsLogins and plainLogins count logins by transport.
 	tlsLogins, plainLogins int
@@ -348,6 +349,20 @@ func (s *StarRocks) Statements() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.statements)
+}
+
+// Answer is a statement and the error FE answered it with ("" none).
+type Answer struct {
+	Statement, Error string
+}
+
+// Answers are the statements FE answered, in the order it answered them,
+// each with its error: a statement sent to an FE that stopped, or while no
+// leader could run it, is in Statements but answered with an error.
+func (s *StarRocks) Answers() []Answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.answers)
 }
 
 // StatementsLike returns the statements that start with prefix (case-insensitive).
