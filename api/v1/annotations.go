@@ -57,6 +57,16 @@ const UpgradePathCheckAnnotation = "starrocks.com/upgrade-path-check"
 // UpgradePathCheckOff is the value of UpgradePathCheckAnnotation that skips the check.
 const UpgradePathCheckOff = "off"
 
+// CompatibilityPauseAnnotation on a StarRocksCluster records, while a
+// minor or major version change rolls, what FE's tablet clone and balance
+// configuration was before the operator paused them (JSON: {"values":
+// {key: value}}), written just before the pause's first ADMIN SET FRONTEND
+// CONFIG and removed once the recorded values are set again
+// (docs/upgrades.md). On the object, not in the operator's memory: an
+// operator that restarts mid-upgrade restores these values, not the paused
+// ones FE shows then. The operator sets it; users never need to.
+const CompatibilityPauseAnnotation = "starrocks.com/compatibility-pause"
+
 // DisruptionBudgetAnnotation set to "false" on a StarRocksCluster or a
 // StarRocksWarehouse makes no PodDisruptionBudget for any of its components.
 const DisruptionBudgetAnnotation = "starrocks.com/pod-disruption-budget"

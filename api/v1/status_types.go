@@ -117,6 +117,15 @@ const (
 	// path is one StarRocks' docs allow but recommend against (a minor
 	// version skipped); it rolls, and Progressing's message says so.
 	ReasonUpgradePathWarning = "UpgradePathWarning"
+	// ReasonCompatibilityPause (Progressing, and a Normal Event): a minor or
+	// major version change waits while the operator pauses FE's tablet
+	// clone and balancing (ADMIN SET FRONTEND CONFIG), or sets the pause
+	// again after an FE restarted; the Event says what FE had.
+	ReasonCompatibilityPause = "CompatibilityPause"
+	// ReasonCompatibilityRestored (a Normal Event): every component runs its
+	// new image and every BE is Alive: FE's recorded tablet clone and
+	// balance configuration is set again.
+	ReasonCompatibilityRestored = "CompatibilityRestored"
 	// ReasonFEUnreachable is set when FE does not answer a step that needs its word.
 	ReasonFEUnreachable = "FEUnreachable"
 	// ReasonFETLSFailed is set in FEUnreachable's place when the connection

@@ -100,6 +100,10 @@ type Frontend struct {
 	// "3.3.10-227b0b3", or NULL for an FE not heard from); "" for NULL or
 	// when the column is not there.
 	Version string
+	// StartTime is when the FE process started, as FE prints it (facts
+	// sheet §2: a string to the second, NULL when not alive; "" then): a
+	// new value is a restart, compared only with FE's own earlier ones.
+	StartTime string
 }
 
 // Voter is true for a row that counts in FE's quorum: a LEADER or
@@ -226,7 +230,7 @@ func parseFrontends(rows []row) ([]Frontend, error) {
 			return nil, fmt.Errorf("%s: %w", ShowFrontendsSQL, err)
 		}
 		out = append(out, Frontend{Name: r["name"], Host: r["ip"], EditLogPort: port, Role: r["role"], Alive: r.bool("alive"),
-			Unjoined: r["join"] != "" && !r.bool("join"), Version: r.version()})
+			Unjoined: r["join"] != "" && !r.bool("join"), Version: r.version(), StartTime: r.null("starttime")})
 	}
 	return out, nil
 }
@@ -345,6 +349,15 @@ func (r row) bool(col string) bool { return strings.EqualFold(r[col], "true") }
 // "NULL", facts sheet §2) or when the answer has none.
 func (r row) version() string {
 	v := strings.TrimSpace(r["version"])
+	if strings.EqualFold(v, "NULL") {
+		return ""
+	}
+	return v
+}
+
+// null is column col, "" for NULL (a SQL NULL or FE's printed "NULL").
+func (r row) null(col string) string {
+	v := strings.TrimSpace(r[col])
 	if strings.EqualFold(v, "NULL") {
 		return ""
 	}

@@ -70,3 +70,12 @@ type DropFrontend struct{ Frontend Frontend }
 func (s DropFrontend) Send(ctx context.Context, c *Client) error {
 	return c.DropFrontend(ctx, s.Frontend)
 }
+
+// SetFrontendConfig sets one FE configuration key, in the memory of every
+// alive FE (internal/fe/config.go).
+type SetFrontendConfig struct{ Key, Value string }
+
+// Send sends ADMIN SET FRONTEND CONFIG.
+func (s SetFrontendConfig) Send(ctx context.Context, c *Client) error {
+	return c.exec(ctx, SetFrontendConfigSQL(s.Key, s.Value))
+}

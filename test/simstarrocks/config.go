@@ -236,3 +236,27 @@ func likeMatch(pattern, s string) bool {
 	re, err := regexp.Compile(b.String())
 	return err == nil && re.MatchString(s)
 }
+
+// FrontendConfig is key's value (a field name or an alias) in the memory of
+// the FE process at host, as ADMIN SHOW FRONTEND CONFIG on that FE would
+// show it; host "" is the leader's. False for a key not simulated or an FE
+// that does not run.
+func (s *StarRocks) FrontendConfig(host, key string) (string, bool) {
+	k, ok := lookupConfigKey(key)
+	if !ok {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if host == "" {
+		if len(s.views.procs) > 0 && s.state.leader == nil {
+			return "", false
+		}
+		return s.leaderConfig().value(k), true
+	}
+	p := s.views.procs[host]
+	if p == nil || !p.running {
+		return "", false
+	}
+	return p.config.value(k), true
+}

@@ -117,6 +117,7 @@
   verbs:
   - get
   - list
+  - patch
   - watch
 - apiGroups:
   - starrocks.com

@@ -83,6 +83,11 @@ type desired struct {
 	// pathNote is what the pre-flight says of the image changes that roll
 	// with a word (a minor skip, a path not checked); empty when none.
 	pathNote string
+	// changes are the pre-flight's verdicts on the image changes still to be
+	// written, none refused (nil while it waits for FE, or is off).
+	changes []starrocks.ImageCheck
+	// pauseNote says the compatibility pause is in force; empty when not.
+	pauseNote string
 	// hashes memoises the desired StatefulSets' hashes, compared more than once.
 	hashes *apply.Hashes
 }

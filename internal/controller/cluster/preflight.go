@@ -92,6 +92,11 @@ func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
 				srv1.UpgradePathCheckAnnotation + "=" + srv1.UpgradePathCheckOff + " to roll it anyway)"})
 	}
 	s.want.pathNote = r.notePaths(s, pre)
+	for _, chk := range pre.Checks {
+		if chk.Verdict.Allowed() {
+			s.want.changes = append(s.want.changes, chk)
+		}
+	}
 	return true
 }
 

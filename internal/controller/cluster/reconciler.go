@@ -97,6 +97,11 @@ type Reconciler struct {
 	// pathChecks is, by cluster, the pending image change the pre-flight
 	// checks: since when, and its decision (preflight.go).
 	pathChecks *reconcile.Memo[pathCheck]
+	// pauseWrites is the compatibility pause record this process wrote on
+	// each cluster, until the cache shows it; pauseSet the FE fingerprint
+	// at which it last set the pause (compatibility.go).
+	pauseWrites *reconcile.Memo[pauseWrite]
+	pauseSet    *reconcile.Memo[string]
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry *reconcile.Backoff
@@ -121,13 +126,15 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		unreachable: reconcile.NewMemo[time.Time](memos),
 		pathNotes:   reconcile.NewMemo[map[string]pathNote](memos),
 		pathChecks:  reconcile.NewMemo[pathCheck](memos),
+		pauseWrites: reconcile.NewMemo[pauseWrite](memos),
+		pauseSet:    reconcile.NewMemo[string](memos),
 		retry:       reconcile.NewBackoff(memos),
 	}
 	r.rememberForget(memos)
 	return r
 }
 
-// +kubebuilder:rbac:groups=starrocks.com,resources=starrocksclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=starrocks.com,resources=starrocksclusters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrocksclusters/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrockswarehouses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrockswarehouses/status,verbs=get;update;patch
@@ -163,6 +170,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.disasterRecovery,    // disaster_recovery.go: FE alone restores a snapshot, BE and CN held
 		r.scaleIn,             // scalein.go: FE lets removed BEs and FEs go before their pods do
 		r.preflight,           // preflight.go: an image change's version path checked before rolloutOrder orders it; a refused one keeps the template
+		r.compatibility,       // compatibility.go: clone and balance paused before a minor or major change's first pod, restored after its last
 		r.rolloutOrder,        // rollout.go: image changes roll BE and CN before FE on upgrade
 		r.gateRollouts,        // gated_rollout.go: pods roll one at a time on StarRocks' word, FE's leader last
 		r.budgets,             // budgets.go: disruption budgets for the pods the StatefulSets keep

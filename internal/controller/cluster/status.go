@@ -78,7 +78,7 @@ func (r *Reconciler) observe(ctx context.Context, s *clusterScope) *status.Obser
 		}
 	}
 	if s.want != nil {
-		obs.Rollout = strings.Join(nonEmptyOf(s.want.rollout.Message, s.want.pathNote), "; ")
+		obs.Rollout = strings.Join(nonEmptyOf(s.want.rollout.Message, s.want.pathNote, s.want.pauseNote), "; ")
 	}
 	s.holds.Observe(obs)
 	s.gates.observe(obs)

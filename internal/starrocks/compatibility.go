@@ -1,0 +1,223 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+)
+
+// The compatibility pause of an upgrade or downgrade (docs/upgrades.md,
+// "Compatibility configuration"): before the first pod of a minor or major
+// version change is replaced, tablet clone and balancing go off with ADMIN
+// SET FRONTEND CONFIG, and back to what FE had once every component runs
+// its new image and every BE is Alive. What FE had is recorded on the
+// cluster before the first statement (PauseRecord), so that an operator
+// that restarts restores it, not the paused values it would read then.
+// A value set so lives in each FE's memory only, so the pause is set again
+// whenever an FE restarts or the leader moves (FE's fingerprint changes).
+
+// PauseRecord is what FE had before the pause, by key (the keys of
+// CompatibilityPause), recorded on the cluster.
+type PauseRecord struct {
+	Values map[string]string `json:"values"`
+	// Assumed are the keys FE did not show (an FE whose LIKE does not
+	// match aliases): recorded at the docs' restore value.
+	Assumed []string `json:"assumed,omitempty"`
+}
+
+// documentedRestore is what the pages restore after the change (Upgrade
+// and Downgrade StarRocks, 2.5 to Latest-4.1), by CompatibilityPause key.
+var documentedRestore = map[string]string{
+	"tablet_sched_max_scheduling_tablets": "10000",
+	"tablet_sched_max_balancing_tablets":  "500",
+	"disable_balance":                     "false",
+	"disable_colocate_balance":            "false",
+}
+
+// PauseKeys are the keys the pause sets, in the order it sets them.
+func PauseKeys() []string {
+	out := make([]string, len(CompatibilityPause))
+	for i, kv := range CompatibilityPause {
+		out[i] = kv.Key
+	}
+	return out
+}
+
+// CompatibilityIn is what the pause is decided from.
+type CompatibilityIn struct {
+	// Changes are the pre-flight's verdicts on the image changes still to
+	// be written (none refused: a refused change keeps its template).
+	Changes []ImageCheck
+	// Rolling names the components whose pods do not all run their
+	// StatefulSet's image yet.
+	Rolling []string
+	// Record is the pause recorded on the cluster; nil when none.
+	Record *PauseRecord
+	// Shown is FE's configuration as read for the record; nil until read.
+	Shown map[string]string
+	// Report is FE's last report; nil when there is none.
+	Report *Report
+	// FEChanged is when an FE pod was last created or changed readiness
+	// (zero when none is known): a report from before may not show the FE
+	// process that started since, whose memory is fe.conf's again.
+	FEChanged time.Time
+	// SetFor is the FE fingerprint (Fingerprint) at which this process last
+	// set the pause; "" when it has not.
+	SetFor string
+}
+
+// CompatibilityPlan is what to do now, in this order: read FE's
+// configuration (ReadConfig, then plan again with Shown); write Record on
+// the cluster; send Statements; remember SetFor; clear the record (Clear).
+// Wait keeps the image changes not written yet back, with Message; so does
+// any of the steps failing (Message says what was being done).
+type CompatibilityPlan struct {
+	ReadConfig bool
+	Record     *PauseRecord
+	Statements []fe.Statement
+	SetFor     string
+	Clear      bool
+	Wait       bool
+	Message    string
+	// Event tells the pause taken, set again or lifted.
+	Event *Event
+}
+
+// PlanCompatibility decides the pause.
+func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
+	needs := slices.ContainsFunc(in.Changes, func(c ImageCheck) bool { return c.Verdict.Allowed() && c.Verdict.PauseBalance })
+	fp := Fingerprint(in.Report)
+	if in.Record == nil {
+		switch {
+		case !needs:
+			return CompatibilityPlan{}
+		case in.Shown == nil:
+			return CompatibilityPlan{ReadConfig: true,
+				Message: "reading FE's tablet clone and balance configuration, to record it before the compatibility pause"}
+		}
+		rec := recordOf(in.Shown)
+		return CompatibilityPlan{Record: rec, Statements: pauseStatements(), SetFor: fp,
+			Message: "pausing tablet clone and balancing before the version change (ADMIN SET FRONTEND CONFIG)",
+			Event: &Event{Reason: srv1.ReasonCompatibilityPause, Action: "Upgrade", Note: "tablet clone and balancing paused for the version change of " +
+				names(in.Changes) + "; FE had " + rec.String()}}
+	}
+	if fp == "" || Settling(in.FEChanged, in.Report) {
+		// Which FE processes run is not known since an FE pod changed: one
+		// that started since runs at fe.conf's values. What is not written
+		// yet waits for FE's report, to set the pause again first.
+		return CompatibilityPlan{Wait: true,
+			Message: "waiting for FE's report since its pods changed, to keep the compatibility pause on every FE"}
+	}
+	if !needs && len(in.Rolling) == 0 && everyBackendAlive(in.Report) {
+		return CompatibilityPlan{Statements: restoreStatements(in.Record), Clear: true,
+			Event: &Event{Reason: srv1.ReasonCompatibilityRestored, Action: "Upgrade", Note: "tablet clone and balancing restored to " + in.Record.String()}}
+	}
+	if fp != in.SetFor {
+		// An FE restarted (back at fe.conf's values), the leader moved, or
+		// this process has not set it yet: set it again on every alive FE.
+		return CompatibilityPlan{Statements: pauseStatements(), SetFor: fp,
+			Message: "setting the compatibility pause again on every FE (an FE restarted or the leader moved)"}
+	}
+	return CompatibilityPlan{}
+}
+
+// Fingerprint names the FE processes of a report: each FE's name, start
+// time and role. A restart (a new StartTime) or a leader change changes
+// it; "" when there is no report of FE's nodes.
+func Fingerprint(r *Report) string {
+	if r == nil || r.Err != nil || len(r.Frontends) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(r.Frontends))
+	for _, f := range r.Frontends {
+		parts = append(parts, f.Name+"@"+f.StartTime+"/"+f.Role)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// everyBackendAlive: FE's report lists every BE Alive (the pages restore
+// "once every BE is Alive"); false without a report.
+func everyBackendAlive(r *Report) bool {
+	if r == nil || r.Err != nil {
+		return false
+	}
+	return !slices.ContainsFunc(r.Backends, func(b fe.Backend) bool { return !b.Alive })
+}
+
+func recordOf(shown map[string]string) *PauseRecord {
+	rec := &PauseRecord{Values: map[string]string{}}
+	for _, k := range PauseKeys() {
+		if v, ok := shown[k]; ok {
+			rec.Values[k] = v
+			continue
+		}
+		rec.Values[k] = documentedRestore[k]
+		rec.Assumed = append(rec.Assumed, k)
+	}
+	return rec
+}
+
+func pauseStatements() []fe.Statement {
+	out := make([]fe.Statement, len(CompatibilityPause))
+	for i, kv := range CompatibilityPause {
+		out[i] = fe.SetFrontendConfig{Key: kv.Key, Value: kv.Value}
+	}
+	return out
+}
+
+func restoreStatements(rec *PauseRecord) []fe.Statement {
+	var out []fe.Statement
+	for _, k := range PauseKeys() {
+		v, ok := rec.Values[k]
+		if !ok {
+			v = documentedRestore[k]
+		}
+		out = append(out, fe.SetFrontendConfig{Key: k, Value: v})
+	}
+	return out
+}
+
+// String lists the recorded values in the pause's key order.
+func (r *PauseRecord) String() string {
+	parts := make([]string, 0, len(r.Values))
+	for _, k := range PauseKeys() {
+		if v, ok := r.Values[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%s", k, v))
+		}
+	}
+	s := strings.Join(parts, ", ")
+	if len(r.Assumed) > 0 {
+		s += " (not shown by FE, the docs' value: " + strings.Join(r.Assumed, ", ") + ")"
+	}
+	return s
+}
+
+func names(checks []ImageCheck) string {
+	var out []string
+	for _, c := range checks {
+		out = append(out, c.Name+" to "+c.To)
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,157 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package starrocks
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/srscale/starrocks-operator/internal/fe"
+)
+
+func TestPlanCompatibility(t *testing.T) {
+	minor := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.4.1", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/be-ubuntu:3.4.1"))}
+	patch := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.3.10", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/be-ubuntu:3.3.10"))}
+	refused := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.2.2", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/be-ubuntu:3.2.2"))}
+	unknownTag := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:latest", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/be-ubuntu:latest"))}
+	if !minor.Verdict.PauseBalance || patch.Verdict.PauseBalance || refused.Verdict.Allowed() || !unknownTag.Verdict.PauseBalance {
+		t.Fatalf("the verdicts the cases stand on: minor %+v, patch %+v, refused %+v, unknown %+v", minor.Verdict, patch.Verdict, refused.Verdict, unknownTag.Verdict)
+	}
+	fes := func(leader, startOfFE1 string) *Report {
+		return &Report{
+			Frontends: []fe.Frontend{{Name: "fe0", StartTime: "2026-12-01 10:00:00", Role: "LEADER", Alive: true}, {Name: "fe1", StartTime: startOfFE1, Role: "FOLLOWER", Alive: true}},
+			Backends:  []fe.Backend{{Host: "be-0", Alive: true}, {Host: "be-1", Alive: true}},
+		}
+	}
+	steady := fes("fe0", "2026-12-01 10:00:00")
+	steadyAt := fes("fe0", "2026-12-01 10:00:00")
+	steadyAt.At = time.Date(2026, 12, 1, 10, 1, 0, 0, time.UTC)
+	restarted := fes("fe0", "2026-12-01 10:05:00")
+	beDown := fes("fe0", "2026-12-01 10:00:00")
+	beDown.Backends[1].Alive = false
+	shown := map[string]string{"tablet_sched_max_scheduling_tablets": "2000", "tablet_sched_max_balancing_tablets": "100",
+		"disable_balance": "false", "disable_colocate_balance": "true"}
+	rec := &PauseRecord{Values: shown}
+	pause := []fe.Statement{
+		fe.SetFrontendConfig{Key: "tablet_sched_max_scheduling_tablets", Value: "0"}, fe.SetFrontendConfig{Key: "tablet_sched_max_balancing_tablets", Value: "0"},
+		fe.SetFrontendConfig{Key: "disable_balance", Value: "true"}, fe.SetFrontendConfig{Key: "disable_colocate_balance", Value: "true"},
+	}
+	restore := []fe.Statement{
+		fe.SetFrontendConfig{Key: "tablet_sched_max_scheduling_tablets", Value: "2000"}, fe.SetFrontendConfig{Key: "tablet_sched_max_balancing_tablets", Value: "100"},
+		fe.SetFrontendConfig{Key: "disable_balance", Value: "false"}, fe.SetFrontendConfig{Key: "disable_colocate_balance", Value: "true"},
+	}
+	tests := []struct {
+		name  string
+		in    CompatibilityIn
+		want  CompatibilityPlan
+		event string // the Event's reason, "" none
+	}{
+		{name: "no image change and no record: nothing, no statement", in: CompatibilityIn{Report: steady}},
+		{name: "a patch change takes no pause", in: CompatibilityIn{Changes: []ImageCheck{patch}, Report: steady}},
+		{name: "a refused change takes no pause", in: CompatibilityIn{Changes: []ImageCheck{refused}, Report: steady}},
+		{name: "a minor change reads FE's values first, its image held",
+			in:   CompatibilityIn{Changes: []ImageCheck{minor}, Report: steady},
+			want: CompatibilityPlan{ReadConfig: true}},
+		{name: "a tag that names no version takes the pause too",
+			in:   CompatibilityIn{Changes: []ImageCheck{unknownTag}, Report: steady},
+			want: CompatibilityPlan{ReadConfig: true}},
+		{name: "with FE's values: recorded, then the four pause statements, image held until they went through",
+			in:    CompatibilityIn{Changes: []ImageCheck{minor}, Report: steady, Shown: shown},
+			want:  CompatibilityPlan{Record: rec, Statements: pause, SetFor: Fingerprint(steady)},
+			event: "CompatibilityPause"},
+		{name: "a key FE does not show is recorded at the docs' restore value, and said so",
+			in: CompatibilityIn{Changes: []ImageCheck{minor}, Report: steady, Shown: map[string]string{"tablet_sched_max_scheduling_tablets": "2000",
+				"tablet_sched_max_balancing_tablets": "100", "disable_balance": "false"}},
+			want: CompatibilityPlan{Record: &PauseRecord{Values: map[string]string{"tablet_sched_max_scheduling_tablets": "2000", "tablet_sched_max_balancing_tablets": "100",
+				"disable_balance": "false", "disable_colocate_balance": "false"}, Assumed: []string{"disable_colocate_balance"}}, Statements: pause, SetFor: Fingerprint(steady)},
+			event: "CompatibilityPause"},
+		{name: "recorded and set on these FEs, still rolling: nothing, no statement",
+			in: CompatibilityIn{Rolling: []string{"BE"}, Record: rec, Report: steady, SetFor: Fingerprint(steady)}},
+		{name: "recorded, an FE restarted meanwhile: the pause is set again",
+			in:   CompatibilityIn{Rolling: []string{"FE"}, Record: rec, Report: restarted, SetFor: Fingerprint(steady)},
+			want: CompatibilityPlan{Statements: pause, SetFor: Fingerprint(restarted)}},
+		{name: "recorded, a new operator process: the pause is set again once",
+			in:   CompatibilityIn{Rolling: []string{"BE"}, Record: rec, Report: steady},
+			want: CompatibilityPlan{Statements: pause, SetFor: Fingerprint(steady)}},
+		{name: "recorded, the leader moved: the pause is set again",
+			in: CompatibilityIn{Rolling: []string{"FE"}, Record: rec, SetFor: Fingerprint(steady), Report: &Report{Frontends: []fe.Frontend{
+				{Name: "fe0", StartTime: "2026-12-01 10:00:00", Role: "FOLLOWER"}, {Name: "fe1", StartTime: "2026-12-01 10:00:00", Role: "LEADER"}}}},
+			want: CompatibilityPlan{Statements: pause, SetFor: Fingerprint(&Report{Frontends: []fe.Frontend{
+				{Name: "fe0", StartTime: "2026-12-01 10:00:00", Role: "FOLLOWER"}, {Name: "fe1", StartTime: "2026-12-01 10:00:00", Role: "LEADER"}}})}},
+		{name: "recorded, every component rolled and every BE alive: FE's recorded values restored, the record cleared",
+			in:    CompatibilityIn{Record: rec, Report: steady, SetFor: Fingerprint(steady)},
+			want:  CompatibilityPlan{Statements: restore, Clear: true},
+			event: "CompatibilityRestored"},
+		{name: "recorded, rolled, a new process: restored at once, not paused again first",
+			in:    CompatibilityIn{Record: rec, Report: steady},
+			want:  CompatibilityPlan{Statements: restore, Clear: true},
+			event: "CompatibilityRestored"},
+		{name: "recorded, rolled, a BE not alive: the pause stays",
+			in: CompatibilityIn{Record: rec, Report: beDown, SetFor: Fingerprint(beDown)}},
+		{name: "recorded, rolled, no report of FE: the pause stays, nothing sent, what is not written waits",
+			in: CompatibilityIn{Record: rec}, want: CompatibilityPlan{Wait: true}},
+		{name: "recorded, rolled, FE did not answer: the pause stays, nothing sent, what is not written waits",
+			in: CompatibilityIn{Record: rec, Report: &Report{Err: errors.New("i/o timeout")}}, want: CompatibilityPlan{Wait: true}},
+		{name: "recorded, an FE pod changed after FE's report: nothing sent, what is not written waits for the next report",
+			in:   CompatibilityIn{Changes: []ImageCheck{minor}, Record: rec, Report: steadyAt, FEChanged: steadyAt.At.Add(2 * time.Second), SetFor: Fingerprint(steadyAt)},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "recorded, FE's report came after its pods changed: goes on",
+			in: CompatibilityIn{Changes: []ImageCheck{minor}, Record: rec, Report: steadyAt, FEChanged: steadyAt.At.Add(-5 * time.Second), SetFor: Fingerprint(steadyAt)}},
+		{name: "recorded, a second minor change arrives: it rolls under the same pause",
+			in: CompatibilityIn{Changes: []ImageCheck{minor}, Rolling: []string{"BE"}, Record: rec, Report: steady, SetFor: Fingerprint(steady)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := PlanCompatibility(tt.in)
+			reason := ""
+			if got.Event != nil {
+				reason = got.Event.Reason
+			}
+			if reason != tt.event {
+				t.Errorf("event %q, want %q", reason, tt.event)
+			}
+			if got.Message == "" && (got.Wait || got.ReadConfig || (len(got.Statements) > 0 && !got.Clear)) {
+				t.Errorf("a wait, a read or a pause without a message: %+v", got)
+			}
+			got.Event, got.Message = nil, ""
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPauseRecordSaysWhatItKeeps(t *testing.T) {
+	rec := &PauseRecord{Values: map[string]string{"tablet_sched_max_scheduling_tablets": "2000", "disable_balance": "false"}, Assumed: []string{"disable_balance"}}
+	if got := rec.String(); !strings.HasPrefix(got, "tablet_sched_max_scheduling_tablets=2000, disable_balance=false") || !strings.Contains(got, "not shown by FE") {
+		t.Errorf("%q", got)
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	a := &Report{Frontends: []fe.Frontend{{Name: "b", StartTime: "t1", Role: "FOLLOWER"}, {Name: "a", StartTime: "t0", Role: "LEADER"}}}
+	b := &Report{Frontends: []fe.Frontend{{Name: "a", StartTime: "t0", Role: "LEADER"}, {Name: "b", StartTime: "t1", Role: "FOLLOWER"}}}
+	if Fingerprint(a) != Fingerprint(b) || Fingerprint(a) == "" {
+		t.Errorf("the order of FE's rows changes the fingerprint: %q %q", Fingerprint(a), Fingerprint(b))
+	}
+	if Fingerprint(nil) != "" || Fingerprint(&Report{Err: errors.New("x")}) != "" {
+		t.Error("no report has a fingerprint")
+	}
+}

@@ -1,0 +1,323 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/test/crash"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
+	"github.com/srscale/starrocks-operator/test/simstarrocks"
+	"github.com/srscale/starrocks-operator/test/testcluster"
+)
+
+// The compatibility pause of a minor version change (issue 36,
+// docs/upgrades.md): tablet clone and balancing off before the first pod of
+// the change is replaced, FE's own values recorded on the cluster, and set
+// again once every component runs its image and every BE is Alive.
+func TestUpgradeProcedure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated cluster")
+	}
+	t.Parallel()
+	c, dir := simulatedWithStarRocks(t)
+	t.Run("3.5 to 3.4, FE first: clone paused as every pod is replaced, set again after FE's restart, FE's own values restored after the last pod; without the pause clone runs throughout", func(t *testing.T) {
+		testPauseAroundMinorChange(t, c, dir)
+	})
+	t.Run("an operator SIGKILLed just after the pause began restores FE's recorded values once; without the record it would restore the paused ones", func(t *testing.T) {
+		testPauseAcrossSIGKILL(t, c, dir)
+	})
+}
+
+const (
+	upgradeFrom    = "3.3.2"
+	upgradeTo      = "3.4.1"
+	userScheduling = "2000" // a user's own tablet_sched_max_scheduling_tablets, set before the change
+)
+
+// versionCluster is a 1 FE, 2 BE cluster whose images carry tag and whose
+// simulated FE reports every node at simVersion, running, with a table of
+// 4 tablets of 2 replicas, and the user's own scheduling limit set on FE.
+func versionCluster(t *testing.T, c *testcluster.Cluster, dir *feDirectory, ns, name, simVersion, tag string) (*srv1.StarRocksCluster, *simstarrocks.StarRocks) {
+	t.Helper()
+	src := gatedCluster(ns, name, 1, 2)
+	src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + tag
+	src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + tag
+	f := startGated(t, c, dir, src, simstarrocks.Options{Version: simVersion, HeartbeatInterval: 500 * time.Millisecond}, 0)
+	if err := f.CreateTable("db", "t", 2, 4); err != nil {
+		t.Fatal(err)
+	}
+	feClient := &fe.Client{Address: f.QueryAddress(), Password: "pw-" + name}
+	if err := (fe.SetFrontendConfig{Key: "tablet_sched_max_scheduling_tablets", Value: userScheduling}).Send(t.Context(), feClient); err != nil {
+		t.Fatal(err)
+	}
+	return src, f
+}
+
+// replaced is a pod seen replaced, and the leader's
+// tablet_sched_max_scheduling_tablets at the last look before at which FE
+// had a leader (a lone FE has none while its own pod is replaced).
+type replaced struct{ pod, scheduling string }
+
+// changeVersion changes FE's and BE's image to tag and looks every 100 ms,
+// until both rolled out, at the pods and the leader's scheduling limit:
+// for each FE or BE pod replaced, in the order seen, the limit at the last
+// look before with a leader.
+func changeVersion(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks, src *srv1.StarRocksCluster, tag string) (seen []replaced, took time.Duration) {
+	t.Helper()
+	ns, name := src.Namespace, src.Name
+	before := podUIDs(t, c, ns, name+"-")
+	start := time.Now()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + tag
+		s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + tag
+	})
+	done := map[string]bool{}
+	last, _ := f.FrontendConfig("", "tablet_sched_max_scheduling_tablets")
+	eventually(t, 3*time.Minute, "FE and BE rolled to "+tag, func(ctx context.Context) (bool, error) {
+		now, leads := f.FrontendConfig("", "tablet_sched_max_scheduling_tablets")
+		for pod, uid := range podUIDs(t, c, ns, name+"-") {
+			if uid != before[pod] && !done[pod] {
+				done[pod] = true
+				seen = append(seen, replaced{pod: pod, scheduling: last})
+			}
+		}
+		if leads {
+			last = now
+		}
+		for _, sts := range []string{name + "-fe", name + "-be"} {
+			s := &appsv1.StatefulSet{}
+			if err := get(ctx, c.Client, ns, sts, s); err != nil {
+				return false, err
+			}
+			if !strings.HasSuffix(stsImage(s), ":"+tag) || !rolledOut(s) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	return seen, time.Since(start)
+}
+
+// adminStatements are the ADMIN statements FE was sent, in order.
+func adminStatements(f *simstarrocks.StarRocks) []string { return f.StatementsLike("ADMIN") }
+
+// testPauseAroundMinorChange: a minor downgrade, 3.5.0 to 3.4.6, rolls FE
+// first: FE's restart puts its memory back at fe.conf's values, and the
+// pause must be set again before the BE pods go. Every pod is replaced
+// with clone at 0 on the leader, and the user's own 2000 is back at the
+// end. The control, the same downgrade with the check (and so the pause)
+// off: clone runs as each pod is replaced.
+func testPauseAroundMinorChange(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	const ns, name = "pause", "dn"
+	const simVersion, from, to = "3.5", "3.5.0", "3.4.6"
+	testutil.CreateNamespace(t, c.Client, ns)
+	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	src, f := versionCluster(t, c, dir, ns, name, simVersion, from)
+
+	seen, took := changeVersion(t, c, f, src, to)
+	t.Logf("%s to %s rolled in %s; the leader's tablet_sched_max_scheduling_tablets as each pod was replaced: %v", from, to, took.Round(100*time.Millisecond), seen)
+	if len(seen) != 3 || !strings.HasPrefix(seen[0].pod, name+"-fe-") {
+		t.Errorf("pods replaced %v, want FE's first, then both BEs (a downgrade)", seen)
+	}
+	for _, r := range seen {
+		if r.scheduling != "0" {
+			t.Errorf("%s replaced with tablet_sched_max_scheduling_tablets %s on the leader, want 0 (clone paused)", r.pod, r.scheduling)
+		}
+	}
+	eventually(t, time.Minute, "the record removed", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, name, src); err != nil {
+			return false, err
+		}
+		return src.Annotations[srv1.CompatibilityPauseAnnotation] == "", nil
+	})
+	want := map[string]string{"tablet_sched_max_scheduling_tablets": userScheduling, "tablet_sched_max_balancing_tablets": "500",
+		"disable_balance": "false", "disable_colocate_balance": "false"}
+	for k, v := range want {
+		if got, _ := f.FrontendConfig("", k); got != v {
+			t.Errorf("after the change the leader has %s = %q, want FE's own %q back", k, got, v)
+		}
+	}
+	stmts := adminStatements(f)
+	t.Logf("ADMIN statements, in order:\n  %s", strings.Join(stmts, "\n  "))
+	if n := countPrefix(stmts, "ADMIN SHOW FRONTEND CONFIG"); n != 4 {
+		t.Errorf("%d ADMIN SHOW statements, want 4 (one read of each key, once)", n)
+	}
+	pauses := countPrefix(stmts, `ADMIN SET FRONTEND CONFIG ('tablet_sched_max_scheduling_tablets' = '0')`)
+	restores := countPrefix(stmts, `ADMIN SET FRONTEND CONFIG ('tablet_sched_max_scheduling_tablets' = '`+userScheduling+`')`)
+	if pauses < 2 || restores != 2 {
+		t.Errorf("%d pauses and %d SETs of FE's own value, want at least 2 (before FE, after FE's restart) and 2 (the test's, the restore)", pauses, restores)
+	}
+	for _, reason := range []string{srv1.ReasonCompatibilityPause, srv1.ReasonCompatibilityRestored} {
+		if n := eventsIn(t.Context(), t, c, ns, name, reason); n != 1 {
+			t.Errorf("%d Events %s, want 1", n, reason)
+		}
+	}
+
+	const ctl = "dn-control"
+	src2, f2 := versionCluster(t, c, dir, ns, ctl, simVersion, from)
+	mutate(t, c.Client, src2, func(s *srv1.StarRocksCluster) {
+		s.Annotations = map[string]string{srv1.UpgradePathCheckAnnotation: srv1.UpgradePathCheckOff}
+	})
+	seen2, took2 := changeVersion(t, c, f2, src2, to)
+	t.Logf("control (no pause): rolled in %s; tablet_sched_max_scheduling_tablets as each pod was replaced: %v", took2.Round(100*time.Millisecond), seen2)
+	for _, r := range seen2 {
+		if r.scheduling == "0" {
+			t.Errorf("the control paused clone: %v", seen2)
+		}
+	}
+	if n := countPrefix(adminStatements(f2), "ADMIN SET"); n != 1 {
+		t.Errorf("the control sent %d ADMIN SET statements, want the test's own 1", n)
+	}
+}
+
+// testPauseAcrossSIGKILL: the operator binary is SIGKILLed right after FE
+// answered the pause's first statement. The record is on the cluster
+// already: the next process sets the pause again, rolls, and restores FE's
+// recorded values once. The control: the same kill, with the record taken
+// off the cluster before the next process starts (as if it had been kept
+// in memory): the next process records what FE shows then, the paused 0,
+// and "restores" clone to 0 at the end: clone stays off.
+func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := crash.Build(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		dropRecord bool
+		want       string
+	}{
+		{name: "kill", want: userScheduling},
+		{name: "kill-control", dropRecord: true, want: "0"},
+	} {
+		ns := "pause-" + tc.name
+		testutil.CreateNamespace(t, c.Client, ns)
+		op := crash.New(t, crash.Options{Binary: bin, Cluster: c, Args: []string{"--namespace=" + ns}})
+		src := gatedCluster(ns, "k", 1, 2)
+		src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + upgradeFrom
+		src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + upgradeFrom
+		f := startFE(t, dir, ns, src.Name, simstarrocks.Options{HeartbeatInterval: 500 * time.Millisecond, AfterStatement: op.Statement})
+		op.SetFE(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL())
+		op.Start()
+		if err := c.Client.Create(t.Context(), src); err != nil {
+			t.Fatal(err)
+		}
+		waitRunning(t, c, ns, src.Name, 2*time.Minute)
+		eventually(t, time.Minute, "every node Alive in FE", func(context.Context) (bool, error) { return aliveFEs(f) == 1 && aliveBEs(f) == 2, nil })
+		if err := f.CreateTable("db", "t", 2, 4); err != nil {
+			t.Fatal(err)
+		}
+		feClient := &fe.Client{Address: f.QueryAddress(), Password: "pw-" + src.Name}
+		if err := (fe.SetFrontendConfig{Key: "tablet_sched_max_scheduling_tablets", Value: userScheduling}).Send(t.Context(), feClient); err != nil {
+			t.Fatal(err)
+		}
+		paused := op.KillAfterStatement(`ADMIN SET FRONTEND CONFIG ('tablet_sched_max_scheduling_tablets' = '0')`)
+		mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+			s.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + upgradeTo
+			s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + upgradeTo
+		})
+		var k crash.Killed
+		select {
+		case k = <-paused:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: no pause within a minute of the upgrade", tc.name)
+		}
+		if !k.BySIGKILL {
+			t.Fatalf("%s: process %d did not end by SIGKILL", tc.name, k.Pid)
+		}
+		if err := get(t.Context(), c.Client, ns, src.Name, src); err != nil {
+			t.Fatal(err)
+		}
+		record := src.Annotations[srv1.CompatibilityPauseAnnotation]
+		if !strings.Contains(record, `"tablet_sched_max_scheduling_tablets":"`+userScheduling+`"`) {
+			t.Fatalf("%s: the record at the kill is %q, want FE's own %s in it", tc.name, record, userScheduling)
+		}
+		if tc.dropRecord {
+			mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { delete(s.Annotations, srv1.CompatibilityPauseAnnotation) })
+		}
+		restarted := time.Now()
+		op.Start()
+		eventually(t, 3*time.Minute, tc.name+": rolled to "+upgradeTo+" and the record removed", func(ctx context.Context) (bool, error) {
+			for _, sts := range []string{src.Name + "-fe", src.Name + "-be"} {
+				s := &appsv1.StatefulSet{}
+				if err := get(ctx, c.Client, ns, sts, s); err != nil {
+					return false, err
+				}
+				if !strings.HasSuffix(stsImage(s), ":"+upgradeTo) || !rolledOut(s) {
+					return false, nil
+				}
+			}
+			if err := get(ctx, c.Client, ns, src.Name, src); err != nil {
+				return false, err
+			}
+			return src.Annotations[srv1.CompatibilityPauseAnnotation] == "", nil
+		})
+		got, _ := f.FrontendConfig("", "tablet_sched_max_scheduling_tablets")
+		stmts := adminStatements(f)
+		t.Logf("%s: killed process %d after %q; the next process finished %s after it started; tablet_sched_max_scheduling_tablets = %s; ADMIN statements:\n  %s",
+			tc.name, k.Pid, k.What, time.Since(restarted).Round(100*time.Millisecond), got, strings.Join(stmts, "\n  "))
+		if got != tc.want {
+			t.Errorf("%s: tablet_sched_max_scheduling_tablets = %q after the upgrade, want %q", tc.name, got, tc.want)
+		}
+		if n := countPrefix(stmts, `ADMIN SET FRONTEND CONFIG ('tablet_sched_max_scheduling_tablets' = '`+userScheduling+`')`); !tc.dropRecord && n != 2 {
+			t.Errorf("%s: FE's own value set %d times, want 2 (the test's, then the restore once)", tc.name, n)
+		}
+	}
+}
+
+// eventsIn counts the Events of reason on the cluster name, of any type.
+func eventsIn(ctx context.Context, t *testing.T, c *testcluster.Cluster, ns, name, reason string) int {
+	t.Helper()
+	var list eventsv1.EventList
+	if err := c.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range list.Items {
+		if e.Regarding.Name == name && e.Reason == reason {
+			n += int(max(1, e.DeprecatedCount))
+			if e.Series != nil {
+				n += int(e.Series.Count) - 1
+			}
+		}
+	}
+	return n
+}
+
+func countPrefix(stmts []string, prefix string) int {
+	n := 0
+	for _, s := range stmts {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
+}
