@@ -61,6 +61,11 @@ type ImageCheck struct {
 	Name     string // FE, BE or CN
 	From, To string // the live image and the new one
 	Verdict  PathVerdict
+	// ByBackends is true when FE's verdict is stricter from the BEs'
+	// versions than from FE's own: FE's new version is checked from both,
+	// since BE and CN go before FE on an upgrade and after it on a
+	// downgrade (docs/upgrades.md, "Order").
+	ByBackends bool
 }
 
 // Preflight is the pre-flight's decision.
@@ -84,7 +89,9 @@ func CheckImagePaths(in PreflightIn) Preflight {
 		cells func(*Report) []string
 	}
 	comps := []comp{
-		{in.FE, func(r *Report) []string { return frontendVersions(r, in.FENames) }},
+		{in.FE, func(r *Report) []string {
+			return append(frontendVersions(r, in.FENames), backendVersions(r, in.BENames)...)
+		}},
 		{in.BE, func(r *Report) []string { return backendVersions(r, in.BENames) }},
 		{in.CN, func(r *Report) []string { return computeNodeVersions(r, in.CNNames) }},
 	}
@@ -116,6 +123,10 @@ func CheckImagePaths(in PreflightIn) Preflight {
 			check.Verdict = UpgradePath(unknown("FE did not answer: "+rep.Err.Error()), target)
 		default:
 			check.Verdict = ClusterPath(c.cells(rep), target)
+			if c.w.Name == in.FE.Name {
+				own := ClusterPath(frontendVersions(rep, in.FENames), target)
+				check.ByBackends = severity(check.Verdict) > severity(own)
+			}
 		}
 		out.Checks = append(out.Checks, check)
 	}
@@ -218,7 +229,11 @@ func (p Preflight) of(keep func(ImageCheck) bool) []ImageCheck {
 
 // Message tells one check in a line: the component, the images, the verdict.
 func (c ImageCheck) Message() string {
-	return fmt.Sprintf("%s image %s: %s", c.Name, c.To, c.Verdict.Message())
+	by := ""
+	if c.ByBackends {
+		by = " (from the BEs' versions: BE and CN go before FE on an upgrade, after it on a downgrade)"
+	}
+	return fmt.Sprintf("%s image %s: %s%s", c.Name, c.To, c.Verdict.Message(), by)
 }
 
 // Note is what the condition says of the changes that go on with a word:
