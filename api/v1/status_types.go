@@ -117,6 +117,12 @@ const (
 	// path is one StarRocks' docs allow but recommend against (a minor
 	// version skipped); it rolls, and Progressing's message says so.
 	ReasonUpgradePathWarning = "UpgradePathWarning"
+	// ReasonUpgradeRequires (a Warning Event): StarRocks' pages ask the user
+	// to do something for this version change that the operator does not
+	// do (a .conf edit such as fe.conf's ignore_unknown_log_id before a
+	// downgrade, JAVA_OPTS for JDK 17, a session variable); the change rolls,
+	// and Progressing's message repeats it while it does.
+	ReasonUpgradeRequires = "UpgradeRequires"
 	// ReasonCompatibilityPause (Progressing, and a Normal Event): a minor or
 	// major version change waits while the operator pauses FE's tablet
 	// clone and balancing (ADMIN SET FRONTEND CONFIG), or sets the pause

@@ -236,6 +236,20 @@ func (c ImageCheck) Message() string {
 	return fmt.Sprintf("%s image %s: %s%s", c.Name, c.To, c.Verdict.Message(), by)
 }
 
+// Required lists what the pages ask the user to do for this change (a
+// .conf edit, a session variable: steps the operator does not take), in
+// one line; empty when nothing.
+func (c ImageCheck) Required() string {
+	if len(c.Verdict.Requires) == 0 {
+		return ""
+	}
+	parts := make([]string, len(c.Verdict.Requires))
+	for i, r := range c.Verdict.Requires {
+		parts[i] = r.Text + " [" + r.Source + "]"
+	}
+	return fmt.Sprintf("%s image %s: the docs ask of you: %s", c.Name, c.To, strings.Join(parts, " "))
+}
+
 // Note is what the condition says of the changes that go on with a word:
 // the warnings and the paths not checked; empty when there is none.
 func (p Preflight) Note() string {

@@ -194,3 +194,15 @@ func TestImageCheckMessageNamesTheRuleAndTheNextStep(t *testing.T) {
 		}
 	}
 }
+
+// What the pages ask of the user is said with the check; nothing when they ask nothing.
+func TestRequiredSaysWhatThePagesAsk(t *testing.T) {
+	down := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.4.6", Verdict: UpgradePath(ReportedVersion("3.5.0-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.4.6"))}
+	if got := down.Required(); !strings.Contains(got, "ignore_unknown_log_id = true") || !strings.HasPrefix(got, "FE image starrocks/fe-ubuntu:3.4.6: the docs ask of you:") {
+		t.Errorf("a minor downgrade: %q", got)
+	}
+	patch := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.5.1", Verdict: UpgradePath(ReportedVersion("3.5.0-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.5.1"))}
+	if got := patch.Required(); got != "" {
+		t.Errorf("a patch upgrade asks %q, want nothing", got)
+	}
+}

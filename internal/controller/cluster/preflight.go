@@ -137,20 +137,34 @@ type pathNote struct {
 }
 
 // notePaths remembers, per component, what the pre-flight said of the image
-// changes that go on with a word, tells a minor skip's Warning Event once
-// per new image, and returns what the Progressing message says: each
-// remembered word while its component rolls to that image.
+// changes that go on with a word, tells a minor skip's Warning Event, and
+// what the pages ask of the user (Required), once per new image, and
+// returns what the Progressing message says: each remembered word while
+// its component rolls to that image.
 func (r *Reconciler) notePaths(s *clusterScope, pre starrocks.Preflight) string {
 	key := client.ObjectKeyFromObject(s.src)
-	var warn []starrocks.ImageCheck
+	var warn, ask []starrocks.ImageCheck
 	var msgs []string
 	r.pathNotes.Update(key, func(notes map[string]pathNote, _ bool) (map[string]pathNote, bool) {
 		next := map[string]pathNote{}
-		for _, chk := range append(pre.Warned(), pre.Unchecked()...) {
-			if old, ok := notes[chk.Name]; (!ok || old.image != chk.To) && chk.Verdict.Kind == starrocks.PathMinorSkip {
+		for _, chk := range pre.Checks {
+			worded := chk.Verdict.Kind == starrocks.PathMinorSkip || chk.Verdict.Kind == starrocks.PathUnknown || chk.Required() != ""
+			if !chk.Verdict.Allowed() || !worded {
+				continue
+			}
+			old, ok := notes[chk.Name]
+			fresh := !ok || old.image != chk.To
+			if fresh && chk.Verdict.Kind == starrocks.PathMinorSkip {
 				warn = append(warn, chk)
 			}
-			next[chk.Name] = pathNote{image: chk.To, message: chk.Message()}
+			if fresh && chk.Required() != "" {
+				ask = append(ask, chk)
+			}
+			msg := chk.Message()
+			if req := chk.Required(); req != "" {
+				msg += "; " + req
+			}
+			next[chk.Name] = pathNote{image: chk.To, message: msg}
 		}
 		for name, n := range notes {
 			if _, ok := next[name]; !ok && rollingTo(s, componentNamed(name), n.image) {
@@ -167,6 +181,10 @@ func (r *Reconciler) notePaths(s *clusterScope, pre starrocks.Preflight) string 
 	for _, chk := range warn {
 		r.event(s.src, corev1.EventTypeWarning, srv1.ReasonUpgradePathWarning, "Upgrade", "%s",
 			status.Truncate(chk.Message(), status.MaxEventNote))
+	}
+	for _, chk := range ask {
+		r.event(s.src, corev1.EventTypeWarning, srv1.ReasonUpgradeRequires, "Upgrade", "%s",
+			status.Truncate(chk.Required(), status.MaxEventNote))
 	}
 	return strings.Join(msgs, "; ")
 }
