@@ -132,6 +132,11 @@ const (
 	// new image and every BE is Alive: FE's recorded tablet clone and
 	// balance configuration is set again.
 	ReasonCompatibilityRestored = "CompatibilityRestored"
+	// ReasonCompatibilityPauseSkipped (a Warning Event): FE did not answer
+	// when a minor or major version change began, so its clone and balance
+	// configuration could not be read and recorded: the change goes on
+	// without the pause, as the pre-flight lets it go on unchecked.
+	ReasonCompatibilityPauseSkipped = "CompatibilityPauseSkipped"
 	// ReasonFEUnreachable is set when FE does not answer a step that needs its word.
 	ReasonFEUnreachable = "FEUnreachable"
 	// ReasonFETLSFailed is set in FEUnreachable's place when the connection

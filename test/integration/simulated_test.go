@@ -310,6 +310,12 @@ func testOrderedRollout(t *testing.T, c *testcluster.Cluster) {
 	}
 	check("3.3.0", []string{"r-fe"}, []string{"r-be", "r-cn"})
 	check("3.2.0", []string{"r-be", "r-cn"}, []string{"r-fe"})
+	// No FE answers here (no simulated StarRocks): each minor change went
+	// on without the compatibility pause, told once each; before, the
+	// changes waited for FE's configuration for ever.
+	if n := warningsIn(ctx, t, c, "rollout", "r", srv1.ReasonCompatibilityPauseSkipped); n != 2 {
+		t.Errorf("%d Warning Events %s, want 2 (one per version change)", n, srv1.ReasonCompatibilityPauseSkipped)
+	}
 }
 
 func testScaleCN(t *testing.T, c *testcluster.Cluster) {

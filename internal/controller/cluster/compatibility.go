@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -54,7 +55,11 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 	if rec == nil && !starrocks.PlanCompatibility(in).ReadConfig {
 		// No record and nothing that needs one: FE is not asked.
 		r.pauseSet.Forget(key)
+		r.pauseSkipped.Forget(key)
 		return true
+	}
+	if skipped, ok := r.pauseSkipped.Get(key); rec == nil && ok && starrocks.Covers(skipped, s.want.changeKey) {
+		return true // this change goes on without the pause (FE did not answer): not asked again
 	}
 	in.Report = r.FE.Look(s.src, s.want.feConf).Pure()
 	in.SetFor, _ = r.pauseSet.Get(key)
@@ -69,6 +74,15 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 			shown, err = c.FrontendConfig(ctx, starrocks.PauseKeys())
 			return err
 		})
+		if err != nil && feaccess.KindOf(err) == feaccess.Unreachable {
+			// As the pre-flight does with an FE that does not answer: the
+			// change goes on, unchecked, and without the pause; said once.
+			r.pauseSkipped.Put(key, s.want.changeKey)
+			r.event(s.src, corev1.EventTypeWarning, srv1.ReasonCompatibilityPauseSkipped, "Upgrade", "%s",
+				status.Truncate("tablet clone and balancing not paused for the version change of "+changeNames(s.want.changes)+
+					": FE did not answer: "+err.Error(), status.MaxEventNote))
+			return true
+		}
 		if err != nil {
 			r.holdForPause(s, plan.Message, err)
 			return true
@@ -151,6 +165,15 @@ func (r *Reconciler) holdForPause(s *clusterScope, msg string, err error) {
 		s.err = fmt.Errorf("%s: %w", msg, err) // a component rolls already: retried
 	}
 	s.later(max(r.FE.Every()/10, minLookAgain))
+}
+
+// changeNames names the components whose image changes, and the new image.
+func changeNames(checks []starrocks.ImageCheck) string {
+	var out []string
+	for _, c := range checks {
+		out = append(out, c.Name+" to "+c.To)
+	}
+	return strings.Join(out, ", ")
 }
 
 // rollingComponents names the components whose pods do not all run their

@@ -86,6 +86,8 @@ type desired struct {
 	// changes are the pre-flight's verdicts on the image changes still to be
 	// written, none refused (nil while it waits for FE, or is off).
 	changes []starrocks.ImageCheck
+	// changeKey names those changes (starrocks.Preflight.Key).
+	changeKey string
 	// pauseNote says the compatibility pause is in force; empty when not.
 	pauseNote string
 	// hashes memoises the desired StatefulSets' hashes, compared more than once.

@@ -97,6 +97,7 @@ func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
 			s.want.changes = append(s.want.changes, chk)
 		}
 	}
+	s.want.changeKey = pre.Key
 	return true
 }
 

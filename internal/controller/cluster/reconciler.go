@@ -102,6 +102,9 @@ type Reconciler struct {
 	// at which it last set the pause (compatibility.go).
 	pauseWrites *reconcile.Memo[pauseWrite]
 	pauseSet    *reconcile.Memo[string]
+	// pauseSkipped is the change (preflight key) that goes on without the
+	// pause because FE did not answer (compatibility.go).
+	pauseSkipped *reconcile.Memo[string]
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry *reconcile.Backoff
@@ -111,24 +114,25 @@ type Reconciler struct {
 func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, denyList []string) *Reconciler {
 	memos := reconcile.NewMemos()
 	r := &Reconciler{
-		Client:      c,
-		Recorder:    recorder,
-		Applier:     reconcile.AdoptingApplier(c),
-		Configs:     configs,
-		DenyList:    denyList,
-		memos:       memos,
-		status:      clusterStatusPath(c, memos),
-		started:     reconcile.NewMemo[started](memos),
-		regrowing:   reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
-		scaleIns:    newScaleIns(memos),
-		waits:       reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
-		heard:       reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
-		unreachable: reconcile.NewMemo[time.Time](memos),
-		pathNotes:   reconcile.NewMemo[map[string]pathNote](memos),
-		pathChecks:  reconcile.NewMemo[pathCheck](memos),
-		pauseWrites: reconcile.NewMemo[pauseWrite](memos),
-		pauseSet:    reconcile.NewMemo[string](memos),
-		retry:       reconcile.NewBackoff(memos),
+		Client:       c,
+		Recorder:     recorder,
+		Applier:      reconcile.AdoptingApplier(c),
+		Configs:      configs,
+		DenyList:     denyList,
+		memos:        memos,
+		status:       clusterStatusPath(c, memos),
+		started:      reconcile.NewMemo[started](memos),
+		regrowing:    reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
+		scaleIns:     newScaleIns(memos),
+		waits:        reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
+		heard:        reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
+		unreachable:  reconcile.NewMemo[time.Time](memos),
+		pathNotes:    reconcile.NewMemo[map[string]pathNote](memos),
+		pathChecks:   reconcile.NewMemo[pathCheck](memos),
+		pauseWrites:  reconcile.NewMemo[pauseWrite](memos),
+		pauseSet:     reconcile.NewMemo[string](memos),
+		pauseSkipped: reconcile.NewMemo[string](memos),
+		retry:        reconcile.NewBackoff(memos),
 	}
 	r.rememberForget(memos)
 	return r
