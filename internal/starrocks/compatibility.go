@@ -120,7 +120,7 @@ func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
 		return CompatibilityPlan{Record: rec, Statements: pauseStatements(), SetFor: fp,
 			Message: "pausing tablet clone and balancing before the version change (ADMIN SET FRONTEND CONFIG)",
 			Event: &Event{Reason: srv1.ReasonCompatibilityPause, Action: "Upgrade", Note: "tablet clone and balancing paused for the version change of " +
-				names(in.Changes) + "; FE had " + rec.String()}}
+				ChangeNames(in.Changes) + "; FE had " + rec.String()}}
 	}
 	if fp == "" || Settling(in.FEChanged, in.Report) {
 		// Which FE processes run is not known since an FE pod changed: one
@@ -214,7 +214,8 @@ func (r *PauseRecord) String() string {
 	return s
 }
 
-func names(checks []ImageCheck) string {
+// ChangeNames names each change's component and new image, in one line.
+func ChangeNames(checks []ImageCheck) string {
 	var out []string
 	for _, c := range checks {
 		out = append(out, c.Name+" to "+c.To)

@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -79,7 +78,7 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 			// change goes on, unchecked, and without the pause; said once.
 			r.pauseSkipped.Put(key, s.want.changeKey)
 			r.event(s.src, corev1.EventTypeWarning, srv1.ReasonCompatibilityPauseSkipped, "Upgrade", "%s",
-				status.Truncate("tablet clone and balancing not paused for the version change of "+changeNames(s.want.changes)+
+				status.Truncate("tablet clone and balancing not paused for the version change of "+starrocks.ChangeNames(s.want.changes)+
 					": FE did not answer: "+err.Error(), status.MaxEventNote))
 			return true
 		}
@@ -165,15 +164,6 @@ func (r *Reconciler) holdForPause(s *clusterScope, msg string, err error) {
 		s.err = fmt.Errorf("%s: %w", msg, err) // a component rolls already: retried
 	}
 	s.later(max(r.FE.Every()/10, minLookAgain))
-}
-
-// changeNames names the components whose image changes, and the new image.
-func changeNames(checks []starrocks.ImageCheck) string {
-	var out []string
-	for _, c := range checks {
-		out = append(out, c.Name+" to "+c.To)
-	}
-	return strings.Join(out, ", ")
 }
 
 // rollingComponents names the components whose pods do not all run their
