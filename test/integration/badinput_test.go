@@ -185,13 +185,19 @@ func warnings(ctx context.Context, t *testing.T, c *testcluster.Cluster, name, r
 // warningsIn counts the Warning Events reason about the object name in ns.
 func warningsIn(ctx context.Context, t *testing.T, c *testcluster.Cluster, ns, name, reason string) int {
 	t.Helper()
+	return eventsOf(ctx, t, c, ns, name, reason, corev1.EventTypeWarning)
+}
+
+// eventsOf counts the Events of reason on name, of type eventType ("" any).
+func eventsOf(ctx context.Context, t *testing.T, c *testcluster.Cluster, ns, name, reason, eventType string) int {
+	t.Helper()
 	var list eventsv1.EventList
 	if err := c.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, e := range list.Items {
-		if e.Regarding.Name == name && e.Reason == reason && e.Type == corev1.EventTypeWarning {
+		if e.Regarding.Name == name && e.Reason == reason && (eventType == "" || e.Type == eventType) {
 			n += int(max(1, e.DeprecatedCount))
 			if e.Series != nil {
 				n += int(e.Series.Count) - 1

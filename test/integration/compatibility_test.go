@@ -23,8 +23,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	eventsv1 "k8s.io/api/events/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
@@ -301,20 +299,7 @@ func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 // eventsIn counts the Events of reason on the cluster name, of any type.
 func eventsIn(ctx context.Context, t *testing.T, c *testcluster.Cluster, ns, name, reason string) int {
 	t.Helper()
-	var list eventsv1.EventList
-	if err := c.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range list.Items {
-		if e.Regarding.Name == name && e.Reason == reason {
-			n += int(max(1, e.DeprecatedCount))
-			if e.Series != nil {
-				n += int(e.Series.Count) - 1
-			}
-		}
-	}
-	return n
+	return eventsOf(ctx, t, c, ns, name, reason, "")
 }
 
 func countPrefix(stmts []string, prefix string) int {

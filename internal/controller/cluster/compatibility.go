@@ -95,21 +95,9 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 			return true
 		}
 	}
-	if len(plan.Statements) > 0 {
-		sctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
-		defer cancel()
-		err := r.FE.Exec(sctx, s.src, s.want.feConf, func(c *fe.Client) error {
-			for _, stmt := range plan.Statements {
-				if err := stmt.Send(sctx, c); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			r.holdForPause(s, plan.Message, err)
-			return true
-		}
+	if err := r.sendStatements(ctx, s, plan.Statements); err != nil {
+		r.holdForPause(s, plan.Message, err)
+		return true
 	}
 	if plan.SetFor != "" {
 		r.pauseSet.Put(key, plan.SetFor)

@@ -112,20 +112,8 @@ func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.Sta
 			return err
 		}
 	}
-	if len(st.Statements) > 0 {
-		sctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
-		defer cancel()
-		err := r.FE.Exec(sctx, s.src, s.want.feConf, func(c *fe.Client) error {
-			for _, stmt := range st.Statements {
-				if err := stmt.Send(sctx, c); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
+	if err := r.sendStatements(ctx, s, st.Statements); err != nil {
+		return err
 	}
 	for _, ord := range st.DeleteClaims {
 		if err := r.deleteClaims(ctx, live, ord); err != nil {
@@ -147,6 +135,24 @@ func (r *Reconciler) send(ctx context.Context, s *clusterScope, live *appsv1.Sta
 		}
 	}
 	return nil
+}
+
+// sendStatements sends statements to the cluster's FE through the door, in
+// order, within feStatementTimeout; the first failure ends them.
+func (r *Reconciler) sendStatements(ctx context.Context, s *clusterScope, statements []fe.Statement) error {
+	if len(statements) == 0 {
+		return nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, feStatementTimeout)
+	defer cancel()
+	return r.FE.Exec(sctx, s.src, s.want.feConf, func(c *fe.Client) error {
+		for _, stmt := range statements {
+			if err := stmt.Send(sctx, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // markPod sets (or clears) the operator's mark on the pod of ordinal, just
