@@ -205,14 +205,7 @@ func testPauseAroundMinorChange(t *testing.T, c *testcluster.Cluster, dir *feDir
 // in memory): the next process records what FE shows then, the paused 0,
 // and "restores" clone to 0 at the end: clone stays off.
 func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
-	root, err := testcluster.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := crash.Build(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := operatorBinary(t)
 	for _, tc := range []struct {
 		name       string
 		dropRecord bool

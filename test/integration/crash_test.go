@@ -34,21 +34,29 @@ import (
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
+// operatorBinary builds the operator from this checkout, for the tests
+// that SIGKILL it (test/crash).
+func operatorBinary(t *testing.T) string {
+	t.Helper()
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := crash.Build(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
 // A real crash in the middle of a scale-in (issue 32): the operator
 // process is SIGKILLed right after FE answered its DECOMMISSION, before it
 // could write the smaller BE StatefulSet. The next process finds be-3
 // draining in FE, waits for FE to let it go, then shrinks the StatefulSet:
 // once, to 3, with no tablet lost and no second DECOMMISSION.
 func testDecommissionAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
-	root, err := testcluster.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
 	built := time.Now()
-	bin, err := crash.Build(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := operatorBinary(t)
 	t.Logf("built the operator in %s", time.Since(built).Round(time.Millisecond))
 	const ns, name = "scale-crash", "kd"
 	op := crash.New(t, crash.Options{Binary: bin, Cluster: c, Args: []string{"--namespace=" + ns}})
@@ -105,14 +113,7 @@ func testDecommissionAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *fe
 // ordinal on the dropped member's metadata. The next process then scales
 // FE back to 3, and kf-fe-2 joins afresh.
 func testFEDropAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
-	root, err := testcluster.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := crash.Build(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := operatorBinary(t)
 	const ns, name = "scale-crash-fe", "kf"
 	op := crash.New(t, crash.Options{Binary: bin, Cluster: c, Args: []string{"--namespace=" + ns}})
 	f := startFE(t, dir, ns, name, simstarrocks.Options{AfterStatement: op.Statement})

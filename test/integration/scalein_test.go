@@ -1022,14 +1022,7 @@ func testHungFEsBesideScaleIns(t *testing.T, c *testcluster.Cluster, dir *feDire
 // operator binary is SIGKILLed, the DBA decommissions, and a new process
 // starts with nothing in memory.
 func testDBADecommissionLeftAlone(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
-	root, err := testcluster.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := crash.Build(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := operatorBinary(t)
 	const ns, name = "scale-crash-dba", "db"
 	op := crash.New(t, crash.Options{Binary: bin, Cluster: c, Args: []string{"--namespace=" + ns}})
 	f := startFE(t, dir, ns, name, simstarrocks.Options{MigrationRate: 0.2})
