@@ -18,6 +18,7 @@ package integration_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/test/crash"
+	"github.com/srscale/starrocks-operator/test/faulttable"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -206,6 +208,10 @@ func testPauseAroundMinorChange(t *testing.T, c *testcluster.Cluster, dir *feDir
 // and "restores" clone to 0 at the end: clone stays off.
 func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	bin := operatorBinary(t)
+	row := faulttable.Row{Fault: "operator SIGKILL right after the compatibility pause began",
+		Injected: "3.3.2 → 3.4.1 on 1 FE and 2 BE, the user's tablet_sched_max_scheduling_tablets at " + userScheduling +
+			"; the operator binary SIGKILLed as FE answered the first pause statement, restarted"}
+	defer func() { recordFault(t, row) }()
 	for _, tc := range []struct {
 		name       string
 		dropRecord bool
@@ -282,6 +288,13 @@ func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 			tc.name, k.Pid, k.What, time.Since(restarted).Round(100*time.Millisecond), got, strings.Join(stmts, "\n  "))
 		if got != tc.want {
 			t.Errorf("%s: tablet_sched_max_scheduling_tablets = %q after the upgrade, want %q", tc.name, got, tc.want)
+		}
+		if tc.dropRecord {
+			row.Control = fmt.Sprintf("the record removed at the kill: the next process recorded the paused values and left tablet_sched_max_scheduling_tablets at %s (clone off) after the upgrade", got)
+		} else {
+			row.Converged = fmt.Sprintf("the next process found the record on the cluster, set the pause again, rolled FE and BE, restored FE's values once %s after it started",
+				time.Since(restarted).Round(100*time.Millisecond))
+			row.Lost = fmt.Sprintf("nothing: tablet_sched_max_scheduling_tablets back at the user's %s", got)
 		}
 		if n := countPrefix(stmts, `ADMIN SET FRONTEND CONFIG ('tablet_sched_max_scheduling_tablets' = '`+userScheduling+`')`); !tc.dropRecord && n != 2 {
 			t.Errorf("%s: FE's own value set %d times, want 2 (the test's, then the restore once)", tc.name, n)
