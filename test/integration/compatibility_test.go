@@ -47,6 +47,9 @@ func TestUpgradeProcedure(t *testing.T) {
 	t.Run("3.5 to 3.4, FE first: clone paused as every pod is replaced, set again after FE's restart, FE's own values restored after the last pod; without the pause clone runs throughout", func(t *testing.T) {
 		testPauseAroundMinorChange(t, c, dir)
 	})
+	t.Run("3.2 to 3.4 skips a minor version: a Warning, then BE before FE, each pod replaced with clone paused", func(t *testing.T) {
+		testMinorSkipWarnsAndRollsInOrder(t, c, dir)
+	})
 	t.Run("an operator SIGKILLed just after the pause began restores FE's recorded values once; without the record it would restore the paused ones", func(t *testing.T) {
 		testPauseAcrossSIGKILL(t, c, dir)
 	})
@@ -196,6 +199,32 @@ func testPauseAroundMinorChange(t *testing.T, c *testcluster.Cluster, dir *feDir
 	}
 	if n := eventsIn(t.Context(), t, c, ns, ctl, srv1.ReasonUpgradeRequires); n != 0 {
 		t.Errorf("the control (check off) told %d Events %s, want none", n, srv1.ReasonUpgradeRequires)
+	}
+}
+
+// testMinorSkipWarnsAndRollsInOrder: the simulated FE reports every node at
+// 3.2.0; FE and BE go to 3.4.1, which the docs allow but recommend against
+// (one minor version at a time). A Warning Event UpgradePathWarning for
+// each component's change, then
+// the upgrade order (both BE pods before FE's), each pod replaced with the
+// pause in force.
+func testMinorSkipWarnsAndRollsInOrder(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	const ns, name = "skip", "sk"
+	testutil.CreateNamespace(t, c.Client, ns)
+	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	src, f := versionCluster(t, c, dir, ns, name, "3.2", "3.2.0")
+	seen, took := changeVersion(t, c, f, src, "3.4.1")
+	t.Logf("3.2.0 to 3.4.1 rolled in %s; pods replaced, with the leader's tablet_sched_max_scheduling_tablets: %v", took.Round(100*time.Millisecond), seen)
+	if len(seen) != 3 || !strings.HasPrefix(seen[2].pod, name+"-fe-") {
+		t.Errorf("pods replaced %v, want both BEs, then FE (an upgrade)", seen)
+	}
+	for _, r := range seen {
+		if r.scheduling != "0" {
+			t.Errorf("%s replaced with tablet_sched_max_scheduling_tablets %s, want 0", r.pod, r.scheduling)
+		}
+	}
+	if n := warningsIn(t.Context(), t, c, ns, name, srv1.ReasonUpgradePathWarning); n != 2 {
+		t.Errorf("%d Warning Events %s, want 2 (FE's and BE's change, once each)", n, srv1.ReasonUpgradePathWarning)
 	}
 }
 
