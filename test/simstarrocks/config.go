@@ -18,6 +18,7 @@ package simstarrocks
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -235,6 +236,29 @@ func likeMatch(pattern, s string) bool {
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	return err == nil && re.MatchString(s)
+}
+
+// Stop is a process that stopped, and the configuration its repairs obeyed
+// then: an FE's own memory, or for a BE or CN the leader's.
+type Stop struct {
+	Host string
+	// Scheduling is tablet_sched_max_scheduling_tablets then.
+	Scheduling string
+}
+
+// noteStop records a process stop; the caller holds s.mu.
+func (s *StarRocks) noteStop(host string, cfg feConfig) {
+	k, _ := lookupConfigKey("tablet_sched_max_scheduling_tablets")
+	s.stops = append(s.stops, Stop{Host: host, Scheduling: cfg.value(k)})
+}
+
+// Stops are the FE, BE and CN processes that stopped, in order, each with
+// the scheduling limit in force as it stopped: for telling whether a pod
+// was replaced with tablet clone paused, with no race against a sampler.
+func (s *StarRocks) Stops() []Stop {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.stops)
 }
 
 // FrontendConfig is key's value (a field name or an alias) in the memory of

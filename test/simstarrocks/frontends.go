@@ -411,6 +411,9 @@ func (s *StarRocks) markRunning(host string, running bool) {
 	if running && !p.running {
 		p.frozen, p.member, p.config = nil, false, nil
 	}
+	if !running && p.running {
+		s.noteStop(host, p.config)
+	}
 	p.running = running
 	if !running {
 		// The process is gone: so are its connections (a client sees a

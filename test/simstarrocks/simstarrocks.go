@@ -273,6 +273,8 @@ type StarRocks struct {
 	// config is the FE configuration set before any FE process is known
 	// (config.go).
 	config feConfig
+	// stops are the processes that stopped (Stops).
+	stops []Stop
 }
 
 // The versions whose column lists the simulation knows.
@@ -473,7 +475,15 @@ func (s *StarRocks) StartProcess(host string) bool {
 // at once. False if no BE or CN has that IP.
 func (s *StarRocks) StopProcess(host string, graceful bool) bool {
 	var found bool
-	s.locked(func(c *cluster) { found = c.processes(host, false, graceful) })
+	s.locked(func(c *cluster) {
+		for _, n := range c.nodesAt(host) {
+			if n.running {
+				s.noteStop(host, c.sched)
+				break
+			}
+		}
+		found = c.processes(host, false, graceful)
+	})
 	return found
 }
 
