@@ -288,6 +288,22 @@ func (l *ledger) objects() int {
 	return len(l.uids)
 }
 
+// objectsBy is objects() once it reaches want, or what it is at timeout:
+// the ledger is an informer of the API server the faults restart, whose
+// watch may come back after the namespace converged (seen: 38 of 39 right
+// after a kube-apiserver restart under load; the next list brings the
+// last one).
+func (l *ledger) objectsBy(want int, timeout time.Duration) int {
+	deadline := time.Now().Add(timeout)
+	for {
+		n := l.objects()
+		if n >= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // snapshotUIDs returns the UIDs of the namespace's StatefulSets and Services by kind/name.
 func snapshotUIDs(t *testing.T, c client.Client, ns string) map[string]types.UID {
 	t.Helper()

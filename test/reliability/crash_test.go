@@ -92,7 +92,7 @@ func TestCrashWhileCreating(t *testing.T) {
 	if again := l.recreated(); len(again) > 0 {
 		t.Fatalf("children deleted or created twice:\n%s", strings.Join(again, "\n"))
 	}
-	if got, want := l.objects(), 3*n; got != want {
+	if got, want := l.objectsBy(3*n, 30*time.Second), 3*n; got != want {
 		t.Fatalf("%d children ever seen, want %d", got, want)
 	}
 	if t.Failed() {

@@ -149,7 +149,7 @@ func testAPIFault(t *testing.T, slug, fault, injected string, window time.Durati
 	if again := l.recreated(); len(again) > 0 {
 		t.Fatalf("children deleted or created twice:\n%s", strings.Join(again, "\n"))
 	}
-	if n, want := l.objects(), 3*total; n != want {
+	if n, want := l.objectsBy(3*total, 30*time.Second), 3*total; n != want {
 		t.Fatalf("%d children ever seen, want %d", n, want)
 	}
 	t.Logf("%s: fault of %s; writes done %s after its end; converged %s later", fault, faultEnded.Sub(began).Round(time.Millisecond), after.Round(time.Millisecond), took.Round(time.Millisecond))
