@@ -89,6 +89,9 @@ type Frontend struct {
 	Name        string
 	Host        string // the IP column
 	EditLogPort int
+	// HTTPPort is the HttpPort column, the FE's own HTTP port; 0 when the
+	// column is not there or does not read.
+	HTTPPort int
 	// Role is LEADER, FOLLOWER or OBSERVER.
 	Role  string
 	Alive bool
@@ -229,7 +232,8 @@ func parseFrontends(rows []row) ([]Frontend, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ShowFrontendsSQL, err)
 		}
-		out = append(out, Frontend{Name: r["name"], Host: r["ip"], EditLogPort: port, Role: r["role"], Alive: r.bool("alive"),
+		httpPort, _ := r.int("httpport") // optional: only the image step uses it
+		out = append(out, Frontend{Name: r["name"], Host: r["ip"], EditLogPort: port, HTTPPort: httpPort, Role: r["role"], Alive: r.bool("alive"),
 			Unjoined: r["join"] != "" && !r.bool("join"), Version: r.version(), StartTime: r.null("starttime")})
 	}
 	return out, nil

@@ -21,10 +21,14 @@ import (
 	"strconv"
 )
 
-// Target is one cluster's FE, reached through its Service.
+// Target is one cluster's FE, reached through its Service, or one FE of
+// it when Host is set.
 type Target struct {
 	Namespace, Service  string
 	QueryPort, HTTPPort int32
+	// Host is one FE's own host as FE lists it (the IP column of SHOW
+	// FRONTENDS: an IP, or the pod's FQDN); "" is the Service.
+	Host string
 }
 
 // Resolver turns a Target into the MySQL address (host:port) and HTTP base
@@ -34,5 +38,8 @@ type Resolver func(Target) (queryAddress, httpURL string)
 // DNS reaches FE through its Service's DNS name, <service>.<namespace>.
 func DNS(t Target) (string, string) {
 	host := t.Service + "." + t.Namespace
+	if t.Host != "" {
+		host = t.Host
+	}
 	return net.JoinHostPort(host, strconv.Itoa(int(t.QueryPort))), "http://" + net.JoinHostPort(host, strconv.Itoa(int(t.HTTPPort)))
 }

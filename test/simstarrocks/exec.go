@@ -115,6 +115,9 @@ func (c *cluster) execute(st *statement) (*result, *sqlError) {
 		return nil, c.createWarehouse(st)
 	case stDropWarehouse:
 		return nil, c.dropWarehouse(st)
+	case stCreateImage:
+		c.createImage()
+		return nil, nil
 	}
 	return nil, ddlError("simstarrocks: statement kind %d not executed", st.kind)
 }

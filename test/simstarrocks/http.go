@@ -19,6 +19,7 @@ package simstarrocks
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 // The FE's HTTP port (sheet §10).
@@ -54,7 +55,27 @@ func (s *StarRocks) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	switch r.URL.Path {
+	path, host := r.URL.Path, ""
+	if rest, ok := strings.CutPrefix(path, frontendPathPrefix); ok {
+		// One FE's own HTTP port (HTTPURLOf).
+		host, path, _ = strings.Cut(rest, "/")
+		path = "/" + path
+		if !s.frontendRuns(host) {
+			dropConnection(w)
+			return
+		}
+	}
+	switch path {
+	case "/api/show_meta_info":
+		if host == "" {
+			// The Service: the next running FE answers, as for a connection.
+			var ok bool
+			if host, ok = s.route(""); !ok {
+				dropConnection(w)
+				return
+			}
+		}
+		s.showMetaInfo(w, r, host)
 	case "/api/health":
 		s.health(w)
 	case "/api/bootstrap":
@@ -152,4 +173,12 @@ func (s *StarRocks) features(w http.ResponseWriter) {
 		Features []feature `json:"features"`
 		Status   string    `json:"status"`
 	}{version, fs, "OK"})
+}
+
+// frontendRuns: the FE process at host runs.
+func (s *StarRocks) frontendRuns(host string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.views.procs[host]
+	return p != nil && p.running
 }

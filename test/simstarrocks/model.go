@@ -189,6 +189,8 @@ type cluster struct {
 	// obeys (config.go); nextCheck is TabletChecker's next round.
 	sched     feConfig
 	nextCheck time.Time
+	// The metadata images (image.go).
+	img imageState
 }
 
 func newCluster(opts Options, now time.Time) *cluster {
@@ -199,6 +201,7 @@ func newCluster(opts Options, now time.Time) *cluster {
 		nextHeartbeat:  now.Add(opts.HeartbeatInterval),
 		nextStatistics: now.Add(statisticsInterval),
 		nextCheck:      now.Add(checkerInterval),
+		img:            newImageState(now, opts.CheckpointInterval),
 	}
 }
 
@@ -254,6 +257,7 @@ func (c *cluster) bootstrapFrontend(host string, port int) {
 	c.heartbeatFE(fe, true)
 	c.journal++
 	c.elect()
+	c.img.versions[host] = 0 // a new cluster's image.0 (Storage)
 }
 
 func (c *cluster) startFrontend(host string, port int) error {
@@ -265,6 +269,7 @@ func (c *cluster) startFrontend(host string, port int) error {
 	fe.join = true
 	c.heartbeatFE(fe, true)
 	c.elect()
+	c.firstImage(host)
 	return nil
 }
 

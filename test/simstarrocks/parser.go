@@ -211,6 +211,7 @@ const (
 	stSet
 	stAdminSetConfig
 	stAdminShowConfig
+	stCreateImage
 )
 
 type statement struct {
@@ -691,8 +692,14 @@ func (p *parser) alterSystem() (*statement, error) {
 			return nil, err
 		}
 		return &statement{kind: stDecommissionBackend, hostPorts: hps}, p.end("','")
+	case p.acceptWord("CREATE"):
+		// createImageClause: CREATE IMAGE (StarRocks.g4).
+		if err := p.expectWord("IMAGE"); err != nil {
+			return nil, err
+		}
+		return &statement{kind: stCreateImage}, p.end()
 	}
-	return nil, p.fail(kw("ADD", "DROP", "DECOMMISSION")...)
+	return nil, p.fail(kw("ADD", "DROP", "DECOMMISSION", "CREATE")...)
 }
 
 func (p *parser) addOrDrop(add bool) (*statement, error) {

@@ -311,6 +311,9 @@ func (c *cluster) advance(now time.Time) {
 		if c.nextCheck.Before(next) {
 			next = c.nextCheck
 		}
+		if t := c.img.next(); t.Before(next) {
+			next = t
+		}
 		if next.After(now) {
 			break
 		}
@@ -327,6 +330,7 @@ func (c *cluster) advance(now time.Time) {
 			c.tabletCheck()
 			c.nextCheck = c.nextCheck.Add(checkerInterval)
 		}
+		c.imageRounds(next)
 	}
 	c.run(now)
 }

@@ -167,6 +167,11 @@ type Options struct {
 	// sheet §14): how often a BE reports its tablets; FE learns that a BE
 	// lost its replicas (WipeOnRestart) only from a report.
 	TabletReportInterval time.Duration
+	// CheckpointInterval is how often the leader's CheckpointController
+	// runs (image.go): FeConstants.checkpoint_interval_second, 60 s, a
+	// constant in FE that no fe.conf changes; tests shorten it only to
+	// save time.
+	CheckpointInterval time.Duration
 	// WipeOnRestart: a BE process restarted (StartProcess after a stop)
 	// comes back on empty storage: its replicas are gone at once, and FE
 	// keeps believing in them until the BE's next tablet report (sheet §14).
@@ -312,6 +317,9 @@ func Start(t testing.TB, opts Options) *StarRocks {
 	}
 	if opts.TabletReportInterval <= 0 {
 		opts.TabletReportInterval = 60 * time.Second
+	}
+	if opts.CheckpointInterval <= 0 {
+		opts.CheckpointInterval = defaultCheckpointInterval
 	}
 	s := &StarRocks{opts: opts, stopped: make(chan struct{})}
 	s.state = newCluster(opts, opts.Clock.Now())
