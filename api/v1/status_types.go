@@ -137,6 +137,12 @@ const (
 	// configuration could not be read and recorded: the change goes on
 	// without the pause, as the pre-flight lets it go on unchecked.
 	ReasonCompatibilityPauseSkipped = "CompatibilityPauseSkipped"
+	// ReasonMetadataImage (a Normal Event): after FE's image change, every
+	// FE runs it, the operator sent ALTER SYSTEM CREATE IMAGE, and every FE
+	// now has an image newer than FE's journal at that moment, as
+	// StarRocks' upgrade pages ask before the next change; the Event names
+	// the journal id. Progressing tells the wait meanwhile.
+	ReasonMetadataImage = "MetadataImage"
 	// ReasonFEUnreachable is set when FE does not answer a step that needs its word.
 	ReasonFEUnreachable = "FEUnreachable"
 	// ReasonFETLSFailed is set in FEUnreachable's place when the connection

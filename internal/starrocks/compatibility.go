@@ -38,13 +38,26 @@ import (
 // whenever an FE restarts or the leader moves (FE's fingerprint changes).
 
 // PauseRecord is what FE had before the pause, by key (the keys of
-// CompatibilityPause), recorded on the cluster.
+// CompatibilityPause), recorded on the cluster, and the metadata image
+// still due after FE's change (Image).
 type PauseRecord struct {
-	Values map[string]string `json:"values"`
+	// Values is nil when the change takes no pause (a patch version).
+	Values map[string]string `json:"values,omitempty"`
 	// Assumed are the keys FE did not show (an FE whose LIKE does not
 	// match aliases): recorded at the docs' restore value.
 	Assumed []string `json:"assumed,omitempty"`
+	// Image is FE's new image when FE's image changes: once every FE runs
+	// it, ALTER SYSTEM CREATE IMAGE, and the record stays until every FE
+	// has the new image.
+	Image string `json:"image,omitempty"`
+	// ImageBefore: FE's change is a downgrade, and the image is taken on
+	// every FE before its first pod too (Downgrade StarRocks, "Downgrade
+	// FE" step 1); false once taken.
+	ImageBefore bool `json:"imageBefore,omitempty"`
 }
+
+// Paused: the record holds a pause to restore.
+func (r *PauseRecord) Paused() bool { return r != nil && r.Values != nil }
 
 // documentedRestore is what the pages restore after the change (Upgrade
 // and Downgrade StarRocks, 2.5 to Latest-4.1), by CompatibilityPause key.
@@ -70,8 +83,9 @@ type CompatibilityIn struct {
 	// be written (none refused: a refused change keeps its template).
 	Changes []ImageCheck
 	// Rolling names the components whose pods do not all run their
-	// StatefulSet's image yet.
-	Rolling []string
+	// StatefulSet's image yet, or whose image change is still to be
+	// written; Unsettled only the former (a held change does not count).
+	Rolling, Unsettled []string
 	// Record is the pause recorded on the cluster; nil when none.
 	Record *PauseRecord
 	// Shown is FE's configuration as read for the record; nil until read.
@@ -85,7 +99,25 @@ type CompatibilityIn struct {
 	// SetFor is the FE fingerprint (Fingerprint) at which this process last
 	// set the pause; "" when it has not.
 	SetFor string
+	// Images is each FE's own word on its image, by FE name (read when a
+	// plan asks ReadImages); nil until read.
+	Images map[string]fe.HAInfo
+	// ImageAfter is the leader's journal id when this process sent ALTER
+	// SYSTEM CREATE IMAGE for the record's step (Record.ImageBefore, or
+	// the image after the change); 0 when it has not. ImageSince is when.
+	ImageAfter int64
+	ImageSince time.Time
+	// Now is the time of this plan.
+	Now time.Time
 }
+
+// ImageWaitLimit is how long after ALTER SYSTEM CREATE IMAGE the pause
+// waits for FE's image on every FE: five checkpoint rounds of 60 s
+// (FeConstants.checkpoint_interval_second) past the 10 s the journal
+// takes to roll. After it, clone and balancing are restored (they must
+// not stay off for a proof the operator cannot get), and the image is
+// still waited for before FE's next change.
+const ImageWaitLimit = 5*time.Minute + 10*time.Second
 
 // CompatibilityPlan is what to do now, in this order: read FE's
 // configuration (ReadConfig, then plan again with Shown); write Record on
@@ -94,52 +126,216 @@ type CompatibilityIn struct {
 // any of the steps failing (Message says what was being done).
 type CompatibilityPlan struct {
 	ReadConfig bool
+	// ReadImages: read each FE's image (Images), then plan again.
+	ReadImages bool
 	Record     *PauseRecord
 	Statements []fe.Statement
 	SetFor     string
+	// ImageAfter is what to remember as CompatibilityIn.ImageAfter once
+	// Statements (ALTER SYSTEM CREATE IMAGE) are sent; 0 none.
+	ImageAfter int64
 	Clear      bool
 	Wait       bool
 	Message    string
-	// Event tells the pause taken, set again or lifted.
-	Event *Event
+	// Events tell the pause taken or lifted and the image taken, in order.
+	Events []*Event
 }
 
-// PlanCompatibility decides the pause.
+// PlanCompatibility decides the pause and the image after the change.
 func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
-	needs := slices.ContainsFunc(in.Changes, func(c ImageCheck) bool { return c.Verdict.Allowed() && c.Verdict.PauseBalance })
+	pause := slices.ContainsFunc(in.Changes, func(c ImageCheck) bool { return c.Verdict.Allowed() && c.Verdict.PauseBalance })
+	image := feImageChange(in.Changes)
 	fp := Fingerprint(in.Report)
-	if in.Record == nil {
-		switch {
-		case !needs:
-			return CompatibilityPlan{}
-		case in.Shown == nil:
-			return CompatibilityPlan{ReadConfig: true,
-				Message: "reading FE's tablet clone and balance configuration, to record it before the compatibility pause"}
-		}
-		rec := recordOf(in.Shown)
-		return CompatibilityPlan{Record: rec, Statements: pauseStatements(), SetFor: fp,
-			Message: "pausing tablet clone and balancing before the version change (ADMIN SET FRONTEND CONFIG)",
-			Event: &Event{Reason: srv1.ReasonCompatibilityPause, Action: "Upgrade", Note: "tablet clone and balancing paused for the version change of " +
-				ChangeNames(in.Changes) + "; FE had " + rec.String()}}
+	rec := in.Record
+	if rec == nil {
+		return planRecord(in, pause, image, fp)
 	}
-	if fp == "" || Settling(in.FEChanged, in.Report) {
+	if rec.ImageBefore && image == rec.Image {
+		// A downgrade of FE: the image first, FE's change (and the
+		// others, after it) held meanwhile.
+		// The pause is not set yet (planRecord): an image that takes
+		// long keeps only the change waiting.
+		img, done := planImage(in)
+		if !done {
+			img.Wait = true
+			return img
+		}
+		next := *rec
+		next.ImageBefore = false
+		img.Record, img.Wait = &next, true
+		img.Message = "FE's metadata image is on every FE; FE's downgrade goes on"
+		return img
+	}
+	if rec.Paused() && (fp == "" || Settling(in.FEChanged, in.Report)) {
 		// Which FE processes run is not known since an FE pod changed: one
 		// that started since runs at fe.conf's values. What is not written
 		// yet waits for FE's report, to set the pause again first.
 		return CompatibilityPlan{Wait: true,
 			Message: "waiting for FE's report since its pods changed, to keep the compatibility pause on every FE"}
 	}
-	if !needs && len(in.Rolling) == 0 && everyBackendAlive(in.Report) {
-		return CompatibilityPlan{Statements: restoreStatements(in.Record), Clear: true,
-			Event: &Event{Reason: srv1.ReasonCompatibilityRestored, Action: "Upgrade", Note: "tablet clone and balancing restored to " + in.Record.String()}}
+	if rec.Image != "" && image != "" && image != rec.Image {
+		// The docs ask for an image between two changes: FE's next change
+		// waits while the last one's finishes (its image, its restore).
+		msg := "waiting for FE's metadata image after the change to " + rec.Image + " before FE changes again"
+		if len(in.Unsettled) > 0 || !everyBackendAlive(in.Report) {
+			return CompatibilityPlan{Wait: true, Message: msg}
+		}
+		plan := finishChange(in, fp)
+		plan.Wait = true
+		if plan.Message == "" {
+			plan.Message = msg
+		}
+		return plan
 	}
-	if fp != in.SetFor {
+	if !pause && image == "" && len(in.Rolling) == 0 && everyBackendAlive(in.Report) {
+		return finishChange(in, fp)
+	}
+	if rec.Paused() && fp != in.SetFor {
 		// An FE restarted (back at fe.conf's values), the leader moved, or
 		// this process has not set it yet: set it again on every alive FE.
 		return CompatibilityPlan{Statements: pauseStatements(), SetFor: fp,
 			Message: "setting the compatibility pause again on every FE (an FE restarted or the leader moved)"}
 	}
 	return CompatibilityPlan{}
+}
+
+// finishChange is the end of a change once everything rolled and every BE
+// is Alive: the image after it, then the restore and the record cleared.
+func finishChange(in CompatibilityIn, fp string) CompatibilityPlan {
+	rec := in.Record
+	plan := CompatibilityPlan{Clear: true}
+	if rec.Image != "" {
+		img, done := planImage(in)
+		if !done {
+			if rec.Paused() && fp != in.SetFor {
+				img.Statements = append(pauseStatements(), img.Statements...)
+				img.SetFor = fp
+			}
+			return img
+		}
+		plan.Events = img.Events
+	}
+	if rec.Paused() {
+		plan.Statements = restoreStatements(rec)
+		plan.Events = append(plan.Events, &Event{Reason: srv1.ReasonCompatibilityRestored, Action: "Upgrade", Note: "tablet clone and balancing restored to " + rec.String()})
+	}
+	return plan
+}
+
+// planRecord is the plan with no record yet: read FE's configuration when
+// the change pauses, then record it (and the image due) and pause.
+func planRecord(in CompatibilityIn, pause bool, image, fp string) CompatibilityPlan {
+	switch {
+	case !pause && image == "":
+		return CompatibilityPlan{}
+	case !pause:
+		// A downgrade's change waits for its image (the next plans).
+		before := imageBefore(in.Changes)
+		return CompatibilityPlan{Record: &PauseRecord{Image: image, ImageBefore: before}, Wait: before,
+			Message: "recording that FE's metadata image is due once every FE runs " + image}
+	case in.Shown == nil:
+		return CompatibilityPlan{ReadConfig: true,
+			Message: "reading FE's tablet clone and balance configuration, to record it before the compatibility pause"}
+	}
+	rec := recordOf(in.Shown)
+	rec.Image, rec.ImageBefore = image, imageBefore(in.Changes)
+	if rec.ImageBefore {
+		// A downgrade of FE: its image first, then the pause (set as a
+		// record not yet set on these FEs is), then the pods.
+		return CompatibilityPlan{Record: rec, Wait: true,
+			Message: "recording FE's tablet clone and balance configuration; FE's metadata image comes before the pause and FE's downgrade",
+			Events: []*Event{{Reason: srv1.ReasonCompatibilityPause, Action: "Upgrade", Note: "tablet clone and balancing to be paused for the version change of " +
+				ChangeNames(in.Changes) + " once FE's metadata image is on every FE; FE had " + rec.String()}}}
+	}
+	return CompatibilityPlan{Record: rec, Statements: pauseStatements(), SetFor: fp,
+		Message: "pausing tablet clone and balancing before the version change (ADMIN SET FRONTEND CONFIG)",
+		Events: []*Event{{Reason: srv1.ReasonCompatibilityPause, Action: "Upgrade", Note: "tablet clone and balancing paused for the version change of " +
+			ChangeNames(in.Changes) + "; FE had " + rec.String()}}}
+}
+
+// planImage is the image after FE's change: read every FE's image; send
+// ALTER SYSTEM CREATE IMAGE once (per operator process: a second one only
+// asks FE to roll its journal again) after reading the leader's journal
+// id; done once every FE of FE's report has an image past that id. A
+// newer image can only come from a checkpoint that replayed the journal
+// past the moment every FE ran the new version (docs/upgrades.md).
+func planImage(in CompatibilityIn) (CompatibilityPlan, bool) {
+	if in.Report == nil || in.Report.Err != nil || len(in.Report.Frontends) == 0 {
+		return CompatibilityPlan{Wait: true, Message: "waiting for FE's report of its FEs, to take the metadata image"}, false
+	}
+	if in.Images == nil {
+		return CompatibilityPlan{ReadImages: true, Message: "reading each FE's metadata image"}, false
+	}
+	if in.ImageAfter == 0 {
+		leader, ok := leaderJournal(in.Report, in.Images)
+		if !ok {
+			return CompatibilityPlan{Wait: true, Message: "waiting for FE's leader to tell its journal id, to take the metadata image after the change"}, false
+		}
+		return CompatibilityPlan{Statements: []fe.Statement{fe.CreateImage{}}, ImageAfter: leader,
+			Message: fmt.Sprintf("taking FE's metadata image after the change (ALTER SYSTEM CREATE IMAGE at journal %d)", leader)}, false
+	}
+	var lacking []string
+	for _, f := range in.Report.Frontends {
+		if f.Unjoined {
+			continue
+		}
+		info, ok := in.Images[f.Name]
+		switch {
+		case !ok:
+			lacking = append(lacking, f.Name+" (did not answer)")
+		case info.ImageVersion <= in.ImageAfter:
+			lacking = append(lacking, fmt.Sprintf("%s (image %d)", f.Name, info.ImageVersion))
+		}
+	}
+	if len(lacking) > 0 {
+		msg := fmt.Sprintf("waiting for FE's metadata image past journal %d on every FE (FE makes one at its next 60 s checkpoint round and pushes it): not yet on %s",
+			in.ImageAfter, strings.Join(lacking, ", "))
+		rec := in.Record
+		if rec.Paused() && !rec.ImageBefore && !in.ImageSince.IsZero() && in.Now.Sub(in.ImageSince) > ImageWaitLimit {
+			return CompatibilityPlan{Statements: restoreStatements(rec), Record: &PauseRecord{Image: rec.Image}, Message: msg,
+				Events: []*Event{{Reason: srv1.ReasonMetadataImage, Action: "Upgrade", Warning: true,
+					Note: fmt.Sprintf("%s for %s: tablet clone and balancing restored to %s meanwhile; FE's next image change waits for the image", msg, ImageWaitLimit, rec.String())}}}, false
+		}
+		return CompatibilityPlan{Wait: true, Message: msg}, false
+	}
+	return CompatibilityPlan{Events: []*Event{{Reason: srv1.ReasonMetadataImage, Action: "Upgrade",
+		Note: fmt.Sprintf("every FE has a metadata image past journal %d, taken after every FE ran %s", in.ImageAfter, in.Record.Image)}}}, true
+}
+
+// leaderJournal is the leader's journal id, from the leader's own answer.
+func leaderJournal(r *Report, images map[string]fe.HAInfo) (int64, bool) {
+	if r == nil || r.Err != nil {
+		return 0, false
+	}
+	for _, f := range r.Frontends {
+		if f.Role != "LEADER" {
+			continue
+		}
+		if info, ok := images[f.Name]; ok && info.JournalID > 0 {
+			return info.JournalID, true
+		}
+	}
+	return 0, false
+}
+
+// feImageChange is FE's new image when an allowed change of FE's image
+// that asks for an image after it is among the changes (every version
+// change, a patch too, and one whose version cannot be read; not an image
+// of the same version); "" when none.
+func feImageChange(checks []ImageCheck) string {
+	for _, c := range checks {
+		if c.Name == "FE" && c.Verdict.Allowed() && c.Verdict.ImageAfter {
+			return c.To
+		}
+	}
+	return ""
+}
+
+// imageBefore: FE's change is a downgrade, which takes an image first.
+func imageBefore(checks []ImageCheck) bool {
+	return slices.ContainsFunc(checks, func(c ImageCheck) bool {
+		return c.Name == "FE" && c.Verdict.Allowed() && c.Verdict.ImageBeforeFE
+	})
 }
 
 // Fingerprint names the FE processes of a report: each FE's name, start
@@ -201,6 +397,9 @@ func restoreStatements(rec *PauseRecord) []fe.Statement {
 
 // String lists the recorded values in the pause's key order.
 func (r *PauseRecord) String() string {
+	if !r.Paused() {
+		return "no pause"
+	}
 	parts := make([]string, 0, len(r.Values))
 	for _, k := range PauseKeys() {
 		if v, ok := r.Values[k]; ok {

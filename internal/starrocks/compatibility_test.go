@@ -57,6 +57,15 @@ func TestPlanCompatibility(t *testing.T) {
 		fe.SetFrontendConfig{Key: "tablet_sched_max_scheduling_tablets", Value: "2000"}, fe.SetFrontendConfig{Key: "tablet_sched_max_balancing_tablets", Value: "100"},
 		fe.SetFrontendConfig{Key: "disable_balance", Value: "false"}, fe.SetFrontendConfig{Key: "disable_colocate_balance", Value: "true"},
 	}
+	feMinor := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.4.1", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.4.1"))}
+	fePatch := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.3.10", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.3.10"))}
+	withImage := &PauseRecord{Values: shown, Image: feMinor.To}
+	feDown := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.3.8", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.3.8"))}
+	before := &PauseRecord{Image: feDown.To, ImageBefore: true}
+	feMinorDown := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.2.11", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.2.11"))}
+	images := func(leaderJournal, fe0, fe1 int64) map[string]fe.HAInfo {
+		return map[string]fe.HAInfo{"fe0": {Role: "LEADER", JournalID: leaderJournal, ImageVersion: fe0}, "fe1": {Role: "FOLLOWER", JournalID: leaderJournal - 1, ImageVersion: fe1}}
+	}
 	tests := []struct {
 		name  string
 		in    CompatibilityIn
@@ -114,23 +123,109 @@ func TestPlanCompatibility(t *testing.T) {
 			want: CompatibilityPlan{Wait: true}},
 		{name: "recorded, FE's report came after its pods changed: goes on",
 			in: CompatibilityIn{Changes: []ImageCheck{minor}, Record: rec, Report: steadyAt, FEChanged: steadyAt.At.Add(-5 * time.Second), SetFor: Fingerprint(steadyAt)}},
+		{name: "an FE patch change: the image due is recorded, no pause, no FE statement",
+			in:   CompatibilityIn{Changes: []ImageCheck{fePatch}, Report: steady},
+			want: CompatibilityPlan{Record: &PauseRecord{Image: fePatch.To}}},
+		{name: "an FE minor change: FE's values and the image due recorded, then the pause",
+			in:    CompatibilityIn{Changes: []ImageCheck{feMinor}, Report: steady, Shown: shown},
+			want:  CompatibilityPlan{Record: withImage, Statements: pause, SetFor: Fingerprint(steady)},
+			event: "CompatibilityPause"},
+		{name: "image due, FE still rolling: nothing yet",
+			in: CompatibilityIn{Rolling: []string{"FE"}, Record: withImage, Report: steady, SetFor: Fingerprint(steady)}},
+		{name: "image due, every FE rolled, every BE alive: each FE's image read first",
+			in:   CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady)},
+			want: CompatibilityPlan{ReadImages: true}},
+		{name: "images read, nothing sent yet: ALTER SYSTEM CREATE IMAGE after the leader's journal id, the pause stays",
+			in:   CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), Images: images(120, 100, 100)},
+			want: CompatibilityPlan{Statements: []fe.Statement{fe.CreateImage{}}, ImageAfter: 120}},
+		{name: "the leader did not answer for its journal: waits, nothing sent",
+			in:   CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), Images: map[string]fe.HAInfo{"fe1": {Role: "FOLLOWER", JournalID: 119}}},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "sent at 120, a follower's image is older: waits, the pause stays",
+			in:   CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), ImageAfter: 120, Images: images(125, 121, 100)},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "sent at 120, a follower did not answer: waits",
+			in:   CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), ImageAfter: 120, Images: map[string]fe.HAInfo{"fe0": {Role: "LEADER", JournalID: 130, ImageVersion: 121}}},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "sent at 120, an image exactly at 120 is not taken for the new one",
+			in:   CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), ImageAfter: 120, Images: images(130, 120, 120)},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "sent at 120, every FE past it: the pause restored, the record cleared",
+			in:    CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), ImageAfter: 120, Images: images(130, 121, 121)},
+			want:  CompatibilityPlan{Statements: restore, Clear: true},
+			event: "MetadataImage,CompatibilityRestored"},
+		{name: "sent at 120 more than the limit ago, a follower still without it: clone and balancing restored, the image still awaited",
+			in: CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), ImageAfter: 120, Images: images(125, 121, 100),
+				ImageSince: steadyAt.At, Now: steadyAt.At.Add(ImageWaitLimit + time.Second)},
+			want:  CompatibilityPlan{Statements: restore, Record: &PauseRecord{Image: feMinor.To}},
+			event: "MetadataImage"},
+		{name: "sent at 120 less than the limit ago: waits",
+			in: CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), ImageAfter: 120, Images: images(125, 121, 100),
+				ImageSince: steadyAt.At, Now: steadyAt.At.Add(ImageWaitLimit - time.Second)},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "restored after the limit, the image still not on every FE: waits, nothing sent",
+			in: CompatibilityIn{Record: &PauseRecord{Image: feMinor.To}, Report: steady, ImageAfter: 120, Images: images(125, 121, 100),
+				ImageSince: steadyAt.At, Now: steadyAt.At.Add(2 * ImageWaitLimit)},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "an FE minor downgrade: FE's values recorded, no pause yet: the image comes first",
+			in:    CompatibilityIn{Changes: []ImageCheck{feMinorDown}, Report: steady, Shown: shown},
+			want:  CompatibilityPlan{Record: &PauseRecord{Values: shown, Image: feMinorDown.To, ImageBefore: true}, Wait: true},
+			event: "CompatibilityPause"},
+		{name: "image before the minor downgrade taken: the pause is set, FE's change goes on",
+			in:   CompatibilityIn{Changes: []ImageCheck{feMinorDown}, Record: &PauseRecord{Values: shown, Image: feMinorDown.To}, Report: steady},
+			want: CompatibilityPlan{Statements: pause, SetFor: Fingerprint(steady)}},
+		{name: "a patch's image on every FE: the record cleared, no statement",
+			in:    CompatibilityIn{Record: &PauseRecord{Image: fePatch.To}, Report: steady, ImageAfter: 120, Images: images(130, 121, 121)},
+			want:  CompatibilityPlan{Clear: true},
+			event: "MetadataImage"},
+		{name: "waiting for the image, an FE restarted: the pause is set again before the wait",
+			in:   CompatibilityIn{Record: withImage, Report: restarted, SetFor: Fingerprint(steady), ImageAfter: 120, Images: images(125, 100, 100)},
+			want: CompatibilityPlan{Statements: pause, SetFor: Fingerprint(restarted), Wait: true}},
+		{name: "the next FE change while the last one's image is due: it waits while the image is taken",
+			in:   CompatibilityIn{Changes: []ImageCheck{fePatch}, Rolling: []string{"FE"}, Record: withImage, Report: steady, SetFor: Fingerprint(steady), Images: images(120, 100, 100)},
+			want: CompatibilityPlan{Statements: []fe.Statement{fe.CreateImage{}}, ImageAfter: 120, Wait: true}},
+		{name: "the next FE change once the last one's image is on every FE: the last change restored and cleared, the next held one more plan",
+			in:    CompatibilityIn{Changes: []ImageCheck{fePatch}, Rolling: []string{"FE"}, Record: withImage, Report: steady, SetFor: Fingerprint(steady), ImageAfter: 120, Images: images(130, 121, 121)},
+			want:  CompatibilityPlan{Statements: restore, Clear: true, Wait: true},
+			event: "MetadataImage,CompatibilityRestored"},
+		{name: "the next FE change while the last one still rolls: it waits",
+			in:   CompatibilityIn{Changes: []ImageCheck{fePatch}, Rolling: []string{"FE", "BE"}, Unsettled: []string{"BE"}, Record: withImage, Report: steady, SetFor: Fingerprint(steady)},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "an FE patch downgrade: the image before FE's pods recorded too",
+			in:   CompatibilityIn{Changes: []ImageCheck{feDown}, Report: steady},
+			want: CompatibilityPlan{Record: &PauseRecord{Image: feDown.To, ImageBefore: true}, Wait: true}},
+		{name: "image before FE's downgrade: each FE's image read first, FE held",
+			in:   CompatibilityIn{Changes: []ImageCheck{feDown}, Record: before, Report: steady},
+			want: CompatibilityPlan{ReadImages: true, Wait: true}},
+		{name: "image before FE's downgrade: CREATE IMAGE, FE held",
+			in:   CompatibilityIn{Changes: []ImageCheck{feDown}, Record: before, Report: steady, Images: images(120, 100, 100)},
+			want: CompatibilityPlan{Statements: []fe.Statement{fe.CreateImage{}}, ImageAfter: 120, Wait: true}},
+		{name: "image before FE's downgrade on every FE: recorded as taken, FE's change goes on at the next plan",
+			in:    CompatibilityIn{Changes: []ImageCheck{feDown}, Record: before, Report: steady, ImageAfter: 120, Images: images(130, 121, 121)},
+			want:  CompatibilityPlan{Record: &PauseRecord{Image: feDown.To}, Wait: true},
+			event: "MetadataImage"},
+		{name: "image before FE's downgrade, FE did not answer: FE held, nothing read or sent",
+			in:   CompatibilityIn{Changes: []ImageCheck{feDown}, Record: before, Report: &Report{Err: errors.New("i/o timeout")}},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "image before taken: FE's downgrade goes on, nothing sent",
+			in: CompatibilityIn{Changes: []ImageCheck{feDown}, Record: &PauseRecord{Image: feDown.To}, Report: steady}},
 		{name: "recorded, a second minor change arrives: it rolls under the same pause",
 			in: CompatibilityIn{Changes: []ImageCheck{minor}, Rolling: []string{"BE"}, Record: rec, Report: steady, SetFor: Fingerprint(steady)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := PlanCompatibility(tt.in)
-			reason := ""
-			if got.Event != nil {
-				reason = got.Event.Reason
+			var reasons []string
+			for _, e := range got.Events {
+				reasons = append(reasons, e.Reason)
 			}
-			if reason != tt.event {
+			if reason := strings.Join(reasons, ","); reason != tt.event {
 				t.Errorf("event %q, want %q", reason, tt.event)
 			}
-			if got.Message == "" && (got.Wait || got.ReadConfig || (len(got.Statements) > 0 && !got.Clear)) {
+			if got.Message == "" && (got.Wait || got.ReadConfig || got.ReadImages || (len(got.Statements) > 0 && !got.Clear)) {
 				t.Errorf("a wait, a read or a pause without a message: %+v", got)
 			}
-			got.Event, got.Message = nil, ""
+			got.Events, got.Message = nil, ""
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}

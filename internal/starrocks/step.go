@@ -107,4 +107,7 @@ type Log struct {
 // Event is a Normal Event on the cluster.
 type Event struct {
 	Reason, Action, Note string
+	// Warning makes it a Warning Event; Normal otherwise (where the
+	// caller does not decide the type itself).
+	Warning bool
 }

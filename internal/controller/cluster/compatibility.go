@@ -20,6 +20,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -50,11 +52,12 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 	}
 	key := client.ObjectKeyFromObject(s.src)
 	rec := r.pauseRecord(ctx, s.src)
-	in := starrocks.CompatibilityIn{Changes: s.want.changes, Rolling: rollingComponents(s), Record: rec}
-	if rec == nil && !starrocks.PlanCompatibility(in).ReadConfig {
+	in := starrocks.CompatibilityIn{Changes: s.want.changes, Rolling: rollingComponents(s, true), Unsettled: rollingComponents(s, false), Record: rec}
+	if first := starrocks.PlanCompatibility(in); rec == nil && !first.ReadConfig && first.Record == nil {
 		// No record and nothing that needs one: FE is not asked.
 		r.pauseSet.Forget(key)
 		r.pauseSkipped.Forget(key)
+		r.imageSent.Forget(key)
 		return true
 	}
 	if skipped, ok := r.pauseSkipped.Get(key); rec == nil && ok && starrocks.Covers(skipped, s.want.changeKey) {
@@ -62,10 +65,20 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 	}
 	in.Report = r.FE.Look(s.src, s.want.feConf).Pure()
 	in.SetFor, _ = r.pauseSet.Get(key)
+	if sent, ok := r.imageSent.Get(key); ok && rec != nil && sent.image == rec.Image && sent.before == rec.ImageBefore {
+		in.ImageAfter, in.ImageSince = sent.after, sent.at
+	}
+	in.Now = time.Now()
 	if rec != nil {
 		in.FEChanged = lastPodChange(map[resources.Component][]corev1.Pod{resources.ComponentFE: r.pods(ctx, s.src)[resources.ComponentFE]})
 	}
 	plan := starrocks.PlanCompatibility(in)
+	if plan.Record != nil && !plan.Record.Paused() && unanswered(in.Report) {
+		// As the pause is skipped with an FE that does not answer: the
+		// change goes on, without the image after it; said once.
+		r.skipPause(s, key, "FE's metadata image will not be taken after the change of "+starrocks.ChangeNames(s.want.changes), in.Report.Err)
+		return true
+	}
 	if plan.ReadConfig {
 		var shown map[string]string
 		err := r.FE.Exec(ctx, s.src, s.want.feConf, func(c *fe.Client) error {
@@ -76,10 +89,7 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 		if err != nil && feaccess.KindOf(err) == feaccess.Unreachable {
 			// As the pre-flight does with an FE that does not answer: the
 			// change goes on, unchecked, and without the pause; said once.
-			r.pauseSkipped.Put(key, s.want.changeKey)
-			r.event(s.src, corev1.EventTypeWarning, srv1.ReasonCompatibilityPauseSkipped, "Upgrade", "%s",
-				status.Truncate("tablet clone and balancing not paused for the version change of "+starrocks.ChangeNames(s.want.changes)+
-					": FE did not answer: "+err.Error(), status.MaxEventNote))
+			r.skipPause(s, key, "tablet clone and balancing not paused for the version change of "+starrocks.ChangeNames(s.want.changes), err)
 			return true
 		}
 		if err != nil {
@@ -87,6 +97,11 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 			return true
 		}
 		in.Shown = shown
+		plan = starrocks.PlanCompatibility(in)
+	}
+	if plan.ReadImages {
+		// An FE that does not answer is left out: the plan waits for it.
+		in.Images, _ = r.FE.Images(ctx, s.src, s.want.feConf, in.Report.Frontends)
 		plan = starrocks.PlanCompatibility(in)
 	}
 	if plan.Record != nil {
@@ -102,30 +117,81 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 	if plan.SetFor != "" {
 		r.pauseSet.Put(key, plan.SetFor)
 	}
+	if plan.ImageAfter != 0 {
+		r.imageSent.Put(key, imageSent{image: rec.Image, before: rec.ImageBefore, after: plan.ImageAfter, at: in.Now})
+	}
 	if plan.Clear {
 		if err := r.writePauseRecord(ctx, s.src, nil); err != nil {
 			s.err = err // restored already; the record goes on the next reconcile
 			return true
 		}
 		r.pauseSet.Forget(key)
+		r.imageSent.Forget(key)
 	}
 	if plan.Wait {
 		r.waitForPause(s, plan.Message)
 	}
-	if plan.Event != nil {
-		logf.FromContext(ctx).Info(plan.Event.Note)
-		r.event(s.src, corev1.EventTypeNormal, plan.Event.Reason, plan.Event.Action, "%s", status.Truncate(plan.Event.Note, status.MaxEventNote))
-	}
-	if rec != nil && !plan.Clear || plan.Record != nil {
-		shown := rec
-		if shown == nil {
-			shown = plan.Record
+	for _, e := range plan.Events {
+		logf.FromContext(ctx).Info(e.Note)
+		kind := corev1.EventTypeNormal
+		if e.Warning {
+			kind = corev1.EventTypeWarning
 		}
-		s.want.pauseNote = "tablet clone and balancing paused for the version change; restored to " + shown.String() +
-			" once every component runs its image and every BE is Alive"
-		s.later(r.FE.Every()) // the restore waits for FE's word, which no watch brings
+		r.event(s.src, kind, e.Reason, e.Action, "%s", status.Truncate(e.Note, status.MaxEventNote))
+	}
+	shown := rec
+	if shown == nil {
+		shown = plan.Record
+	}
+	if shown != nil && !plan.Clear {
+		s.want.pauseNote = pauseNote(shown, plan)
+		s.later(r.FE.Every()) // the restore and the image wait for FE's word, which no watch brings
 	}
 	return true
+}
+
+// imageSent is what this process sent ALTER SYSTEM CREATE IMAGE for: the
+// record's FE image and step (before FE's downgrade, or after the change),
+// and the leader's journal id then.
+type imageSent struct {
+	image  string
+	before bool
+	after  int64
+	at     time.Time
+}
+
+// unanswered: FE's report is missing or FE did not answer.
+func unanswered(r *starrocks.Report) bool {
+	return r == nil || r.Err != nil && feaccess.KindOf(r.Err) == feaccess.Unreachable
+}
+
+// skipPause lets the change go on without what FE would have to answer,
+// said once per change in a Warning Event.
+func (r *Reconciler) skipPause(s *clusterScope, key client.ObjectKey, what string, err error) {
+	r.pauseSkipped.Put(key, s.want.changeKey)
+	why := "FE did not answer"
+	if err != nil {
+		why += ": " + err.Error()
+	}
+	r.event(s.src, corev1.EventTypeWarning, srv1.ReasonCompatibilityPauseSkipped, "Upgrade", "%s",
+		status.Truncate(what+": "+why, status.MaxEventNote))
+}
+
+// pauseNote is what Progressing says while a record stands.
+func pauseNote(rec *starrocks.PauseRecord, plan starrocks.CompatibilityPlan) string {
+	var parts []string
+	if rec.Paused() {
+		parts = append(parts, "tablet clone and balancing paused for the version change; restored to "+rec.String()+
+			" once every component runs its image and every BE is Alive")
+	}
+	if rec.Image != "" {
+		note := "FE's metadata image is taken once every FE runs " + rec.Image
+		if plan.Message != "" && (plan.ImageAfter != 0 || plan.ReadImages || strings.Contains(plan.Message, "metadata image")) {
+			note = plan.Message
+		}
+		parts = append(parts, note)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // waitForPause keeps the image changes not written yet back while FE's
@@ -155,12 +221,13 @@ func (r *Reconciler) holdForPause(s *clusterScope, msg string, err error) {
 }
 
 // rollingComponents names the components whose pods do not all run their
-// StatefulSet's spec yet.
-func rollingComponents(s *clusterScope) []string {
+// StatefulSet's spec yet, and with pending those whose image change is
+// still to be written.
+func rollingComponents(s *clusterScope, pending bool) []string {
 	var out []string
 	for _, c := range statefulSetComponents {
 		live, want := s.in.live[c], s.want.objects.StatefulSet(c)
-		if live != nil && want != nil && (image(live) != image(want) || !status.RolledOut(live)) {
+		if live != nil && want != nil && (pending && image(live) != image(want) || !status.RolledOut(live)) {
 			out = append(out, c.Title())
 		}
 	}
@@ -192,7 +259,7 @@ func (r *Reconciler) pauseRecord(ctx context.Context, src *srv1.StarRocksCluster
 		return nil
 	}
 	rec := &starrocks.PauseRecord{}
-	if err := json.Unmarshal([]byte(value), rec); err != nil || rec.Values == nil {
+	if err := json.Unmarshal([]byte(value), rec); err != nil {
 		logf.FromContext(ctx).Info("the compatibility pause record does not parse: the docs' restore values stand in", "annotation", srv1.CompatibilityPauseAnnotation, "error", fmt.Sprint(err))
 		return &starrocks.PauseRecord{Values: map[string]string{}}
 	}

@@ -105,6 +105,10 @@ type Reconciler struct {
 	// pauseSkipped is the change (preflight key) that goes on without the
 	// pause because FE did not answer (compatibility.go).
 	pauseSkipped *reconcile.Memo[string]
+	// imageSent is, by cluster, the FE image whose change this process
+	// sent ALTER SYSTEM CREATE IMAGE for, and the leader's journal id then
+	// (compatibility.go).
+	imageSent *reconcile.Memo[imageSent]
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry *reconcile.Backoff
@@ -132,6 +136,7 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		pauseWrites:  reconcile.NewMemo[pauseWrite](memos),
 		pauseSet:     reconcile.NewMemo[string](memos),
 		pauseSkipped: reconcile.NewMemo[string](memos),
+		imageSent:    reconcile.NewMemo[imageSent](memos),
 		retry:        reconcile.NewBackoff(memos),
 	}
 	r.rememberForget(memos)
