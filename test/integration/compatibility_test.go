@@ -19,7 +19,10 @@ package integration_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,10 +53,19 @@ func TestUpgradeProcedure(t *testing.T) {
 	t.Run("3.2 to 3.4 skips a minor version: a Warning, then BE before FE, each pod replaced with clone paused", func(t *testing.T) {
 		testMinorSkipWarnsAndRollsInOrder(t, c, dir)
 	})
-	t.Run("an operator SIGKILLed just after the pause began restores FE's recorded values once; without the record it would restore the paused ones", func(t *testing.T) {
+	t.Run("3.3 to 3.4 on 3 FEs: clone paused, ALTER SYSTEM CREATE IMAGE after the leader, FE's values restored only once every FE has the new image; without the procedure the followers keep the old version's image", func(t *testing.T) {
+		testImageAfterChange(t, c, dir)
+	})
+	t.Run("an operator SIGKILLed just after the pause began, or just after it asked for the image, restores FE's recorded values once; without the record it would restore the paused ones", func(t *testing.T) {
 		testPauseAcrossSIGKILL(t, c, dir)
 	})
 }
+
+// checkpointEvery is the simulated FE's checkpoint round in these tests:
+// FE's is 60 s (FeConstants.checkpoint_interval_second); shortened to save
+// time, as the heartbeat is. The 10 s time printer that rolls the journal
+// after ALTER SYSTEM CREATE IMAGE stays FE's.
+const checkpointEvery = 2 * time.Second
 
 const (
 	upgradeFrom    = "3.3.2"
@@ -69,7 +81,7 @@ func versionCluster(t *testing.T, c *testcluster.Cluster, dir *feDirectory, ns, 
 	src := gatedCluster(ns, name, 1, 2)
 	src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + tag
 	src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + tag
-	f := startGated(t, c, dir, src, simstarrocks.Options{Version: simVersion, HeartbeatInterval: 500 * time.Millisecond}, 0)
+	f := startGated(t, c, dir, src, simstarrocks.Options{Version: simVersion, HeartbeatInterval: 500 * time.Millisecond, CheckpointInterval: checkpointEvery}, 0)
 	if err := f.CreateTable("db", "t", 2, 4); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +143,18 @@ func changeVersion(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRoc
 // adminStatements are the ADMIN statements FE was sent, in order.
 func adminStatements(f *simstarrocks.StarRocks) []string { return f.StatementsLike("ADMIN") }
 
+// procedureStatements are the statements of the upgrade procedure FE was
+// sent, in order: the ADMIN ones and ALTER SYSTEM CREATE IMAGE.
+func procedureStatements(f *simstarrocks.StarRocks) []string {
+	var out []string
+	for _, s := range f.StatementsLike("A") {
+		if strings.HasPrefix(s, "ADMIN") || s == fe.CreateImageSQL {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // testPauseAroundMinorChange: a minor downgrade, 3.5.0 to 3.4.6, rolls FE
 // first: FE's restart puts its memory back at fe.conf's values, and the
 // pause must be set again before the BE pods go. Every pod is replaced
@@ -168,7 +192,12 @@ func testPauseAroundMinorChange(t *testing.T, c *testcluster.Cluster, dir *feDir
 		}
 	}
 	stmts := adminStatements(f)
-	t.Logf("ADMIN statements, in order:\n  %s", strings.Join(stmts, "\n  "))
+	t.Logf("statements of the procedure, in order:\n  %s", strings.Join(procedureStatements(f), "\n  "))
+	// A downgrade of FE: an image before FE's pod (Downgrade StarRocks,
+	// "Downgrade FE" step 1) and one after the change.
+	if n := countPrefix(procedureStatements(f), fe.CreateImageSQL); n != 2 {
+		t.Errorf("ALTER SYSTEM CREATE IMAGE sent %d times, want 2 (before FE's downgrade, after the change)", n)
+	}
 	if n := countPrefix(stmts, "ADMIN SHOW FRONTEND CONFIG"); n != 4 {
 		t.Errorf("%d ADMIN SHOW statements, want 4 (one read of each key, once)", n)
 	}
@@ -238,6 +267,115 @@ func testMinorSkipWarnsAndRollsInOrder(t *testing.T, c *testcluster.Cluster, dir
 	}
 }
 
+// testImageAfterChange: 3.3.2 to 3.4.1 on 3 FEs and 2 BEs. After the
+// leader's pod, ALTER SYSTEM CREATE IMAGE; FE's recorded values come back
+// only once every FE has an image past the journal the operator read
+// (before the change every FE had image.0: the journal never rolled). The
+// control, the same change with the check (and so the procedure) off: the
+// followers still hold the old version's image, which StarRocks' pages say
+// makes the next upgrade fail on them ("metadata upgrade failure for some
+// Follower FEs").
+func testImageAfterChange(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	const ns = "image"
+	testutil.CreateNamespace(t, c.Client, ns)
+	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	run := func(name string, checkOff bool) (images, atRestore map[string]int64, stmts []string) {
+		src := gatedCluster(ns, name, 3, 2)
+		src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + upgradeFrom
+		src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + upgradeFrom
+		hosts := []string{feHost(ns, name, 0), feHost(ns, name, 1), feHost(ns, name, 2)}
+		var mu sync.Mutex // guards seenUser and atRestore
+		var sim atomic.Pointer[simstarrocks.StarRocks]
+		snapshot := func() map[string]int64 {
+			out := map[string]int64{}
+			for _, h := range hosts {
+				pod, _, _ := strings.Cut(h, ".")
+				out[pod] = sim.Load().ImageVersion(h)
+			}
+			return out
+		}
+		restore := `ADMIN SET FRONTEND CONFIG ('tablet_sched_max_scheduling_tablets' = '` + userScheduling + `')`
+		seenUser := 0
+		opts := simstarrocks.Options{HeartbeatInterval: 500 * time.Millisecond, CheckpointInterval: checkpointEvery, AfterStatement: func(stmt string) {
+			if stmt != restore || sim.Load() == nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			{
+				if seenUser++; seenUser == 2 { // the test's own SET first, then the restore
+					atRestore = snapshot()
+				}
+			}
+		}}
+		f := startGated(t, c, dir, src, opts, 0)
+		sim.Store(f)
+		if err := f.CreateTable("db", "t", 2, 4); err != nil {
+			t.Fatal(err)
+		}
+		setUserScheduling(t, f, name)
+		if checkOff {
+			mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+				s.Annotations = map[string]string{srv1.UpgradePathCheckAnnotation: srv1.UpgradePathCheckOff}
+			})
+		}
+		before := snapshot()
+		seen, took := changeVersion(t, c, f, src, upgradeTo)
+		eventually(t, 2*time.Minute, name+": the record removed", func(ctx context.Context) (bool, error) {
+			if err := get(ctx, c.Client, ns, name, src); err != nil {
+				return false, err
+			}
+			return src.Annotations[srv1.CompatibilityPauseAnnotation] == "", nil
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		t.Logf("%s: images before %v; pods rolled in %s: %v; images at the restore %v, now %v", name, before, took.Round(100*time.Millisecond), seen, atRestore, snapshot())
+		for pod, v := range before {
+			if v != 0 {
+				t.Fatalf("%s: %s had image %d before the change, want image.0 (nothing rolled the journal)", name, pod, v)
+			}
+		}
+		return snapshot(), atRestore, procedureStatements(f)
+	}
+
+	images, atRestore, stmts := run("im", false)
+	t.Logf("statements of the procedure, in order:\n  %s", strings.Join(stmts, "\n  "))
+	if len(atRestore) != 3 {
+		t.Fatalf("no restore of FE's own value seen (images at the restore %v)", atRestore)
+	}
+	for pod, v := range atRestore {
+		if v <= 0 {
+			t.Errorf("FE's values restored while %s still had image %d, the old version's", pod, v)
+		}
+	}
+	if n := countPrefix(stmts, fe.CreateImageSQL); n != 1 {
+		t.Errorf("ALTER SYSTEM CREATE IMAGE sent %d times, want once", n)
+	}
+	if i, j := slices.Index(stmts, fe.CreateImageSQL), slices.Index(stmts, `ADMIN SET FRONTEND CONFIG ('disable_colocate_balance' = 'false')`); i < 0 || j < i {
+		t.Errorf("CREATE IMAGE at %d, the restore's last statement at %d: want the image first", i, j)
+	}
+	for _, reason := range []string{srv1.ReasonCompatibilityPause, srv1.ReasonMetadataImage, srv1.ReasonCompatibilityRestored} {
+		if n := eventsIn(t.Context(), t, c, ns, "im", reason); n != 1 {
+			t.Errorf("%d Events %s, want 1", n, reason)
+		}
+	}
+
+	ctlImages, _, ctlStmts := run("im-control", true)
+	if n := countPrefix(ctlStmts, fe.CreateImageSQL); n != 0 {
+		t.Errorf("the control sent ALTER SYSTEM CREATE IMAGE %d times", n)
+	}
+	stale := 0
+	for _, v := range ctlImages {
+		if v == 0 {
+			stale++
+		}
+	}
+	t.Logf("with the procedure: images %v; the control: %v", images, ctlImages)
+	if stale == 0 {
+		t.Errorf("the control: every FE has a new image %v without CREATE IMAGE; the test shows nothing", ctlImages)
+	}
+}
+
 // testPauseAcrossSIGKILL: the operator binary is SIGKILLed right after FE
 // answered the pause's first statement. The record is on the cluster
 // already: the next process sets the pause again, rolls, and restores FE's
@@ -251,13 +389,19 @@ func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		Injected: "3.3.2 → 3.4.1 on 1 FE and 2 BE, the user's tablet_sched_max_scheduling_tablets at " + userScheduling +
 			"; the operator binary SIGKILLed as FE answered the first pause statement, restarted"}
 	defer func() { recordFault(t, row) }()
+	imageRow := faulttable.Row{Fault: "operator SIGKILL right after it asked FE for the metadata image",
+		Injected: "3.3.2 → 3.4.1 on 1 FE and 2 BE, the user's tablet_sched_max_scheduling_tablets at " + userScheduling +
+			"; the operator binary SIGKILLed as FE answered ALTER SYSTEM CREATE IMAGE, restarted"}
+	defer func() { recordFault(t, imageRow) }()
+	const pauseStmt = `ADMIN SET FRONTEND CONFIG ('tablet_sched_max_scheduling_tablets' = '0')`
 	for _, tc := range []struct {
-		name       string
-		dropRecord bool
-		want       string
+		name, killAfter string
+		dropRecord      bool
+		want            string
 	}{
-		{name: "kill", want: userScheduling},
-		{name: "kill-control", dropRecord: true, want: "0"},
+		{name: "kill", killAfter: pauseStmt, want: userScheduling},
+		{name: "kill-control", killAfter: pauseStmt, dropRecord: true, want: "0"},
+		{name: "kill-image", killAfter: fe.CreateImageSQL, want: userScheduling},
 	} {
 		ns := "pause-" + tc.name
 		testutil.CreateNamespace(t, c.Client, ns)
@@ -265,7 +409,7 @@ func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		src := gatedCluster(ns, "k", 1, 2)
 		src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + upgradeFrom
 		src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + upgradeFrom
-		f := startFE(t, dir, ns, src.Name, simstarrocks.Options{HeartbeatInterval: 500 * time.Millisecond, AfterStatement: op.Statement})
+		f := startFE(t, dir, ns, src.Name, simstarrocks.Options{HeartbeatInterval: 500 * time.Millisecond, CheckpointInterval: checkpointEvery, AfterStatement: op.Statement})
 		op.SetFE(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL())
 		op.Start()
 		if err := c.Client.Create(t.Context(), src); err != nil {
@@ -277,7 +421,7 @@ func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 			t.Fatal(err)
 		}
 		setUserScheduling(t, f, src.Name)
-		paused := op.KillAfterStatement(`ADMIN SET FRONTEND CONFIG ('tablet_sched_max_scheduling_tablets' = '0')`)
+		paused := op.KillAfterStatement(tc.killAfter)
 		mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
 			s.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + upgradeTo
 			s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + upgradeTo
@@ -285,8 +429,8 @@ func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		var k crash.Killed
 		select {
 		case k = <-paused:
-		case <-time.After(time.Minute):
-			t.Fatalf("%s: no pause within a minute of the upgrade", tc.name)
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%s: no %q within 2 minutes of the upgrade", tc.name, tc.killAfter)
 		}
 		if !k.BySIGKILL {
 			t.Fatalf("%s: process %d did not end by SIGKILL", tc.name, k.Pid)
@@ -313,15 +457,28 @@ func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 			return src.Annotations[srv1.CompatibilityPauseAnnotation] == "", nil
 		})
 		got, _ := f.FrontendConfig("", "tablet_sched_max_scheduling_tablets")
-		stmts := adminStatements(f)
+		stmts := procedureStatements(f)
 		t.Logf("%s: killed process %d after %q; the next process finished %s after it started; tablet_sched_max_scheduling_tablets = %s; ADMIN statements:\n  %s",
 			tc.name, k.Pid, k.What, time.Since(restarted).Round(100*time.Millisecond), got, strings.Join(stmts, "\n  "))
 		if got != tc.want {
 			t.Errorf("%s: tablet_sched_max_scheduling_tablets = %q after the upgrade, want %q", tc.name, got, tc.want)
 		}
-		if tc.dropRecord {
+		switch {
+		case tc.killAfter == fe.CreateImageSQL:
+			images := f.ImageVersion(feHost(ns, src.Name, 0))
+			if n := countPrefix(stmts, fe.CreateImageSQL); n != 2 {
+				t.Errorf("%s: ALTER SYSTEM CREATE IMAGE sent %d times, want 2 (once by each process: the memory of the first is gone)", tc.name, n)
+			}
+			if images <= 0 {
+				t.Errorf("%s: FE's image is %d after the change, want a new one (past image.0)", tc.name, images)
+			}
+			imageRow.Converged = fmt.Sprintf("the next process found the record, read FE's image, asked for one again, waited for it (image %d), restored FE's values once %s after it started",
+				images, time.Since(restarted).Round(100*time.Millisecond))
+			imageRow.Lost = fmt.Sprintf("nothing: tablet_sched_max_scheduling_tablets back at the user's %s", got)
+			imageRow.Control = "the record's control above: without the record on the cluster, the next process restores the paused values"
+		case tc.dropRecord:
 			row.Control = fmt.Sprintf("the record removed at the kill: the next process recorded the paused values and left tablet_sched_max_scheduling_tablets at %s (clone off) after the upgrade", got)
-		} else {
+		default:
 			row.Converged = fmt.Sprintf("the next process found the record on the cluster, set the pause again, rolled FE and BE, restored FE's values once %s after it started",
 				time.Since(restarted).Round(100*time.Millisecond))
 			row.Lost = fmt.Sprintf("nothing: tablet_sched_max_scheduling_tablets back at the user's %s", got)

@@ -377,7 +377,9 @@ func rollFE(t *testing.T, c *testcluster.Cluster, src *srv1.StarRocksCluster, im
 			}
 			ready[p.Name] = p.DeletionTimestamp == nil && podIsReady(p)
 		case <-timeout:
-			t.Fatalf("FE pods deleted so far: %v", order)
+			cur := &srv1.StarRocksCluster{}
+			_ = get(context.Background(), c.Client, src.Namespace, src.Name, cur)
+			t.Fatalf("FE pods deleted so far: %v; the cluster's conditions: %+v", order, cur.Status.Conditions)
 		}
 	}
 	waitRunning(t, c, src.Namespace, src.Name, 2*time.Minute)
@@ -397,7 +399,9 @@ func podIsReady(p *corev1.Pod) bool {
 
 func testLeaderLast(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	src := gatedCluster("gate", "lead", 3, 0)
-	f := startGated(t, c, dir, src, simstarrocks.Options{}, 0)
+	// Two FE changes in a row: the second waits for FE's metadata image
+	// after the first, at the simulated FE's shortened checkpoint round.
+	f := startGated(t, c, dir, src, simstarrocks.Options{CheckpointInterval: checkpointEvery}, 0)
 	if got := f.Leader(); got != feHost("gate", "lead", 0) {
 		t.Fatalf("leader %q, want FE 0", got)
 	}

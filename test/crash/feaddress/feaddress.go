@@ -84,6 +84,11 @@ const unreachable = "127.0.0.1:1"
 func (a Addresses) Resolver() fe.Resolver {
 	return func(t fe.Target) (string, string) {
 		if addr, ok := a[Key(t.Namespace, t.Service)]; ok {
+			if t.Host != "" {
+				// One FE's own HTTP port: the simulated FE serves it under
+				// /fe/<host> of its one HTTP server (simstarrocks.HTTPURLOf).
+				return unreachable, addr.HTTP + "/fe/" + t.Host
+			}
 			return addr.Query, addr.HTTP
 		}
 		return unreachable, "http://" + unreachable
