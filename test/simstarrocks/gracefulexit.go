@@ -94,7 +94,7 @@ func (s *StarRocks) canGracefulExit() bool {
 			alive++
 		}
 	}
-	return alive-1 >= followers/2+1
+	return alive > followers/2+1 // StarRocks: (aliveCnt - 1) >= size/2 + 1
 }
 
 // drain is waitForDraining and the signal handler's join.
