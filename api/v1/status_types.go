@@ -72,6 +72,14 @@ const (
 	// lets one pod go at a time instead; the message says what an eviction
 	// then costs. It appears only once True. See docs/disruption-budgets.md.
 	ConditionFEQuorumUnprotected = "FEQuorumUnprotected"
+	// ConditionGracefulExitCutShort is True while the pod templates' timing
+	// fights the graceful exit their preStop hook starts: a
+	// terminationGracePeriodSeconds that kills FE, BE or CN before its
+	// graceful exit can end, or an FE readiness probe slower than FE's
+	// earliest stop (15 s). The message names the components and values.
+	// It appears only once True. See docs/upgrades.md, "Pod termination and
+	// the graceful exit".
+	ConditionGracefulExitCutShort = "GracefulExitCutShort"
 )
 
 // Condition reasons: stable CamelCase words that alerts and scripts may match;
@@ -233,6 +241,11 @@ const (
 	// ReasonNotTwoFrontends (FEQuorumUnprotected=False): it no longer does.
 	ReasonTwoFrontends    = "TwoFrontends"
 	ReasonNotTwoFrontends = "NotTwoFrontends"
+	// ReasonTimingFightsGracefulExit (GracefulExitCutShort=True): a user's
+	// value fights the graceful exit; ReasonTimingFitsGracefulExit
+	// (GracefulExitCutShort=False): none does any more.
+	ReasonTimingFightsGracefulExit = "TimingFightsGracefulExit"
+	ReasonTimingFitsGracefulExit   = "TimingFitsGracefulExit"
 )
 
 // StarRocksClusterStatus is the observed state of a StarRocksCluster.

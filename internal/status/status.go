@@ -89,6 +89,10 @@ type Observed struct {
 	// FEQuorumUnprotected says what a node drain costs an FE whose majority
 	// no disruption budget can keep (2 replicas); empty when none.
 	FEQuorumUnprotected string
+	// GracefulExitCutShort says where the pod templates' timing fights the
+	// graceful exit of their preStop hook (resources.ShutdownProblems);
+	// empty when nowhere.
+	GracefulExitCutShort string
 	// StarRocks is what FE said at the operator's last read; nil when there
 	// is nothing new to say, and the status keeps what it says.
 	StarRocks *StarRocksWord
@@ -205,6 +209,11 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 		set(srv1.ConditionFEQuorumUnprotected, metav1.ConditionTrue, srv1.ReasonTwoFrontends, obs.FEQuorumUnprotected)
 	} else if meta.FindStatusCondition(st.Conditions, srv1.ConditionFEQuorumUnprotected) != nil {
 		set(srv1.ConditionFEQuorumUnprotected, metav1.ConditionFalse, srv1.ReasonNotTwoFrontends, "")
+	}
+	if obs.GracefulExitCutShort != "" {
+		set(srv1.ConditionGracefulExitCutShort, metav1.ConditionTrue, srv1.ReasonTimingFightsGracefulExit, obs.GracefulExitCutShort)
+	} else if meta.FindStatusCondition(st.Conditions, srv1.ConditionGracefulExitCutShort) != nil {
+		set(srv1.ConditionGracefulExitCutShort, metav1.ConditionFalse, srv1.ReasonTimingFitsGracefulExit, "")
 	}
 	switch {
 	case len(failing) > 0:

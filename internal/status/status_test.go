@@ -245,3 +245,26 @@ func TestFEQuorumUnprotectedAppearsOnlyOnceTrue(t *testing.T) {
 		t.Errorf("after 2 FE: %+v", c)
 	}
 }
+
+// GracefulExitCutShort names the values that fight the graceful exit,
+// does not touch Ready, and appears only once it was True.
+func TestGracefulExitCutShortAppearsOnlyOnceTrue(t *testing.T) {
+	src := cluster()
+	running := Observed{FE: fe(sts(1, 1, 1), pod("c-fe-0", true, ""))}
+	if st := Compute(src, running); meta.FindStatusCondition(st.Conditions, srv1.ConditionGracefulExitCutShort) != nil {
+		t.Errorf("condition without a problem: %+v", st.Conditions)
+	}
+	short := running
+	short.GracefulExitCutShort = "FE: terminationGracePeriodSeconds 30 kills FE before ..."
+	st := Compute(src, short)
+	if c := cond(st, srv1.ConditionGracefulExitCutShort); c.Status != metav1.ConditionTrue || c.Reason != srv1.ReasonTimingFightsGracefulExit || c.Message != short.GracefulExitCutShort {
+		t.Errorf("a grace period of 30 s: %+v", c)
+	}
+	if c := cond(st, srv1.ConditionReady); c.Status != metav1.ConditionTrue {
+		t.Errorf("a running FE not Ready beside the timing problem: %+v", c)
+	}
+	src.Status = st
+	if c := cond(Compute(src, running), srv1.ConditionGracefulExitCutShort); c.Status != metav1.ConditionFalse || c.Reason != srv1.ReasonTimingFitsGracefulExit {
+		t.Errorf("after the fix: %+v", c)
+	}
+}

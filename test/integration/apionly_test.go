@@ -62,6 +62,7 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("disruption budgets follow the replicas and the opt-out annotation", func(t *testing.T) { testBudgetsFollowTheSpec(t, c) })
 	t.Run("a budget is never written before its StatefulSet", func(t *testing.T) { testNoBudgetBeforeItsStatefulSet(t, c) })
 	t.Run("a claim growth makes the StatefulSet again as it ran, once the old one is gone", func(t *testing.T) { testClaimsGrowWhileTheOldStatefulSetGoes(t, c) })
+	t.Run("a grace period that cuts FE's graceful exit short is told until taken back", func(t *testing.T) { testGracefulExitCutShort(t, c) })
 }
 
 // The operator's cache sees only objects with its owner label. A child it

@@ -244,12 +244,14 @@ type Stop struct {
 	Host string
 	// Scheduling is tablet_sched_max_scheduling_tablets then.
 	Scheduling string
+	// At is when it stopped, on Options.Clock.
+	At time.Time
 }
 
 // noteStop records a process stop; the caller holds s.mu.
 func (s *StarRocks) noteStop(host string, cfg feConfig) {
 	k, _ := lookupConfigKey("tablet_sched_max_scheduling_tablets")
-	s.stops = append(s.stops, Stop{Host: host, Scheduling: cfg.value(k)})
+	s.stops = append(s.stops, Stop{Host: host, Scheduling: cfg.value(k), At: s.opts.Clock.Now()})
 }
 
 // Stops are the FE, BE and CN processes that stopped, in order, each with

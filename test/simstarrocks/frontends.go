@@ -85,6 +85,10 @@ type feProcess struct {
 	// config is what ADMIN SET FRONTEND CONFIG set in this process's
 	// memory (config.go); a start begins from fe.conf again.
 	config feConfig
+	// exiting is closed when a graceful exit that began at exitStart ends
+	// (gracefulexit.go); nil: none runs.
+	exiting   chan struct{}
+	exitStart time.Time
 }
 
 type snapshot struct {
@@ -410,6 +414,9 @@ func (s *StarRocks) markRunning(host string, running bool) {
 	p := s.process(host)
 	if running && !p.running {
 		p.frozen, p.member, p.config = nil, false, nil
+	}
+	if !running {
+		p.exiting = nil // the process is gone, exiting or not
 	}
 	if !running && p.running {
 		s.noteStop(host, p.config)

@@ -172,6 +172,12 @@ type Options struct {
 	// constant in FE that no fe.conf changes; tests shorten it only to
 	// save time.
 	CheckpointInterval time.Duration
+	// MinGracefulExit and MaxGracefulExit are FE's
+	// min_graceful_exit_time_second (default 15 s) and
+	// max_graceful_exit_time_second (default 60 s): a graceful exit
+	// (GracefulExit) ends no earlier than the first, once its connections
+	// are gone, and at the second whatever is left (Config.java @0002bfd8).
+	MinGracefulExit, MaxGracefulExit time.Duration
 	// WipeOnRestart: a BE process restarted (StartProcess after a stop)
 	// comes back on empty storage: its replicas are gone at once, and FE
 	// keeps believing in them until the BE's next tablet report (sheet §14).
@@ -320,6 +326,12 @@ func Start(t testing.TB, opts Options) *StarRocks {
 	}
 	if opts.CheckpointInterval <= 0 {
 		opts.CheckpointInterval = defaultCheckpointInterval
+	}
+	if opts.MinGracefulExit <= 0 {
+		opts.MinGracefulExit = defaultMinGracefulExit
+	}
+	if opts.MaxGracefulExit <= 0 {
+		opts.MaxGracefulExit = defaultMaxGracefulExit
 	}
 	s := &StarRocks{opts: opts, stopped: make(chan struct{})}
 	s.state = newCluster(opts, opts.Clock.Now())

@@ -84,6 +84,7 @@ func (r *Reconciler) observe(ctx context.Context, s *clusterScope) *status.Obser
 	s.gates.observe(obs)
 	obs.UnboundClaims = r.unboundClaims(ctx, s)
 	obs.FEQuorumUnprotected = s.feQuorumUnprotected()
+	obs.GracefulExitCutShort = s.gracefulExitCutShort()
 	obs.DisasterRecovery = disasterRecoveryStatus(src, s.in.confs[resources.ComponentFE].content, s.in.live[resources.ComponentFE])
 	return obs
 }
@@ -144,6 +145,29 @@ func (s *clusterScope) feQuorumUnprotected() string {
 		budget = fe.DisruptionBudget.Name
 	}
 	return resources.FEQuorumUnprotectedMessage(ptr.Deref(fe.StatefulSet.Spec.Replicas, 1), budget)
+}
+
+// gracefulExitCutShort is where the built pod templates fight the graceful
+// exit of their preStop hook (resources.ShutdownProblems), by component;
+// with nothing built (a refused spec), what the status says already.
+func (s *clusterScope) gracefulExitCutShort() string {
+	if s.want == nil {
+		if c := meta.FindStatusCondition(s.src.Status.Conditions, srv1.ConditionGracefulExitCutShort); c != nil && c.Status == metav1.ConditionTrue {
+			return c.Message
+		}
+		return ""
+	}
+	var out []string
+	for _, c := range []resources.Component{resources.ComponentFE, resources.ComponentBE, resources.ComponentCN} {
+		sts := s.want.objects.StatefulSet(c)
+		if sts == nil {
+			continue
+		}
+		for _, p := range resources.ShutdownProblems(c, resources.ShutdownTimingOf(c, &sts.Spec.Template.Spec)) {
+			out = append(out, c.Title()+": "+p)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func (r *Reconciler) pods(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component][]corev1.Pod {

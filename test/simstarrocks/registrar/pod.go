@@ -48,6 +48,9 @@ type podFacts struct {
 	grace       time.Duration
 	// neverAlive: the pod carries NeverAliveAnnotation.
 	neverAlive bool
+	// gracefulFE: the container's preStop hook is `stop_fe.sh -g`
+	// (internal/resources defaultPreStop).
+	gracefulFE bool
 }
 
 // NeverAliveAnnotation on a pod ("true") makes its node register as its
@@ -79,6 +82,9 @@ func factsOf(pod *corev1.Pod) (podFacts, bool) {
 		terminating: pod.DeletionTimestamp != nil,
 		grace:       gracePeriod(pod),
 		neverAlive:  pod.Annotations[NeverAliveAnnotation] == "true",
+	}
+	if l := container.Lifecycle; c == resources.ComponentFE && l != nil && l.PreStop != nil && l.PreStop.Exec != nil {
+		f.gracefulFE = strings.Contains(strings.Join(l.PreStop.Exec.Command, " "), "stop_fe.sh -g")
 	}
 	if f.cluster == "" {
 		return podFacts{}, false

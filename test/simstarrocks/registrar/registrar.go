@@ -57,6 +57,13 @@ type Options struct {
 	// CNSelfDrop runs cn_entrypoint.sh @47bd0111's SIGTERM trap: a terminating
 	// CN pod drops its own compute node (sheet §12). Later scripts do not.
 	CNSelfDrop bool
+	// FEGracefulExit runs an FE pod's preStop hook when the pod terminates,
+	// if it is `stop_fe.sh -g`: the simulated FE's graceful exit
+	// (simstarrocks GracefulExit) instead of an FE that stops at once. The
+	// replacement pod's container starts once the exit ended or the grace
+	// period killed it, as on a kubelet. Off by default: every FE pod the
+	// other tests roll would then take 15 s or more to go.
+	FEGracefulExit bool
 	// Pod0LeaderTimeout is fe_entrypoint.sh's PROBE_LEADER_POD0_TIMEOUT: how
 	// long FE pod 0, seeing no member, looks for a leader before it starts as
 	// the first FE (default 30 s, sheet §1 FE start logic 3). Tests may shorten it.
@@ -136,6 +143,8 @@ type podState struct {
 	alive, aliveSet bool
 	// neverAlive: the node never answers heartbeats (NeverAliveAnnotation).
 	neverAlive bool
+	// gracefulFE: podFacts.gracefulFE.
+	gracefulFE bool
 	// crashes counts the container's exits (its back-off doubles with
 	// each); crashed: the registrar made the pod not Ready, and makes it
 	// Ready again when a start gets to its process.
@@ -255,6 +264,7 @@ func (r *Registrar) observe(obj any, gone bool) {
 		st = &podState{uid: f.uid, component: f.component, sim: sim}
 		r.pods[f.key] = st
 	}
+	st.gracefulFE = f.gracefulFE
 	switch {
 	case gone:
 		r.terminate(f.key, st, f.grace, "deleted")
@@ -326,6 +336,9 @@ func (r *Registrar) terminate(key types.NamespacedName, st *podState, grace time
 	}
 	wasRunning := st.running
 	st.running = false
+	if st.component == resources.ComponentFE && r.opts.FEGracefulExit && st.gracefulFE && wasRunning && st.host != "" {
+		r.stopFEGracefully(key, st, grace)
+	}
 	r.syncAlive(key, st)
 	// cn_entrypoint.sh @47bd0111 sets `trap exit_clean SIGTERM` after add_self
 	// succeeded; exit_clean waits for the CN process, then drop_my_self (sheet §12).
@@ -350,6 +363,47 @@ func (r *Registrar) terminate(key types.NamespacedName, st *podState, grace time
 			dropCN(ctx, r, key, sim, host, password)
 		}()
 	}
+}
+
+// stopFEGracefully runs the preStop hook `stop_fe.sh -g` of a terminating
+// FE pod: SIGUSR1, then the kubelet waits for the process until the grace
+// period ends, and kills it then (SIGKILL); the caller holds r.mu.
+func (r *Registrar) stopFEGracefully(key types.NamespacedName, st *podState, grace time.Duration) {
+	done, ok := st.sim.GracefulExit(st.host)
+	if !ok {
+		return
+	}
+	r.logf(key, "preStop: stop_fe.sh -g for %s", st.host)
+	st.alive, st.aliveSet = false, true // the exit ends the process, not syncAlive
+	host, sim := st.host, st.sim
+	exited := make(chan struct{})
+	r.exits[key] = exited
+	r.scripts.Add(1)
+	go func() {
+		defer r.scripts.Done()
+		defer func() {
+			close(exited)
+			r.mu.Lock()
+			if r.exits[key] == exited {
+				delete(r.exits, key)
+			}
+			r.mu.Unlock()
+		}()
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-done:
+			r.mu.Lock()
+			r.logf(key, "FE %s exited", host)
+			r.mu.Unlock()
+		case <-t.C:
+			sim.StopFrontend(host)
+			r.mu.Lock()
+			r.logf(key, "FE %s killed at the end of its grace period", host)
+			r.mu.Unlock()
+		case <-r.ctx.Done():
+		}
+	}()
 }
 
 // syncAlive runs the node's simulated process exactly while its pod is
