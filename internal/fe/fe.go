@@ -83,6 +83,10 @@ type ComputeNode struct {
 	// Version is the Version column (facts sheet §4: every column list
 	// has it), as Backend's.
 	Version string
+	// SharedData is FE's word that it runs in shared-data mode: the row
+	// has the shared-data columns (StarletPort; facts sheet §4), as
+	// Backend's.
+	SharedData bool
 }
 
 // Statements the operator sends; tests compare what FE received with them.
@@ -168,7 +172,7 @@ func parseComputeNodes(rows []row) ([]ComputeNode, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ShowComputeNodesSQL, err)
 		}
-		out = append(out, ComputeNode{ID: r["computenodeid"], Host: r["ip"], HeartbeatPort: port, Alive: r.bool("alive"), Warehouse: r["warehousename"], LastHeartbeat: r["lastheartbeat"], Version: r.version()})
+		out = append(out, ComputeNode{ID: r["computenodeid"], Host: r["ip"], HeartbeatPort: port, Alive: r.bool("alive"), Warehouse: r["warehousename"], LastHeartbeat: r["lastheartbeat"], Version: r.version(), SharedData: r.has("starletport")})
 	}
 	return out, nil
 }

@@ -24,10 +24,12 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -129,4 +131,84 @@ func podUIDsOf(uids map[string]string, prefix string) map[string]string {
 		}
 	}
 	return out
+}
+
+// testRefusedRunMode: a shared-nothing cluster (the simulated FE lists its
+// BE without the shared-data columns) is given an fe.conf with run_mode =
+// shared_data. StarRocks converts neither way (docs/upgrades.md): FE's pod
+// template is kept, no pod restarts, ReconcileError says
+// UpgradePathRefused. The control: with the check off, FE's pod rolls.
+func testRefusedRunMode(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	const ns, name = "gate-mode", "rm"
+	testutil.CreateNamespace(t, c.Client, ns)
+	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	src := gatedCluster(ns, name, 1, 1)
+	startGated(t, c, dir, src, simstarrocks.Options{HeartbeatInterval: 500 * time.Millisecond}, 0)
+	// FE's mode shows in its BE rows: wait until the operator read one
+	// (StarRocksHealthy counts the BE), or there is nothing to refuse on.
+	eventually(t, 30*time.Second, "StarRocksHealthy with the BE", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, name, src); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionStarRocksHealthy)
+		return cond != nil && cond.Status == metav1.ConditionTrue, nil
+	})
+	before := podUIDs(t, c, ns, name+"-")
+	feSts := &appsv1.StatefulSet{}
+	if err := get(ctx, c.Client, ns, name+"-fe", feSts); err != nil {
+		t.Fatal(err)
+	}
+	oldHash := feSts.Spec.Template.Annotations[resources.ConfigHashAnnotation]
+	conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fe-shared-data"}, Data: map[string]string{"fe.conf": "run_mode = shared_data\n"}}
+	if err := c.Client.Create(ctx, conf); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: conf.Name, ResolveKey: "fe.conf"}
+	})
+	var refusal string
+	eventually(t, 30*time.Second, "ReconcileError UpgradePathRefused", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, name, src); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
+		if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != srv1.ReasonUpgradePathRefused {
+			return false, nil
+		}
+		refusal = cond.Message
+		return true, nil
+	})
+	t.Logf("refused after %s: %s", time.Since(start).Round(100*time.Millisecond), refusal)
+	for _, want := range []string{"shared-data", "FE runs shared-nothing", "converts neither way"} {
+		if !strings.Contains(refusal, want) {
+			t.Errorf("the refusal does not say %q: %s", want, refusal)
+		}
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := get(ctx, c.Client, ns, name+"-fe", feSts); err != nil {
+			t.Fatal(err)
+		}
+		if got := feSts.Spec.Template.Annotations[resources.ConfigHashAnnotation]; got != oldHash {
+			t.Fatalf("FE's template carries config hash %s after the refusal, want %s kept", got, oldHash)
+		}
+		if now := podUIDs(t, c, ns, name+"-"); !maps.Equal(now, before) {
+			t.Fatalf("pods changed after the refusal: %v, were %v", now, before)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// The control: the user's word lets the same change roll FE's pod.
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		if s.Annotations == nil {
+			s.Annotations = map[string]string{}
+		}
+		s.Annotations[srv1.UpgradePathCheckAnnotation] = srv1.UpgradePathCheckOff
+	})
+	eventually(t, 45*time.Second, "FE rolled with the check off", func(ctx context.Context) (bool, error) {
+		now := podUIDs(t, c, ns, name+"-fe-")
+		return len(now) == 1 && now[name+"-fe-0"] != "" && now[name+"-fe-0"] != before[name+"-fe-0"], nil
+	})
 }

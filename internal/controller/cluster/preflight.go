@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
@@ -50,6 +51,7 @@ func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
 		r.pathChecks.Forget(key)
 		return true
 	}
+	r.checkRunMode(s)
 	in := starrocks.PreflightIn{
 		FE: orderWorkload(s, resources.ComponentFE), BE: orderWorkload(s, resources.ComponentBE), CN: orderWorkload(s, resources.ComponentCN),
 		FENames: starrocks.NamesOf(s.src, resources.ComponentFE), BENames: starrocks.NamesOf(s.src, resources.ComponentBE),
@@ -99,6 +101,37 @@ func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
 	}
 	s.want.changeKey = pre.Key
 	return true
+}
+
+// checkRunMode keeps FE's pod template when its fe.conf changes run_mode
+// away from the mode FE runs in (starrocks.RunModeRefusal): StarRocks
+// converts neither way. FE's report is looked at only while FE's pod
+// template changes (a .conf added or changed changes it), read for it
+// when there is none recent; an
+// FE that does not answer, or lists no BE or CN yet, lets the change go on
+// unchecked.
+func (r *Reconciler) checkRunMode(s *clusterScope) {
+	live, want := s.in.live[resources.ComponentFE], s.want.objects.StatefulSet(resources.ComponentFE)
+	if live == nil || want == nil || !r.FE.Configured() || !feAnswers(s) || !templateChanging(s.want.hashes, live, want) {
+		return
+	}
+	rep := r.FE.Look(s.src, s.want.feConf)
+	if rep == nil {
+		// No recent report (a steady cluster is not read): FE's template
+		// waits for the read Look started, one read at most.
+		s.hold(reconcile.Hold{Component: resources.ComponentFE, Object: want, Field: templateField, Reason: srv1.ReasonOrderedRollout,
+			Message: "FE's .conf change waits for FE's report, to check its run mode", Report: reconcile.Waits})
+		s.later(max(r.FE.Every()/10, minLookAgain))
+		return
+	}
+	msg := starrocks.RunModeRefusal(fe.SharedData(s.want.feConf), rep.Pure())
+	if msg == "" {
+		return
+	}
+	s.hold(reconcile.Hold{Component: resources.ComponentFE, Object: want, Field: templateField,
+		Reason: srv1.ReasonUpgradePathRefused, Report: reconcile.Refuses,
+		Message: msg + "; the pod template is kept, no pod restarts (annotate the cluster " +
+			srv1.UpgradePathCheckAnnotation + "=" + srv1.UpgradePathCheckOff + " to roll it anyway)"})
 }
 
 // pathCheck is the pre-flight of one pending image change (its key): since
