@@ -86,6 +86,10 @@ type CompatibilityIn struct {
 	// StatefulSet's image yet, or whose image change is still to be
 	// written; Unsettled only the former (a held change does not count).
 	Rolling, Unsettled []string
+	// Undecided: an image change is pending whose pre-flight waits for
+	// FE's report, so Changes does not list it yet and its templates are
+	// held at their live values: nothing may be taken as finished.
+	Undecided bool
 	// Record is the pause recorded on the cluster; nil when none.
 	Record *PauseRecord
 	// Shown is FE's configuration as read for the record; nil until read.
@@ -187,7 +191,7 @@ func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
 		}
 		return plan
 	}
-	if !pause && image == "" && len(in.Rolling) == 0 && everyBackendAlive(in.Report) {
+	if !pause && image == "" && !in.Undecided && len(in.Rolling) == 0 && everyBackendAlive(in.Report) {
 		return finishChange(in, fp)
 	}
 	if rec.Paused() && fp != in.SetFor {

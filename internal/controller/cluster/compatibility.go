@@ -52,7 +52,7 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 	}
 	key := client.ObjectKeyFromObject(s.src)
 	rec := r.pauseRecord(ctx, s.src)
-	in := starrocks.CompatibilityIn{Changes: s.want.changes, Rolling: rollingComponents(s, true), Unsettled: rollingComponents(s, false), Record: rec}
+	in := starrocks.CompatibilityIn{Changes: s.want.changes, Undecided: s.want.pathUndecided, Rolling: rollingComponents(s, true), Unsettled: rollingComponents(s, false), Record: rec}
 	if first := starrocks.PlanCompatibility(in); rec == nil && !first.ReadConfig && first.Record == nil {
 		// No record and nothing that needs one: FE is not asked.
 		r.pauseSet.Forget(key)

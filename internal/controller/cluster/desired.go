@@ -90,6 +90,9 @@ type desired struct {
 	changeKey string
 	// pauseNote says the compatibility pause is in force; empty when not.
 	pauseNote string
+	// pathUndecided: the pre-flight waits for FE's report on a pending
+	// image change (preflight.go), which changes does not list yet.
+	pathUndecided bool
 	// hashes memoises the desired StatefulSets' hashes, compared more than once.
 	hashes *apply.Hashes
 }

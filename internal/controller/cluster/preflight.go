@@ -77,7 +77,9 @@ func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
 	}
 	if pre.Read {
 		// FE's report since the change was seen is not in yet: the image
-		// changes wait for it, one read at most.
+		// changes wait for it, one read at most; nothing of a change in
+		// progress counts as finished meanwhile (compatibility.go).
+		s.want.pathUndecided = true
 		for _, name := range pre.Waiting {
 			c := componentNamed(name)
 			s.hold(reconcile.Hold{Component: c, Object: s.want.objects.StatefulSet(c), Field: templateField, Reason: srv1.ReasonOrderedRollout,
