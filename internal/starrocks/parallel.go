@@ -83,13 +83,13 @@ func ChooseParallel(a ParallelAsk) ParallelChoice {
 	}
 	out := ParallelChoice{Image: target}
 	name := a.Component.Title()
+	change := changesImage(a, target)
+	// The reasons are checked in an order that gives one rollout one
+	// reason from its first pod to its last: the confirmation and the
+	// storage do not change with the pods, the image change may.
 	switch {
-	case !a.Changing && !rollingOut(a.Live):
-		return ParallelChoice{} // nothing rolls: nothing to say
-	case !changesImage(a, target):
-		out.Declined = fmt.Sprintf("%s=%s asks for a parallel rollout, but this change of %s's pod template is not an image change (%s=%q): it rolls one pod at a time",
-			srv1.RolloutAnnotation, srv1.RolloutParallel, name, srv1.RolloutImageAnnotation, a.Confirmed)
-		return out
+	case change == noRollout:
+		return ParallelChoice{} // nothing rolls, or what is left of it cannot tell: nothing to say
 	case !slices.Contains(confirmedImages(a.Confirmed), target):
 		out.Declined = fmt.Sprintf("%s=%s is not confirmed for %s's change to %s (%s=%q): it rolls one pod at a time; set %s to %s to replace every pod at once",
 			srv1.RolloutAnnotation, srv1.RolloutParallel, name, target, srv1.RolloutImageAnnotation, a.Confirmed, srv1.RolloutImageAnnotation, target)
@@ -102,37 +102,56 @@ func ChooseParallel(a ParallelAsk) ParallelChoice {
 			return out
 		}
 	}
+	if change == otherChange {
+		out.Declined = fmt.Sprintf("%s=%s asks for a parallel rollout, but this change of %s's pod template is not an image change (%s=%q): it rolls one pod at a time",
+			srv1.RolloutAnnotation, srv1.RolloutParallel, name, srv1.RolloutImageAnnotation, a.Confirmed)
+		return out
+	}
 	out.Parallel = true
 	return out
 }
 
-// rollingOut reports whether live has pods to roll, or a parallel
-// rollout's OnDelete not yet given back.
-func rollingOut(live *appsv1.StatefulSet) bool {
-	update := live.Status.UpdateRevision
-	return live.Status.ObservedGeneration < live.Generation || (update != "" && update != live.Status.CurrentRevision)
-}
+// What a rollout changes, as changesImage tells it.
+const (
+	noRollout   = iota // nothing rolls, or the pods cannot tell (every one replaced, one at a time)
+	newImage           // the pods go to another image
+	otherChange        // the pods keep their image: another field changes
+)
 
-// changesImage reports whether the rollout goes to another image: before it
+// changesImage tells whether the rollout goes to another image: before it
 // begins, the live template's image differs; under way, a pod not yet
-// replaced runs another image, or none is left and the StatefulSet is
-// still OnDelete (a parallel rollout waiting for StarRocks' word).
-func changesImage(a ParallelAsk, target string) bool {
+// replaced runs another image. With every pod replaced, a StatefulSet
+// still OnDelete is a parallel rollout waiting for StarRocks' word (its
+// image changed: nothing else went parallel); otherwise the pods cannot
+// tell, and noRollout leaves the end of a gated rollout alone.
+func changesImage(a ParallelAsk, target string) int {
 	if a.Changing {
-		return image(a.Live) != target
+		if image(a.Live) != target {
+			return newImage
+		}
+		return otherChange
 	}
 	update := a.Live.Status.UpdateRevision
+	if a.Live.Status.ObservedGeneration >= a.Live.Generation && (update == "" || update == a.Live.Status.CurrentRevision) && !onDelete(a.Live) {
+		return noRollout
+	}
 	old := false
 	for _, p := range byOrdinal(a.Live, a.Pods) {
 		if p.DeletionTimestamp != nil || revision(p) == update {
 			continue
 		}
 		if podImage(p) != target {
-			return true
+			return newImage
 		}
 		old = true
 	}
-	return !old && onDelete(a.Live)
+	switch {
+	case old:
+		return otherChange
+	case onDelete(a.Live):
+		return newImage
+	}
+	return noRollout
 }
 
 func podImage(p *corev1.Pod) string {

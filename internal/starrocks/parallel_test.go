@@ -59,6 +59,13 @@ func podsRunning(s *appsv1.StatefulSet, img string, revs ...string) []corev1.Pod
 	return out
 }
 
+// completed is s as the StatefulSet controller marks a rollout complete:
+// currentRevision = updateRevision, whatever the strategy.
+func completed(s *appsv1.StatefulSet) *appsv1.StatefulSet {
+	s.Status.CurrentRevision = s.Status.UpdateRevision
+	return s
+}
+
 func TestChooseParallel(t *testing.T) {
 	steady := rolling(3, ptr.To[int32](0))
 	steady.Status.UpdateRevision = "old"
@@ -127,6 +134,21 @@ func TestChooseParallel(t *testing.T) {
 			Live: withImage(rolling(3, ptr.To[int32](2)), newBE, true), Desired: withImage(rolling(3, ptr.To[int32](2)), newBE, true),
 			Pods: podsRunning(rolling(3, nil), newBE, "old", "old", "new"),
 		}, false, "not an image change"},
+		{"a stale confirmation says the same mid-rollout as at its start", ParallelAsk{
+			Component: resources.ComponentBE, Mode: srv1.RolloutParallel, Confirmed: oldBE,
+			Live: withImage(rolling(3, ptr.To[int32](2)), newBE, true), Desired: withImage(rolling(3, ptr.To[int32](2)), newBE, true),
+			Pods: podsRunning(rolling(3, nil), oldBE, "old", "old", "new"),
+		}, false, "is not confirmed for BE's change to " + newBE},
+		{"the end of a gated rollout (every pod replaced, a partition of 0) says nothing", ParallelAsk{
+			Component: resources.ComponentBE, Mode: srv1.RolloutParallel, Confirmed: oldBE,
+			Live: withImage(rolling(3, ptr.To[int32](0)), newBE, true), Desired: withImage(rolling(3, ptr.To[int32](0)), newBE, true),
+			Pods: podsRunning(rolling(3, nil), newBE, "new", "new", "new"),
+		}, false, ""},
+		{"a parallel rollout the StatefulSet controller marked complete is still parallel while OnDelete: it waits for StarRocks' word", ParallelAsk{
+			Component: resources.ComponentBE, Mode: srv1.RolloutParallel, Confirmed: newBE,
+			Live: completed(withImage(rolling(3, nil), newBE, true)), Desired: withImage(rolling(3, nil), newBE, true),
+			Pods: podsRunning(rolling(3, nil), newBE, "new", "new", "new"),
+		}, true, ""},
 		{"nothing rolling: nothing said", ParallelAsk{
 			Component: resources.ComponentBE, Mode: srv1.RolloutParallel, Confirmed: oldBE,
 			Live: withImage(steady, newBE, true), Desired: withImage(steady, newBE, true),
@@ -203,6 +225,10 @@ func TestAllAtOnce(t *testing.T) {
 			s := rolling(3, nil)
 			return Gate{Live: s, Pods: pods(s, "new", "new", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 0), Heard: heardBefore(3)}
 		}, false, false, nil, "", false},
+		{"a rollout the StatefulSet controller marked complete still waits for StarRocks' word, OnDelete", func() Gate {
+			s := completed(rolling(3, nil))
+			return Gate{Live: s, Pods: pods(s, "new", "new", "new"), Replicas: 3, Tablets: true, Word: word(later, alive(3), 7), Heard: heardBefore(3)}
+		}, false, true, nil, "every tablet healthy", true},
 		{"FE waits for its leader before the rollout completes", func() Gate {
 			s := rolling(3, nil)
 			return Gate{Live: s, Pods: pods(s, "new", "new", "new"), Replicas: 3, Word: word(later, alive(3), 0)}
