@@ -251,8 +251,14 @@ func testParallelUpgrade(t *testing.T, c *testcluster.Cluster, dir *feDirectory)
 		t.Error(atFE)
 	}
 	mu.Unlock()
-	if len(clusterEvents(t, c, "par", "up", srv1.ReasonParallelRollout)) == 0 {
-		t.Errorf("no %s Event", srv1.ReasonParallelRollout)
+	// One deletion per pod: one Event per component, naming all three.
+	var notes []string
+	for _, e := range clusterEvents(t, c, "par", "up", srv1.ReasonParallelRollout) {
+		notes = append(notes, e.Note)
+	}
+	slices.Sort(notes)
+	if len(notes) != 2 || !strings.Contains(notes[0], "deleted 3 BE pods") || !strings.Contains(notes[1], "deleted 3 FE pods") {
+		t.Errorf("%s Events %q, want one per component, each deleting 3 pods", srv1.ReasonParallelRollout, notes)
 	}
 	// The StatefulSet controller marks an OnDelete rollout complete once
 	// every pod is Ready; the strategy comes back once StarRocks said so.
@@ -337,10 +343,9 @@ func TestParallelRolloutBench(t *testing.T) {
 	makeParallelClass(t, c)
 	startOperator(t, c, "par", operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: gateLookEvery})
 	const bes, tablets, beTo = 10, 30, "starrocks/be-ubuntu:3.3.3"
-	took := map[string]time.Duration{}
 	for _, mode := range []string{"gated", "parallel"} {
 		src := parallelCluster("par", mode, 1, bes)
-		startGated(t, c, dir, src, simstarrocks.Options{CatchUp: catchUp}, tablets)
+		f := startGated(t, c, dir, src, simstarrocks.Options{CatchUp: catchUp}, tablets)
 		start := time.Now()
 		mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
 			if mode == "parallel" {
@@ -348,9 +353,40 @@ func TestParallelRolloutBench(t *testing.T) {
 			}
 			s.Spec.StarRocksBeSpec.Image = beTo
 		})
-		waitImageRolledOut(t, c, "par", mode+"-be", beTo, 10*time.Minute)
-		took[mode] = time.Since(start)
-		t.Logf("%s: %d BEs, %d tablets × 3 replicas, %s catch-up: rolled out (StatefulSet complete) in %s", mode, bes, tablets, catchUp, took[mode].Round(100*time.Millisecond))
+		// Sampled every 50 ms: when the StatefulSet controller called the
+		// rollout complete, when the gate let it go (the spec's strategy
+		// back: the next component may roll), how long some tablet had no
+		// healthy replica (no query could read it), and the most such tablets.
+		var complete, released time.Duration
+		var unreadable time.Duration
+		worst := 0
+		last := time.Now()
+		deadline := start.Add(10 * time.Minute)
+		for released == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: BE not released after 10 minutes", mode)
+			}
+			time.Sleep(50 * time.Millisecond)
+			now := time.Now()
+			if below := f.TabletsBelow(1); below > 0 {
+				worst = max(worst, below)
+				unreadable += now.Sub(last)
+			}
+			last = now
+			sts := &appsv1.StatefulSet{}
+			if err := get(context.Background(), c.Client, "par", mode+"-be", sts); err != nil {
+				t.Fatal(err)
+			}
+			done := stsImage(sts) == beTo && rolledOut(sts)
+			if done && complete == 0 {
+				complete = now.Sub(start)
+			}
+			if p := sts.Spec.UpdateStrategy.RollingUpdate; done && sts.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType && p != nil && ptr.Deref(p.Partition, -1) == 0 {
+				released = now.Sub(start)
+			}
+		}
+		t.Logf("%s: %d BEs, %d tablets × 3 replicas, %s catch-up, FE read every %s: StatefulSet complete in %s, gate released (the next component may roll) in %s; tablets without a healthy replica for %s, at worst %d of %d",
+			mode, bes, tablets, catchUp, gateLookEvery, complete.Round(100*time.Millisecond), released.Round(100*time.Millisecond), unreadable.Round(100*time.Millisecond), worst, tablets)
 		if err := c.Client.Delete(context.Background(), src); err != nil {
 			t.Fatal(err)
 		}

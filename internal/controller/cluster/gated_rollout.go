@@ -270,6 +270,7 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 	st := decide(c, g)
 	if !st.Rolling {
 		r.waits.Forget(client.ObjectKeyFromObject(g.Live))
+		r.replacing.Forget(client.ObjectKeyFromObject(g.Live))
 		return nil
 	}
 	want := s.want.objects.StatefulSet(c)
@@ -305,7 +306,7 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 	s.hold(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Value: strategy, Reason: reason, Message: msg, Report: reconcile.Steps})
 	s.later(r.FE.Every())
 	if len(st.Replace) > 0 {
-		return r.replaceAll(ctx, s, c, st.Replace)
+		return r.replaceAll(ctx, s, c, g, st.Replace)
 	}
 	if st.Delete == nil {
 		return nil

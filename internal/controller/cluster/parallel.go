@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -87,13 +88,31 @@ func (r *Reconciler) parallel(ctx context.Context, s *clusterScope, c resources.
 // an eviction: the user planned the downtime, and the disruption budget,
 // which lets one pod go at a time, would refuse all but one. Each delete is
 // made on the pod's UID, so a pod the StatefulSet made again in its place
-// is never taken for it; one gone already is skipped. FE's view is marked
-// stale through the door, as for a gated rollout's deletion.
-func (r *Reconciler) replaceAll(ctx context.Context, s *clusterScope, c resources.Component, pods []*corev1.Pod) error {
+// is never taken for it; one gone already is skipped, and so is one this
+// process deleted that the cache does not show terminating yet (the
+// watch event of the first deletion may bring a reconcile before the
+// others'). FE's view is marked stale through the door, as for a gated
+// rollout's deletion.
+func (r *Reconciler) replaceAll(ctx context.Context, s *clusterScope, c resources.Component, g starrocks.Gate, pods []*corev1.Pod) error {
+	key := client.ObjectKeyFromObject(g.Live)
+	done, _ := r.replacing.Get(key)
+	listed := map[types.UID]bool{}
+	for _, p := range g.Pods {
+		listed[p.UID] = true
+	}
+	pending := map[types.UID]bool{} // what the cache still shows running, of what was deleted
+	var todo []*corev1.Pod
+	for _, p := range pods {
+		if done[p.UID] {
+			pending[p.UID] = true
+			continue
+		}
+		todo = append(todo, p)
+	}
 	var deleted []string
 	err := r.FE.Changing(s.src, func() error {
 		var errs error
-		for _, p := range pods {
+		for _, p := range todo {
 			err := r.Client.Delete(ctx, p, client.Preconditions(metav1.Preconditions{UID: ptr.To(p.UID)}))
 			switch {
 			case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
@@ -101,12 +120,23 @@ func (r *Reconciler) replaceAll(ctx context.Context, s *clusterScope, c resource
 			case err != nil:
 				errs = errors.Join(errs, fmt.Errorf("deleting pod %s for its parallel rollout: %w", p.Name, err))
 			default:
+				pending[p.UID] = true
 				deleted = append(deleted, p.Name)
 				s.results = append(s.results, apply.Result{Kind: "Pod", Name: p.Name, Action: apply.Deleted})
 			}
 		}
 		return errs
 	})
+	for uid := range pending {
+		if !listed[uid] {
+			delete(pending, uid)
+		}
+	}
+	if len(pending) > 0 {
+		r.replacing.Put(key, pending)
+	} else {
+		r.replacing.Forget(key)
+	}
 	if len(deleted) > 0 {
 		r.event(s.src, corev1.EventTypeNormal, srv1.ReasonParallelRollout, "Rollout", "%s",
 			status.Truncate(fmt.Sprintf("%s=%s: deleted %d %s pods at once for %s (%s); %s is down until they are back",

@@ -108,6 +108,9 @@ type Reconciler struct {
 	// parallelNotes is, by StatefulSet, why the parallel rollout the
 	// cluster asks for was declined, as last told by an Event (parallel.go).
 	parallelNotes *reconcile.Memo[string]
+	// replacing are, by StatefulSet, the pods a parallel rollout deleted
+	// that the cache may not show terminating yet (parallel.go).
+	replacing *reconcile.Memo[map[types.UID]bool]
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry *reconcile.Backoff
@@ -137,6 +140,7 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		pauseSkipped:  reconcile.NewMemo[string](memos),
 		retry:         reconcile.NewBackoff(memos),
 		parallelNotes: reconcile.NewMemoOf[string](memos, clusterStatefulSets),
+		replacing:     reconcile.NewMemoOf[map[types.UID]bool](memos, clusterStatefulSets),
 	}
 	r.rememberForget(memos)
 	return r
