@@ -95,9 +95,13 @@ type podWatch struct {
 	// another image than to[prefix] is seen terminating.
 	onFirstGone map[string]func()
 	to          map[string]string
+	replicas    map[string]int
 	overlap     map[string]string // prefix: what was seen
 	maxDown     map[string]int
 	gone        map[string]bool
+	// whole is true once every pod of the prefix was seen up: the watch
+	// begins with one ADDED event per pod, which is no pod going down.
+	whole map[string]bool
 }
 
 func watchPods(t *testing.T, c *testcluster.Cluster, ns string) *podWatch {
@@ -110,8 +114,8 @@ func watchPods(t *testing.T, c *testcluster.Cluster, ns string) *podWatch {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pw := &podWatch{pods: map[string]*corev1.Pod{}, onFirstGone: map[string]func(){}, to: map[string]string{},
-		overlap: map[string]string{}, maxDown: map[string]int{}, gone: map[string]bool{}}
+	pw := &podWatch{pods: map[string]*corev1.Pod{}, onFirstGone: map[string]func(){}, to: map[string]string{}, replicas: map[string]int{},
+		overlap: map[string]string{}, maxDown: map[string]int{}, gone: map[string]bool{}, whole: map[string]bool{}}
 	t.Cleanup(w.Stop)
 	go func() {
 		for ev := range w.ResultChan() {
@@ -125,11 +129,11 @@ func watchPods(t *testing.T, c *testcluster.Cluster, ns string) *podWatch {
 	return pw
 }
 
-// follow starts following the pods named prefix rolling to image.
-func (pw *podWatch) follow(prefix, image string, onFirstGone func()) {
+// follow starts following the replicas pods named prefix rolling to image.
+func (pw *podWatch) follow(prefix, image string, replicas int, onFirstGone func()) {
 	pw.mu.Lock()
 	defer pw.mu.Unlock()
-	pw.to[prefix], pw.onFirstGone[prefix] = image, onFirstGone
+	pw.to[prefix], pw.replicas[prefix], pw.onFirstGone[prefix] = image, replicas, onFirstGone
 }
 
 func (pw *podWatch) see(p *corev1.Pod, deleted bool) {
@@ -145,7 +149,7 @@ func (pw *podWatch) see(p *corev1.Pod, deleted bool) {
 			continue
 		}
 		var running, newReady []string
-		down := 0
+		up := 0 // a pod missing, terminating or not Ready is down
 		for name, q := range pw.pods {
 			if !strings.HasPrefix(name, prefix) {
 				continue
@@ -157,8 +161,8 @@ func (pw *podWatch) see(p *corev1.Pod, deleted bool) {
 			case img == to && q.DeletionTimestamp == nil && podIsReady(q):
 				newReady = append(newReady, name)
 			}
-			if q.DeletionTimestamp != nil || !podIsReady(q) {
-				down++
+			if q.DeletionTimestamp == nil && podIsReady(q) {
+				up++
 			}
 		}
 		if len(running) > 0 && len(newReady) > 0 && pw.overlap[prefix] == "" {
@@ -166,7 +170,12 @@ func (pw *podWatch) see(p *corev1.Pod, deleted bool) {
 			slices.Sort(newReady)
 			pw.overlap[prefix] = strings.Join(newReady, ",") + " Ready at the new image while " + strings.Join(running, ",") + " ran the old one"
 		}
-		pw.maxDown[prefix] = max(pw.maxDown[prefix], down)
+		if up == pw.replicas[prefix] {
+			pw.whole[prefix] = true
+		}
+		if pw.whole[prefix] {
+			pw.maxDown[prefix] = max(pw.maxDown[prefix], pw.replicas[prefix]-up)
+		}
 		if !pw.gone[prefix] && (deleted || p.DeletionTimestamp != nil) && p.Spec.Containers[0].Image != to {
 			pw.gone[prefix] = true
 			if f := pw.onFirstGone[prefix]; f != nil {
@@ -218,8 +227,8 @@ func testParallelUpgrade(t *testing.T, c *testcluster.Cluster, dir *feDirectory)
 	// every tablet healthy on the new BEs first (the gate between components).
 	var mu sync.Mutex
 	var atFE string
-	pw.follow("up-be-", beTo, nil)
-	pw.follow("up-fe-", feTo, func() {
+	pw.follow("up-be-", beTo, 3, nil)
+	pw.follow("up-fe-", feTo, 3, func() {
 		below := f.TabletsBelow(3)
 		alive := aliveBEs(f)
 		mu.Lock()
@@ -284,7 +293,7 @@ func testGatedDespiteAsk(t *testing.T, c *testcluster.Cluster, dir *feDirectory,
 	const beTo = "starrocks/be-ubuntu:3.3.3"
 	startGated(t, c, dir, src, simstarrocks.Options{CatchUp: catchUp}, 30)
 	pw := watchPods(t, c, "par")
-	pw.follow(src.Name+"-be-", beTo, nil)
+	pw.follow(src.Name+"-be-", beTo, 3, nil)
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
 		s.Annotations = annotations
 		s.Spec.StarRocksBeSpec.Image = beTo
