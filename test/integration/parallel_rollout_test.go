@@ -66,6 +66,78 @@ func TestParallelRollout(t *testing.T) {
 	t.Run("a BE on an emptyDir is refused the parallel rollout: one pod at a time, and says so", func(t *testing.T) {
 		testEmptyDirRefused(t, c, dir)
 	})
+	t.Run("an operator stopped before the pods go, and again once they went, finishes the rollout, deleting each pod once", func(t *testing.T) {
+		testParallelRestart(t, c, dir)
+	})
+}
+
+func testParallelRestart(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	const ns, beTo = "par-restart", "starrocks/be-ubuntu:3.3.3"
+	testutil.CreateNamespace(t, c.Client, ns)
+	oo := operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery}
+	op := startOperator(t, c, ns, oo)
+	src := parallelCluster(ns, "rs", 1, 3)
+	f := startGated(t, c, dir, src, simstarrocks.Options{CatchUp: catchUp}, 30)
+	before := podUIDs(t, c, ns, "rs-be-")
+	pw := watchPods(t, c, ns)
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Annotations = map[string]string{srv1.RolloutAnnotation: srv1.RolloutParallel, srv1.RolloutImageAnnotation: beTo}
+		s.Spec.StarRocksBeSpec.Image = beTo
+	})
+	be := &appsv1.StatefulSet{}
+	// The first stop: the StatefulSet is OnDelete, no pod went yet (or a few).
+	eventually(t, time.Minute, "BE OnDelete", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, "rs-be", be); err != nil {
+			return false, err
+		}
+		return be.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType, nil
+	})
+	op.stop()
+	kept := 0
+	for name, uid := range podUIDs(t, c, ns, "rs-be-") {
+		if before[name] == uid {
+			kept++
+		}
+	}
+	t.Logf("stopped with the StatefulSet OnDelete: %d of 3 BE pods not replaced yet", kept)
+	op = startOperator(t, c, ns, oo)
+	// The second stop: once the first old pod is seen going.
+	eventually(t, time.Minute, "a BE pod replaced", func(ctx context.Context) (bool, error) {
+		var pods corev1.PodList
+		if err := c.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+			return false, err
+		}
+		for _, p := range pods.Items {
+			if strings.HasPrefix(p.Name, "rs-be-") && (p.DeletionTimestamp != nil || before[p.Name] != string(p.UID)) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	op.stop()
+	time.Sleep(time.Second) // the pods go on without an operator
+	startOperator(t, c, ns, oo)
+	eventually(t, 2*time.Minute, "BE released at the new image", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, "rs-be", be); err != nil {
+			return false, err
+		}
+		p := be.Spec.UpdateStrategy.RollingUpdate
+		return stsImage(be) == beTo && rolledOut(be) && be.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType && p != nil && ptr.Deref(p.Partition, -1) == 0, nil
+	})
+	if below := f.TabletsBelow(3); below != 0 {
+		t.Errorf("BE released while %d tablets had fewer than 3 healthy replicas", below)
+	}
+	// Each pod replaced once: the old one and one new one by name, never
+	// a new one deleted again. (The Events cannot count the deletions: a
+	// process stopped right after a delete may not have sent its Event.)
+	for name, uid := range podUIDs(t, c, ns, "rs-be-") {
+		if before[name] == uid {
+			t.Errorf("%s was never replaced", name)
+		}
+	}
+	if got := pw.incarnations("rs-be-"); len(got) != 3 || got["rs-be-0"] != 2 || got["rs-be-1"] != 2 || got["rs-be-2"] != 2 {
+		t.Errorf("pods seen by name %v, want 2 each: the old one, and one at the new revision", got)
+	}
 }
 
 func makeParallelClass(t *testing.T, c *testcluster.Cluster) {
@@ -102,6 +174,8 @@ type podWatch struct {
 	// whole is true once every pod of the prefix was seen up: the watch
 	// begins with one ADDED event per pod, which is no pod going down.
 	whole map[string]bool
+	// uids are the UIDs seen of each pod name.
+	uids map[string]map[string]bool
 }
 
 func watchPods(t *testing.T, c *testcluster.Cluster, ns string) *podWatch {
@@ -115,7 +189,7 @@ func watchPods(t *testing.T, c *testcluster.Cluster, ns string) *podWatch {
 		t.Fatal(err)
 	}
 	pw := &podWatch{pods: map[string]*corev1.Pod{}, onFirstGone: map[string]func(){}, to: map[string]string{}, replicas: map[string]int{},
-		overlap: map[string]string{}, maxDown: map[string]int{}, gone: map[string]bool{}, whole: map[string]bool{}}
+		overlap: map[string]string{}, maxDown: map[string]int{}, gone: map[string]bool{}, whole: map[string]bool{}, uids: map[string]map[string]bool{}}
 	t.Cleanup(w.Stop)
 	go func() {
 		for ev := range w.ResultChan() {
@@ -138,6 +212,10 @@ func (pw *podWatch) follow(prefix, image string, replicas int, onFirstGone func(
 
 func (pw *podWatch) see(p *corev1.Pod, deleted bool) {
 	pw.mu.Lock()
+	if pw.uids[p.Name] == nil {
+		pw.uids[p.Name] = map[string]bool{}
+	}
+	pw.uids[p.Name][string(p.UID)] = true
 	if deleted {
 		delete(pw.pods, p.Name)
 	} else {
@@ -187,6 +265,19 @@ func (pw *podWatch) see(p *corev1.Pod, deleted bool) {
 	for _, f := range call {
 		f()
 	}
+}
+
+// incarnations is how many pods of each name the watch saw.
+func (pw *podWatch) incarnations(prefix string) map[string]int {
+	pw.mu.Lock()
+	defer pw.mu.Unlock()
+	out := map[string]int{}
+	for name, uids := range pw.uids {
+		if strings.HasPrefix(name, prefix) {
+			out[name] = len(uids)
+		}
+	}
+	return out
 }
 
 func (pw *podWatch) result(prefix string) (overlap string, maxDown int) {
