@@ -244,7 +244,8 @@ func (r *Reconciler) gate(ctx context.Context, s *clusterScope, c resources.Comp
 		return starrocks.Gate{}, false // one pod has nothing to wait for
 	}
 	g.AllAtOnce = r.parallel(ctx, s, c, g)
-	if live.Status.ReadyReplicas == 0 && !(g.AllAtOnce && !g.Changing && live.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType) {
+	tookDown := g.AllAtOnce && !g.Changing && live.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType
+	if live.Status.ReadyReplicas == 0 && !tookDown {
 		// No Ready pod has nothing to protect: the fix of a component
 		// that is down rolls at once. A parallel rollout that took every
 		// pod down itself still waits for StarRocks' word before the
