@@ -109,7 +109,10 @@ func waitingSince(waits *reconcile.Memo[clockEntry], sts *appsv1.StatefulSet, ke
 // time on StarRocks' word (starrocks.Partitioned, starrocks.LeaderLast): it sets
 // the partition or the OnDelete strategy on the desired StatefulSet, holds
 // it reported as waiting, and deletes the next FE pod when its turn has
-// come. It also reads FE's word for StarRocksHealthy and the status figures.
+// come. A confirmed parallel rollout (starrocks.AllAtOnce, parallel.go)
+// deletes every old pod at once instead, and holds the StatefulSet until
+// StarRocks' word on all of them. It also reads FE's word for
+// StarRocksHealthy and the status figures.
 func (r *Reconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
 	gates := map[resources.Component]starrocks.Gate{}
 	rolling := false
@@ -212,6 +215,7 @@ func (r *Reconciler) heardSince(g starrocks.Gate) map[int]starrocks.Heard {
 
 // gate is component c's gate, without FE's word and the pods; ok is false
 // when c's pod template changes roll as the StatefulSet controller rolls them.
+// AllAtOnce is decided here (parallel.go), reading the pods mid-rollout.
 func (r *Reconciler) gate(ctx context.Context, s *clusterScope, c resources.Component) (starrocks.Gate, bool) {
 	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
 	if live == nil || want == nil || s.recovering() || s.holds.Keeps(c, want) {
