@@ -43,6 +43,22 @@ const (
 	RolloutGateIfFEReachable = "if-fe-reachable"
 )
 
+// RolloutAnnotation set to "parallel" on a StarRocksCluster makes an image
+// change replace all pods of a component at once instead of one at a time
+// (planned downtime: every query fails while the component is down), for
+// the images RolloutImageAnnotation names, and only those: a confirmation
+// left over from an earlier change does not fire on a later one. The
+// health gates still apply between components (docs/rollouts.md).
+const RolloutAnnotation = "starrocks.com/rollout"
+
+// RolloutParallel is the value of RolloutAnnotation that rolls in parallel.
+const RolloutParallel = "parallel"
+
+// RolloutImageAnnotation confirms RolloutAnnotation's parallel rollout: the
+// image (or comma-separated images, one per component) the change rolls
+// to, exactly as the spec writes it.
+const RolloutImageAnnotation = "starrocks.com/rollout-image"
+
 // RolloutStallTimeoutAnnotation sets how long a gated rollout's step may
 // wait for StarRocks before it is reported RolloutStalled (a Go duration,
 // "45m"); the rollout stays held either way.

@@ -46,6 +46,18 @@ const (
 	// ReasonRolloutStalled (Progressing=True): a gated rollout waited longer
 	// than its stall timeout for StarRocks; it stays held, nothing else rolls.
 	ReasonRolloutStalled = "RolloutStalled"
+	// ReasonParallelRollout (Progressing=True, and a Normal Event when the
+	// pods go): a component's image change replaces all its pods at once,
+	// on the cluster's starrocks.com/rollout: parallel and the confirmation
+	// naming that image (RolloutImageAnnotation); the message says what the
+	// component waits for before the next one rolls.
+	ReasonParallelRollout = "ParallelRollout"
+	// ReasonParallelRolloutDeclined (a Warning Event, and in Progressing's
+	// message): the cluster asks for starrocks.com/rollout: parallel, but
+	// this change rolls one pod at a time: the confirmation does not name
+	// the image it rolls to (stale, missing, or not an image change), or
+	// the component's data is not on PersistentVolumeClaims.
+	ReasonParallelRolloutDeclined = "ParallelRolloutDeclined"
 )
 
 // StarRocksNodesStatus is what FE said of a component's nodes at the

@@ -107,6 +107,9 @@ type Gate struct {
 	// moved on): until then a BE restarted on empty storage counts healthy
 	// replicas it no longer has. HeardSince keeps them.
 	Heard map[int]Heard
+	// AllAtOnce replaces every pod at once (a parallel rollout the user
+	// confirmed, ChooseParallel) instead of one at a time.
+	AllAtOnce bool
 }
 
 // HeardSince keeps, per pod (by UID), FE's LastHeartbeat of it in FE's
@@ -148,6 +151,9 @@ type GateStep struct {
 	// Delete is the pod to delete now, so that it comes back at the
 	// update revision; nil when none.
 	Delete *corev1.Pod
+	// Replace are the pods deleted now, all at once (AllAtOnce): each
+	// comes back at the update revision.
+	Replace []*corev1.Pod
 	// Waiting is true when the next step waits for something; Message says what.
 	Waiting bool
 	// Message says where the rollout is: which pod of how many, and what it waits for.

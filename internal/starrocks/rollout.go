@@ -39,6 +39,12 @@ type Workload struct {
 	// Its image then counts as the desired one even when it reads otherwise
 	// (an admission webhook that rewrites registries): no change is pending.
 	Applied bool
+	// Gated is true while a rollout gate holds Live's strategy (OnDelete,
+	// or a partition above 0, which the spec did not ask for): its rollout
+	// is not over, even when the StatefulSet controller says so (it marks
+	// an OnDelete rollout complete once every pod is Ready at the update
+	// revision; a parallel rollout still waits for StarRocks' word).
+	Gated bool
 }
 
 // Plan holds back StatefulSets whose image change must wait: on an upgrade BE
@@ -81,7 +87,7 @@ func Order(fe, be, cn Workload) Plan {
 	plan := Plan{Held: map[string]string{}}
 	var busy, downgrading []string
 	for _, o := range others {
-		if o.Live != nil && o.Desired != nil && (o.changing || !status.RolledOut(o.Live)) {
+		if o.Live != nil && o.Desired != nil && (o.changing || !status.RolledOut(o.Live) || o.Gated) {
 			busy = append(busy, o.Name)
 		}
 	}
@@ -91,7 +97,7 @@ func Order(fe, be, cn Workload) Plan {
 		plan.Message = fmt.Sprintf("upgrading to %s: %s roll first, FE waits", image(feC.Desired), strings.Join(busy, " and "))
 	}
 	// Downgrade: BE and CN wait for FE.
-	feBusy := feC.Live != nil && feC.Desired != nil && (feC.changing || !status.RolledOut(feC.Live))
+	feBusy := feC.Live != nil && feC.Desired != nil && (feC.changing || !status.RolledOut(feC.Live) || feC.Gated)
 	for _, o := range others {
 		if o.changing && o.direction < 0 && feBusy {
 			plan.Held[o.Desired.Name] = "downgrade: waiting for FE to finish rolling out first"

@@ -72,7 +72,7 @@ func TestOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fe, be, cn := desired("c-fe", tt.toFE), desired("c-be", tt.toBE), desired("c-cn", tt.toCN)
-			p := Order(Workload{"FE", tt.fe, fe, false}, Workload{"BE", tt.be, be, false}, Workload{"CN", tt.cn, cn, false})
+			p := Order(Workload{Name: "FE", Live: tt.fe, Desired: fe, Applied: false}, Workload{Name: "BE", Live: tt.be, Desired: be, Applied: false}, Workload{Name: "CN", Live: tt.cn, Desired: cn, Applied: false})
 			if p.Holds(fe) != tt.heldFE || p.Holds(be) != tt.heldBE {
 				t.Errorf("held FE %v BE %v, want FE %v BE %v (%v)", p.Holds(fe), p.Holds(be), tt.heldFE, tt.heldBE, p.Held)
 			}
@@ -91,12 +91,27 @@ func TestOrder(t *testing.T) {
 func TestARewrittenImageIsNotAChange(t *testing.T) {
 	liveBE := stsWith("c-be", "mirror.example/starrocks/x:3.3.0", true)
 	desiredBE := stsWith("c-be", "starrocks/x:3.3.0", false)
-	fe := Workload{"FE", stsWith("c-fe", "mirror.example/starrocks/x:3.2.0", true), stsWith("c-fe", "starrocks/x:3.3.0", false), false}
-	if p := Order(fe, Workload{"BE", liveBE, desiredBE, true}, Workload{Name: "CN"}); p.Holds(fe.Desired) {
+	fe := Workload{Name: "FE", Live: stsWith("c-fe", "mirror.example/starrocks/x:3.2.0", true), Desired: stsWith("c-fe", "starrocks/x:3.3.0", false), Applied: false}
+	if p := Order(fe, Workload{Name: "BE", Live: liveBE, Desired: desiredBE, Applied: true}, Workload{Name: "CN"}); p.Holds(fe.Desired) {
 		t.Fatalf("FE held behind a BE that runs what was applied: %v", p.Held)
 	}
-	if p := Order(fe, Workload{"BE", liveBE, desiredBE, false}, Workload{Name: "CN"}); !p.Holds(fe.Desired) {
+	if p := Order(fe, Workload{Name: "BE", Live: liveBE, Desired: desiredBE, Applied: false}, Workload{Name: "CN"}); !p.Holds(fe.Desired) {
 		t.Fatal("FE not held behind a BE whose image change is not applied yet")
+	}
+}
+
+// The gate between components: a BE StatefulSet the StatefulSet
+// controller calls rolled out, but whose gate still holds it (a parallel
+// rollout waiting for StarRocks' word), keeps an upgrade's FE waiting.
+func TestFEWaitsForBEsGate(t *testing.T) {
+	fe := Workload{Name: "FE", Live: stsWith("c-fe", "starrocks/x:3.3.0", true), Desired: stsWith("c-fe", "starrocks/x:3.3.1", false)}
+	be := Workload{Name: "BE", Live: stsWith("c-be", "starrocks/x:3.3.1", true), Desired: stsWith("c-be", "starrocks/x:3.3.1", false), Applied: true, Gated: true}
+	if p := Order(fe, be, Workload{Name: "CN"}); !p.Holds(fe.Desired) {
+		t.Fatal("FE not held behind a BE its gate still holds")
+	}
+	be.Gated = false
+	if p := Order(fe, be, Workload{Name: "CN"}); p.Holds(fe.Desired) {
+		t.Fatalf("FE held behind a BE rolled out and released: %v", p.Held)
 	}
 }
 

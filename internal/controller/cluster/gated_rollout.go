@@ -59,6 +59,10 @@ type gateState struct {
 	report *feReport
 	// pods are the cluster's pods by component, read once per reconcile.
 	pods map[resources.Component][]corev1.Pod
+	// parallel is, by component, the image a parallel rollout goes to
+	// (starrocks.ChooseParallel); declined why one the cluster asks for
+	// rolls gated instead (parallel.go).
+	parallel, declined map[resources.Component]string
 }
 
 // clusterPods lists the cluster's pods from the cache once per reconcile:
@@ -105,12 +109,15 @@ func waitingSince(waits *reconcile.Memo[clockEntry], sts *appsv1.StatefulSet, ke
 // time on StarRocks' word (starrocks.Partitioned, starrocks.LeaderLast): it sets
 // the partition or the OnDelete strategy on the desired StatefulSet, holds
 // it reported as waiting, and deletes the next FE pod when its turn has
-// come. It also reads FE's word for StarRocksHealthy and the status figures.
+// come. A confirmed parallel rollout (starrocks.AllAtOnce, parallel.go)
+// deletes every old pod at once instead, and holds the StatefulSet until
+// StarRocks' word on all of them. It also reads FE's word for
+// StarRocksHealthy and the status figures.
 func (r *Reconciler) gateRollouts(ctx context.Context, s *clusterScope) bool {
 	gates := map[resources.Component]starrocks.Gate{}
 	rolling := false
 	for _, c := range statefulSetComponents {
-		g, ok := r.gate(s, c)
+		g, ok := r.gate(ctx, s, c)
 		if !ok {
 			continue
 		}
@@ -208,7 +215,8 @@ func (r *Reconciler) heardSince(g starrocks.Gate) map[int]starrocks.Heard {
 
 // gate is component c's gate, without FE's word and the pods; ok is false
 // when c's pod template changes roll as the StatefulSet controller rolls them.
-func (r *Reconciler) gate(s *clusterScope, c resources.Component) (starrocks.Gate, bool) {
+// AllAtOnce is decided here (parallel.go), reading the pods mid-rollout.
+func (r *Reconciler) gate(ctx context.Context, s *clusterScope, c resources.Component) (starrocks.Gate, bool) {
 	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
 	if live == nil || want == nil || s.recovering() || s.holds.Keeps(c, want) {
 		return starrocks.Gate{}, false // nothing runs yet, it goes, or it is held whole (an ordered rollout, a scale-in)
@@ -235,15 +243,26 @@ func (r *Reconciler) gate(s *clusterScope, c resources.Component) (starrocks.Gat
 		return starrocks.Gate{}, false
 	}
 	replicas := ptr.Deref(want.Spec.Replicas, 1)
-	if max(ptr.Deref(live.Spec.Replicas, 0), replicas) < 2 || live.Status.ReadyReplicas == 0 {
-		// One pod has nothing to wait for, and no Ready pod nothing to protect:
-		// the fix of a component that is down rolls at once.
+	g := starrocks.Gate{Live: live, Changing: templateChanging(s.want.hashes, live, want), Replicas: replicas, Tablets: starrocks.HoldsTablets(c)}
+	if max(ptr.Deref(live.Spec.Replicas, 0), replicas) < 2 {
+		return starrocks.Gate{}, false // one pod has nothing to wait for
+	}
+	g.AllAtOnce = r.parallel(ctx, s, c, g)
+	tookDown := g.AllAtOnce && !g.Changing && live.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType
+	if live.Status.ReadyReplicas == 0 && !tookDown {
+		// No Ready pod has nothing to protect: the fix of a component
+		// that is down rolls at once. A parallel rollout that took every
+		// pod down itself still waits for StarRocks' word before the
+		// next component rolls.
 		return starrocks.Gate{}, false
 	}
-	return starrocks.Gate{Live: live, Changing: templateChanging(s.want.hashes, live, want), Replicas: replicas, Tablets: starrocks.HoldsTablets(c)}, true
+	return g, true
 }
 
 func decide(c resources.Component, g starrocks.Gate) starrocks.GateStep {
+	if g.AllAtOnce {
+		return starrocks.AllAtOnce(g, c == resources.ComponentFE)
+	}
 	if c == resources.ComponentFE {
 		return starrocks.LeaderLast(g)
 	}
@@ -256,6 +275,7 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 	st := decide(c, g)
 	if !st.Rolling {
 		r.waits.Forget(client.ObjectKeyFromObject(g.Live))
+		r.replacing.Forget(client.ObjectKeyFromObject(g.Live))
 		return nil
 	}
 	want := s.want.objects.StatefulSet(c)
@@ -264,6 +284,12 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 		strategy = starrocks.WithPartition(want.Spec.UpdateStrategy, st.Partition)
 	}
 	reason, msg := srv1.ReasonRollingOut, st.Message
+	if g.AllAtOnce {
+		reason = srv1.ReasonParallelRollout
+	}
+	if note := s.gates.declined[c]; note != "" {
+		msg += " (" + note + ")"
+	}
 	s.gates.tabletsAtRisk = s.gates.tabletsAtRisk || (g.Tablets && st.Waiting && g.Word != nil && g.Word.Err == nil && g.Word.Unhealthy > 0)
 	if st.Waiting {
 		now := time.Now()
@@ -284,6 +310,9 @@ func (r *Reconciler) step(ctx context.Context, s *clusterScope, c resources.Comp
 	}
 	s.hold(reconcile.Hold{Component: c, Object: want, Field: updateStrategyField, Value: strategy, Reason: reason, Message: msg, Report: reconcile.Steps})
 	s.later(r.FE.Every())
+	if len(st.Replace) > 0 {
+		return r.replaceAll(ctx, s, c, g, st.Replace)
+	}
 	if st.Delete == nil {
 		return nil
 	}

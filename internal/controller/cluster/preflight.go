@@ -236,7 +236,8 @@ func rollingTo(s *clusterScope, c resources.Component, img string) bool {
 // wants it, as the rollout order and the pre-flight read them.
 func orderWorkload(s *clusterScope, c resources.Component) starrocks.Workload {
 	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
-	return starrocks.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want)}
+	gated := live != nil && gateSet(live) && !starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy)
+	return starrocks.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want), Gated: gated}
 }
 
 // componentNamed is the StatefulSet component whose Title is name.

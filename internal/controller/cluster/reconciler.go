@@ -109,6 +109,12 @@ type Reconciler struct {
 	// sent ALTER SYSTEM CREATE IMAGE for, and the leader's journal id then
 	// (compatibility.go).
 	imageSent *reconcile.Memo[imageSent]
+	// parallelNotes is, by StatefulSet, why the parallel rollout the
+	// cluster asks for was declined, as last told by an Event (parallel.go).
+	parallelNotes *reconcile.Memo[string]
+	// replacing are, by StatefulSet, the pods a parallel rollout deleted
+	// that the cache may not show terminating yet (parallel.go).
+	replacing *reconcile.Memo[map[types.UID]bool]
 	// retry spaces the looks at a cluster whose object name is taken (an
 	// apply.ExistsError), which no watch event would bring back.
 	retry *reconcile.Backoff
@@ -118,26 +124,28 @@ type Reconciler struct {
 func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, denyList []string) *Reconciler {
 	memos := reconcile.NewMemos()
 	r := &Reconciler{
-		Client:       c,
-		Recorder:     recorder,
-		Applier:      reconcile.AdoptingApplier(c),
-		Configs:      configs,
-		DenyList:     denyList,
-		memos:        memos,
-		status:       clusterStatusPath(c, memos),
-		started:      reconcile.NewMemo[started](memos),
-		regrowing:    reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
-		scaleIns:     newScaleIns(memos),
-		waits:        reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
-		heard:        reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
-		unreachable:  reconcile.NewMemo[time.Time](memos),
-		pathNotes:    reconcile.NewMemo[map[string]pathNote](memos),
-		pathChecks:   reconcile.NewMemo[pathCheck](memos),
-		pauseWrites:  reconcile.NewMemo[pauseWrite](memos),
-		pauseSet:     reconcile.NewMemo[string](memos),
-		pauseSkipped: reconcile.NewMemo[string](memos),
-		imageSent:    reconcile.NewMemo[imageSent](memos),
-		retry:        reconcile.NewBackoff(memos),
+		Client:        c,
+		Recorder:      recorder,
+		Applier:       reconcile.AdoptingApplier(c),
+		Configs:       configs,
+		DenyList:      denyList,
+		memos:         memos,
+		status:        clusterStatusPath(c, memos),
+		started:       reconcile.NewMemo[started](memos),
+		regrowing:     reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
+		scaleIns:      newScaleIns(memos),
+		waits:         reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
+		heard:         reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
+		unreachable:   reconcile.NewMemo[time.Time](memos),
+		pathNotes:     reconcile.NewMemo[map[string]pathNote](memos),
+		pathChecks:    reconcile.NewMemo[pathCheck](memos),
+		pauseWrites:   reconcile.NewMemo[pauseWrite](memos),
+		pauseSet:      reconcile.NewMemo[string](memos),
+		pauseSkipped:  reconcile.NewMemo[string](memos),
+		imageSent:     reconcile.NewMemo[imageSent](memos),
+		retry:         reconcile.NewBackoff(memos),
+		parallelNotes: reconcile.NewMemoOf[string](memos, clusterStatefulSets),
+		replacing:     reconcile.NewMemoOf[map[types.UID]bool](memos, clusterStatefulSets),
 	}
 	r.rememberForget(memos)
 	return r
@@ -181,7 +189,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.preflight,           // preflight.go: an image change's version path checked before rolloutOrder orders it; a refused one keeps the template
 		r.compatibility,       // compatibility.go: clone and balance paused before a minor or major change's first pod, restored after its last
 		r.rolloutOrder,        // rollout.go: image changes roll BE and CN before FE on upgrade
-		r.gateRollouts,        // gated_rollout.go: pods roll one at a time on StarRocks' word, FE's leader last
+		r.gateRollouts,        // gated_rollout.go: pods roll one at a time on StarRocks' word, FE's leader last; all at once when confirmed (parallel.go)
 		r.budgets,             // budgets.go: disruption budgets for the pods the StatefulSets keep
 		r.sync,                // sync.go: write and delete objects, status beside
 		r.cleanUpComputeNodes, // cn_cleanup.go: drop from FE the compute nodes a scale-in removed
