@@ -35,8 +35,8 @@ import (
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
-// testRefusedDowngrade: the simulated FE reports every node at 3.3.0 (its
-// default Options.Version, "3.3"); BE's image goes to 3.2.2, a downgrade the
+// testRefusedDowngrade: the simulated FE reports every node at the release
+// of its pod's image, 3.3.2; BE's image goes to 3.2.2, a downgrade the
 // docs refuse from 3.3 ("will cause metadata loss", docs/upgrades.md). The
 // pre-flight keeps BE's pod template, restarts no pod, and says
 // UpgradePathRefused with one Warning Event; the same change with
@@ -66,7 +66,7 @@ func testRefusedDowngrade(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 		return true, nil
 	})
 	t.Logf("refused after %s: %s", time.Since(start).Round(100*time.Millisecond), refusal)
-	for _, want := range []string{"BE image " + target, "3.3.0 to 3.2.2 refused", "metadata loss", "Next:"} {
+	for _, want := range []string{"BE image " + target, "3.3.2 to 3.2.2 refused", "metadata loss", "Next:"} {
 		if !strings.Contains(refusal, want) {
 			t.Errorf("the refusal does not say %q: %s", want, refusal)
 		}
@@ -211,4 +211,64 @@ func testRefusedRunMode(t *testing.T, c *testcluster.Cluster, dir *feDirectory) 
 		now := podUIDs(t, c, ns, name+"-fe-")
 		return len(now) == 1 && now[name+"-fe-0"] != "" && now[name+"-fe-0"] != before[name+"-fe-0"], nil
 	})
+}
+
+// testRefusedMajorSkip: every node runs 2.5.22 (its pod's image; the
+// simulated FE answers with 3.1's column lists, the oldest it has); FE and
+// BE go to 3.1.2, which skips 3.0, the only way into 3 from 2.5
+// (docs/upgrades.md). Both templates are kept and no pod restarts.
+func testRefusedMajorSkip(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	const ns, name = "gate-major", "mj"
+	testutil.CreateNamespace(t, c.Client, ns)
+	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	src := gatedCluster(ns, name, 1, 1)
+	src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:2.5.22"
+	src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:2.5.22"
+	f := startGated(t, c, dir, src, simstarrocks.Options{Version: "3.1", HeartbeatInterval: 500 * time.Millisecond}, 0)
+	eventually(t, 30*time.Second, "FE reports every node at 2.5.22", func(context.Context) (bool, error) {
+		for _, b := range f.Backends() {
+			if !strings.HasPrefix(b.Version, "2.5.22-") {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	before := podUIDs(t, c, ns, name+"-")
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:3.1.2"
+		s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.1.2"
+	})
+	var refusal string
+	eventually(t, 30*time.Second, "ReconcileError UpgradePathRefused", func(ctx context.Context) (bool, error) {
+		if err := get(ctx, c.Client, ns, name, src); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
+		if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != srv1.ReasonUpgradePathRefused {
+			return false, nil
+		}
+		refusal = cond.Message
+		return true, nil
+	})
+	t.Logf("refused: %s", refusal)
+	if !strings.Contains(refusal, "2.5.22 to 3.1.2") {
+		t.Errorf("the refusal does not name the path 2.5.22 to 3.1.2: %s", refusal)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, sts := range []string{name + "-fe", name + "-be"} {
+			obj := &appsv1.StatefulSet{}
+			if err := get(ctx, c.Client, ns, sts, obj); err != nil {
+				t.Fatal(err)
+			}
+			if img := stsImage(obj); !strings.HasSuffix(img, ":2.5.22") {
+				t.Fatalf("%s carries %s after the refusal, want 2.5.22 kept", sts, img)
+			}
+		}
+		if now := podUIDs(t, c, ns, name+"-"); !maps.Equal(now, before) {
+			t.Fatalf("pods changed after the refusal: %v, were %v", now, before)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

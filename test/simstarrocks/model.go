@@ -191,6 +191,9 @@ type cluster struct {
 	nextCheck time.Time
 	// The metadata images (image.go).
 	img imageState
+	// releases is, by host, the release the process there runs (its
+	// pod's image, SetRelease); "" is Options.Version's.
+	releases map[string]string
 }
 
 func newCluster(opts Options, now time.Time) *cluster {
@@ -202,6 +205,7 @@ func newCluster(opts Options, now time.Time) *cluster {
 		nextStatistics: now.Add(statisticsInterval),
 		nextCheck:      now.Add(checkerInterval),
 		img:            newImageState(now, opts.CheckpointInterval),
+		releases:       map[string]string{},
 	}
 }
 
@@ -217,6 +221,15 @@ func (c *cluster) newID() int64 {
 func (c *cluster) release() string { return c.opts.Version + ".0" }
 
 func (c *cluster) fullVersion() string { return c.release() + "-" + commitHash }
+
+// versionOf is the Version FE shows for the process at host, learnt from
+// its heartbeats: the release it runs (SetRelease), else Options.Version's.
+func (c *cluster) versionOf(host string) string {
+	if r := c.releases[host]; r != "" {
+		return r + "-" + commitHash
+	}
+	return c.fullVersion()
+}
 
 // Frontends.
 
@@ -281,7 +294,7 @@ func (c *cluster) heartbeatFE(fe *feNode, alive bool) {
 		fe.alive = true
 		fe.lastHeartbeat = c.now
 		fe.queryPort, fe.rpcPort = feQueryPort, feRPCPort
-		fe.version = c.fullVersion()
+		fe.version = c.versionOf(fe.host)
 		return
 	}
 	fe.alive = false

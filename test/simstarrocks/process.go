@@ -230,7 +230,7 @@ func (c *cluster) heartbeatNode(n *node, alive bool) {
 		n.status = statusOK
 		n.lastHeartbeat = c.now
 		n.bePort, n.httpPort, n.brpcPort = beBePort, beHTTPPort, beBrpcPort
-		n.version = c.fullVersion()
+		n.version = c.versionOf(n.host)
 		n.cpuCores, n.memLimit = beCPUCores, beMemLimit
 		if c.opts.SharedData {
 			n.starletPort = starletPort

@@ -228,6 +228,7 @@ type Backend struct {
 	DataUsedBytes  int64
 	AvailBytes     int64
 	TotalBytes     int64
+	Version        string // the Version column ("" before a good heartbeat)
 }
 
 // ComputeNode is a snapshot of one compute node.
@@ -487,6 +488,14 @@ func (s *StarRocks) StartProcess(host string) bool {
 	return found
 }
 
+// SetRelease says which release ("3.4.1") the FE, BE or CN process at host
+// runs from its next start: FE's Version column shows it, with the commit
+// hash, from the next heartbeat that reaches it. The column lists stay
+// Options.Version's. "" goes back to Options.Version.
+func (s *StarRocks) SetRelease(host, release string) {
+	s.locked(func(c *cluster) { c.releases[host] = release })
+}
+
 // StopProcess stops the BE or CN process of every node whose IP column is
 // host. FE marks it dead after more than HeartbeatFailures failed heartbeats
 // (about 20 s), or at once when graceful (SIGTERM) and the Version is 3.4 or
@@ -623,7 +632,7 @@ func (s *StarRocks) Backends() []Backend {
 			out = append(out, Backend{
 				ID: be.id, Host: be.host, HeartbeatPort: be.hbPort, Alive: be.alive, Running: be.running, LastStart: be.lastStart,
 				Decommissioned: be.decommissioned, TabletNum: c.replicasOn(be.id),
-				Warehouse: be.warehouse, DataUsedBytes: be.dataUsed, AvailBytes: be.avail, TotalBytes: be.total,
+				Warehouse: be.warehouse, DataUsedBytes: be.dataUsed, AvailBytes: be.avail, TotalBytes: be.total, Version: be.version,
 			})
 		}
 	})

@@ -143,3 +143,20 @@ func TestAWarehousePodJoinsItsClustersFE(t *testing.T) {
 		t.Errorf("without FE_SERVICE_NAME = %q", got)
 	}
 }
+
+func TestImageRelease(t *testing.T) {
+	for image, want := range map[string]string{
+		"starrocks/be-ubuntu:3.4.1":           "3.4.1",
+		"registry:5000/starrocks/fe:v3.3.2":   "3.3.2",
+		"starrocks/fe-ubuntu:3.5.0-rc01":      "3.5.0",
+		"starrocks/fe-ubuntu:3.3-latest":      "",
+		"starrocks/fe-ubuntu:latest":          "",
+		"starrocks/fe-ubuntu@sha256:abcd":     "",
+		"registry:5000/starrocks/fe-ubuntu":   "",
+		"starrocks/fe-ubuntu:2.5.22@sha256:a": "2.5.22",
+	} {
+		if got := imageRelease(image); got != want {
+			t.Errorf("%s: %q, want %q", image, got, want)
+		}
+	}
+}

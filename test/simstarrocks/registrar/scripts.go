@@ -19,6 +19,7 @@ package registrar
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -76,6 +77,9 @@ func (s *script) run(c resources.Component) bool {
 	if !current || s.ctx.Err() != nil {
 		return false
 	}
+	// The process runs its image's release: FE reports it once it hears
+	// from the process (a tag that names no release leaves the default).
+	s.sim.SetRelease(s.host, imageRelease(s.container.Image))
 	switch c {
 	case resources.ComponentBE:
 		hb := heartbeatPort(s.container)
@@ -390,3 +394,23 @@ func (s *script) sleep(d time.Duration) bool {
 func (s *script) hostType() {
 	s.sim.SetHostType(s.host, s.env["HOST_TYPE"] == "FQDN", s.r.resolve)
 }
+
+// imageRelease is the release an image's tag names ("starrocks/be-ubuntu:3.4.1"
+// → "3.4.1", a v prefix and an -rcNN suffix dropped); "" for a tag that names
+// none (latest, a digest, 3.3-latest).
+func imageRelease(image string) string {
+	if i := strings.IndexByte(image, '@'); i >= 0 {
+		image = image[:i]
+	}
+	i := strings.LastIndexByte(image, ':')
+	if i < 0 || strings.Contains(image[i:], "/") {
+		return ""
+	}
+	tag := strings.TrimPrefix(image[i+1:], "v")
+	if m := releaseTag.FindStringSubmatch(tag); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+var releaseTag = regexp.MustCompile(`^(\d+\.\d+\.\d+)(-rc\d+)?$`)
