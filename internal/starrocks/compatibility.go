@@ -56,7 +56,7 @@ type PauseRecord struct {
 	ImageBefore bool `json:"imageBefore,omitempty"`
 }
 
-// Paused: the record holds a pause to restore.
+// Paused reports whether the record holds a pause to restore.
 func (r *PauseRecord) Paused() bool { return r != nil && r.Values != nil }
 
 // documentedRestore is what the pages restore after the change (Upgrade

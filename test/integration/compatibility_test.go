@@ -302,10 +302,9 @@ func testImageAfterChange(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			{
-				if seenUser++; seenUser == 2 { // the test's own SET first, then the restore
-					atRestore = snapshot()
-				}
+			seenUser++
+			if seenUser == 2 { // the test's own SET first, then the restore
+				atRestore = snapshot()
 			}
 		}}
 		f := startGated(t, c, dir, src, opts, 0)
