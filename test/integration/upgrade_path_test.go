@@ -18,6 +18,7 @@ package integration_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -53,18 +54,7 @@ func testRefusedDowngrade(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 
 	start := time.Now()
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = target })
-	var refusal string
-	eventually(t, 30*time.Second, "ReconcileError UpgradePathRefused", func(ctx context.Context) (bool, error) {
-		if err := get(ctx, c.Client, ns, name, src); err != nil {
-			return false, err
-		}
-		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
-		if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != srv1.ReasonUpgradePathRefused {
-			return false, nil
-		}
-		refusal = cond.Message
-		return true, nil
-	})
+	refusal := waitRefused(t, c, src)
 	t.Logf("refused after %s: %s", time.Since(start).Round(100*time.Millisecond), refusal)
 	for _, want := range []string{"BE image " + target, "3.3.2 to 3.2.2 refused", "metadata loss", "Next:"} {
 		if !strings.Contains(refusal, want) {
@@ -73,20 +63,16 @@ func testRefusedDowngrade(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 	}
 	// Nothing rolls while it stays refused: the StatefulSet keeps the old
 	// image, and every pod is the one that ran before.
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
+	keepsFor(t, c, ns, name, before, func(ctx context.Context) error {
 		be := &appsv1.StatefulSet{}
 		if err := get(ctx, c.Client, ns, name+"-be", be); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if got := stsImage(be); got != old {
-			t.Fatalf("BE StatefulSet image %s after the refusal, want %s kept", got, old)
+			return fmt.Errorf("BE StatefulSet image %s after the refusal, want %s kept", got, old)
 		}
-		if now := podUIDs(t, c, ns, name+"-"); !maps.Equal(now, before) {
-			t.Fatalf("pods changed after the refusal: %v, were %v", now, before)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
 	if n := warningsIn(ctx, t, c, ns, name, srv1.ReasonUpgradePathRefused); n != 1 {
 		t.Errorf("%d Warning Events %s, want 1", n, srv1.ReasonUpgradePathRefused)
 	}
@@ -168,37 +154,22 @@ func testRefusedRunMode(t *testing.T, c *testcluster.Cluster, dir *feDirectory) 
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
 		s.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: conf.Name, ResolveKey: "fe.conf"}
 	})
-	var refusal string
-	eventually(t, 30*time.Second, "ReconcileError UpgradePathRefused", func(ctx context.Context) (bool, error) {
-		if err := get(ctx, c.Client, ns, name, src); err != nil {
-			return false, err
-		}
-		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
-		if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != srv1.ReasonUpgradePathRefused {
-			return false, nil
-		}
-		refusal = cond.Message
-		return true, nil
-	})
+	refusal := waitRefused(t, c, src)
 	t.Logf("refused after %s: %s", time.Since(start).Round(100*time.Millisecond), refusal)
 	for _, want := range []string{"shared-data", "FE runs shared-nothing", "converts neither way"} {
 		if !strings.Contains(refusal, want) {
 			t.Errorf("the refusal does not say %q: %s", want, refusal)
 		}
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
+	keepsFor(t, c, ns, name, before, func(ctx context.Context) error {
 		if err := get(ctx, c.Client, ns, name+"-fe", feSts); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if got := feSts.Spec.Template.Annotations[resources.ConfigHashAnnotation]; got != oldHash {
-			t.Fatalf("FE's template carries config hash %s after the refusal, want %s kept", got, oldHash)
+			return fmt.Errorf("FE's template carries config hash %s after the refusal, want %s kept", got, oldHash)
 		}
-		if now := podUIDs(t, c, ns, name+"-"); !maps.Equal(now, before) {
-			t.Fatalf("pods changed after the refusal: %v, were %v", now, before)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
 
 	// The control: the user's word lets the same change roll FE's pod.
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
@@ -218,7 +189,6 @@ func testRefusedRunMode(t *testing.T, c *testcluster.Cluster, dir *feDirectory) 
 // BE go to 3.1.2, which skips 3.0, the only way into 3 from 2.5
 // (docs/upgrades.md). Both templates are kept and no pod restarts.
 func testRefusedMajorSkip(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
-	ctx := context.Background()
 	const ns, name = "gate-major", "mj"
 	testutil.CreateNamespace(t, c.Client, ns)
 	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
@@ -239,9 +209,32 @@ func testRefusedMajorSkip(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 		s.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:3.1.2"
 		s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.1.2"
 	})
+	refusal := waitRefused(t, c, src)
+	t.Logf("refused: %s", refusal)
+	if !strings.Contains(refusal, "2.5.22 to 3.1.2") {
+		t.Errorf("the refusal does not name the path 2.5.22 to 3.1.2: %s", refusal)
+	}
+	keepsFor(t, c, ns, name, before, func(ctx context.Context) error {
+		for _, sts := range []string{name + "-fe", name + "-be"} {
+			obj := &appsv1.StatefulSet{}
+			if err := get(ctx, c.Client, ns, sts, obj); err != nil {
+				return err
+			}
+			if img := stsImage(obj); !strings.HasSuffix(img, ":2.5.22") {
+				return fmt.Errorf("%s carries %s after the refusal, want 2.5.22 kept", sts, img)
+			}
+		}
+		return nil
+	})
+}
+
+// waitRefused waits until src's ReconcileError is UpgradePathRefused and
+// returns its message.
+func waitRefused(t *testing.T, c *testcluster.Cluster, src *srv1.StarRocksCluster) string {
+	t.Helper()
 	var refusal string
 	eventually(t, 30*time.Second, "ReconcileError UpgradePathRefused", func(ctx context.Context) (bool, error) {
-		if err := get(ctx, c.Client, ns, name, src); err != nil {
+		if err := get(ctx, c.Client, src.Namespace, src.Name, src); err != nil {
 			return false, err
 		}
 		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
@@ -251,24 +244,19 @@ func testRefusedMajorSkip(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 		refusal = cond.Message
 		return true, nil
 	})
-	t.Logf("refused: %s", refusal)
-	if !strings.Contains(refusal, "2.5.22 to 3.1.2") {
-		t.Errorf("the refusal does not name the path 2.5.22 to 3.1.2: %s", refusal)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, sts := range []string{name + "-fe", name + "-be"} {
-			obj := &appsv1.StatefulSet{}
-			if err := get(ctx, c.Client, ns, sts, obj); err != nil {
-				t.Fatal(err)
-			}
-			if img := stsImage(obj); !strings.HasSuffix(img, ":2.5.22") {
-				t.Fatalf("%s carries %s after the refusal, want 2.5.22 kept", sts, img)
-			}
+	return refusal
+}
+
+// keepsFor checks, for 3 s, that the pods of cluster name are the ones in
+// before and that keeps holds (an error says what changed).
+func keepsFor(t *testing.T, c *testcluster.Cluster, ns, name string, before map[string]string, keeps func(context.Context) error) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if err := keeps(context.Background()); err != nil {
+			t.Fatal(err)
 		}
 		if now := podUIDs(t, c, ns, name+"-"); !maps.Equal(now, before) {
 			t.Fatalf("pods changed after the refusal: %v, were %v", now, before)
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -344,38 +344,19 @@ func (r *Registrar) terminate(key types.NamespacedName, st *podState, grace time
 	// succeeded; exit_clean waits for the CN process, then drop_my_self (sheet §12).
 	if st.component == resources.ComponentCN && r.opts.CNSelfDrop && wasRunning {
 		host, password, sim := st.host, st.password, st.sim
-		exited := make(chan struct{})
-		r.exits[key] = exited
-		r.scripts.Add(1)
-		go func() {
-			defer r.scripts.Done()
-			defer func() {
-				close(exited)
-				r.mu.Lock()
-				if r.exits[key] == exited {
-					delete(r.exits, key)
-				}
-				r.mu.Unlock()
-			}()
+		r.exiting(key, func() {
 			// The kubelet kills the container when the grace period ends.
 			ctx, cancel := context.WithTimeout(r.ctx, grace)
 			defer cancel()
 			dropCN(ctx, r, key, sim, host, password)
-		}()
+		})
 	}
 }
 
-// stopFEGracefully runs the preStop hook `stop_fe.sh -g` of a terminating
-// FE pod: SIGUSR1, then the kubelet waits for the process until the grace
-// period ends, and kills it then (SIGKILL); the caller holds r.mu.
-func (r *Registrar) stopFEGracefully(key types.NamespacedName, st *podState, grace time.Duration) {
-	done, ok := st.sim.GracefulExit(st.host)
-	if !ok {
-		return
-	}
-	r.logf(key, "preStop: stop_fe.sh -g for %s", st.host)
-	st.alive, st.aliveSet = false, true // the exit ends the process, not syncAlive
-	host, sim := st.host, st.sim
+// exiting runs exit, what a terminating pod's process does until it ends,
+// on its own goroutine, recorded in r.exits until it returns; the caller
+// holds r.mu.
+func (r *Registrar) exiting(key types.NamespacedName, exit func()) {
 	exited := make(chan struct{})
 	r.exits[key] = exited
 	r.scripts.Add(1)
@@ -389,6 +370,22 @@ func (r *Registrar) stopFEGracefully(key types.NamespacedName, st *podState, gra
 			}
 			r.mu.Unlock()
 		}()
+		exit()
+	}()
+}
+
+// stopFEGracefully runs the preStop hook `stop_fe.sh -g` of a terminating
+// FE pod: SIGUSR1, then the kubelet waits for the process until the grace
+// period ends, and kills it then (SIGKILL); the caller holds r.mu.
+func (r *Registrar) stopFEGracefully(key types.NamespacedName, st *podState, grace time.Duration) {
+	done, ok := st.sim.GracefulExit(st.host)
+	if !ok {
+		return
+	}
+	r.logf(key, "preStop: stop_fe.sh -g for %s", st.host)
+	st.alive, st.aliveSet = false, true // the exit ends the process, not syncAlive
+	host, sim := st.host, st.sim
+	r.exiting(key, func() {
 		t := time.NewTimer(grace)
 		defer t.Stop()
 		select {
@@ -403,7 +400,7 @@ func (r *Registrar) stopFEGracefully(key types.NamespacedName, st *podState, gra
 			r.mu.Unlock()
 		case <-r.ctx.Done():
 		}
-	}()
+	})
 }
 
 // syncAlive runs the node's simulated process exactly while its pod is
