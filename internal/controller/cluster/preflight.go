@@ -18,6 +18,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -107,14 +108,18 @@ func (r *Reconciler) preflight(_ context.Context, s *clusterScope) bool {
 
 // checkRunMode keeps FE's pod template when its fe.conf changes run_mode
 // away from the mode FE runs in (starrocks.RunModeRefusal): StarRocks
-// converts neither way. FE's report is looked at only while FE's pod
-// template changes (a .conf added or changed changes it), read for it
-// when there is none recent; an
+// converts neither way. FE's report is looked at only while FE's .conf
+// changes (the hash of its content the StatefulSet records, which a .conf
+// added where there was none changes too; not any template change: FE's
+// template changes during an FE scale-in, and the wait would hold it),
+// read for it when there is none recent (the wait holds FE for one read);
+// an
 // FE that does not answer, or lists no BE or CN yet, lets the change go on
 // unchecked.
 func (r *Reconciler) checkRunMode(s *clusterScope) {
 	live, want := s.in.live[resources.ComponentFE], s.want.objects.StatefulSet(resources.ComponentFE)
-	if live == nil || want == nil || !r.FE.Configured() || !feAnswers(s) || !templateChanging(s.want.hashes, live, want) {
+	if live == nil || want == nil || !r.FE.Configured() || !feAnswers(s) ||
+		live.Annotations[resources.ConfigHashAnnotation] == want.Annotations[resources.ConfigHashAnnotation] {
 		return
 	}
 	rep := r.FE.Look(s.src, s.want.feConf)
@@ -123,6 +128,7 @@ func (r *Reconciler) checkRunMode(s *clusterScope) {
 		// waits for the read Look started, one read at most.
 		s.hold(reconcile.Hold{Component: resources.ComponentFE, Object: want, Field: templateField, Reason: srv1.ReasonOrderedRollout,
 			Message: "FE's .conf change waits for FE's report, to check its run mode", Report: reconcile.Waits})
+		keepConfHash(s, live, want)
 		s.later(max(r.FE.Every()/10, minLookAgain))
 		return
 	}
@@ -134,6 +140,16 @@ func (r *Reconciler) checkRunMode(s *clusterScope) {
 		Reason: srv1.ReasonUpgradePathRefused, Report: reconcile.Refuses,
 		Message: msg + "; the pod template is kept, no pod restarts (annotate the cluster " +
 			srv1.UpgradePathCheckAnnotation + "=" + srv1.UpgradePathCheckOff + " to roll it anyway)"})
+	keepConfHash(s, live, want)
+}
+
+// keepConfHash keeps the .conf hash FE's StatefulSet records at its live
+// value while FE's template is held for its .conf: the change stays
+// visible to the next reconcile, which checks it again.
+func keepConfHash(s *clusterScope, live, want *appsv1.StatefulSet) {
+	if err := reconcile.KeepFields(want, live, [][]string{{"metadata", "annotations", resources.ConfigHashAnnotation}}); err != nil {
+		s.err = errors.Join(s.err, err)
+	}
 }
 
 // pathCheck is the pre-flight of one pending image change (its key): since

@@ -73,10 +73,12 @@ func TestFEGracefulExitAndEndpoints(t *testing.T) {
 		uid := pod(t, c, ns, "c-fe-2").UID
 		poll(t, 30*time.Second, "c-fe-2 ready in the endpoints", func() bool { return endpointState(t, c, ns, service, uid) == endpointReady })
 		stops := len(sim.Stops())
+		// Taken before the call: the registrar may see the deletion and
+		// start the exit before the call returns here.
+		deleted := time.Now()
 		if err := c.Client.Delete(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c-fe-2"}}); err != nil {
 			t.Fatal(err)
 		}
-		deleted := time.Now()
 		tl := watchExit(t, c, sim, fe(2), ns, service, uid, stops, 90*time.Second)
 		at := func(x time.Time) string {
 			if x.IsZero() {
