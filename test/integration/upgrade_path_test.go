@@ -37,7 +37,7 @@ import (
 )
 
 // testRefusedDowngrade: the simulated FE reports every node at the release
-// of its pod's image, 3.3.2; BE's image goes to 3.2.2, a downgrade the
+// of its pod's image, 3.3.2; BE's image goes to 3.2.1 (issue 36 names it), a downgrade the
 // docs refuse from 3.3 ("will cause metadata loss", docs/upgrades.md). The
 // pre-flight keeps BE's pod template, restarts no pod, and says
 // UpgradePathRefused with one Warning Event; the same change with
@@ -50,13 +50,13 @@ func testRefusedDowngrade(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 	src := gatedCluster(ns, name, 1, 2)
 	startGated(t, c, dir, src, simstarrocks.Options{HeartbeatInterval: 500 * time.Millisecond}, 0)
 	before := podUIDs(t, c, ns, name+"-")
-	const old, target = "starrocks/be-ubuntu:3.3.2", "starrocks/be-ubuntu:3.2.2"
+	const old, target = "starrocks/be-ubuntu:3.3.2", "starrocks/be-ubuntu:3.2.1"
 
 	start := time.Now()
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = target })
 	refusal := waitRefused(t, c, src)
 	t.Logf("refused after %s: %s", time.Since(start).Round(100*time.Millisecond), refusal)
-	for _, want := range []string{"BE image " + target, "3.3.2 to 3.2.2 refused", "metadata loss", "Next:"} {
+	for _, want := range []string{"BE image " + target, "3.3.2 to 3.2.1 refused", "metadata loss", "Next:"} {
 		if !strings.Contains(refusal, want) {
 			t.Errorf("the refusal does not say %q: %s", want, refusal)
 		}
