@@ -24,17 +24,24 @@ import (
 // SharedData reports whether an fe.conf runs FE in shared-data mode
 // (run_mode = shared_data); the last setting in the file wins, as FE reads it.
 func SharedData(feConf string) bool {
-	mode := ""
-	for line := range strings.SplitSeq(feConf, "\n") {
+	mode, _ := ConfValue(feConf, "run_mode")
+	return strings.EqualFold(mode, "shared_data")
+}
+
+// ConfValue is the last value of key in a .conf's content, a '#' and what
+// follows it left out, without surrounding quotes; ok is false when the
+// key is not set.
+func ConfValue(conf, key string) (value string, ok bool) {
+	for line := range strings.SplitSeq(conf, "\n") {
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		key, value, ok := strings.Cut(line, "=")
-		if ok && strings.TrimSpace(key) == "run_mode" {
-			mode = strings.ToLower(strings.Trim(strings.TrimSpace(value), `"'`))
+		k, v, found := strings.Cut(line, "=")
+		if found && strings.TrimSpace(k) == key {
+			value, ok = strings.Trim(strings.TrimSpace(v), `"'`), true
 		}
 	}
-	return mode == "shared_data"
+	return value, ok
 }
 
 // Ordinal is the pod ordinal of host when host is the DNS name of a pod of

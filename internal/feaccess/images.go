@@ -23,7 +23,6 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
-	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 // Images asks each FE listed for its own image (fe.ReadHAInfo on its
@@ -38,7 +37,7 @@ func (d Door) Images(ctx context.Context, src *srv1.StarRocksCluster, feConf str
 		return nil, ErrNoFE
 	}
 	var auth fe.Auth
-	if v, _ := resources.ConfValue(feConf, "enable_http_auth"); strings.EqualFold(v, "true") {
+	if v, _ := fe.ConfValue(feConf, "enable_http_auth"); strings.EqualFold(v, "true") {
 		user, pw, err := d.d.credentials(ctx, src)
 		if err != nil {
 			return nil, &credentialsError{err: err}

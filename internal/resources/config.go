@@ -326,14 +326,3 @@ func PortErrors(c Component, content string) []string {
 	}
 	return errs
 }
-
-// ConfValue is key's value in a .conf file's content (a Java properties
-// file: the last line of a key wins); ok false when the key is not set.
-func ConfValue(content, key string) (value string, ok bool) {
-	for _, line := range strings.Split(content, "\n") {
-		if k, v, isProp := propertyLine(line); isProp && k == key {
-			value, ok = v, true
-		}
-	}
-	return value, ok
-}

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -194,7 +195,7 @@ func dataDirs(c resources.Component, conf string) []string {
 	default:
 		return nil
 	}
-	v, ok := confValue(conf, key)
+	v, ok := fe.ConfValue(conf, key)
 	if !ok || v == "" {
 		return []string{def}
 	}
@@ -210,21 +211,6 @@ func dataDirs(c resources.Component, conf string) []string {
 		return []string{def}
 	}
 	return out
-}
-
-// confValue is the last value of key in a .conf, without quotes.
-func confValue(conf, key string) (string, bool) {
-	value, found := "", false
-	for line := range strings.SplitSeq(conf, "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if ok && strings.TrimSpace(k) == key {
-			value, found = strings.Trim(strings.TrimSpace(v), `"'`), true
-		}
-	}
-	return value, found
 }
 
 // onClaim reports whether dir, in the first container of sts's pods, is on
@@ -269,7 +255,7 @@ func onClaim(sts *appsv1.StatefulSet, dir string) bool {
 // A pod deleted already (deletionTimestamp) or made again at the update
 // revision is never deleted again, so an operator restarted in the middle
 // takes it up where it is.
-func AllAtOnce(g Gate, fe bool) GateStep {
+func AllAtOnce(g Gate, isFE bool) GateStep {
 	live := g.Live
 	n := int(ptr.Deref(live.Spec.Replicas, 0))
 	if g.Changing {
@@ -316,7 +302,7 @@ func AllAtOnce(g Gate, fe bool) GateStep {
 	if !ok {
 		return waitFor(what)
 	}
-	if fe {
+	if isFE {
 		if g.Word.Leader < 0 {
 			return waitFor("FE to name its leader")
 		}
