@@ -45,6 +45,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/csaupgrade"
@@ -108,11 +109,16 @@ type Applier struct {
 	// transport on the client (options.ApplyToRESTConfig installs it);
 	// without it, ApplyAll's other writes wait for the gating ones to
 	// complete rather than to be sent.
-	Gating  func(client.Object) bool
+	Gating func(client.Object) bool
+	// Early, if set, says which objects' creates wait for no other owner's
+	// gating writes (writeorder.Early); in ApplyAll they still start once
+	// their own owner's gating writes are on the wire.
+	Early   func(client.Object) bool
 	writes  *Recent[string] // desired-state hash of our recent writes
 	answers *keyed[answer]
 	noops   *keyed[noop]
-	hashes  *Hashes // see With
+	hashes  *Hashes  // see With
+	flights *flights // writes a Run left in flight
 }
 
 // With returns the Applier using h for the desired objects that h has
@@ -125,18 +131,35 @@ func (a Applier) With(h *Hashes) Applier {
 // New returns an Applier that remembers its recent writes, so that a cache
 // that has not yet seen them does not cause the same write twice.
 func New(c client.Client, fieldOwner string) Applier {
-	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[string](), answers: newKeyed[answer](), noops: newKeyed[noop]()}
+	return Applier{Client: c, FieldOwner: fieldOwner, writes: NewRecent[string](), answers: newKeyed[answer](), noops: newKeyed[noop](), flights: &flights{m: map[string]*flight{}}}
 }
 
-// Apply makes desired exist as given, writing only on a difference.
+// Apply makes desired exist as given, writing only on a difference. A
+// write of the same object that a Run left in flight (see Begin) is not
+// repeated: Apply waits for it and returns its result.
 func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, error) {
 	gvk, err := a.Client.GroupVersionKindFor(desired)
 	if err != nil {
 		return Result{}, err
 	}
+	if f := a.flights.take(objectKey(gvk.Kind, desired)); f != nil {
+		return f.wait(ctx)
+	}
+	return a.apply(ctx, desired, gvk)
+}
+
+func objectKey(kind string, o client.Object) string {
+	return kind + "/" + o.GetNamespace() + "/" + o.GetName()
+}
+
+// apply is Apply without looking for a write in flight.
+func (a Applier) apply(ctx context.Context, desired client.Object, gvk schema.GroupVersionKind) (Result, error) {
 	res := Result{Kind: gvk.Kind, Name: desired.GetName(), Action: Unchanged}
 	if a.gating(desired) {
 		ctx = writeorder.Gating(ctx)
+	}
+	if a.Early != nil && a.Early(desired) {
+		ctx = writeorder.Early(ctx)
 	}
 	want, hash, err := a.hashes.take(desired)
 	if err != nil {
@@ -144,7 +167,7 @@ func (a Applier) Apply(ctx context.Context, desired client.Object) (Result, erro
 	}
 	want.SetGroupVersionKind(gvk)
 
-	key := gvk.Kind + "/" + desired.GetNamespace() + "/" + desired.GetName()
+	key := objectKey(gvk.Kind, desired)
 	live := desired.DeepCopyObject().(client.Object)
 	err = a.Client.Get(ctx, client.ObjectKeyFromObject(desired), live)
 	switch {
@@ -312,7 +335,8 @@ func (a Applier) Forget(objs []client.Object) {
 		if err != nil {
 			continue
 		}
-		key := gvk.Kind + "/" + o.GetNamespace() + "/" + o.GetName()
+		key := objectKey(gvk.Kind, o)
+		a.flights.drop(key)
 		a.writes.Forget(key)
 		a.answers.drop(key)
 		a.noops.drop(key)
@@ -321,7 +345,7 @@ func (a Applier) Forget(objs []client.Object) {
 
 // Remembered is how many objects the Applier remembers something of.
 func (a Applier) Remembered() int {
-	return a.writes.Len() + a.answers.len() + a.noops.len()
+	return a.writes.Len() + a.answers.len() + a.noops.len() + a.flights.len()
 }
 
 // Unrestorable reports whether the last restore of live, for desired, changed

@@ -57,6 +57,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 // Config carries what the controller needs from the command line, already validated.
@@ -197,7 +198,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	owner := reconcile.FollowUp(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &srv1.StarRocksCluster{}, handler.OnlyControllerOwner()))
 	r.StartApart = cfg.Controller.MaxConcurrentReconciles > 1
 	if r.StartApart {
-		r.Waiting = othersWaiting(&cfg.Controller, clusterController, mgr.GetLogger())
+		r.WorkersShort = workersShort(&cfg.Controller, clusterController, mgr.GetLogger(), r.Running)
 	}
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named(clusterController).
@@ -266,13 +267,14 @@ func watchConfigMaps(mgr ctrl.Manager, cfg Config) (cache.Cache, *reconcile.Conf
 // clusterController names the cluster controller and its queue.
 const clusterController = "starrockscluster"
 
-// othersWaiting makes the controllers' queues controller-runtime's priority
-// queue, as by default, and returns whether the queue of the controller
-// named controllerName holds reconciles ready to run that no worker has
-// taken yet. Another controller built from the same options (the
-// warehouses') gets a queue of its own and is not counted: it once was,
-// whichever started last, and a first step then never saw clusters waiting.
-func othersWaiting(opts *controller.Options, controllerName string, log logr.Logger) func() bool {
+// workersShort makes the controllers' queues controller-runtime's priority
+// queue, as by default, and returns whether the controller named
+// controllerName has more reconciles wanting a worker, ready in its queue
+// or running (running), than workers (starrocks.WorkersShort). Another
+// controller built from the same options (the warehouses') gets a queue of
+// its own and is not counted: it once was, whichever started last, and a
+// first step then never saw clusters waiting.
+func workersShort(opts *controller.Options, controllerName string, log logr.Logger, running func() int) func() bool {
 	var queue atomic.Pointer[priorityqueue.PriorityQueue[ctrl.Request]]
 	opts.NewQueue = func(name string, rateLimiter workqueue.TypedRateLimiter[ctrl.Request]) workqueue.TypedRateLimitingInterface[ctrl.Request] {
 		q := priorityqueue.New(name, func(o *priorityqueue.Opts[ctrl.Request]) {
@@ -286,6 +288,6 @@ func othersWaiting(opts *controller.Options, controllerName string, log logr.Log
 	}
 	return func() bool {
 		q := queue.Load()
-		return q == nil || (*q).Len() > 0
+		return q == nil || starrocks.WorkersShort((*q).Len(), running(), opts.MaxConcurrentReconciles)
 	}
 }

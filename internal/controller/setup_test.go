@@ -27,16 +27,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 )
 
-// A first step asks whether clusters wait for a worker. The warehouse
-// controller is built from the same options after the cluster controller,
-// and its queue (empty with no warehouse) must not stand in for the
-// clusters': it once did, whichever controller started last, and then new
-// clusters never saw each other waiting.
-func TestOthersWaitingAsksTheClusterQueueOnly(t *testing.T) {
-	var opts controller.Options
-	waiting := othersWaiting(&opts, clusterController, logr.Discard())
-	if !waiting() {
-		t.Error("before the queue exists, a first step must assume others wait")
+// A first step asks whether more clusters want a worker than there are. The
+// warehouse controller is built from the same options after the cluster
+// controller, and its queue (empty with no warehouse) must not stand in
+// for the clusters': it once did, whichever controller started last, and
+// then new clusters never saw each other waiting.
+func TestWorkersShortAsksTheClusterQueueOnly(t *testing.T) {
+	opts := controller.Options{MaxConcurrentReconciles: 2}
+	running := 1
+	short := workersShort(&opts, clusterController, logr.Discard(), func() int { return running })
+	if !short() {
+		t.Error("before the queue exists, a first step must assume workers are short")
 	}
 	rl := workqueue.DefaultTypedControllerRateLimiter[ctrl.Request]()
 	clusters := opts.NewQueue(clusterController, rl)
@@ -44,18 +45,24 @@ func TestOthersWaitingAsksTheClusterQueueOnly(t *testing.T) {
 	warehouses := opts.NewQueue("starrockswarehouse", rl)
 	defer warehouses.ShutDown()
 
-	warehouses.Add(ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "w"}})
-	for deadline := time.Now().Add(time.Second); warehouses.Len() == 0 && time.Now().Before(deadline); {
+	for _, name := range []string{"w1", "w2"} {
+		warehouses.Add(ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}})
+	}
+	for deadline := time.Now().Add(time.Second); warehouses.Len() < 2 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
-	if warehouses.Len() == 0 || waiting() {
-		t.Errorf("a warehouse waiting (queue length %d) reads as clusters waiting: %v", warehouses.Len(), waiting())
+	if warehouses.Len() < 2 || short() {
+		t.Errorf("warehouses waiting (queue length %d) read as clusters short of workers: %v", warehouses.Len(), short())
 	}
 	clusters.Add(ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "c"}})
-	for deadline := time.Now().Add(time.Second); !waiting() && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(time.Second); clusters.Len() == 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
-	if !waiting() {
-		t.Error("a cluster waiting for a worker is not seen")
+	if short() {
+		t.Error("one cluster running and one ready on two workers read as short")
+	}
+	running = 2
+	if !short() {
+		t.Error("two clusters running and one ready on two workers is not seen as short")
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/srscale/starrocks-operator/internal/apply"
@@ -53,11 +54,27 @@ func AdoptingApplier(c client.Client) apply.Applier {
 
 // NewApplier is the operator's applier, writing as FieldOwner. It writes
 // StatefulSets ahead of the rest (see writeorder): the FE StatefulSet is
-// what a new cluster waits for.
+// what a new cluster waits for. Services that get a ClusterIP are created
+// without waiting for other clusters' StatefulSets: the API server
+// allocates ClusterIPs one at a time, and that line is the last thing a
+// burst of new clusters waits for.
 func NewApplier(c client.Client) apply.Applier {
 	a := apply.New(c, FieldOwner)
 	a.Gating = func(o client.Object) bool { _, ok := o.(*appsv1.StatefulSet); return ok }
+	a.Early = AllocatesClusterIP
 	return a
+}
+
+// AllocatesClusterIP reports whether creating o makes the API server
+// allocate a ClusterIP: a Service that is not headless (clusterIP None)
+// and not an ExternalName, without a clusterIP of its own choosing (a
+// chosen one is reserved without the server-wide allocation lock).
+func AllocatesClusterIP(o client.Object) bool {
+	svc, ok := o.(*corev1.Service)
+	if !ok {
+		return false
+	}
+	return svc.Spec.Type != corev1.ServiceTypeExternalName && svc.Spec.ClusterIP == "" && len(svc.Spec.ClusterIPs) == 0
 }
 
 // Unwanted are the objects of all that a component can have that are not wanted.

@@ -16,33 +16,27 @@ limitations under the License.
 
 package starrocks
 
-import (
-	"slices"
-	"time"
-)
+import "slices"
 
-// arrivalWindow: a first step that began this recently means a burst of
-// new clusters is still arriving. It is longer than the gap between the
-// clusters of a burst as the informer delivers them, and shorter than a
-// round trip to a distant API server (the article's 200 ms).
-const arrivalWindow = 50 * time.Millisecond
+// WorkersShort reports whether more reconciles want a worker than there
+// are workers: those ready in the queue and those running (the asking one
+// included). Only then is a new cluster's first step cut short to free its
+// worker; a burst that fits the workers, such as 50 new clusters on 50
+// workers, has every cluster written in one reconcile.
+func WorkersShort(queued, running, workers int) bool {
+	return queued+running > workers
+}
 
-// FirstWrites is what a new cluster's first step writes of objs: with
-// reconciles waiting for a worker, the StatefulSet and the headless Service
+// FirstWrites is what a new cluster's first step writes of objs, its FE
+// objects: with workers short, the StatefulSet and the headless Service
 // that gives FE's pods their DNS names, in one round trip (the client
-// Service and the disruption budget follow); with none waiting, the
-// StatefulSet alone.
-func FirstWrites[T comparable](objs []T, statefulSet, headlessService T, waiting bool) []T {
-	if !waiting {
-		return []T{statefulSet}
+// Service and the disruption budget follow in the next reconcile, so that
+// the worker is free for the next cluster as soon as those two are
+// written); otherwise all of them.
+func FirstWrites[T comparable](objs []T, statefulSet, headlessService T, short bool) []T {
+	if !short {
+		return objs
 	}
 	need := []T{statefulSet, headlessService}
 	return slices.DeleteFunc(objs, func(o T) bool { return !slices.Contains(need, o) })
-}
-
-// OthersComing reports whether a first step's worker is wanted elsewhere:
-// reconciles wait for a worker now, or another new cluster's first step
-// began (at other) within arrivalWindow of now.
-func OthersComing(waiting bool, other, now time.Time) bool {
-	return waiting || now.Sub(other) < arrivalWindow
 }

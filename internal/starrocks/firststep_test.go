@@ -19,36 +19,34 @@ package starrocks
 import (
 	"slices"
 	"testing"
-	"time"
 )
 
-func TestAFirstStepWritesWhatFEsPodsNeedFirst(t *testing.T) {
+func TestAFirstStepWritesWhatFEsPodsNeedFirstWhenWorkersAreShort(t *testing.T) {
 	objs := func() []string { return []string{"fe-sts", "fe-service", "fe-search", "fe-pdb"} }
 	if got := FirstWrites(objs(), "fe-sts", "fe-search", true); !slices.Equal(got, []string{"fe-sts", "fe-search"}) {
-		t.Errorf("with reconciles waiting: %v, want the StatefulSet and the headless Service", got)
+		t.Errorf("with workers short: %v, want the StatefulSet and the headless Service", got)
 	}
-	if got := FirstWrites(objs(), "fe-sts", "fe-search", false); !slices.Equal(got, []string{"fe-sts"}) {
-		t.Errorf("with none waiting: %v, want the StatefulSet alone", got)
+	if got := FirstWrites(objs(), "fe-sts", "fe-search", false); !slices.Equal(got, objs()) {
+		t.Errorf("with workers to spare: %v, want every FE object", got)
 	}
 }
 
-func TestOthersAreComingWhileReconcilesWaitOrAnotherFirstStepJustBegan(t *testing.T) {
-	now := time.Now()
-	cases := []struct {
-		name    string
-		waiting bool
-		other   time.Time
-		want    bool
+func TestWorkersAreShortWhenMoreReconcilesWantOneThanThereAre(t *testing.T) {
+	for _, tt := range []struct {
+		name                     string
+		queued, running, workers int
+		short                    bool
 	}{
-		{"reconciles wait for a worker", true, time.Time{}, true},
-		{"another first step began within the window", false, now.Add(-10 * time.Millisecond), true},
-		{"the last other first step is long past", false, now.Add(-time.Second), false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := OthersComing(tc.waiting, tc.other, now); got != tc.want {
-				t.Errorf("coming %v, want %v", got, tc.want)
-			}
-		})
+		{"a single new cluster", 0, 1, 50, false},
+		{"50 new clusters on 50 workers, all running", 0, 50, 50, false},
+		{"50 running, one more ready", 1, 50, 50, true},
+		{"one worker, one running", 0, 1, 1, false},
+		{"one worker, one running, one ready", 1, 1, 1, true},
+		{"20 ready, 10 running, 50 workers: a burst the workers take at once", 20, 10, 50, false},
+		{"60 ready, 10 running, 50 workers", 60, 10, 50, true},
+	} {
+		if got := WorkersShort(tt.queued, tt.running, tt.workers); got != tt.short {
+			t.Errorf("%s: short = %v, want %v", tt.name, got, tt.short)
+		}
 	}
 }

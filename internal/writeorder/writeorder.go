@@ -27,9 +27,20 @@ limitations under the License.
 // the wait is at most one gating write's round trip, and with one worker
 // (the default) nothing ever waits.
 //
+// One kind of write is exempt: a create marked Early starts a line on the
+// API server that its own cluster's readiness does not wait for but that
+// serves one request at a time. kube-apiserver allocates a Service's
+// ClusterIP under one lock for the whole server, held across the write of
+// the IPAddress object (pkg/registry/core/service/ipallocator,
+// MetaAllocator.AllocateNextService), so the client Services of a burst of
+// new clusters are created one after the other. Held back until the other
+// clusters' StatefulSets are done, that line would start a round trip late
+// and make every client Service later by as much.
+//
 // The order is kept in an HTTP transport (rest.Config.Wrap), below the
 // client-side rate limiter: a write that waits for a token is not in flight.
-// Reconciles mark their context with WithOwner, and gating writes with Gating.
+// Reconciles mark their context with WithOwner, gating writes with Gating,
+// and early creates with Early.
 package writeorder
 
 import (
@@ -53,6 +64,15 @@ func WithOwner(ctx context.Context, owner string) context.Context {
 // Gating marks the writes made with ctx as gating readiness.
 func Gating(ctx context.Context) context.Context {
 	return context.WithValue(ctx, gatingKey{}, true)
+}
+
+type earlyKey struct{}
+
+// Early marks a create made with ctx as one that waits for no other
+// owner's gating writes (see the package comment). It applies to creates
+// only: an update allocates nothing.
+func Early(ctx context.Context) context.Context {
+	return context.WithValue(ctx, earlyKey{}, true)
 }
 
 type sentKey struct{}
@@ -104,6 +124,9 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if sent, ok := ctx.Value(sentKey{}).(func()); ok {
 			sent()
 		}
+		return t.next.RoundTrip(req)
+	}
+	if ctx.Value(earlyKey{}) != nil && req.Method == http.MethodPost {
 		return t.next.RoundTrip(req)
 	}
 	if err := t.order.waitOthers(ctx, owner); err != nil {

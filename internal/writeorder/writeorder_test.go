@@ -128,3 +128,30 @@ func inflight(o *Order) bool {
 	defer o.mu.Unlock()
 	return len(o.inflight) > 0
 }
+
+// An early create (a client Service, whose ClusterIP the API server
+// allocates one at a time) goes while another cluster's gating write is in
+// flight; an early update, and a write without the mark, still wait.
+func TestAnEarlyCreateDoesNotWaitForOtherClusters(t *testing.T) {
+	srv, release := holdingServer(t)
+	o := New()
+	c := &http.Client{Transport: o.Wrap(http.DefaultTransport)}
+	a, b := WithOwner(context.Background(), "ns/a"), WithOwner(context.Background(), "ns/b")
+	gating := send(Gating(a), c, http.MethodPost, srv.URL+"/slow")
+	for !inflight(o) {
+		time.Sleep(time.Millisecond)
+	}
+	early := send(Early(b), c, http.MethodPost, srv.URL+"/fast")
+	earlyUpdate := send(Early(b), c, http.MethodPatch, srv.URL+"/fast")
+	plain := send(b, c, http.MethodPost, srv.URL+"/fast")
+	if !finished(early, 5*time.Second) {
+		t.Fatal("an early create waited for another cluster's gating write")
+	}
+	if finished(earlyUpdate, 200*time.Millisecond) || finished(plain, 10*time.Millisecond) {
+		t.Fatal("an early update, or a create without the mark, went ahead of another cluster's gating write")
+	}
+	close(release)
+	if !finished(gating, 5*time.Second) || !finished(earlyUpdate, 5*time.Second) || !finished(plain, 5*time.Second) {
+		t.Fatal("the writes did not complete once the gating write had")
+	}
+}

@@ -18,9 +18,8 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"slices"
-	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,37 +34,34 @@ import (
 
 // firstStep is the first step of a cluster whose FE StatefulSet does not
 // exist (a new cluster, or its StatefulSet deleted), when the operator has
-// more than one worker (StartApart). It writes the StatefulSet, what a new
-// cluster waits for, and, while other new clusters come, ends the
-// reconcile: the client Service, FE's disruption budget (of 2 or more FE),
-// the status and the Event follow in the next reconcile, which the StatefulSet's watch event brings at
-// reconcile.FollowUpPriority, behind the clusters still waiting for their first
-// write. With many new clusters, every FE is created before any worker
-// spends a round trip on client Services, whose ClusterIP allocation is the
-// slowest write of a new cluster on the API server, and before their writes
-// compete with the StatefulSets there. The split costs no write and no
-// Event: the next reconcile writes what this one leaves, and one Event
-// tells both (what this one wrote is remembered in memory; after a restart
-// in between, the Event tells only the second step).
+// more than one worker (StartApart). It writes FE's objects before the
+// status, and, when more clusters want a worker than there are, writes
+// only what FE's pods need and ends the reconcile to free its worker.
 //
-// Which way it goes:
-//   - Reconciles wait for a worker (Waiting): the StatefulSet and the
-//     headless Service, which gives FE's pods their DNS names, in one round
-//     trip (the Service behind the StatefulSet, see apply.ApplyAll), then
-//     the end. With a client-side QPS limit the headless Service keeps the
-//     core/v1 bucket busy while the apps/v1 one paces the StatefulSets.
-//   - None waits: the StatefulSet alone. Once it is written, if a reconcile
-//     now waits, another first step is still writing its StatefulSet, or
-//     another new cluster began within 50 ms (starrocks.OthersComing: a
-//     burst the informer has not delivered in full yet), the end, everything else in the next
-//     reconcile, so that the worker is free after one round trip (with
-//     latency the StatefulSet's watch event, which brings that reconcile,
-//     arrives with the response). Otherwise (a burst that fits the workers, such as 50 new
-//     clusters on 50 workers behind a distant API server, or a single new
-//     cluster) a split would only cost the cluster round trips: the
-//     reconcile goes on with the rest at once, so the Services and the
-//     status follow the StatefulSet within one round trip instead of two,
-//     without waiting for a watch event.
+// Which way it goes (starrocks.WorkersShort, asked before the writes):
+//   - Workers short: the StatefulSet and the headless Service, which gives
+//     FE's pods their DNS names, in one round trip (the Service behind the
+//     StatefulSet, see apply.ApplyAll), then the end. The client Service,
+//     FE's disruption budget (of 2 or more FE), the status and the Event
+//     follow in the next reconcile, which the StatefulSet's watch event
+//     brings at reconcile.FollowUpPriority, behind the clusters still
+//     waiting for their first write: every FE is created before any worker
+//     waits for a client Service. With a client-side QPS limit the
+//     headless Service keeps the core/v1 bucket busy while the apps/v1 one
+//     paces the StatefulSets. The split costs no write and no Event: the
+//     next reconcile writes what this one leaves, and one Event tells both
+//     (what this one wrote is remembered in memory; after a restart in
+//     between, the Event tells only the second step).
+//   - Workers to spare (a single new cluster, or a burst that fits the
+//     workers, such as 50 new clusters on 50 workers): every FE object, the
+//     StatefulSet first, and the reconcile goes on to the status and the
+//     Event. The client Service is not held back behind other clusters'
+//     StatefulSets (reconcile.AllocatesClusterIP, writeorder.Early): the
+//     API server allocates ClusterIPs one at a time, and that line is the
+//     last thing a burst of new clusters waits for. The status follows the
+//     writes instead of going beside them: in a burst, a status patch sent
+//     beside them would compete with the StatefulSets and that line on the
+//     server.
 //
 // With one worker nothing starts apart (its Services already go in the
 // StatefulSet's round trip, see apply.ApplyAll). Anything unusual takes the
@@ -84,41 +80,31 @@ func (r *Reconciler) firstStep(ctx context.Context, s *clusterScope) bool {
 	if !slices.Contains(objs, client.Object(sts)) {
 		return true
 	}
-	began := time.Now().UnixNano()
-	before := r.lastFirstStep.Swap(began)
-	r.firstSteps.Add(1)
-	decided := sync.OnceFunc(func() { r.firstSteps.Add(-1) })
-	defer decided()
-	waiting := r.Waiting == nil || r.Waiting()
-	objs = starrocks.FirstWrites(objs, client.Object(sts), client.Object(s.want.objects.FE.SearchService), waiting)
-	results, err := r.Applier.ApplyAll(ctx, objs)
-	if err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending }) {
+	short := r.WorkersShort == nil || r.WorkersShort()
+	objs = starrocks.FirstWrites(objs, client.Object(sts), client.Object(s.want.objects.FE.SearchService), short)
+	run := r.Applier.Begin(ctx, objs)
+	results, err := run.Wait(ctx, func(o client.Object) bool { return !reconcile.AllocatesClusterIP(o) })
+	failed := func() bool {
+		return err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending })
+	}
+	if !failed() && (short || r.WorkersShort == nil || r.WorkersShort()) {
+		// Clusters wait for a worker: the client Service stays in flight,
+		// and the next reconcile takes its answer (apply.Run).
+		reconcile.CountWrites(results)
+		addStarted(r.started, s.src, results)
+		s.started = true
+		return false
+	}
+	rest, restErr := run.Wait(ctx, func(client.Object) bool { return true })
+	results, err = append(results, rest...), errors.Join(err, restErr)
+	if failed() {
 		reconcile.CountWrites(results)
 		addStarted(r.started, s.src, results)
 		return true
 	}
-	others := r.firstSteps.Load() > 1
-	decided()
-	if !waiting && !others && !r.othersComing(began, before) {
-		s.results = append(s.results, results...)
-		s.written = append(s.written, sts)
-		return true
-	}
-	reconcile.CountWrites(results)
-	addStarted(r.started, s.src, results)
-	s.started = true
-	return false
-}
-
-// othersComing reports whether other reconciles wait for a worker, or
-// another new cluster's first step began just now (starrocks.OthersComing):
-// the latest after this one (which began at began), else the latest before it.
-func (r *Reconciler) othersComing(began, before int64) bool {
-	other := r.lastFirstStep.Load()
-	if other == began {
-		other = before
-	}
-	return starrocks.OthersComing(r.Waiting == nil || r.Waiting(), time.Unix(0, other), time.Now())
+	s.results = append(s.results, results...)
+	s.written = append(s.written, objs...)
+	return true
 }
 
 // started is what the first step wrote to one cluster (by UID: a cluster

@@ -19,7 +19,6 @@ package cluster
 import (
 	"strings"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -68,50 +67,15 @@ func TestANewClusterStartsInTwoStepsWithOneEvent(t *testing.T) {
 	}
 }
 
-// With no reconcile waiting for a worker and no other new cluster
-// arriving, a new cluster is written in one reconcile: the StatefulSet
-// first, then the rest, with one status write and one Event, and the
-// StatefulSet created once.
-// A burst is still arriving when another first step began shortly before
-// or after this one; this one's own start does not count.
-func TestOtherNewClustersComing(t *testing.T) {
-	r := &Reconciler{Waiting: func() bool { return false }}
-	now := time.Now()
-	for _, tt := range []struct {
-		name          string
-		before, after time.Duration // other first steps, relative to this one's start; 0: none
-		coming        bool
-	}{
-		{"no other new cluster", 0, 0, false},
-		{"another began just before", -10 * time.Millisecond, 0, true},
-		{"another began long before", -time.Minute, 0, false},
-		{"another began after", -time.Minute, 10 * time.Millisecond, true},
-	} {
-		began := now.Add(-20 * time.Millisecond)
-		var before int64
-		if tt.before != 0 {
-			before = began.Add(tt.before).UnixNano()
-		}
-		r.lastFirstStep.Store(began.UnixNano())
-		if tt.after != 0 {
-			r.lastFirstStep.Store(began.Add(tt.after).UnixNano())
-		}
-		if got := r.othersComing(began.UnixNano(), before); got != tt.coming {
-			t.Errorf("%s: others coming = %v, want %v", tt.name, got, tt.coming)
-		}
-	}
-	r.Waiting = func() bool { return true }
-	if !r.othersComing(now.UnixNano(), 0) {
-		t.Error("reconciles waiting for a worker do not count as others coming")
-	}
-}
-
+// With workers to spare, a new cluster is written in one reconcile: every
+// FE object, the StatefulSet created once, then one status write and one
+// Event.
 func TestANewClusterIsWrittenInOneReconcileWhenNoneWaits(t *testing.T) {
 
 	api := &fakeAPI{}
 	r := newReconciler(t, api, feCluster())
 	r.StartApart = true
-	r.Waiting = func() bool { return false }
+	r.WorkersShort = func() bool { return false }
 	recorder := r.Recorder.(*events.FakeRecorder)
 	res, err := reconcileOnce(t, r)
 	if err != nil || res.RequeueAfter == reconcile.PendingRequeue {
@@ -134,49 +98,39 @@ func TestANewClusterIsWrittenInOneReconcileWhenNoneWaits(t *testing.T) {
 	}
 }
 
-// With no reconcile waiting but another new cluster just begun, the first
-// step writes the StatefulSet alone and ends: the worker is free after one
-// round trip, and the second step writes both Services and the status.
-func TestANewClusterInAnArrivingBurstStartsWithItsStatefulSetAlone(t *testing.T) {
+// Workers short by the time the StatefulSet and the headless Service are
+// answered: the first step ends and leaves the client Service in flight;
+// the next reconcile takes its answer instead of creating it again, and
+// its Event tells every write.
+func TestANewClusterLeavesItsClientServiceInFlightWhenWorkersRunShort(t *testing.T) {
 	api := &fakeAPI{}
 	r := newReconciler(t, api, feCluster())
 	r.StartApart = true
-	r.Waiting = func() bool { return false }
-	r.lastFirstStep.Store(time.Now().UnixNano()) // another cluster's first step, just now
+	asked := 0
+	r.WorkersShort = func() bool { asked++; return asked > 1 } // to spare at first, short once written
+	recorder := r.Recorder.(*events.FakeRecorder)
 	res, err := reconcileOnce(t, r)
 	if err != nil || res.RequeueAfter != reconcile.PendingRequeue {
 		t.Fatalf("first step = %+v, %v; want it to end with a fallback requeue", res, err)
 	}
-	exists := func(obj client.Object, name string) bool {
-		return r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, obj) == nil
-	}
-	if !exists(&appsv1.StatefulSet{}, "sr-fe") || exists(&corev1.Service{}, "sr-fe-search") || exists(&corev1.Service{}, "sr-fe-service") {
-		t.Error("the first step should create the FE StatefulSet alone")
+	if n := len(api.statusWrites()); n != 0 {
+		t.Errorf("the first step wrote status %d times, want 0", n)
 	}
 	if _, err := reconcileOnce(t, r); err != nil {
 		t.Fatal(err)
 	}
-	if !exists(&corev1.Service{}, "sr-fe-search") || !exists(&corev1.Service{}, "sr-fe-service") || len(api.statusWrites()) != 1 {
-		t.Errorf("the second step should create both Services and write status once; status writes: %d", len(api.statusWrites()))
+	if n := api.createsOf("Service"); n != 2 {
+		t.Errorf("%d Service creates, want 2: the one left in flight is not made again", n)
 	}
-}
-
-// Another first step still writing its StatefulSet ends this one too.
-func TestANewClusterBesideAnotherFirstStepStartsApart(t *testing.T) {
-	api := &fakeAPI{}
-	r := newReconciler(t, api, feCluster())
-	r.StartApart = true
-	r.Waiting = func() bool { return false }
-	r.firstSteps.Store(1) // another cluster's first step, in flight
-	res, err := reconcileOnce(t, r)
-	if err != nil || res.RequeueAfter != reconcile.PendingRequeue {
-		t.Fatalf("first step = %+v, %v; want it to end with a fallback requeue", res, err)
+	if r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "sr-fe-service"}, &corev1.Service{}) != nil {
+		t.Error("the client Service left in flight was not created")
 	}
-	if r.Client.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "sr-fe-service"}, &corev1.Service{}) == nil {
-		t.Error("the client Service was created in the first step")
+	if n := len(api.statusWrites()); n != 1 {
+		t.Errorf("%d status writes, want 1", n)
 	}
-	if n := r.firstSteps.Load(); n != 1 {
-		t.Errorf("%d first steps in flight after this one decided, want the other one only", n)
+	got := drain(recorder)
+	if len(got) != 1 || !strings.Contains(got[0], "Service sr-fe-service") || !strings.Contains(got[0], "StatefulSet sr-fe") {
+		t.Errorf("events %q; want one telling the StatefulSet and both Services", got)
 	}
 }
 

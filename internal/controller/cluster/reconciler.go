@@ -62,16 +62,15 @@ type Reconciler struct {
 	// read for the status at most once per period.
 	SyncPeriod time.Duration
 	// StartApart makes the first reconcile of a cluster without its FE
-	// StatefulSet write only what FE's pods need (see firstStep); set with
-	// more than one worker.
+	// StatefulSet write FE's objects ahead of the status, and only what
+	// FE's pods need while workers are short (see firstStep); set with more
+	// than one worker.
 	StartApart bool
-	// Waiting reports whether reconciles wait for a worker; nil means
-	// always (see firstStep).
-	Waiting func() bool
-	// lastFirstStep is when the latest first step began (Unix nanoseconds);
-	// firstSteps counts those between their start and their decision.
-	lastFirstStep atomic.Int64
-	firstSteps    atomic.Int32
+	// WorkersShort reports whether more reconciles want a worker than there
+	// are workers (see starrocks.WorkersShort); nil means always.
+	WorkersShort func() bool
+	// running counts the reconciles in progress, for WorkersShort.
+	running atomic.Int32
 
 	// memos is every memory below: a cluster gone or left alone is
 	// forgotten in all of them at once (see forget).
@@ -172,6 +171,8 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 // order over it; a phase may end the reconcile early. Status and Events are
 // written once, at the end, from the scope.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	r.running.Add(1)
+	defer r.running.Add(-1)
 	ctx = writeorder.WithOwner(ctx, req.String())
 	src, ok, err := r.status.Get(ctx, req.NamespacedName)
 	if err != nil {
@@ -196,6 +197,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	)
 	return r.finish(ctx, s)
 }
+
+// Running is how many reconciles are in progress.
+func (r *Reconciler) Running() int { return int(r.running.Load()) }
 
 // rememberForget registers with memos what else the process keeps of a
 // cluster and forgets with it: its metrics, applied objects, scale-in and
