@@ -888,3 +888,78 @@ func TestAnObjectAnotherOwnerControlsIsNeitherWrittenNorDeleted(t *testing.T) {
 		t.Errorf("the warehouse's Service was changed: port %d", port)
 	}
 }
+
+// A Run's write left in flight is answered to the next Apply of the same
+// object, which waits for it instead of sending a create of its own; the
+// control shows what that saves: two Applies while a create is held both
+// send one.
+func TestARunLeavesAWriteInFlightForTheNextApply(t *testing.T) {
+	isStatefulSet := func(o client.Object) bool { _, ok := o.(*appsv1.StatefulSet); return ok }
+	held := func(release chan struct{}) interceptor.Funcs {
+		return interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if obj.GetName() == "a-fe-service" {
+				<-release
+			}
+			return c.Create(ctx, obj, opts...)
+		}}
+	}
+	creates := func(r *rig, name string) int {
+		n := 0
+		for _, w := range r.take() {
+			if w.verb == "create" && w.name == name {
+				n++
+			}
+		}
+		return n
+	}
+
+	t.Run("with a Run", func(t *testing.T) {
+		release := make(chan struct{})
+		r := newRig(t, held(release))
+		a := r.applier()
+		a.Gating = isStatefulSet
+		ctx, cancel := context.WithCancel(context.Background())
+		run := a.Begin(ctx, []client.Object{statefulSet("a-fe"), service("a-fe-service", 9030)})
+		results, err := run.Wait(ctx, isStatefulSet)
+		cancel() // the reconcile that began it is over; its write goes on
+		if err != nil || len(results) != 1 || results[0].Action != apply.Created {
+			t.Fatalf("Wait = %+v, %v; want the StatefulSet created", results, err)
+		}
+		done := make(chan apply.Result, 1)
+		go func() {
+			res, err := a.Apply(context.Background(), service("a-fe-service", 9030))
+			if err != nil {
+				t.Error(err)
+			}
+			done <- res
+		}()
+		select {
+		case res := <-done:
+			t.Fatalf("Apply returned %+v while the Run's create was still held", res)
+		case <-time.After(100 * time.Millisecond):
+		}
+		close(release)
+		if res := <-done; res.Action != apply.Created {
+			t.Errorf("Apply = %+v, want the Run's answer: created", res)
+		}
+		if n := creates(r, "a-fe-service"); n != 1 {
+			t.Errorf("%d creates of the client Service, want 1", n)
+		}
+	})
+
+	t.Run("control: without one", func(t *testing.T) {
+		release := make(chan struct{})
+		r := newRig(t, held(release))
+		a := r.applier()
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() { _, _ = a.Apply(context.Background(), service("a-fe-service", 9030)) })
+		}
+		time.Sleep(100 * time.Millisecond)
+		close(release)
+		wg.Wait()
+		if n := creates(r, "a-fe-service"); n != 2 {
+			t.Errorf("%d creates, want 2: without a Run each Apply sends its own", n)
+		}
+	})
+}
