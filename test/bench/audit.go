@@ -29,15 +29,21 @@ import (
 // auditPolicy logs the operator's requests at Metadata level and nothing
 // else: the benchmark's own client, the controllers and kwok would otherwise
 // fill the log (and slow the API server, which writes it in blocking mode).
-func auditPolicy(user string) string {
+// With allocations, it logs the creates of IPAddress objects too: the API
+// server writes one for each ClusterIP it allocates (see allocations).
+func auditPolicy(user string, allocations bool) string {
+	extra := ""
+	if allocations {
+		extra = "- level: Metadata\n  verbs: [create]\n  resources: [{group: networking.k8s.io, resources: [ipaddresses]}]\n"
+	}
 	return fmt.Sprintf(`apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:
 - level: Metadata
   users: [%q]
-- level: None
-`, user)
+%s- level: None
+`, user, extra)
 }
 
 // request is one completed API request of the operator, from the audit log.
@@ -84,7 +90,7 @@ type auditEvent struct {
 }
 
 // readAudit returns user's completed requests in the order they were
-// received. Only stage ResponseComplete counts, so that a watch counts once
+// received (with user "", every user's). Only stage ResponseComplete counts, so that a watch counts once
 // (when it ends) and no request twice; the leader-election Lease, if any, is
 // left out: it is the price of running two replicas, not of reconciling.
 func readAudit(path, user string) ([]request, error) {
@@ -101,7 +107,7 @@ func readAudit(path, user string) ([]request, error) {
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
 		}
-		if ev.User.Username != user || ev.Stage != "ResponseComplete" {
+		if (user != "" && ev.User.Username != user) || ev.Stage != "ResponseComplete" {
 			continue
 		}
 		r := request{Verb: ev.Verb, Resource: "nonresource", Received: ev.RequestReceivedTimestamp,
@@ -247,4 +253,45 @@ func auditMarks(reqs []request, from, to time.Time) AuditMarks {
 		}
 	}
 	return m
+}
+
+// Allocations are the API server's ClusterIP allocations while clusters
+// were created: kube-apiserver creates an IPAddress object for each
+// ClusterIP it allocates, through its own loopback client, while it holds
+// one lock for the whole server (pkg/registry/core/service/ipallocator,
+// MetaAllocator.AllocateNextService), so these creates come one at a time,
+// and a Service that gets a ClusterIP waits for its turn in that line.
+type Allocations struct {
+	Count int `json:"count"`
+	// FirstReceived and LastCompleted: seconds after the run's first create.
+	FirstReceived float64 `json:"firstReceivedSeconds"`
+	LastCompleted float64 `json:"lastCompletedSeconds"`
+	// GapMs: the median time between one allocation's receipt and the next's.
+	GapMs float64 `json:"gapMs"`
+	// ServerMs: the median time the API server took for one IPAddress create.
+	ServerMs float64 `json:"serverMs"`
+}
+
+// allocationsOf summarises the IPAddress creates in reqs received in [from, to).
+func allocationsOf(reqs []request, from, to time.Time) *Allocations {
+	var received, server, gaps []float64
+	a := &Allocations{}
+	for _, r := range reqs {
+		if r.Verb != "create" || r.Resource != "ipaddresses" || r.Received.Before(from) || !r.Received.Before(to) {
+			continue
+		}
+		received = append(received, r.Received.Sub(from).Seconds())
+		server = append(server, float64(r.Server.Microseconds())/1000)
+		a.LastCompleted = max(a.LastCompleted, r.Completed.Sub(from).Seconds())
+	}
+	if len(received) == 0 {
+		return nil
+	}
+	slices.Sort(received)
+	for i := 1; i < len(received); i++ {
+		gaps = append(gaps, (received[i]-received[i-1])*1000)
+	}
+	a.Count, a.FirstReceived = len(received), received[0]
+	a.GapMs, a.ServerMs = spreadOf(gaps).Median, spreadOf(server).Median
+	return a
 }

@@ -219,7 +219,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	fmt.Fprintf(cfg.Progress, "srbench: %s: starting a fresh control plane (%s)\n", label, s.Knobs())
 
 	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy(OperatorUser)), 0o600); err != nil {
+	if err := os.WriteFile(policy, []byte(auditPolicy(OperatorUser, cfg.Timeline)), 0o600); err != nil {
 		return res, err
 	}
 	auditLog := filepath.Join(dir, "audit.log")
@@ -412,6 +412,9 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 			return res, fmt.Errorf("timeline: %w", err)
 		}
 		res.Timeline = tl
+		if all, err := readAudit(auditLog, ""); err == nil {
+			tl.Allocations = allocationsOf(all, first, steadyFrom)
+		}
 	}
 	return res, nil
 }

@@ -46,7 +46,7 @@ func TestHarnessSmoke(t *testing.T) {
 	p.N, p.Latency, p.SteadyWindow = 5, 20*time.Millisecond, 2*time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	rep, err := Run(ctx, Config{Preset: p, RepoRoot: root, WorkDir: t.TempDir(), Timeout: time.Minute, Quiet: 2 * time.Second, Progress: testWriter{t}})
+	rep, err := Run(ctx, Config{Preset: p, RepoRoot: root, WorkDir: t.TempDir(), Timeout: time.Minute, Quiet: 2 * time.Second, Progress: testWriter{t}, Timeline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +72,9 @@ func TestHarnessSmoke(t *testing.T) {
 		}
 		if a := res.Audit; a.FEStatefulSet <= 0 || a.Services <= 0 || a.Status <= 0 || a.Objects < a.FEStatefulSet {
 			t.Errorf("%s: audit-log marks %+v, want each after the first create", res.Setting.Name, a)
+		}
+		if tl := res.Timeline; tl == nil || tl.Allocations == nil || tl.Allocations.Count != p.N {
+			t.Errorf("%s: ClusterIP allocations %+v, want one per client Service (%d)", res.Setting.Name, tl, p.N)
 		}
 		if res.CPUSeconds <= 0 || res.PeakRSSMiB <= 0 {
 			t.Errorf("%s: no CPU (%v s) or memory (%v MiB) measured", res.Setting.Name, res.CPUSeconds, res.PeakRSSMiB)
@@ -154,6 +157,30 @@ func TestAuditMarksTimeTheLastCreateAndStatusWrite(t *testing.T) {
 	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 	if !near(got.Objects, want.Objects) || !near(got.FEStatefulSet, want.FEStatefulSet) || !near(got.Services, want.Services) || !near(got.Status, want.Status) {
 		t.Errorf("marks %+v, want %+v", got, want)
+	}
+}
+
+// The API server's ClusterIP allocations are its IPAddress creates, in the
+// window, one after the other: the median gap between receipts and the
+// median time on the server.
+func TestAllocationsAreTheAPIServersIPAddressCreates(t *testing.T) {
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return from.Add(time.Duration(s * float64(time.Second))) }
+	ip := func(received, completed float64) request {
+		return request{Verb: "create", Resource: "ipaddresses", Code: 201, Received: at(received), Completed: at(completed), Server: at(completed).Sub(at(received))}
+	}
+	reqs := []request{
+		ip(-3, -2.99), // the kubernetes Service's, at start-up
+		ip(0.30, 0.31), ip(0.32, 0.325), ip(0.36, 0.365),
+		{Verb: "create", Resource: "services", Received: at(0.29), Completed: at(0.33)},
+	}
+	a := allocationsOf(reqs, from, from.Add(time.Minute))
+	near := func(x, y float64) bool { return x-y < 1e-6 && y-x < 1e-6 }
+	if a == nil || a.Count != 3 || !near(a.FirstReceived, 0.30) || !near(a.LastCompleted, 0.365) || !near(a.GapMs, 40) || !near(a.ServerMs, 5) {
+		t.Errorf("allocations %+v, want 3 from 0.30 s to 0.365 s, 40 ms apart (median), 5 ms each (median)", a)
+	}
+	if allocationsOf(reqs[4:], from, from.Add(time.Minute)) != nil {
+		t.Error("allocations found with no IPAddress create")
 	}
 }
 

@@ -37,6 +37,8 @@ type Timeline struct {
 	// Steps spread each step over every cluster, in seconds after the
 	// cluster's own create returned, ordered by median.
 	Steps []Step `json:"steps"`
+	// Allocations: the API server's ClusterIP allocations meanwhile.
+	Allocations *Allocations `json:"clusterIPAllocations,omitempty"`
 }
 
 // ClusterTimeline is one cluster's events in the order they happened.
@@ -237,6 +239,10 @@ func timelineMarkdown(name string, tl *Timeline) string {
 	b.WriteString("| event | clusters | min | median | p90 | max |\n|---|--:|--:|--:|--:|--:|\n")
 	for _, s := range tl.Steps {
 		fmt.Fprintf(&b, "| %s | %d | %.3f s | %.3f s | %.3f s | %.3f s |\n", s.What, s.Clusters, s.SinceCreate.Min, s.SinceCreate.Median, s.SinceCreate.P90, s.SinceCreate.Max)
+	}
+	if a := tl.Allocations; a != nil {
+		fmt.Fprintf(&b, "\nThe API server's ClusterIP allocations, **%s** (its IPAddress creates in the audit log; it makes them one at a time, under one lock): %d, received from %.3f s after the first create, one every %.1f ms (median gap), each %.1f ms on the server (median); the last done at %.3f s.\n",
+			name, a.Count, a.FirstReceived, a.GapMs, a.ServerMs, a.LastCompleted)
 	}
 	return b.String()
 }
