@@ -165,9 +165,10 @@ func (a Applier) Begin(ctx context.Context, objs []client.Object) *Run {
 	return run
 }
 
-// Wait returns the answers of the writes of objects which says, not taken
-// before, in the order of objs, and every failure; until ctx ends. Those
-// it returns are no longer in flight for a later Apply.
+// Wait waits, until ctx ends, for the writes of the objects that which
+// accepts and no earlier Wait took, and returns their results in the order
+// of objs with every failure. A write it returns is no longer there for a
+// later Apply to take.
 func (r *Run) Wait(ctx context.Context, which func(client.Object) bool) ([]Result, error) {
 	var results []Result
 	var errs []error

@@ -61,7 +61,11 @@ import (
 //     last thing a burst of new clusters waits for. The status follows the
 //     writes instead of going beside them: in a burst, a status patch sent
 //     beside them would compete with the StatefulSets and that line on the
-//     server.
+//     server. If workers run short by the time the other writes are
+//     answered, the step ends there as above and leaves the client
+//     Service's create in flight (apply.Run): no worker waits in that line
+//     while clusters wait for a worker, and the next reconcile takes the
+//     create's answer instead of sending another.
 //
 // With one worker nothing starts apart (its Services already go in the
 // StatefulSet's round trip, see apply.ApplyAll). Anything unusual takes the
