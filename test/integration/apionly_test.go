@@ -262,10 +262,10 @@ func managers(o client.Object) string {
 	return strings.Join(out, ", ")
 }
 
-// With more than one worker, the first reconcile of a new cluster creates
-// its StatefulSet alone; its Services and status follow once it is created
-// (in the same reconcile when no other new cluster comes, in the next one
-// otherwise), with the same number of writes and one Event.
+// A single new cluster costs the same writes and one Event with any number
+// of workers. With more than one, workers are to spare, so its first
+// reconcile writes every FE object at once: the Services go once the
+// StatefulSet's create is on the wire, never ahead of it.
 func testQuiet(t *testing.T, c *testcluster.Cluster, ns string, workers int) {
 	ctx := context.Background()
 	testutil.CreateNamespace(t, c.Client, ns)
@@ -304,8 +304,11 @@ func testQuiet(t *testing.T, c *testcluster.Cluster, ns string, workers int) {
 	if src.Status.ObservedGeneration != src.Generation || meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReady) == nil {
 		t.Errorf("status lacks observedGeneration or conditions: %+v", src.Status)
 	}
-	if after := servicesCreatedAfterStatefulSet(reqs); workers > 1 && after < 1 {
-		t.Errorf("with %d workers, no Service create started after the FE StatefulSet's create completed; they belong behind it", workers)
+	// Only the order is asserted: whether a Service is sent before the
+	// StatefulSet's answer comes depends on the machine's load (the
+	// benchmark measures that).
+	if ahead, inItsTrip := servicesAroundStatefulSet(reqs); ahead > 0 {
+		t.Errorf("with %d workers, %d Service creates started before the FE StatefulSet's (%d while it was in flight); none may go ahead of it", workers, ahead, inItsTrip)
 	}
 	if workers > 1 {
 		return // the restart below is the same with any number of workers
@@ -517,20 +520,26 @@ func testRemovedComponent(t *testing.T, c *testcluster.Cluster) {
 	}
 }
 
-// servicesCreatedAfterStatefulSet counts the Service creates sent after the
-// (first) StatefulSet create's response came.
-func servicesCreatedAfterStatefulSet(reqs []request) int {
-	var stsDone time.Time
+// servicesAroundStatefulSet counts the Service creates sent before the
+// first StatefulSet create was sent, and those sent while it was in flight.
+func servicesAroundStatefulSet(reqs []request) (ahead, inItsTrip int) {
+	var sts request
 	for _, r := range reqs {
-		if r.verb == "create" && r.resource == "statefulsets" && (stsDone.IsZero() || r.end.Before(stsDone)) {
-			stsDone = r.end
+		if r.verb == "create" && r.resource == "statefulsets" && (sts.start.IsZero() || r.start.Before(sts.start)) {
+			sts = r
 		}
 	}
-	n := 0
+	if sts.start.IsZero() {
+		return 0, 0
+	}
 	for _, r := range reqs {
-		if r.verb == "create" && r.resource == "services" && !stsDone.IsZero() && r.start.After(stsDone) {
-			n++
+		switch {
+		case r.verb != "create" || r.resource != "services":
+		case r.start.Before(sts.start):
+			ahead++
+		case r.start.Before(sts.end):
+			inItsTrip++
 		}
 	}
-	return n
+	return ahead, inItsTrip
 }
