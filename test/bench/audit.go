@@ -272,12 +272,15 @@ type Allocations struct {
 	ServerMs float64 `json:"serverMs"`
 }
 
-// allocationsOf summarises the IPAddress creates in reqs received in [from, to).
+// allocationsOf summarises the IPAddress creates in reqs received in [from,
+// to) that succeeded.
 func allocationsOf(reqs []request, from, to time.Time) *Allocations {
 	var received, server, gaps []float64
 	a := &Allocations{}
 	for _, r := range reqs {
-		if r.Verb != "create" || r.Resource != "ipaddresses" || r.Received.Before(from) || !r.Received.Before(to) {
+		// A refused create (409: an address the allocator's cache did not
+		// show as taken yet) is retried with the next address: not an allocation.
+		if r.Verb != "create" || r.Resource != "ipaddresses" || r.Code/100 != 2 || r.Received.Before(from) || !r.Received.Before(to) {
 			continue
 		}
 		received = append(received, r.Received.Sub(from).Seconds())
