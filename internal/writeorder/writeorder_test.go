@@ -20,6 +20,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 )
@@ -134,6 +135,8 @@ func inflight(o *Order) bool {
 // flight; an early update, and a write without the mark, still wait.
 func TestAnEarlyCreateDoesNotWaitForOtherClusters(t *testing.T) {
 	srv, release := holdingServer(t)
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	defer releaseOnce() // a failure below must not leave the server holding a request
 	o := New()
 	c := &http.Client{Transport: o.Wrap(http.DefaultTransport)}
 	a, b := WithOwner(context.Background(), "ns/a"), WithOwner(context.Background(), "ns/b")
@@ -150,7 +153,7 @@ func TestAnEarlyCreateDoesNotWaitForOtherClusters(t *testing.T) {
 	if finished(earlyUpdate, 200*time.Millisecond) || finished(plain, 10*time.Millisecond) {
 		t.Fatal("an early update, or a create without the mark, went ahead of another cluster's gating write")
 	}
-	close(release)
+	releaseOnce()
 	if !finished(gating, 5*time.Second) || !finished(earlyUpdate, 5*time.Second) || !finished(plain, 5*time.Second) {
 		t.Fatal("the writes did not complete once the gating write had")
 	}
