@@ -40,6 +40,7 @@ const FlightTimeout = 2 * time.Minute
 type Run struct {
 	objs    []client.Object
 	flights []*flight
+	keys    []string // each object's key in a.flights; "" when not there
 	taken   []bool
 	a       Applier
 }
@@ -120,7 +121,7 @@ func (fs *flights) len() int {
 // answers. The writes run with ctx's values but not its cancellation, for
 // at most FlightTimeout.
 func (a Applier) Begin(ctx context.Context, objs []client.Object) *Run {
-	run := &Run{objs: objs, flights: make([]*flight, len(objs)), taken: make([]bool, len(objs)), a: a}
+	run := &Run{objs: objs, flights: make([]*flight, len(objs)), keys: make([]string, len(objs)), taken: make([]bool, len(objs)), a: a}
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), FlightTimeout)
 	var gating, rest []func(context.Context)
 	for i, o := range objs {
@@ -133,7 +134,8 @@ func (a Applier) Begin(ctx context.Context, objs []client.Object) *Run {
 			continue
 		}
 		if a.flights != nil {
-			a.flights.put(objectKey(gvk.Kind, o), f)
+			run.keys[i] = objectKey(gvk.Kind, o)
+			a.flights.put(run.keys[i], f)
 		}
 		do := func(ctx context.Context) {
 			f.res, f.err = a.apply(ctx, o, gvk)
@@ -181,8 +183,8 @@ func (r *Run) Wait(ctx context.Context, which func(client.Object) bool) ([]Resul
 			return results, ctx.Err()
 		}
 		r.taken[i] = true
-		if gvk, gerr := r.a.Client.GroupVersionKindFor(o); gerr == nil {
-			r.a.flights.dropIf(objectKey(gvk.Kind, o), r.flights[i])
+		if r.keys[i] != "" {
+			r.a.flights.dropIf(r.keys[i], r.flights[i])
 		}
 		results = append(results, res)
 		errs = append(errs, err)

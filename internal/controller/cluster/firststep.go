@@ -91,7 +91,7 @@ func (r *Reconciler) firstStep(ctx context.Context, s *clusterScope) bool {
 	failed := func() bool {
 		return err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending })
 	}
-	if !failed() && (short || r.WorkersShort == nil || r.WorkersShort()) {
+	if !failed() && (short || r.WorkersShort()) { // short is true when WorkersShort is nil
 		// Clusters wait for a worker: the client Service stays in flight,
 		// and the next reconcile takes its answer (apply.Run).
 		reconcile.CountWrites(results)
