@@ -400,7 +400,11 @@ func (c *Client) queryWith(ctx context.Context, onLeader bool, stmt string, need
 			}
 		}
 		var err error
-		out, err = queryConn(ctx, conn, stmt, need)
+		maxRows, keep := c.MaxRows, func(row) bool { return true }
+		if stmt == StatisticSQL {
+			maxRows, keep = 0, isTotal // see ReadView
+		}
+		out, err = queryConn(ctx, conn, stmt, need, maxRows, keep)
 		return err
 	})
 	if err != nil {
@@ -419,8 +423,10 @@ func forwardToLeader(ctx context.Context, conn driver.Conn) error {
 	return err
 }
 
-// queryConn runs a SHOW statement on conn and returns its rows.
-func queryConn(ctx context.Context, conn driver.Conn, stmt string, need []string) ([]row, error) {
+// queryConn runs a SHOW statement on conn and returns its rows: those keep
+// takes (nil: all). More than maxRows rows (0: no bound) is an
+// AnswerTooLargeError, and none is returned.
+func queryConn(ctx context.Context, conn driver.Conn, stmt string, need []string, maxRows int, keep func(row) bool) ([]row, error) {
 	q, ok := conn.(driver.QueryerContext)
 	if !ok {
 		return nil, errors.New("the MySQL driver cannot query")
@@ -430,7 +436,12 @@ func queryConn(ctx context.Context, conn driver.Conn, stmt string, need []string
 		return nil, err
 	}
 	defer rows.Close()
-	return scanRows(rows, need)
+	out, err := scanRows(rows, need, maxRows, keep)
+	var large *AnswerTooLargeError
+	if errors.As(err, &large) {
+		large.What = stmt
+	}
+	return out, err
 }
 
 // View is what FE says of its nodes and tablets at one moment.
@@ -460,19 +471,21 @@ func (c *Client) ReadView(ctx context.Context) (View, [4]error) {
 		}
 		var err error
 		var rows []row
-		if rows, err = queryConn(ctx, conn, ShowFrontendsSQL, frontendColumns); err == nil {
+		if rows, err = queryConn(ctx, conn, ShowFrontendsSQL, frontendColumns, c.MaxRows, nil); err == nil {
 			v.Frontends, err = parseFrontends(rows)
 		}
 		errs[0] = err
-		if rows, err = queryConn(ctx, conn, ShowBackendsSQL, backendColumns); err == nil {
+		if rows, err = queryConn(ctx, conn, ShowBackendsSQL, backendColumns, c.MaxRows, nil); err == nil {
 			v.Backends, err = parseBackends(rows)
 		}
 		errs[1] = err
-		if rows, err = queryConn(ctx, conn, ShowComputeNodesSQL, computeNodeColumns); err == nil {
+		if rows, err = queryConn(ctx, conn, ShowComputeNodesSQL, computeNodeColumns, c.MaxRows, nil); err == nil {
 			v.ComputeNodes, err = parseComputeNodes(rows)
 		}
 		errs[2] = err
-		if rows, err = queryConn(ctx, conn, StatisticSQL, statisticColumns); err == nil {
+		// One row per database and Total: as many as the tenant made, so
+		// only Total is kept; the connection's byte budget bounds the rest.
+		if rows, err = queryConn(ctx, conn, StatisticSQL, statisticColumns, 0, isTotal); err == nil {
 			v.Statistic, err = parseStatistic(rows)
 		}
 		errs[3] = err
@@ -489,7 +502,10 @@ func (c *Client) ReadView(ctx context.Context) (View, [4]error) {
 	return v, errs
 }
 
-func scanRows(rows driver.Rows, need []string) ([]row, error) {
+// isTotal keeps the Total row of SHOW PROC '/statistic'.
+func isTotal(r row) bool { return r["dbid"] == "Total" }
+
+func scanRows(rows driver.Rows, need []string, maxRows int, keep func(row) bool) ([]row, error) {
 	cols := rows.Columns()
 	names := make([]string, len(cols))
 	have := map[string]bool{}
@@ -504,13 +520,16 @@ func scanRows(rows driver.Rows, need []string) ([]row, error) {
 	}
 	var out []row
 	vals := make([]driver.Value, len(cols))
-	for {
+	for n := 0; ; n++ {
 		err := rows.Next(vals)
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
 			return nil, err
+		}
+		if maxRows > 0 && n >= maxRows {
+			return nil, &AnswerTooLargeError{Limit: int64(maxRows), Unit: "rows"}
 		}
 		r := make(row, len(cols))
 		for i, v := range vals {
@@ -523,6 +542,8 @@ func scanRows(rows driver.Rows, need []string) ([]row, error) {
 				r[names[i]] = fmt.Sprint(v)
 			}
 		}
-		out = append(out, r)
+		if keep == nil || keep(r) {
+			out = append(out, r)
+		}
 	}
 }
