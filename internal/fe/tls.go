@@ -71,6 +71,24 @@ func ParseSSLMode(s string) (SSLMode, error) {
 	return "", fmt.Errorf("%q is not one of %s", s, strings.Join(names, ", "))
 }
 
+// NeedsTLS is true for the modes that never speak plaintext: REQUIRED and
+// the verifying ones.
+func (m SSLMode) NeedsTLS() bool { return m == SSLRequired || m.Verifies() }
+
+// Strength orders the modes: DISABLED 0 to VERIFY_IDENTITY 4; an unknown
+// mode is -1.
+func (m SSLMode) Strength() int {
+	if m == "" {
+		m = DefaultSSLMode
+	}
+	for i, k := range SSLModes {
+		if k == m {
+			return i
+		}
+	}
+	return -1
+}
+
 // Verifies is true for the modes that check FE's certificate against a CA bundle.
 func (m SSLMode) Verifies() bool { return m == SSLVerifyCA || m == SSLVerifyIdentity }
 

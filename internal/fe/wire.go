@@ -226,7 +226,7 @@ func (c *wireConn) readOpen(b []byte) (int, error) {
 		n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
 		if c.w.maxBytes > 0 {
 			if int64(n)+4 > c.left {
-				return 0, c.fail(&AnswerTooLargeError{What: "the connection", Limit: c.w.maxBytes, Unit: "bytes"})
+				return 0, c.fail(&AnswerTooLargeError{What: "one connection's statements", Limit: c.w.maxBytes, Unit: "bytes"})
 			}
 			c.left -= int64(n) + 4
 		}

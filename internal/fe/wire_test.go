@@ -17,6 +17,7 @@ limitations under the License.
 package fe
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -60,6 +61,9 @@ type fakeFE struct {
 	tls   bool // offer TLS in the greeting
 	cert  tls.Certificate
 	key   *rsa.PrivateKey
+
+	// answer, when set, answers each query after a native login.
+	answer func(p *pktConn, query string)
 
 	mu       sync.Mutex
 	received [][]byte // every packet's payload, in the clear
@@ -225,7 +229,70 @@ func (f *fakeFE) serve() {
 		f.got(resp)
 	}
 	f.harvest(p, plugin, resp)
-	_ = p.write([]byte{0, 0, 0, 2, 0, 0, 0})
+	if p.write([]byte{0, 0, 0, 2, 0, 0, 0}) != nil || f.answer == nil {
+		return
+	}
+	_ = c.SetDeadline(time.Now().Add(time.Minute))
+	for {
+		p.seq = 0
+		cmd, err := p.read()
+		if err != nil || len(cmd) == 0 || cmd[0] != 0x03 {
+			return
+		}
+		f.answer(p, string(cmd[1:]))
+	}
+}
+
+// resultSet writes a text result set of the columns, with rows rows
+// made by row (each value a column's), buffered.
+func resultSet(p *pktConn, cols []string, rows int, row func(i int) []string) {
+	bw := bufio.NewWriterSize(p.c, 64<<10)
+	pc := &pktConn{c: writerConn{bw, p.c}, seq: p.seq}
+	_ = pc.write([]byte{byte(len(cols))})
+	for _, c := range cols {
+		def := lenenc(nil, "def")
+		def = lenenc(def, "")
+		def = lenenc(def, "")
+		def = lenenc(def, "")
+		def = lenenc(def, c)
+		def = lenenc(def, c)
+		def = append(def, 0x0c, 33, 0, 0, 1, 0, 0, 0xfd, 0, 0, 0, 0, 0)
+		_ = pc.write(def)
+	}
+	_ = pc.write([]byte{0xfe, 0, 0, 2, 0})
+	for i := range rows {
+		var r []byte
+		for _, v := range row(i) {
+			r = lenenc(r, v)
+		}
+		if pc.write(r) != nil {
+			return
+		}
+	}
+	_ = pc.write([]byte{0xfe, 0, 0, 2, 0})
+	_ = bw.Flush()
+}
+
+type writerConn struct {
+	w *bufio.Writer
+	net.Conn
+}
+
+func (w writerConn) Write(b []byte) (int, error) { return w.w.Write(b) }
+
+func lenenc(b []byte, s string) []byte {
+	switch n := len(s); {
+	case n < 251:
+		b = append(b, byte(n))
+	case n < 1<<16:
+		b = append(b, 0xfc, byte(n), byte(n>>8))
+	case n < 1<<24:
+		b = append(b, 0xfd, byte(n), byte(n>>8), byte(n>>16))
+	default:
+		b = append(b, 0xfe)
+		b = binary.LittleEndian.AppendUint64(b, uint64(n))
+	}
+	return append(b, s...)
 }
 
 // harvest plays the plugin's next steps after the client's first answer

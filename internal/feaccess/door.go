@@ -59,6 +59,8 @@ type door struct {
 	http    *http.Client
 	// tls is the operator's --fe-ssl-mode and CA bundle.
 	tls fe.TLS
+	// dnsSuffix is the cluster's DNS domain, of the FE pods' names.
+	dnsSuffix string
 
 	mu sync.Mutex
 	// features remembers FE's feature list per cluster (by name) and FE
@@ -80,8 +82,11 @@ type Options struct {
 	// LookEvery is the least time between two reads of one cluster's FE;
 	// 0 is DefaultLookEvery.
 	LookEvery time.Duration
-	// Cache reads FE's StatefulSet for the features cache; nil reads live.
+	// Cache reads FE's StatefulSet for the features cache, and FE's pods
+	// (the hosts HTTP reads may go to); nil reads live.
 	Cache client.Reader
+	// DNSDomainSuffix is the cluster's DNS domain; "" is cluster.local.
+	DNSDomainSuffix string
 }
 
 // New is the door of an operator whose uncached reads (Secrets) go to live.
@@ -89,8 +94,11 @@ func New(live client.Reader, o Options) Door {
 	if o.Resolve == nil {
 		o.Resolve = fe.DNS
 	}
-	return Door{&door{live: live, cache: o.Cache, secret: o.Credentials, resolve: o.Resolve, tls: o.TLS,
-		http: &http.Client{Timeout: fe.DefaultHTTPTimeout}, features: map[types.NamespacedName]featureList{}, views: newViews(o.LookEvery)}}
+	if o.DNSDomainSuffix == "" {
+		o.DNSDomainSuffix = "cluster.local"
+	}
+	return Door{&door{live: live, cache: o.Cache, secret: o.Credentials, resolve: o.Resolve, tls: o.TLS, dnsSuffix: o.DNSDomainSuffix,
+		http: fe.NewHTTPClient(), features: map[types.NamespacedName]featureList{}, views: newViews(o.LookEvery)}}
 }
 
 // Live reads the API server uncached (the operator's API reader); nil on
@@ -191,5 +199,6 @@ func (d *door) client(ctx context.Context, src *srv1.StarRocksCluster, feConf st
 		return nil, &credentialsError{err: err}
 	}
 	addr, _ := d.target(src, feConf)
-	return &fe.Client{Address: addr, User: user, Password: pw, TLS: tls}, nil
+	rows, bytes := answerBounds(src)
+	return &fe.Client{Address: addr, User: user, Password: pw, TLS: tls, MaxRows: rows, MaxBytes: bytes}, nil
 }
