@@ -67,3 +67,29 @@ func TestHostileAnswersHaveTheirOwnReasons(t *testing.T) {
 		}
 	}
 }
+
+// A tenant's annotation cannot weaken the operator's TLS; it is said once.
+func TestTheSSLAnnotationOnlyStrengthens(t *testing.T) {
+	d := New(nil, Options{TLS: fe.TLS{Mode: fe.SSLRequired}})
+	src := &srv1.StarRocksCluster{}
+	src.Namespace, src.Name, src.UID = "tenant", "c", "u1"
+	src.Annotations = map[string]string{srv1.FESSLModeAnnotation: "DISABLED"}
+	if got, err := ClusterTLS(src, fe.TLS{Mode: fe.SSLRequired}); err != nil || got.Mode != fe.SSLRequired {
+		t.Errorf("operator REQUIRED, annotated DISABLED: %s, %v; want REQUIRED", got.Mode, err)
+	}
+	var told []bool
+	for range 3 {
+		_, first := d.IgnoredSSLMode(src)
+		told = append(told, first)
+	}
+	src.Annotations[srv1.FESSLModeAnnotation] = "PREFERRED"
+	_, first := d.IgnoredSSLMode(src)
+	told = append(told, first)
+	if fmt.Sprint(told) != "[true false false true]" {
+		t.Errorf("told %v; want once per weaker value: [true false false true]", told)
+	}
+	src.Annotations[srv1.FESSLModeAnnotation] = "VERIFY_IDENTITY"
+	if msg, _ := d.IgnoredSSLMode(src); msg != "" {
+		t.Errorf("a stronger annotation is no warning: %q", msg)
+	}
+}

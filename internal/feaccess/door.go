@@ -69,6 +69,9 @@ type door struct {
 	features map[types.NamespacedName]featureList
 	// views reads what FE says of its nodes and tablets (views.go).
 	views *views
+	// toldSSL holds, per cluster, the weaker fe-ssl-mode annotation value
+	// last told (IgnoredSSLMode).
+	toldSSL map[types.NamespacedName]string
 }
 
 // Options are the operator's settings of the door.
@@ -98,7 +101,7 @@ func New(live client.Reader, o Options) Door {
 		o.DNSDomainSuffix = "cluster.local"
 	}
 	return Door{&door{live: live, cache: o.Cache, secret: o.Credentials, resolve: o.Resolve, tls: o.TLS, dnsSuffix: o.DNSDomainSuffix,
-		http: fe.NewHTTPClient(), features: map[types.NamespacedName]featureList{}, views: newViews(o.LookEvery)}}
+		http: fe.NewHTTPClient(), features: map[types.NamespacedName]featureList{}, views: newViews(o.LookEvery), toldSSL: map[types.NamespacedName]string{}}}
 }
 
 // Live reads the API server uncached (the operator's API reader); nil on
@@ -167,6 +170,7 @@ func (d Door) Forget(cluster types.NamespacedName) {
 	}
 	d.d.mu.Lock()
 	delete(d.d.features, cluster)
+	delete(d.d.toldSSL, cluster)
 	d.d.mu.Unlock()
 	d.d.views.forget(cluster.String())
 }
@@ -180,6 +184,28 @@ func (d Door) Remembers(cluster types.NamespacedName) bool {
 	_, known := d.d.features[cluster]
 	d.d.mu.Unlock()
 	return known || d.d.views.remembers(cluster.String())
+}
+
+// IgnoredSSLMode is the warning for src's fe-ssl-mode annotation when it
+// asks for a weaker mode than the operator's (WeakerSSLMode), and whether
+// this is the first time the door tells it for that value: the caller
+// emits one Warning Event then.
+func (d Door) IgnoredSSLMode(src *srv1.StarRocksCluster) (msg string, first bool) {
+	if d.d == nil {
+		return "", false
+	}
+	msg = WeakerSSLMode(src, d.d.tls)
+	key := client.ObjectKeyFromObject(src)
+	d.d.mu.Lock()
+	defer d.d.mu.Unlock()
+	if msg == "" {
+		delete(d.d.toldSSL, key)
+		return "", false
+	}
+	v := string(src.UID) + "/" + src.Annotations[srv1.FESSLModeAnnotation]
+	first = d.d.toldSSL[key] != v
+	d.d.toldSSL[key] = v
+	return msg, first
 }
 
 func (d *door) target(src *srv1.StarRocksCluster, feConf string) (string, string) {

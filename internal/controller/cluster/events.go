@@ -50,6 +50,9 @@ func (r *Reconciler) tell(ctx context.Context, s *clusterScope) {
 	if w := s.holds.Warning(); w != nil && reconcile.NewWarning(src.Status.Conditions, srv1.ConditionConfigUnavailable, w, true) {
 		reconcile.Warn(r.Recorder, src, w.Reason, upstreamReason(src, w), w)
 	}
+	if msg, first := r.FE.IgnoredSSLMode(src); first {
+		r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, srv1.ReasonFESSLModeIgnored, "Reconcile", "%s", msg)
+	}
 	// An FE that answers beyond the cluster's size or asks for a login the
 	// operator does not speak is told once, when StarRocksHealthy first
 	// takes that reason (docs/security.md).
