@@ -75,3 +75,30 @@ func TestFEsAnswersAreBounded(t *testing.T) {
 		})
 	}
 }
+
+// ALTER SYSTEM DROP takes the role as a keyword, unquoted: a role FE's row
+// names that is not FOLLOWER or OBSERVER (LEADER as FOLLOWER) is sent never.
+func TestDropFrontendSendsOnlyFollowerOrObserver(t *testing.T) {
+	f := newFakeFE(t, trick{greeting: NativePassword}, false)
+	var got []string
+	f.answer = func(p *pktConn, query string) {
+		got = append(got, query)
+		_ = p.write([]byte{0, 0, 0, 2, 0, 0, 0})
+	}
+	c := &Client{Address: f.ln.Addr().String(), Password: hostilePassword, TLS: TLS{Mode: SSLDisabled}, Attempts: 1}
+	for _, role := range []string{"FOLLOWER 'x:1'; ADMIN SET FRONTEND CONFIG ('a'='b') --", "BACKEND", ""} {
+		err := c.DropFrontend(context.Background(), Frontend{Host: "10.0.0.1", EditLogPort: 9010, Role: role})
+		if !errors.Is(err, ErrUnknownFrontendRole) {
+			t.Errorf("role %q: %v, want ErrUnknownFrontendRole", role, err)
+		}
+	}
+	if c.MayHaveActed() || len(got) != 0 {
+		t.Errorf("FE received %q", got)
+	}
+	if err := c.DropFrontend(context.Background(), Frontend{Host: "10.0.0.1", EditLogPort: 9010, Role: "LEADER"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != "ALTER SYSTEM DROP FOLLOWER '10.0.0.1:9010'" {
+		t.Errorf("FE received %q", got)
+	}
+}

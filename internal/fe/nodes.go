@@ -163,7 +163,8 @@ func AddBackendSQL(address string) string {
 }
 
 // DropFrontendSQL removes an FE from FE's group; role is FOLLOWER or
-// OBSERVER, as the row was added (facts sheet §7).
+// OBSERVER, as the row was added (facts sheet §7): DropFrontend sends no
+// other.
 func DropFrontendSQL(role, address string) string {
 	return "ALTER SYSTEM DROP " + role + " " + QuoteString(address)
 }
@@ -298,12 +299,25 @@ func (c *Client) AddBackend(ctx context.Context, address string) error {
 	return err
 }
 
+// ErrUnknownFrontendRole is a SHOW FRONTENDS row whose Role is none of
+// LEADER, FOLLOWER and OBSERVER: the role goes into ALTER SYSTEM DROP
+// unquoted (the grammar's keyword), so a row FE forged could otherwise
+// add to the statement. Nothing is sent.
+var ErrUnknownFrontendRole = errors.New("FE lists a frontend whose role is none of LEADER, FOLLOWER and OBSERVER; the operator drops no such row")
+
 // DropFrontend removes an FE from the group. One already gone ("frontend
-// does not exist[...]", facts sheet §7) is no error.
+// does not exist[...]", facts sheet §7) is no error. Only a FOLLOWER or
+// OBSERVER (a LEADER as a FOLLOWER) is dropped: the role is a keyword of
+// the statement, not a quoted value.
 func (c *Client) DropFrontend(ctx context.Context, f Frontend) error {
-	role := f.Role
-	if role == "LEADER" {
+	var role string
+	switch f.Role {
+	case "LEADER", "FOLLOWER":
 		role = "FOLLOWER" // only a follower can lead; FE refuses to drop the leader itself
+	case "OBSERVER":
+		role = "OBSERVER"
+	default:
+		return fmt.Errorf("%w: %q (%s)", ErrUnknownFrontendRole, f.Role, f.Address())
 	}
 	err := c.exec(ctx, DropFrontendSQL(role, f.Address()))
 	if msg, ok := Refusal(err); ok && strings.HasPrefix(msg, "frontend does not exist[") {
