@@ -238,6 +238,11 @@ const (
 	// ReasonInvalidResolver (ReconcileError=True): the FE proxy's resolver
 	// holds characters nginx.conf cannot take safely (; { } # or a newline).
 	ReasonInvalidResolver = "InvalidResolver"
+	// ReasonInvalidName (ReconcileError=True, one Warning Event): the
+	// cluster's name cannot name its Services (a DNS-1035 label: a lower-case
+	// letter first, then letters, digits and '-'; no '.'): nothing is
+	// created until it is recreated under another name.
+	ReasonInvalidName = "InvalidName"
 	// ReasonNameTooLong (ReconcileError=True): the cluster's name makes a
 	// child object's name longer than Kubernetes allows.
 	ReasonNameTooLong = "NameTooLong"
