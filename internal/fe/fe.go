@@ -113,6 +113,27 @@ func DropComputeNodeSQL(host string, heartbeatPort int, warehouse string) string
 	return stmt
 }
 
+// CreateWarehouseSQL makes a warehouse, without IF NOT EXISTS: that FE had
+// one of the name already is what the caller wants to know.
+func CreateWarehouseSQL(name string) string {
+	return "CREATE WAREHOUSE " + QuoteIdentifier(name)
+}
+
+// ErrorWarehouseExists is ERR_WAREHOUSE_EXISTS, 5902 / 42000, "Warehouse %s
+// already exists." (common/ErrorCode.java).
+const ErrorWarehouseExists = 5902
+
+// CreateWarehouse makes a warehouse in FE. existed is true when FE had one
+// of the name already (5902, or the error's text).
+func (c *Client) CreateWarehouse(ctx context.Context, name string) (existed bool, err error) {
+	err = c.exec(ctx, CreateWarehouseSQL(name))
+	var refused *mysql.MySQLError
+	if errors.As(err, &refused) && (refused.Number == ErrorWarehouseExists || strings.Contains(strings.ToLower(refused.Message), "already exists")) {
+		return true, nil
+	}
+	return false, err
+}
+
 // DropWarehouseSQL is the statement that removes a warehouse from FE: with
 // IF EXISTS, which the grammar has (DROP WAREHOUSE (IF EXISTS)?
 // identifierOrString, facts sheet §13), so that a warehouse already gone is
