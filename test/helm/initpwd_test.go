@@ -18,7 +18,6 @@ package helm
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
 	"os"
 	"os/exec"
@@ -112,6 +111,7 @@ func mysqlClient(t *testing.T) {
 
 // runScript runs script as the Job does, with INIT_PWD, against fe.
 func runScript(t *testing.T, script, password string, fe *simstarrocks.StarRocks) (string, error) {
+	t.Helper()
 	return runScriptFor(t, script, password, fe, 30*time.Second)
 }
 
@@ -160,7 +160,7 @@ func logsIn(t *testing.T, fe *simstarrocks.StarRocks, password string) bool {
 	if err != nil {
 		t.Fatalf("logging in: %v", err)
 	}
-	_ = conn.(driver.Conn).Close()
+	_ = conn.Close()
 	return true
 }
 
