@@ -29,7 +29,7 @@ func (o *Options) bindFETLSFlags(fs *flag.FlagSet) {
 		"TLS of the operator's MySQL connections to FE: DISABLED (plaintext), PREFERRED (TLS when FE offers it, certificate not checked), "+
 			"REQUIRED (always TLS, certificate not checked), VERIFY_CA (always TLS, certificate chained to --fe-ca-file), "+
 			"VERIFY_IDENTITY (VERIFY_CA, and the certificate names the host dialled). Case does not matter; "+
-			"a cluster's annotation starrocks.com/fe-ssl-mode overrides it.")
+			"a cluster's annotation starrocks.com/fe-ssl-mode may make it stronger, never weaker.")
 	fs.StringVar(&o.FECAFile, "fe-ca-file", o.FECAFile,
 		"PEM file of the CA certificates FE's certificate must chain to under VERIFY_CA and VERIFY_IDENTITY.")
 }
