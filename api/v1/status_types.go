@@ -175,6 +175,10 @@ const (
 	// pods could explain (docs/security.md, "Bounded answers"): the
 	// operator read no further and decided nothing on the part it read.
 	ReasonFEAnswerTooLarge = "FEAnswerTooLarge"
+	// ReasonFEAnswerInvalid is set in FEUnreachable's place, with a Warning
+	// Event, when FE's answer does not read as FE's (a column the operator
+	// needs is missing, a number is not one): nothing is decided on it.
+	ReasonFEAnswerInvalid = "FEAnswerInvalid"
 	// ReasonFESSLModeIgnored (a Warning Event): the cluster's
 	// starrocks.com/fe-ssl-mode annotation asks for a mode weaker than the
 	// operator's --fe-ssl-mode; the annotation may only strengthen it, and

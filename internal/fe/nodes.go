@@ -388,7 +388,7 @@ func (r row) has(col string) bool { _, ok := r[col]; return ok }
 func (r row) int(col string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(r[col]))
 	if err != nil {
-		return 0, fmt.Errorf("column %s of %s is %q, not a number", col, r["ip"], r[col])
+		return 0, &InvalidAnswerError{Detail: fmt.Sprintf("column %s of %q is %q, not a number", col, r["ip"], r[col])}
 	}
 	return n, nil
 }
@@ -529,7 +529,7 @@ func scanRows(rows driver.Rows, need []string, maxRows int, keep func(row) bool)
 	}
 	for _, n := range need {
 		if !have[n] {
-			return nil, fmt.Errorf("no %s column in the answer (columns: %s)", n, strings.Join(cols, ", "))
+			return nil, &InvalidAnswerError{Detail: fmt.Sprintf("no %s column in the answer (columns: %s)", n, strings.Join(cols, ", "))}
 		}
 	}
 	var out []row

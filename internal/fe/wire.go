@@ -113,6 +113,13 @@ func (e *AnswerTooLargeError) Error() string {
 		e.What, e.Limit, e.Unit)
 }
 
+// InvalidAnswerError is an answer FE gave that does not read as FE's: a
+// column the operator needs is missing, or a number is not one. Nothing is
+// decided on it.
+type InvalidAnswerError struct{ Detail string }
+
+func (e *InvalidAnswerError) Error() string { return e.Detail }
+
 // wire is how Client's connections reach FE: the TLS to speak (nil: none),
 // whether an FE that offers none is refused, and the bytes FE may send
 // after the login.

@@ -59,8 +59,9 @@ func TestAnswerBoundsFollowTheClustersPods(t *testing.T) {
 
 func TestHostileAnswersHaveTheirOwnReasons(t *testing.T) {
 	for err, want := range map[error]string{
-		fmt.Errorf("SHOW BACKENDS: %w", &fe.AnswerTooLargeError{What: "SHOW BACKENDS", Limit: 280, Unit: "rows"}): srv1.ReasonFEAnswerTooLarge,
-		fmt.Errorf("connect: %w", &fe.AuthPluginError{Plugin: "caching_sha2_password", Where: "greeting"}):        srv1.ReasonFEAuthPluginRefused,
+		fmt.Errorf("SHOW BACKENDS: %w", &fe.AnswerTooLargeError{What: "SHOW BACKENDS", Limit: 280, Unit: "rows"}):                  srv1.ReasonFEAnswerTooLarge,
+		fmt.Errorf("SHOW BACKENDS: %w", &fe.InvalidAnswerError{Detail: "column heartbeatport of \"h\" is \"1e30\", not a number"}): srv1.ReasonFEAnswerInvalid,
+		fmt.Errorf("connect: %w", &fe.AuthPluginError{Plugin: "caching_sha2_password", Where: "greeting"}):                         srv1.ReasonFEAuthPluginRefused,
 	} {
 		if got := Classify(err).Reason; got != want {
 			t.Errorf("Classify(%v) = %s, want %s", err, got, want)

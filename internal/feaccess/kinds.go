@@ -54,6 +54,9 @@ const (
 	// AnswerTooLarge means FE answered more than the cluster's pods could
 	// explain (fe.AnswerTooLargeError): nothing was decided on it.
 	AnswerTooLarge
+	// AnswerInvalid means FE answered what does not read as FE's answer
+	// (fe.InvalidAnswerError): nothing was decided on it.
+	AnswerInvalid
 )
 
 // Trouble is what FE's answer (or its silence) means: its kind, the
@@ -89,12 +92,15 @@ func Classify(err error) Trouble {
 	var (
 		plugin *fe.AuthPluginError
 		large  *fe.AnswerTooLargeError
+		bad    *fe.InvalidAnswerError
 	)
 	switch {
 	case errors.As(err, &plugin):
 		return Trouble{Kind: AuthPluginRefused, Reason: srv1.ReasonFEAuthPluginRefused, What: "FE asked for a login the operator does not speak"}
 	case errors.As(err, &large):
 		return Trouble{Kind: AnswerTooLarge, Reason: srv1.ReasonFEAnswerTooLarge, What: "FE's answer was too large"}
+	case errors.As(err, &bad):
+		return Trouble{Kind: AnswerInvalid, Reason: srv1.ReasonFEAnswerInvalid, What: "FE's answer does not read as FE's"}
 	case fe.InsecureTransportRefused(err):
 		return Trouble{Kind: InsecureTransport, Reason: srv1.ReasonFEInsecureTransport, What: "FE refuses connections without TLS"}
 	case fe.TLSFailed(err):

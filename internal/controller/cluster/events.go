@@ -56,7 +56,7 @@ func (r *Reconciler) tell(ctx context.Context, s *clusterScope) {
 	// An FE that answers beyond the cluster's size or asks for a login the
 	// operator does not speak is told once, when StarRocksHealthy first
 	// takes that reason (docs/security.md).
-	if w := s.gates.word; w != nil && (w.Reason == srv1.ReasonFEAnswerTooLarge || w.Reason == srv1.ReasonFEAuthPluginRefused) {
+	if w := s.gates.word; w != nil && (w.Reason == srv1.ReasonFEAnswerTooLarge || w.Reason == srv1.ReasonFEAuthPluginRefused || w.Reason == srv1.ReasonFEAnswerInvalid) {
 		if old := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionStarRocksHealthy); old == nil || old.Reason != w.Reason {
 			r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, w.Reason, "ReadFE", "%s", status.Truncate(w.Message, status.MaxEventNote))
 		}
