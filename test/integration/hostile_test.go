@@ -156,14 +156,24 @@ func TestHostileTenants(t *testing.T) {
 	var forge []string
 	for i := range healthyN {
 		name := fmt.Sprintf("h%d", i)
-		f := startFE(t, dir, ns, name, simstarrocks.Options{MigrationRate: 50, Version: "3.5"})
+		f := startFE(t, dir, ns, name, simstarrocks.Options{MigrationRate: 4, Version: "3.5"})
 		src := beCluster(ns, name, 3)
 		runningWithTable(t, c, f, src, 3, 6)
 		healthy, sims[name] = append(healthy, src), f
 		forge = append(forge, beHost(ns, name, 2), feHost(ns, name, 0))
 	}
 	forge = append(forge, "collector.example.com", "10.96.0.10")
+	// A round moves the same work each time: a new table of 30
+	// single-replica tablets, 10 on the BE the scale-in removes, drained at
+	// 4 tablets a second (about 3 s), then BE back at 3.
+	nround := 0
 	round := func() time.Duration {
+		nround++
+		for _, src := range healthy {
+			if err := sims[src.Name].CreateTable("db", fmt.Sprintf("r%d", nround), 1, 30); err != nil {
+				t.Fatal(err)
+			}
+		}
 		start := time.Now()
 		for _, src := range healthy {
 			setBEReplicas(t, c, src, 2)
@@ -181,7 +191,7 @@ func TestHostileTenants(t *testing.T) {
 		}
 		return took
 	}
-	round() // warm-up: from here on every scale-in moves the same tablets
+	round() // warm-up
 
 	var rows []hostileRow
 	for _, trick := range []hostilefe.Trick{hostilefe.Huge, hostilefe.Slow, hostilefe.Forged, hostilefe.Auth, hostilefe.Closes, hostilefe.Garbage} {
@@ -222,10 +232,10 @@ func TestHostileTenants(t *testing.T) {
 				cur.Store(nil)
 			}()
 			// Each hostile cluster is told what its FE did once a read of it
-			// ended. A read that never ends in full (an FE that drips, closes
-			// or answers garbage) leaves no condition while FE has never
-			// answered (FEUnreachable is told once it has: starRocksWord),
-			// so the wait also ends once a read per cluster has begun (16 at most:
+			// ended. A read that never ends in full (an FE that drips or
+			// closes) leaves no condition while FE has never answered
+			// (FEUnreachable is told once it has: starRocksWord), so the wait
+			// also ends once three reads per cluster were tried (24 at most:
 			// the failing reads share 4 slots, and beside 100 clusters of 20 s
 			// reads the point is that they run, not that all have ended).
 			reasons := map[string]int{}
@@ -243,7 +253,7 @@ func TestHostileTenants(t *testing.T) {
 					}
 					reasons[cond.Reason]++
 				}
-				return len(reasons) == 1 && reasons["no StarRocksHealthy (FE never answered in full)"] == 0 || h.Connections() >= min(hostileN, 16), nil
+				return reasons["no StarRocksHealthy (FE never answered in full)"] == 0 || h.Connections() >= min(3*hostileN, 24), nil
 			})
 			for range rounds {
 				beside = append(beside, round())
@@ -332,6 +342,9 @@ func TestHostileTenants(t *testing.T) {
 			}
 			row := hostileRow{trick: trick, what: trickText[trick], gets: strings.Join(got, ", ") + "; " + events,
 				alone: median(alone), beside: median(beside), peak: peak, outside: outside, writes: writes}
+			if rounds >= 3 && row.beside.Seconds() > 1.2*row.alone.Seconds() {
+				row.gets += " (**healthy over 1.2×**)"
+			}
 			rows = append(rows, row)
 			t.Logf("%s: %s; healthy scale-ins %s alone, %s beside (%.2f×, %d rounds); peak heap %d MiB; %d statements/HTTP reads and %d writes outside",
 				trick, row.gets, row.alone.Round(100*time.Millisecond), row.beside.Round(100*time.Millisecond), row.beside.Seconds()/row.alone.Seconds(), rounds, peak>>20, outside, writes)
@@ -351,7 +364,9 @@ func TestHostileTenants(t *testing.T) {
 			}
 		})
 	}
-	if path := os.Getenv("HOSTILE_REPORT"); path != "" && !t.Failed() {
+	// The table is written when every row ran, a row over its bounds
+	// included: the test fails, and the table says by how much.
+	if path := os.Getenv("HOSTILE_REPORT"); path != "" && len(rows) == 6 {
 		writeHostileSection(t, path, rows, healthyN, hostileN, rounds)
 	}
 }
