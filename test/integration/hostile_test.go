@@ -398,7 +398,7 @@ func writeHostileSection(t *testing.T, path string, rows []hostileRow, healthy, 
 	load, _ := os.ReadFile("/proc/loadavg")
 	sizeHeading := fmt.Sprintf("### %d healthy clusters beside %d hostile", healthy, hostile)
 	var s strings.Builder
-	fmt.Fprintf(&s, "%s\n\nMeasured on %s (`/proc/loadavg` %s) by `%s`: %d healthy clusters (FE 1, BE 3, 6 tablets each) scale BE 3 → 2 → 3, "+
+	fmt.Fprintf(&s, "%s\n\nMeasured on %s (`/proc/loadavg` %s) by `%s`: %d healthy clusters (FE 1, BE 3; each round a new table of 30 single-replica tablets, 10 on the BE removed, drained at 4 a second) scale BE 3 → 2 → 3, "+
 		"%d rounds alone and %d beside %d hostile cluster(s) per trick, whose FE is `internal/test/hostilefe`. *Healthy* is the median time "+
 		"until every healthy cluster's BE StatefulSet is at 2, alone → beside (bound: 1.2×). *Peak heap* is the test process's (the operator, "+
 		"the simulated FEs and the hostile FE together: an upper bound of the operator's), against half the chart's 800 MiB limit. *Outside* "+
