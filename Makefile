@@ -154,6 +154,13 @@ starrocks-faults: testbin ## The StarRocks fault tests (about 10 min); rewrites 
 		-run 'TestScaleInWithoutDataLoss/(operator_process|the_FE_leader_killed|clusters_whose_FE|followers_60|a_node_drain|BE_4_to_3_and_back|FE_3_to_2_reverted)|TestGatedRollouts/a_BE_(down|restarted)|TestFEReadsOfOne|TestUpgradeProcedure/an_operator_SIGKILLed' ./integration/
 	cd test && go run ./cmd/faulttable -in $(CURDIR)/bin/starrocks-faults.jsonl -doc $(CURDIR)/docs/reliability.md
 
+.PHONY: hostile-tenants
+hostile-tenants: testbin ## The hostile-tenant table (10 healthy beside 1, then beside 100 hostile, 3 rounds each; about 30 min); writes its section of docs/reliability.md. Run it under the exclusive CPU lock: it measures time.
+	cd test && export SRSCALE_HOSTILE_HEALTHY=10 SRSCALE_HOSTILE_ROUNDS=3 HOSTILE_REPORT=$(CURDIR)/docs/reliability.md; \
+		SRSCALE_HOSTILE_CLUSTERS=1 go test -count=1 -timeout=60m -v -run 'TestHostileTenants' ./integration/; one=$$?; \
+		SRSCALE_HOSTILE_CLUSTERS=100 go test -count=1 -timeout=60m -v -run 'TestHostileTenants' ./integration/; hundred=$$?; \
+		exit $$((one | hundred))
+
 .PHONY: reliability
 reliability: testbin ## Fault tests at full size (API faults, crash, failover: about 10 min); writes docs/reliability.md.
 	cd test && RELIABILITY_FULL=1 RELIABILITY_REPORT=$(CURDIR)/docs/reliability.md go test -count=1 -timeout=40m -v -run . ./reliability/

@@ -137,3 +137,13 @@ const DroppedFromFEGroupAnnotation = "starrocks.com/dropped-from-fe-group"
 // decommission or a DROP a DBA made by hand is the DBA's, and the operator
 // leaves it alone. The operator sets and clears it; users never need to.
 const DecommissionedByOperatorAnnotation = "starrocks.com/decommissioned-by-operator"
+
+// FEWarehouseOwnerAnnotation records, on a StarRocksWarehouse, whether its
+// FE warehouse was created by this object: its UID when the operator's own
+// CREATE WAREHOUSE made it, "existed" when FE had a warehouse of the name
+// before (a DBA's), "unknown" when the operator could not create it (its
+// FE user lacks CREATE WAREHOUSE). Deleting the object drops the FE
+// warehouse only when it holds the object's UID, or when it is absent (an
+// object the upstream operator made: it is dropped as the upstream does).
+// The operator writes it once, before the warehouse's compute nodes exist.
+const FEWarehouseOwnerAnnotation = "starrocks.com/fe-warehouse-owner"

@@ -163,6 +163,27 @@ const (
 	// refused a plaintext connection (ssl_force_secure_transport, error
 	// 5205): the SSL mode is DISABLED, or FE requires TLS it does not offer.
 	ReasonFEInsecureTransport = "FEInsecureTransport"
+	// ReasonFEAuthPluginRefused is set in FEUnreachable's place, with a
+	// Warning Event, when FE asked for a login other than
+	// mysql_native_password (a greeting or auth switch naming another
+	// plugin, or "more authentication data"): the operator stopped the
+	// login and sent no password. A real FE asks this only of users made
+	// with another plugin; the operator's user must be a native one.
+	ReasonFEAuthPluginRefused = "FEAuthPluginRefused"
+	// ReasonFEAnswerTooLarge is set in FEUnreachable's place, with a
+	// Warning Event, when FE answered more rows or bytes than the cluster's
+	// pods could explain (docs/security.md, "Bounded answers"): the
+	// operator read no further and decided nothing on the part it read.
+	ReasonFEAnswerTooLarge = "FEAnswerTooLarge"
+	// ReasonFEAnswerInvalid is set in FEUnreachable's place, with a Warning
+	// Event, when FE's answer does not read as FE's (a column the operator
+	// needs is missing, a number is not one): nothing is decided on it.
+	ReasonFEAnswerInvalid = "FEAnswerInvalid"
+	// ReasonFESSLModeIgnored (a Warning Event): the cluster's
+	// starrocks.com/fe-ssl-mode annotation asks for a mode weaker than the
+	// operator's --fe-ssl-mode; the annotation may only strengthen it, and
+	// the operator's mode is used.
+	ReasonFESSLModeIgnored = "FESSLModeIgnored"
 	// ReasonInvalidFESSLMode (ReconcileError=True): the cluster's
 	// starrocks.com/fe-ssl-mode annotation is not an SSL mode; nothing is
 	// changed and nothing is sent to FE until it is.
@@ -221,6 +242,11 @@ const (
 	// ReasonInvalidResolver (ReconcileError=True): the FE proxy's resolver
 	// holds characters nginx.conf cannot take safely (; { } # or a newline).
 	ReasonInvalidResolver = "InvalidResolver"
+	// ReasonInvalidName (ReconcileError=True, one Warning Event): the
+	// cluster's name cannot name its Services (a DNS-1035 label: a lower-case
+	// letter first, then letters, digits and '-'; no '.'): nothing is
+	// created until it is recreated under another name.
+	ReasonInvalidName = "InvalidName"
 	// ReasonNameTooLong (ReconcileError=True): the cluster's name makes a
 	// child object's name longer than Kubernetes allows.
 	ReasonNameTooLong = "NameTooLong"

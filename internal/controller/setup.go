@@ -189,7 +189,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
 	r.FE = frontend.NewAccess(feaccess.New(mgr.GetAPIReader(), feaccess.Options{Resolve: cfg.FE, TLS: cfg.FETLS,
-		Credentials: cfg.FECredentials, LookEvery: cfg.FELookEvery, Cache: mgr.GetClient()}), r.Recorder)
+		Credentials: cfg.FECredentials, LookEvery: cfg.FELookEvery, Cache: mgr.GetClient(), DNSDomainSuffix: cfg.Build.DNSDomainSuffix}), r.Recorder)
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.
 	allowed := reconcile.NotDenied(cfg.DenyList)

@@ -66,6 +66,12 @@ type Client struct {
 	Attempts int
 	Backoff  time.Duration
 
+	// MaxRows bounds the rows of one answer, MaxBytes the bytes FE sends
+	// on one connection after the login; 0 is no bound. An answer beyond
+	// either fails with AnswerTooLargeError, and nothing of it is used.
+	MaxRows  int
+	MaxBytes int64
+
 	// acted is set once a statement succeeded, or got no answer (FE may
 	// have run it): what FE said of its nodes before may be out of date.
 	acted bool
@@ -105,6 +111,27 @@ func DropComputeNodeSQL(host string, heartbeatPort int, warehouse string) string
 		stmt += " FROM WAREHOUSE " + QuoteIdentifier(warehouse)
 	}
 	return stmt
+}
+
+// CreateWarehouseSQL makes a warehouse, without IF NOT EXISTS: that FE had
+// one of the name already is what the caller wants to know.
+func CreateWarehouseSQL(name string) string {
+	return "CREATE WAREHOUSE " + QuoteIdentifier(name)
+}
+
+// ErrorWarehouseExists is ERR_WAREHOUSE_EXISTS, 5902 / 42000, "Warehouse %s
+// already exists." (common/ErrorCode.java).
+const ErrorWarehouseExists = 5902
+
+// CreateWarehouse makes a warehouse in FE. existed is true when FE had one
+// of the name already (5902, or the error's text).
+func (c *Client) CreateWarehouse(ctx context.Context, name string) (existed bool, err error) {
+	err = c.exec(ctx, CreateWarehouseSQL(name))
+	var refused *mysql.MySQLError
+	if errors.As(err, &refused) && (refused.Number == ErrorWarehouseExists || strings.Contains(strings.ToLower(refused.Message), "already exists")) {
+		return true, nil
+	}
+	return false, err
 }
 
 // DropWarehouseSQL is the statement that removes a warehouse from FE: with
@@ -280,24 +307,42 @@ func (c *Client) retry(ctx context.Context, fn func(driver.Conn) error) error {
 			wait *= 2
 		}
 		err = once(ctx, orDefault(c.DialTimeout, DefaultDialTimeout), connector, fn)
-		var refused *mysql.MySQLError
-		// A refusal or a TLS failure would be the same next time.
-		if err == nil || errors.As(err, &refused) || TLSFailed(err) || ctx.Err() != nil {
+		var (
+			refused *mysql.MySQLError
+			plugin  *AuthPluginError
+			large   *AnswerTooLargeError
+		)
+		// A refusal, a TLS failure, a login the operator does not speak or
+		// an answer too large would be the same next time.
+		if err == nil || errors.As(err, &refused) || TLSFailed(err) || errors.As(err, &plugin) || errors.As(err, &large) || ctx.Err() != nil {
 			return err
 		}
 	}
 	return err
 }
 
+// once runs fn on one connection. When wire ended the connection (a login
+// it refused, a TLS failure, an answer too large), its reason is the error:
+// the driver reports only "invalid connection".
 func once(ctx context.Context, connect time.Duration, connector driver.Connector, fn func(driver.Conn) error) error {
-	cctx, cancel := context.WithTimeout(ctx, connect)
+	h := &dialed{}
+	cctx, cancel := context.WithTimeout(context.WithValue(ctx, dialedKey{}, h), connect)
 	conn, err := connector.Connect(cctx) // the driver lets go of cctx once connected
 	cancel()
 	if err != nil {
+		if why := h.why(); why != nil {
+			return why
+		}
 		return err
 	}
 	defer conn.Close()
-	return fn(conn)
+	if err := fn(conn); err != nil {
+		if why := h.why(); why != nil {
+			return why
+		}
+		return err
+	}
+	return nil
 }
 
 func (c *Client) config() (*mysql.Config, error) {
@@ -314,8 +359,12 @@ func (c *Client) config() (*mysql.Config, error) {
 	cfg.WriteTimeout = cfg.ReadTimeout
 	// FE speaks the MySQL protocol but is not MySQL: ask for nothing at connect.
 	cfg.InterpolateParams = false
+	// mysql_native_password only (wire.go): the driver's own switches
+	// refuse the cleartext and old plugins, wire the rest.
 	cfg.AllowNativePasswords = true
-	if err := c.TLS.apply(cfg, c.Address); err != nil {
+	cfg.AllowCleartextPasswords = false
+	cfg.AllowOldPasswords = false
+	if err := c.TLS.apply(cfg, c.Address, c.MaxBytes); err != nil {
 		return nil, err
 	}
 	return cfg, nil

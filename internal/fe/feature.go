@@ -34,13 +34,44 @@ const FeatureMultiWarehouse = "multi-warehouse"
 // DefaultHTTPTimeout bounds one feature request.
 const DefaultHTTPTimeout = 5 * time.Second
 
+// The most the operator reads of FE's HTTP answers: the feature list is a
+// few KiB, one FE's HA view under 1 KiB (ShowMetaInfoAction.getHaInfo:
+// seven short fields); headers as the JSON answers need.
+const (
+	maxFeaturesBytes       = 1 << 20
+	maxHAInfoBytes         = 64 << 10
+	maxResponseHeaderBytes = 64 << 10
+)
+
+// NewHTTPClient is the client of the operator's HTTP reads of FE: bounded
+// in time and header size, and following no redirect, so that FE cannot
+// send a request (with its basic authentication) anywhere else.
+func NewHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxResponseHeaderBytes = maxResponseHeaderBytes
+	return &http.Client{Timeout: DefaultHTTPTimeout, Transport: t,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// readBounded reads body whole, or fails with AnswerTooLargeError past max bytes.
+func readBounded(body io.Reader, maxBytes int64, what string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(body, maxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > maxBytes {
+		return nil, &AnswerTooLargeError{What: "GET " + what, Limit: maxBytes, Unit: "bytes"}
+	}
+	return b, nil
+}
+
 // Features asks FE at baseURL (http://host:http_port) which features it
 // has. FE answers a RestResult: {"code":"0","message":"OK",...} with the
 // features, a list of objects with a "name", under "data" (or "result", or at
 // the top level, as versions differ); plain strings are accepted too.
 func Features(ctx context.Context, client *http.Client, baseURL string) ([]string, error) {
 	if client == nil {
-		client = &http.Client{Timeout: DefaultHTTPTimeout}
+		client = NewHTTPClient()
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+FeaturePath, http.NoBody)
 	if err != nil {
@@ -51,7 +82,7 @@ func Features(ctx context.Context, client *http.Client, baseURL string) ([]strin
 		return nil, fmt.Errorf("GET %s: %w", FeaturePath, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	body, err := readBounded(resp.Body, maxFeaturesBytes, FeaturePath)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", FeaturePath, err)
 	}

@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 )
@@ -70,7 +69,7 @@ type Auth struct{ User, Password string }
 // HAInfoPath.
 func ReadHAInfo(ctx context.Context, client *http.Client, baseURL string, auth Auth) (HAInfo, error) {
 	if client == nil {
-		client = &http.Client{Timeout: DefaultHTTPTimeout}
+		client = NewHTTPClient()
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+HAInfoPath, http.NoBody)
 	if err != nil {
@@ -84,7 +83,7 @@ func ReadHAInfo(ctx context.Context, client *http.Client, baseURL string, auth A
 		return HAInfo{}, fmt.Errorf("GET %s: %w", HAInfoPath, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	body, err := readBounded(resp.Body, maxHAInfoBytes, HAInfoPath)
 	if err != nil {
 		return HAInfo{}, fmt.Errorf("GET %s: %w", HAInfoPath, err)
 	}

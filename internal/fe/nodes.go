@@ -163,7 +163,8 @@ func AddBackendSQL(address string) string {
 }
 
 // DropFrontendSQL removes an FE from FE's group; role is FOLLOWER or
-// OBSERVER, as the row was added (facts sheet §7).
+// OBSERVER, as the row was added (facts sheet §7): DropFrontend sends no
+// other.
 func DropFrontendSQL(role, address string) string {
 	return "ALTER SYSTEM DROP " + role + " " + QuoteString(address)
 }
@@ -298,12 +299,25 @@ func (c *Client) AddBackend(ctx context.Context, address string) error {
 	return err
 }
 
+// ErrUnknownFrontendRole is a SHOW FRONTENDS row whose Role is none of
+// LEADER, FOLLOWER and OBSERVER: the role goes into ALTER SYSTEM DROP
+// unquoted (the grammar's keyword), so a row FE forged could otherwise
+// add to the statement. Nothing is sent.
+var ErrUnknownFrontendRole = errors.New("FE lists a frontend whose role is none of LEADER, FOLLOWER and OBSERVER; the operator drops no such row")
+
 // DropFrontend removes an FE from the group. One already gone ("frontend
-// does not exist[...]", facts sheet §7) is no error.
+// does not exist[...]", facts sheet §7) is no error. Only a FOLLOWER or
+// OBSERVER (a LEADER as a FOLLOWER) is dropped: the role is a keyword of
+// the statement, not a quoted value.
 func (c *Client) DropFrontend(ctx context.Context, f Frontend) error {
-	role := f.Role
-	if role == "LEADER" {
+	var role string
+	switch f.Role {
+	case "LEADER", "FOLLOWER":
 		role = "FOLLOWER" // only a follower can lead; FE refuses to drop the leader itself
+	case "OBSERVER":
+		role = "OBSERVER"
+	default:
+		return fmt.Errorf("%w: %q (%s)", ErrUnknownFrontendRole, f.Role, f.Address())
 	}
 	err := c.exec(ctx, DropFrontendSQL(role, f.Address()))
 	if msg, ok := Refusal(err); ok && strings.HasPrefix(msg, "frontend does not exist[") {
@@ -374,7 +388,7 @@ func (r row) has(col string) bool { _, ok := r[col]; return ok }
 func (r row) int(col string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(r[col]))
 	if err != nil {
-		return 0, fmt.Errorf("column %s of %s is %q, not a number", col, r["ip"], r[col])
+		return 0, &InvalidAnswerError{Detail: fmt.Sprintf("column %s of %q is %q, not a number", col, r["ip"], r[col])}
 	}
 	return n, nil
 }
@@ -400,7 +414,11 @@ func (c *Client) queryWith(ctx context.Context, onLeader bool, stmt string, need
 			}
 		}
 		var err error
-		out, err = queryConn(ctx, conn, stmt, need)
+		maxRows, keep := c.MaxRows, func(row) bool { return true }
+		if stmt == StatisticSQL {
+			maxRows, keep = 0, isTotal // see ReadView
+		}
+		out, err = queryConn(ctx, conn, stmt, need, maxRows, keep)
 		return err
 	})
 	if err != nil {
@@ -419,8 +437,10 @@ func forwardToLeader(ctx context.Context, conn driver.Conn) error {
 	return err
 }
 
-// queryConn runs a SHOW statement on conn and returns its rows.
-func queryConn(ctx context.Context, conn driver.Conn, stmt string, need []string) ([]row, error) {
+// queryConn runs a SHOW statement on conn and returns its rows: those keep
+// takes (nil: all). More than maxRows rows (0: no bound) is an
+// AnswerTooLargeError, and none is returned.
+func queryConn(ctx context.Context, conn driver.Conn, stmt string, need []string, maxRows int, keep func(row) bool) ([]row, error) {
 	q, ok := conn.(driver.QueryerContext)
 	if !ok {
 		return nil, errors.New("the MySQL driver cannot query")
@@ -430,7 +450,12 @@ func queryConn(ctx context.Context, conn driver.Conn, stmt string, need []string
 		return nil, err
 	}
 	defer rows.Close()
-	return scanRows(rows, need)
+	out, err := scanRows(rows, need, maxRows, keep)
+	var large *AnswerTooLargeError
+	if errors.As(err, &large) {
+		large.What = stmt
+	}
+	return out, err
 }
 
 // View is what FE says of its nodes and tablets at one moment.
@@ -460,19 +485,21 @@ func (c *Client) ReadView(ctx context.Context) (View, [4]error) {
 		}
 		var err error
 		var rows []row
-		if rows, err = queryConn(ctx, conn, ShowFrontendsSQL, frontendColumns); err == nil {
+		if rows, err = queryConn(ctx, conn, ShowFrontendsSQL, frontendColumns, c.MaxRows, nil); err == nil {
 			v.Frontends, err = parseFrontends(rows)
 		}
 		errs[0] = err
-		if rows, err = queryConn(ctx, conn, ShowBackendsSQL, backendColumns); err == nil {
+		if rows, err = queryConn(ctx, conn, ShowBackendsSQL, backendColumns, c.MaxRows, nil); err == nil {
 			v.Backends, err = parseBackends(rows)
 		}
 		errs[1] = err
-		if rows, err = queryConn(ctx, conn, ShowComputeNodesSQL, computeNodeColumns); err == nil {
+		if rows, err = queryConn(ctx, conn, ShowComputeNodesSQL, computeNodeColumns, c.MaxRows, nil); err == nil {
 			v.ComputeNodes, err = parseComputeNodes(rows)
 		}
 		errs[2] = err
-		if rows, err = queryConn(ctx, conn, StatisticSQL, statisticColumns); err == nil {
+		// One row per database and Total: as many as the tenant made, so
+		// only Total is kept; the connection's byte budget bounds the rest.
+		if rows, err = queryConn(ctx, conn, StatisticSQL, statisticColumns, 0, isTotal); err == nil {
 			v.Statistic, err = parseStatistic(rows)
 		}
 		errs[3] = err
@@ -489,7 +516,10 @@ func (c *Client) ReadView(ctx context.Context) (View, [4]error) {
 	return v, errs
 }
 
-func scanRows(rows driver.Rows, need []string) ([]row, error) {
+// isTotal keeps the Total row of SHOW PROC '/statistic'.
+func isTotal(r row) bool { return r["dbid"] == "Total" }
+
+func scanRows(rows driver.Rows, need []string, maxRows int, keep func(row) bool) ([]row, error) {
 	cols := rows.Columns()
 	names := make([]string, len(cols))
 	have := map[string]bool{}
@@ -499,18 +529,21 @@ func scanRows(rows driver.Rows, need []string) ([]row, error) {
 	}
 	for _, n := range need {
 		if !have[n] {
-			return nil, fmt.Errorf("no %s column in the answer (columns: %s)", n, strings.Join(cols, ", "))
+			return nil, &InvalidAnswerError{Detail: fmt.Sprintf("no %s column in the answer (columns: %s)", n, strings.Join(cols, ", "))}
 		}
 	}
 	var out []row
 	vals := make([]driver.Value, len(cols))
-	for {
+	for n := 0; ; n++ {
 		err := rows.Next(vals)
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
 			return nil, err
+		}
+		if maxRows > 0 && n >= maxRows {
+			return nil, &AnswerTooLargeError{Limit: int64(maxRows), Unit: "rows"}
 		}
 		r := make(row, len(cols))
 		for i, v := range vals {
@@ -523,6 +556,8 @@ func scanRows(rows driver.Rows, need []string) ([]row, error) {
 				r[names[i]] = fmt.Sprint(v)
 			}
 		}
-		out = append(out, r)
+		if keep == nil || keep(r) {
+			out = append(out, r)
+		}
 	}
 }

@@ -71,6 +71,24 @@ func ParseSSLMode(s string) (SSLMode, error) {
 	return "", fmt.Errorf("%q is not one of %s", s, strings.Join(names, ", "))
 }
 
+// NeedsTLS is true for the modes that never speak plaintext: REQUIRED and
+// the verifying ones.
+func (m SSLMode) NeedsTLS() bool { return m == SSLRequired || m.Verifies() }
+
+// Strength orders the modes: DISABLED 0 to VERIFY_IDENTITY 4; an unknown
+// mode is -1.
+func (m SSLMode) Strength() int {
+	if m == "" {
+		m = DefaultSSLMode
+	}
+	for i, k := range SSLModes {
+		if k == m {
+			return i
+		}
+	}
+	return -1
+}
+
 // Verifies is true for the modes that check FE's certificate against a CA bundle.
 func (m SSLMode) Verifies() bool { return m == SSLVerifyCA || m == SSLVerifyIdentity }
 
@@ -100,34 +118,48 @@ func LoadCABundle(path string) (*x509.CertPool, error) {
 // ErrNoCABundle is returned for a verifying mode without a CA bundle.
 var ErrNoCABundle = errors.New("FE's certificate cannot be verified: no CA bundle (--fe-ca-file)")
 
-// apply sets cfg's TLS for addr (host:port, the name VERIFY_IDENTITY checks).
-// The three upstream modes are go-sql-driver's own named settings; the
-// verifying modes set Config.TLS, which the driver uses as it is.
-func (t TLS) apply(cfg *mysql.Config, addr string) error {
+// apply sets cfg to reach FE at addr (host:port, the name VERIFY_IDENTITY
+// checks) through wire, which speaks the mode's TLS itself so that it can
+// read the login inside it (wire.go); the driver is told tls=false. The
+// upstream's three modes keep the driver's meaning: PREFERRED is TLS when
+// FE offers it, certificate not checked; REQUIRED always TLS, certificate
+// not checked.
+func (t TLS) apply(cfg *mysql.Config, addr string, maxBytes int64) error {
+	w, err := t.wire(addr)
+	if err != nil {
+		return err
+	}
+	w.maxBytes = maxBytes
+	cfg.TLSConfig = "false"
+	cfg.TLS = nil
+	cfg.DialFunc = w.dial
+	return nil
+}
+
+// wire is the mode's TLS as wire speaks it.
+func (t TLS) wire(addr string) (wire, error) {
 	mode := t.Mode
 	if mode == "" {
 		mode = DefaultSSLMode
 	}
 	switch mode {
 	case SSLDisabled:
-		cfg.TLSConfig = "false"
+		return wire{}, nil
 	case SSLPreferred:
-		cfg.TLSConfig = "preferred"
+		return wire{tls: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}}, nil //nolint:gosec // PREFERRED checks no certificate, as the upstream's
 	case SSLRequired:
-		cfg.TLSConfig = "skip-verify"
+		return wire{tls: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}, needTLS: true}, nil //nolint:gosec // REQUIRED checks no certificate, as the upstream's
 	case SSLVerifyCA, SSLVerifyIdentity:
 		if t.RootCAs == nil {
-			return ErrNoCABundle
+			return wire{}, ErrNoCABundle
 		}
 		host, _, err := net.SplitHostPort(addr)
 		if err != nil {
 			host = addr
 		}
-		cfg.TLS = verifyingConfig(mode, t.RootCAs, host)
-	default:
-		return fmt.Errorf("unknown FE SSL mode %q", mode)
+		return wire{tls: verifyingConfig(mode, t.RootCAs, host), needTLS: true}, nil
 	}
-	return nil
+	return wire{}, fmt.Errorf("unknown FE SSL mode %q", mode)
 }
 
 // verifyingConfig checks FE's certificate chain against roots, and under

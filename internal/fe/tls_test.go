@@ -25,40 +25,42 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-func TestEachSSLModeMapsOntoTheDriversOwnSetting(t *testing.T) {
+func TestEachSSLModeMapsOntoWiresTLS(t *testing.T) {
 	roots := x509.NewCertPool()
 	cases := []struct {
-		mode      SSLMode
-		tlsConfig string // go-sql-driver's named setting
-		custom    bool   // Config.TLS set
-		verifies  bool
-		name      string
+		mode              SSLMode
+		tls, need, verify bool
+		name              string
 	}{
-		{mode: "", tlsConfig: "preferred"},
-		{mode: SSLDisabled, tlsConfig: "false"},
-		{mode: SSLPreferred, tlsConfig: "preferred"},
-		{mode: SSLRequired, tlsConfig: "skip-verify"},
-		{mode: SSLVerifyCA, custom: true, verifies: true},
-		{mode: SSLVerifyIdentity, custom: true, verifies: true, name: "kube-starrocks-fe-service.starrocks"},
+		{mode: "", tls: true},
+		{mode: SSLDisabled},
+		{mode: SSLPreferred, tls: true},
+		{mode: SSLRequired, tls: true, need: true},
+		{mode: SSLVerifyCA, tls: true, need: true, verify: true},
+		{mode: SSLVerifyIdentity, tls: true, need: true, verify: true, name: "kube-starrocks-fe-service.starrocks"},
 	}
 	for _, tc := range cases {
 		cfg := mysql.NewConfig()
-		if err := (TLS{Mode: tc.mode, RootCAs: roots}).apply(cfg, "kube-starrocks-fe-service.starrocks:9030"); err != nil {
+		if err := (TLS{Mode: tc.mode, RootCAs: roots}).apply(cfg, "kube-starrocks-fe-service.starrocks:9030", 0); err != nil {
 			t.Fatalf("%q: %v", tc.mode, err)
 		}
-		if cfg.TLSConfig != tc.tlsConfig || (cfg.TLS != nil) != tc.custom {
-			t.Errorf("%q: tls=%q, custom config %v; want tls=%q, custom %v", tc.mode, cfg.TLSConfig, cfg.TLS != nil, tc.tlsConfig, tc.custom)
+		if cfg.TLSConfig != "false" || cfg.TLS != nil || cfg.DialFunc == nil {
+			t.Errorf("%q: the driver speaks TLS itself (tls=%q) or dials without wire", tc.mode, cfg.TLSConfig)
 		}
-		if cfg.TLS != nil {
-			if cfg.TLS.ServerName != tc.name {
-				t.Errorf("%q: checks the name %q, want %q", tc.mode, cfg.TLS.ServerName, tc.name)
+		w, _ := (TLS{Mode: tc.mode, RootCAs: roots}).wire("kube-starrocks-fe-service.starrocks:9030")
+		if (w.tls != nil) != tc.tls || w.needTLS != tc.need {
+			t.Errorf("%q: TLS %v, required %v; want %v, %v", tc.mode, w.tls != nil, w.needTLS, tc.tls, tc.need)
+		}
+		if w.tls != nil {
+			if w.tls.ServerName != tc.name {
+				t.Errorf("%q: checks the name %q, want %q", tc.mode, w.tls.ServerName, tc.name)
 			}
-			if cfg.TLS.InsecureSkipVerify && cfg.TLS.VerifyConnection == nil {
-				t.Errorf("%q verifies nothing", tc.mode)
+			if verifies := !w.tls.InsecureSkipVerify || w.tls.VerifyConnection != nil; verifies != tc.verify {
+				t.Errorf("%q: verifies %v, want %v", tc.mode, verifies, tc.verify)
 			}
 		}
 	}
-	if err := (TLS{Mode: SSLVerifyCA}).apply(mysql.NewConfig(), "a:1"); !errors.Is(err, ErrNoCABundle) || !TLSFailed(err) {
+	if err := (TLS{Mode: SSLVerifyCA}).apply(mysql.NewConfig(), "a:1", 0); !errors.Is(err, ErrNoCABundle) || !TLSFailed(err) {
 		t.Errorf("VERIFY_CA without a bundle: %v, want ErrNoCABundle, a TLS failure", err)
 	}
 }

@@ -47,22 +47,50 @@ type credentialsError struct{ err error }
 func (e *credentialsError) Error() string { return e.err.Error() }
 func (e *credentialsError) Unwrap() error { return e.err }
 
-// ClusterTLS is the operator's TLS with the cluster's FESSLModeAnnotation,
-// if any, in place of its mode; a value that is not a mode is a
-// reconcile.UserError: the user must fix it before FE is asked anything,
-// and retrying does not help.
+// ClusterTLS is the operator's TLS, with the cluster's FESSLModeAnnotation
+// in place of its mode when the annotation asks for a stronger one. The
+// annotation is the cluster author's, and a tenant must not weaken what
+// the operator's admin chose for the operator's own credentials: a weaker
+// value is ignored (IgnoredSSLMode says so). A value that is not a mode
+// is a reconcile.UserError: the user must fix it before FE is asked
+// anything, and retrying does not help.
 func ClusterTLS(src *srv1.StarRocksCluster, operator fe.TLS) (fe.TLS, error) {
+	mode, ok, err := annotatedSSLMode(src)
+	if err != nil || !ok {
+		return operator, err
+	}
+	if mode.Strength() > operator.Mode.Strength() {
+		operator.Mode = mode
+	}
+	return operator, nil
+}
+
+func annotatedSSLMode(src *srv1.StarRocksCluster) (fe.SSLMode, bool, error) {
 	v, ok := src.Annotations[srv1.FESSLModeAnnotation]
 	if !ok {
-		return operator, nil
+		return "", false, nil
 	}
 	mode, err := fe.ParseSSLMode(v)
 	if err != nil {
-		return fe.TLS{}, &reconcile.UserError{Reason: srv1.ReasonInvalidFESSLMode,
+		return "", false, &reconcile.UserError{Reason: srv1.ReasonInvalidFESSLMode,
 			Message: fmt.Sprintf("annotation %s: %v; nothing was changed and nothing is sent to FE until it is fixed", srv1.FESSLModeAnnotation, err)}
 	}
-	operator.Mode = mode
-	return operator, nil
+	return mode, true, nil
+}
+
+// WeakerSSLMode is the warning for a cluster whose FESSLModeAnnotation asks
+// for a mode weaker than the operator's: "" when it does not.
+func WeakerSSLMode(src *srv1.StarRocksCluster, operator fe.TLS) string {
+	mode, ok, err := annotatedSSLMode(src)
+	op := operator.Mode
+	if op == "" {
+		op = fe.DefaultSSLMode
+	}
+	if err != nil || !ok || mode.Strength() >= op.Strength() {
+		return ""
+	}
+	return fmt.Sprintf("annotation %s=%s asks for a weaker TLS than the operator's --fe-ssl-mode=%s; the annotation may only strengthen it, and %s is used",
+		srv1.FESSLModeAnnotation, mode, op, op)
 }
 
 // credentials chooses who the operator logs in to a cluster's FE as, the

@@ -59,6 +59,8 @@ type door struct {
 	http    *http.Client
 	// tls is the operator's --fe-ssl-mode and CA bundle.
 	tls fe.TLS
+	// dnsSuffix is the cluster's DNS domain, of the FE pods' names.
+	dnsSuffix string
 
 	mu sync.Mutex
 	// features remembers FE's feature list per cluster (by name) and FE
@@ -67,6 +69,9 @@ type door struct {
 	features map[types.NamespacedName]featureList
 	// views reads what FE says of its nodes and tablets (views.go).
 	views *views
+	// toldSSL holds, per cluster, the weaker fe-ssl-mode annotation value
+	// last told (IgnoredSSLMode).
+	toldSSL map[types.NamespacedName]string
 }
 
 // Options are the operator's settings of the door.
@@ -80,8 +85,11 @@ type Options struct {
 	// LookEvery is the least time between two reads of one cluster's FE;
 	// 0 is DefaultLookEvery.
 	LookEvery time.Duration
-	// Cache reads FE's StatefulSet for the features cache; nil reads live.
+	// Cache reads FE's StatefulSet for the features cache, and FE's pods
+	// (the hosts HTTP reads may go to); nil reads live.
 	Cache client.Reader
+	// DNSDomainSuffix is the cluster's DNS domain; "" is cluster.local.
+	DNSDomainSuffix string
 }
 
 // New is the door of an operator whose uncached reads (Secrets) go to live.
@@ -89,8 +97,11 @@ func New(live client.Reader, o Options) Door {
 	if o.Resolve == nil {
 		o.Resolve = fe.DNS
 	}
-	return Door{&door{live: live, cache: o.Cache, secret: o.Credentials, resolve: o.Resolve, tls: o.TLS,
-		http: &http.Client{Timeout: fe.DefaultHTTPTimeout}, features: map[types.NamespacedName]featureList{}, views: newViews(o.LookEvery)}}
+	if o.DNSDomainSuffix == "" {
+		o.DNSDomainSuffix = "cluster.local"
+	}
+	return Door{&door{live: live, cache: o.Cache, secret: o.Credentials, resolve: o.Resolve, tls: o.TLS, dnsSuffix: o.DNSDomainSuffix,
+		http: fe.NewHTTPClient(), features: map[types.NamespacedName]featureList{}, views: newViews(o.LookEvery), toldSSL: map[types.NamespacedName]string{}}}
 }
 
 // Live reads the API server uncached (the operator's API reader); nil on
@@ -159,6 +170,7 @@ func (d Door) Forget(cluster types.NamespacedName) {
 	}
 	d.d.mu.Lock()
 	delete(d.d.features, cluster)
+	delete(d.d.toldSSL, cluster)
 	d.d.mu.Unlock()
 	d.d.views.forget(cluster.String())
 }
@@ -172,6 +184,28 @@ func (d Door) Remembers(cluster types.NamespacedName) bool {
 	_, known := d.d.features[cluster]
 	d.d.mu.Unlock()
 	return known || d.d.views.remembers(cluster.String())
+}
+
+// IgnoredSSLMode is the warning for src's fe-ssl-mode annotation when it
+// asks for a weaker mode than the operator's (WeakerSSLMode), and whether
+// this is the first time the door tells it for that value: the caller
+// emits one Warning Event then.
+func (d Door) IgnoredSSLMode(src *srv1.StarRocksCluster) (msg string, first bool) {
+	if d.d == nil {
+		return "", false
+	}
+	msg = WeakerSSLMode(src, d.d.tls)
+	key := client.ObjectKeyFromObject(src)
+	d.d.mu.Lock()
+	defer d.d.mu.Unlock()
+	if msg == "" {
+		delete(d.d.toldSSL, key)
+		return "", false
+	}
+	v := string(src.UID) + "/" + src.Annotations[srv1.FESSLModeAnnotation]
+	first = d.d.toldSSL[key] != v
+	d.d.toldSSL[key] = v
+	return msg, first
 }
 
 func (d *door) target(src *srv1.StarRocksCluster, feConf string) (string, string) {
@@ -191,5 +225,6 @@ func (d *door) client(ctx context.Context, src *srv1.StarRocksCluster, feConf st
 		return nil, &credentialsError{err: err}
 	}
 	addr, _ := d.target(src, feConf)
-	return &fe.Client{Address: addr, User: user, Password: pw, TLS: tls}, nil
+	rows, bytes := answerBounds(src)
+	return &fe.Client{Address: addr, User: user, Password: pw, TLS: tls, MaxRows: rows, MaxBytes: bytes}, nil
 }

@@ -47,6 +47,16 @@ const (
 	// Refused means FE answered and refused what was asked (fe.Refusal); the
 	// user must act, asking again gets the same answer.
 	Refused
+	// AuthPluginRefused means FE asked for a login other than
+	// mysql_native_password, which the operator does not speak
+	// (fe.AuthPluginError): no password was sent.
+	AuthPluginRefused
+	// AnswerTooLarge means FE answered more than the cluster's pods could
+	// explain (fe.AnswerTooLargeError): nothing was decided on it.
+	AnswerTooLarge
+	// AnswerInvalid means FE answered what does not read as FE's answer
+	// (fe.InvalidAnswerError): nothing was decided on it.
+	AnswerInvalid
 )
 
 // Trouble is what FE's answer (or its silence) means: its kind, the
@@ -79,7 +89,18 @@ func Classify(err error) Trouble {
 	if errors.As(err, &missing) {
 		return Trouble{Kind: CredentialsMissing, Reason: srv1.ReasonFECredentialsMissing, What: "the operator cannot read its FE credentials"}
 	}
+	var (
+		plugin *fe.AuthPluginError
+		large  *fe.AnswerTooLargeError
+		bad    *fe.InvalidAnswerError
+	)
 	switch {
+	case errors.As(err, &plugin):
+		return Trouble{Kind: AuthPluginRefused, Reason: srv1.ReasonFEAuthPluginRefused, What: "FE asked for a login the operator does not speak"}
+	case errors.As(err, &large):
+		return Trouble{Kind: AnswerTooLarge, Reason: srv1.ReasonFEAnswerTooLarge, What: "FE's answer was too large"}
+	case errors.As(err, &bad):
+		return Trouble{Kind: AnswerInvalid, Reason: srv1.ReasonFEAnswerInvalid, What: "FE's answer does not read as FE's"}
 	case fe.InsecureTransportRefused(err):
 		return Trouble{Kind: InsecureTransport, Reason: srv1.ReasonFEInsecureTransport, What: "FE refuses connections without TLS"}
 	case fe.TLSFailed(err):

@@ -101,6 +101,17 @@ func TestFEReadsAreFairAndFailingFEsHoldAtMostHalfTheSlots(t *testing.T) {
 			t.Errorf("%d reads wait, want the 16 failing ones beyond their 4 slots", w)
 		}
 	})
+	t.Run("new clusters whose first read hangs leave a quarter of the slots; an answering cluster starts at once", func(t *testing.T) {
+		r, h := NewReads(8), &heldReads{}
+		for i := range 100 {
+			key := fmt.Sprint("drips-", i)
+			r.Ask(key, Unread, h.read(key))
+		}
+		settle(t, r, 6)
+		if !r.Ask("live", Answering, h.read("live")) {
+			t.Fatalf("the answering cluster waits behind %d new ones (%d running)", r.Waiting(), r.Running())
+		}
+	})
 	t.Run("every failing cluster is read in turn, first asked first", func(t *testing.T) {
 		r, h := NewReads(2), &heldReads{}
 		for i := range 5 {

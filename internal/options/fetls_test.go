@@ -106,3 +106,35 @@ func TestCABundleWithoutAVerifyingModeWarns(t *testing.T) {
 		t.Errorf("warnings %q, want one saying --fe-ca-file has no effect", warnings)
 	}
 }
+
+// One Secret for every cluster under a mode that does not verify which FE
+// answers: the operator starts (the upstream's default is PREFERRED), and
+// says loudly what it risks. One Secret per cluster, or VERIFY_IDENTITY,
+// says nothing.
+func TestASharedCredentialWithoutVerifyIdentityWarns(t *testing.T) {
+	ca := caFile(t)
+	for _, tc := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"--fe-credentials-secret=ops/operator"}, true},
+		{[]string{"--fe-credentials-secret=ops/operator", "--fe-ssl-mode=REQUIRED"}, true},
+		{[]string{"--fe-credentials-secret=ops/operator", "--fe-ssl-mode=VERIFY_CA", "--fe-ca-file=" + ca}, true},
+		{[]string{"--fe-credentials-secret=ops/operator", "--fe-ssl-mode=VERIFY_IDENTITY", "--fe-ca-file=" + ca}, false},
+		{[]string{"--fe-credentials-secret=operator"}, false}, // each cluster's own namespace
+		{nil, false}, // root with each cluster's MYSQL_PWD, as the upstream
+	} {
+		o, err := parse(t, tc.args...)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		warnings, err := o.Validate()
+		if err != nil {
+			t.Fatalf("%v: %v; the operator must start", tc.args, err)
+		}
+		warned := strings.Contains(strings.Join(warnings, "\n"), "SECURITY: --fe-credentials-secret")
+		if warned != tc.warn {
+			t.Errorf("%v: warnings %q; want the shared-credential warning: %v", tc.args, warnings, tc.warn)
+		}
+	}
+}

@@ -126,6 +126,7 @@ func feProxyDeployment(src *srv1.StarRocksCluster, spec *srv1.StarRocksFeProxySp
 			ReadOnlyRootFilesystem:   ptr.To(false),
 		},
 	}}
+	restrictFEProxy(src, &pod)
 	pod.Volumes = []corev1.Volume{{Name: volume, VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: src.FeProxyConfigMapName()}},
 	}}}
@@ -141,6 +142,27 @@ func feProxyDeployment(src *srv1.StarRocksCluster, spec *srv1.StarRocksFeProxySp
 				Spec:       pod,
 			},
 		},
+	}
+}
+
+// restrictFEProxy readies the FE proxy's pod for Pod Security "restricted"
+// when the user asks for it. The FE proxy has no security fields of its own
+// (neither has the upstream's): it follows FE's. When FE's spec sets a
+// seccomp profile, which nothing but such a namespace needs, the proxy's
+// pod takes the same profile and nginx (uid 101, port 8080: it needs no
+// capability) drops every capability. Otherwise the pod template stays
+// the upstream's, so that switching from it restarts no pod.
+func restrictFEProxy(src *srv1.StarRocksCluster, pod *corev1.PodSpec) {
+	feSpec := src.Spec.StarRocksFeSpec
+	if feSpec == nil || feSpec.SeccompProfile == nil {
+		return
+	}
+	if pod.SecurityContext == nil {
+		pod.SecurityContext = &corev1.PodSecurityContext{}
+	}
+	pod.SecurityContext.SeccompProfile = feSpec.SeccompProfile.DeepCopy()
+	for i := range pod.Containers {
+		pod.Containers[i].SecurityContext.Capabilities = &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
 	}
 }
 

@@ -205,12 +205,12 @@ func TestOperatorScopeFollowsWatchNamespace(t *testing.T) {
 	})
 }
 
-// clusterWideGrants lists the ClusterRole rules of a rendering beyond reading
-// the operator's own two CRDs (which it checks at start, see internal/crdcheck).
 // clusterWideGrants lists the cluster-wide rules a namespace-scoped operator
 // would not need. Allowed: reading its two CRDs by name, the reviews that
 // secure metrics make (creating a TokenReview or SubjectAccessReview reads
-// nothing), and the metrics-reader role, which is for Prometheus to be bound to.
+// nothing), reading StorageClasses (cluster-scoped: volume expansion asks
+// whether a claim's class lets it grow), and the metrics-reader role, which
+// is for Prometheus to be bound to.
 func clusterWideGrants(objs []*unstructured.Unstructured) []string {
 	var out []string
 	for _, r := range find(objs, "ClusterRole") {
@@ -231,8 +231,54 @@ func clusterWideGrants(objs []*unstructured.Unstructured) []string {
 			if slices.Equal(verbs, []string{"create"}) && (slices.Equal(res, []string{"tokenreviews"}) || slices.Equal(res, []string{"subjectaccessreviews"})) {
 				continue
 			}
+			if slices.Equal(res, []string{"storageclasses"}) && slices.Equal(verbs, []string{"get", "list"}) {
+				continue // cluster-scoped: volume expansion reads the claims' class
+			}
 			out = append(out, fmt.Sprintf("%s: %v", r.GetName(), m))
 		}
 	}
 	return out
+}
+
+// ruleGrants names the roles whose rule of a ClusterRole (cluster-wide) or of a
+// Role in namespace ns allows verb on resource of group.
+func ruleGrants(objs []*unstructured.Unstructured, kind, ns, group, resource, verb string) []string {
+	var out []string
+	for _, r := range find(objs, kind) {
+		if kind == "Role" && r.GetNamespace() != ns {
+			continue
+		}
+		rules, _, _ := unstructured.NestedSlice(r.Object, "rules")
+		for _, rule := range rules {
+			m := rule.(map[string]any)
+			groups, _, _ := unstructured.NestedStringSlice(m, "apiGroups")
+			res, _, _ := unstructured.NestedStringSlice(m, "resources")
+			verbs, _, _ := unstructured.NestedStringSlice(m, "verbs")
+			if slices.Contains(groups, group) && slices.Contains(res, resource) && (slices.Contains(verbs, verb) || slices.Contains(verbs, "*")) {
+				out = append(out, r.GetName())
+			}
+		}
+	}
+	return out
+}
+
+// The operator's RBAC is no wider than its use: Leases only in its own
+// namespace (leader election, which has its Role), never cluster-wide;
+// StorageClasses listed cluster-wide, in both scopes, because volume
+// expansion finds the default class by listing them.
+func TestOperatorRBACIsWhatItUses(t *testing.T) {
+	for _, values := range []string{"", "starrocksOperator:\n  watchNamespace: analytics\n"} {
+		objs := mustRender(t, operatorChart, "starrocks-system", values)
+		if g := ruleGrants(objs, "ClusterRole", "", "coordination.k8s.io", "leases", "update"); len(g) != 0 {
+			t.Errorf("values %q: cluster-wide Lease writes granted by %v", values, g)
+		}
+		if g := ruleGrants(objs, "Role", "starrocks-system", "coordination.k8s.io", "leases", "update"); len(g) == 0 {
+			t.Errorf("values %q: leader election cannot write its Lease in the operator's namespace", values)
+		}
+		for _, verb := range []string{"get", "list"} {
+			if g := ruleGrants(objs, "ClusterRole", "", "storage.k8s.io", "storageclasses", verb); len(g) == 0 {
+				t.Errorf("values %q: no cluster-wide %s on StorageClasses: volume expansion fails", values, verb)
+			}
+		}
+	}
 }

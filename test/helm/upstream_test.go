@@ -217,7 +217,7 @@ var upstreamAllowList = []allowance{
 	{kind: "ClusterRole", name: "kube-starrocks-operator-metrics-reader", how: extraObject,
 		reason: "secure metrics: what a Prometheus ServiceAccount is bound to in order to scrape the operator"},
 	{kind: "ConfigMap", name: "kube-starrocks-initpwd-shell", path: "data.fe_initpwd.sh", how: oursReplaces,
-		reason: "our own script with the upstream's contract: SET PASSWORD through FE's MySQL port, MySQL errors 1045/1064 mean already set"},
+		reason: "our own script with the upstream's contract (SET PASSWORD through FE's MySQL port), but the password sent as its hash, never pasted into SQL, and only 1045 means already set"},
 }
 
 func findAllowance(kind, name, path string, how ...allowHow) *allowance {

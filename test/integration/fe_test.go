@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -98,6 +99,9 @@ func TestTalkingToFE(t *testing.T) {
 	t.Run("multi-warehouse FE: a warehouse is created, runs, scales through its HPA target and is dropped from FE once on deletion", func(t *testing.T) {
 		testWarehouseLifecycle(t, c, dir, op)
 	})
+	t.Run("multi-warehouse FE: deleting a warehouse leaves an FE warehouse of its name a DBA made before it", func(t *testing.T) {
+		testWarehouseOfADBAIsKept(t, c, dir)
+	})
 	t.Run("multi-warehouse FE: a warehouse's scale-in drops its compute nodes FROM its WAREHOUSE", func(t *testing.T) {
 		testWarehouseScaleIn(t, c, dir)
 	})
@@ -122,6 +126,59 @@ func TestTalkingToFE(t *testing.T) {
 	t.Run("disaster recovery without cluster_snapshot.yaml where FE reads it is refused with a condition", func(t *testing.T) {
 		testDisasterRecoveryWithoutSnapshot(t, c)
 	})
+}
+
+// testWarehouseOfADBAIsKept: FE has a warehouse wh_dba a DBA made by hand
+// before anyone made StarRocksWarehouse wh-dba. The operator's CREATE
+// WAREHOUSE finds it there and records so (FEWarehouseOwnerAnnotation);
+// deleting the object drops its compute nodes and leaves the DBA's warehouse.
+func testWarehouseOfADBAIsKept(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	f := startFE(t, dir, "fe", "wd", simstarrocks.Options{SharedData: true, MultiWarehouse: true})
+	sharedDataCluster(t, c, "fe", "wd", feConfShared, nil, passwordOnFE)
+	dba := rootDB(t, f, "pw-wd")
+	if _, err := dba.ExecContext(ctx, "CREATE WAREHOUSE wh_dba"); err != nil {
+		t.Fatal(err)
+	}
+	wh := warehouse("fe", "wh-dba", "wd", 1)
+	wh.Spec.Template.EnvVars = []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-wd"}}
+	if err := c.Client.Create(ctx, wh); err != nil {
+		t.Fatal(err)
+	}
+	got := waitWarehouse(t, c, "fe", "wh-dba", "warehouse running with 1 CN", warehouseRunning(1))
+	if owner := got.Annotations[srv1.FEWarehouseOwnerAnnotation]; owner != "existed" {
+		t.Errorf("%s = %q, want existed", srv1.FEWarehouseOwnerAnnotation, owner)
+	}
+	if err := c.Client.Delete(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, c, "warehouse and its StatefulSet", &srv1.StarRocksWarehouse{ObjectMeta: got.ObjectMeta},
+		&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "fe", Name: "wh-dba-warehouse-cn"}})
+	t.Logf("statements FE received: %q", f.Statements())
+	if got := f.StatementsLike("DROP WAREHOUSE"); len(got) != 0 {
+		t.Errorf("DROP WAREHOUSE sent for the DBA's warehouse: %q", got)
+	}
+	if !slices.Contains(f.Warehouses(), "wh_dba") {
+		t.Errorf("FE's warehouses %v: the DBA's wh_dba is gone", f.Warehouses())
+	}
+	if nodes := hosts(f, "wh_dba"); len(nodes) != 0 {
+		t.Errorf("FE still lists the warehouse's compute nodes %v", nodes)
+	}
+}
+
+// rootDB is a database/sql handle on f as root.
+func rootDB(t *testing.T, f *simstarrocks.StarRocks, password string) *sql.DB {
+	t.Helper()
+	cfg := mysql.NewConfig()
+	cfg.Net, cfg.Addr, cfg.User, cfg.Passwd = "tcp", f.QueryAddress(), "root", password
+	cfg.Timeout, cfg.ReadTimeout = 5*time.Second, 30*time.Second
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(conn)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
 }
 
 // simulatedWithStarRocks starts a simulated cluster and a registrar that

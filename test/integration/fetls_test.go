@@ -23,8 +23,10 @@ import (
 	"testing"
 	"time"
 
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
@@ -35,7 +37,7 @@ import (
 // TLS to FE (DESIGN §12) on the simulated cluster: one operator at the
 // default --fe-ssl-mode (PREFERRED) and a fleet mixing the three kinds of
 // FE, each cluster annotated starrocks.com/fe-ssl-mode where it needs
-// another mode. Per kind, one health read (StarRocksHealthy) and one BE
+// a stronger mode (a weaker one is ignored, with one Warning Event). Per kind, one health read (StarRocksHealthy) and one BE
 // scale-in (FE decommissions, then BE shrinks); a mode the FE cannot speak
 // holds the scale-in with its own reason, and goes on once the annotation
 // is fixed. The whole matrix of modes runs against the simulated FE alone
@@ -66,9 +68,25 @@ func TestFETLS(t *testing.T) {
 			t.Parallel()
 			testTLSScaleIn(t, c, dir, "plain", "", simstarrocks.Options{}, "plaintext")
 		})
-		t.Run("FE requires TLS, annotated DISABLED: FEInsecureTransport holds the scale-in until the annotation goes", func(t *testing.T) {
+		t.Run("FE requires TLS, annotated DISABLED: a weaker annotation is ignored with one Warning, healthy and a scale-in over TLS", func(t *testing.T) {
 			t.Parallel()
-			testTLSRefused(t, c, dir, "refused", "DISABLED", requires(), srv1.ReasonFEInsecureTransport)
+			testTLSScaleIn(t, c, dir, "weaker", "DISABLED", requires(), "TLS")
+			eventually(t, time.Minute, "one Warning FESSLModeIgnored", func(ctx context.Context) (bool, error) {
+				var evs eventsv1.EventList
+				if err := c.Client.List(ctx, &evs, client.InNamespace("tls")); err != nil {
+					return false, err
+				}
+				n := 0
+				for _, e := range evs.Items {
+					if e.Regarding.Name == "weaker" && e.Reason == srv1.ReasonFESSLModeIgnored {
+						n += max(1, int(ptrSeriesCount(e.Series)))
+					}
+				}
+				if n > 1 {
+					t.Errorf("%d FESSLModeIgnored Events, want one", n)
+				}
+				return n == 1, nil
+			})
 		})
 		t.Run("FE without TLS, annotated REQUIRED: FETLSFailed holds the scale-in until the annotation goes", func(t *testing.T) {
 			t.Parallel()
@@ -114,6 +132,13 @@ func testTLSScaleIn(t *testing.T, c *testcluster.Cluster, dir *feDirectory, name
 		t.Errorf("logins: %d over TLS, %d in plaintext; want every one %s", overTLS, plaintext, transport)
 	}
 	t.Logf("%s: %d logins over TLS, %d in plaintext", name, overTLS, plaintext)
+}
+
+func ptrSeriesCount(s *eventsv1.EventSeries) int32 {
+	if s == nil {
+		return 0
+	}
+	return s.Count
 }
 
 func testTLSRefused(t *testing.T, c *testcluster.Cluster, dir *feDirectory, name, mode string, opts simstarrocks.Options, reason string) {

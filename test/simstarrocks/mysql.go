@@ -63,7 +63,11 @@ func (a *authServer) UserEntryWithHash(_ []*x509.Certificate, salt []byte, user 
 		usePasswd = "NO"
 	}
 	password, ok := a.s.password(user)
-	if ok {
+	if hash, set := a.s.storedPassword(user); ok && set {
+		// The hash SET PASSWORD stored (users.go); none is no password.
+		ok = len(hash) == 0 && len(authResponse) == 0 ||
+			len(hash) > 0 && len(authResponse) == len(hash) && mysql.VerifyHashedMysqlNativePassword(authResponse, salt, hash)
+	} else if ok {
 		want := mysql.ScrambleMysqlNativePassword(salt, []byte(password))
 		ok = len(want) == len(authResponse) && subtle.ConstantTimeCompare(want, authResponse) == 1
 	}
@@ -184,6 +188,12 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 	sess, _ := c.ClientData.(*session)
 	if sess == nil {
 		sess = &session{}
+	}
+	if st.kind == stSetPassword {
+		if serr := s.setPassword(c.User, st); serr != nil {
+			return mysql.NewSQLError(serr.code, serr.state, "%s", serr.msg)
+		}
+		return callback(&sqltypes.Result{}, false)
 	}
 	if st.kind == stSet {
 		if serr := sess.set(st); serr != nil {

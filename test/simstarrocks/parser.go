@@ -212,6 +212,7 @@ const (
 	stAdminSetConfig
 	stAdminShowConfig
 	stCreateImage
+	stSetPassword
 )
 
 type statement struct {
@@ -231,6 +232,10 @@ type statement struct {
 	// pattern: ADMIN SHOW FRONTEND CONFIG LIKE 'pattern', if hasPattern.
 	pattern    string
 	hasPattern bool
+	// password: SET PASSWORD = 'password' (the stored form) or, when
+	// plainPassword, SET PASSWORD = PASSWORD('password').
+	password      string
+	plainPassword bool
 }
 
 // syntaxError is the parser's refusal: the offending token and what the
@@ -635,6 +640,9 @@ func (p *parser) admin() (*statement, error) {
 // grammar takes more (several variables, GLOBAL, @@, user variables,
 // expressions); the simulation refuses them as not simulated.
 func (p *parser) set() (*statement, error) {
+	if p.acceptWord("PASSWORD") {
+		return p.setPassword()
+	}
 	if !p.acceptWord("SESSION") {
 		p.acceptWord("LOCAL")
 	}
@@ -653,6 +661,41 @@ func (p *parser) set() (*statement, error) {
 	}
 	p.pos++
 	return &statement{kind: stSet, setVar: strings.ToLower(t.val), setValue: v.val}, p.end()
+}
+
+// setPassword is setVar's #setPassword for the session's own user,
+// `SET PASSWORD '=' (string | PASSWORD '(' string ')')` (StarRocks.g4):
+// the string is the stored form, checked when the statement runs; inside
+// PASSWORD() it is the password. The FOR user form is not simulated.
+func (p *parser) setPassword() (*statement, error) {
+	if p.acceptWord("FOR") {
+		return nil, errors.New("simstarrocks: SET PASSWORD FOR <user> is not simulated")
+	}
+	if !p.isSymbol("=") {
+		return nil, p.fail("'='")
+	}
+	p.pos++
+	st := &statement{kind: stSetPassword}
+	if p.acceptWord("PASSWORD") {
+		st.plainPassword = true
+		if !p.isSymbol("(") {
+			return nil, p.fail("'('")
+		}
+		p.pos++
+	}
+	t := p.peek()
+	if t.kind != tokString {
+		return nil, p.fail("a string")
+	}
+	p.pos++
+	st.password = t.val
+	if st.plainPassword {
+		if !p.isSymbol(")") {
+			return nil, p.fail("')'")
+		}
+		p.pos++
+	}
+	return st, p.end()
 }
 
 func (p *parser) show() (*statement, error) {

@@ -282,6 +282,8 @@ type StarRocks struct {
 	// tlsLogins and plainLogins count logins by transport.
 	tlsLogins, plainLogins int
 	users                  map[string]User // besides root (users.go)
+	// hashes holds the passwords SET PASSWORD stored, per user (users.go).
+	hashes map[string][]byte
 	// config is the FE configuration set before any FE process is known
 	// (config.go).
 	config feConfig

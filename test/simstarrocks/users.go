@@ -17,6 +17,8 @@ limitations under the License.
 package simstarrocks
 
 import (
+	"crypto/sha1" //nolint:gosec // FE's native password hash
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -87,6 +89,51 @@ func (s *StarRocks) password(user string) (string, bool) {
 	return u.Password, ok
 }
 
+// SET PASSWORD (StarRocks.g4 setVar #setPassword) changes the session
+// user's own password. FE stores '*' and 40 upper-case hex digits of
+// SHA1(SHA1(password)) (MysqlPassword.makeScrambledPassword, over the
+// password's UTF-8 bytes); SET PASSWORD = PASSWORD('p') stores that of p,
+// SET PASSWORD = 'string' stores the string itself, which
+// MysqlPassword.checkPassword takes upper-cased when it is '*' and 40 hex
+// digits, an empty string as no password, and refuses otherwise with
+// ERR_PASSWD_LENGTH, 5201 / HY000, "Password hash should be a 41-digit
+// hexadecimal number" (common/ErrorCode.java). The login then checks the
+// scramble against the stored hash (MysqlPassword.checkScramble).
+
+// setPassword runs SET PASSWORD for user.
+func (s *StarRocks) setPassword(user string, st *statement) *sqlError {
+	var stage2 []byte
+	switch {
+	case st.plainPassword && st.password != "":
+		h1 := sha1.Sum([]byte(st.password)) //nolint:gosec // FE's own hash
+		h2 := sha1.Sum(h1[:])               //nolint:gosec // FE's own hash
+		stage2 = h2[:]
+	case !st.plainPassword && st.password != "":
+		v := strings.ToUpper(st.password)
+		b, err := hex.DecodeString(strings.TrimPrefix(v, "*"))
+		if len(v) != 41 || v[0] != '*' || err != nil {
+			return &sqlError{code: 5201, state: "HY000", msg: "Password hash should be a 41-digit hexadecimal number"}
+		}
+		stage2 = b
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hashes == nil {
+		s.hashes = map[string][]byte{}
+	}
+	s.hashes[user] = stage2
+	return nil
+}
+
+// storedPassword is the hash SET PASSWORD stored for user (nil: no
+// password), and whether one was set.
+func (s *StarRocks) storedPassword(user string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.hashes[user]
+	return h, ok
+}
+
 // need is what a statement needs: any one of privs on the object.
 type need struct {
 	privs      []string
@@ -117,7 +164,7 @@ func (st *statement) needs() need {
 
 // authorize refuses st for user as FE does when the user lacks what it needs.
 func (s *StarRocks) authorize(user string, st *statement) *sqlError {
-	if user == "root" || st.kind == stSet { // any user sets its session's variables
+	if user == "root" || st.kind == stSet || st.kind == stSetPassword { // any user sets its session's variables, and its own password
 		return nil
 	}
 	s.mu.Lock()

@@ -19,6 +19,7 @@ package simstarrocks_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -204,5 +205,35 @@ func TestAFollowerThatNeverJoinedIsNoVoter(t *testing.T) {
 	}
 	if len(frontends) != 2 || voters != 1 || unjoined != 1 {
 		t.Errorf("%d rows, %d voters, %d not joined: want 2, the leader, and the follower that never started", len(frontends), voters, unjoined)
+	}
+}
+
+// SET PASSWORD: the stored form ('*' and 40 hex digits, any case) or
+// PASSWORD('plain'); anything else is ERR_PASSWD_LENGTH 5201 (users.go).
+func TestSetPasswordStoresFEsHash(t *testing.T) {
+	s := simstarrocks.Start(t, simstarrocks.Options{})
+	root := connectAs(t, s, "root", "")
+	ctx := context.Background()
+	var refused *mysql.MySQLError
+	if _, err := root.ExecContext(ctx, "SET PASSWORD = 'secret'"); !errors.As(err, &refused) || refused.Number != 5201 ||
+		refused.Message != "Password hash should be a 41-digit hexadecimal number" {
+		t.Fatalf("a plain string as the stored form: %v", err)
+	}
+	// *2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19 is SHA1(SHA1("password")), lower-cased here.
+	if _, err := root.ExecContext(ctx, "SET PASSWORD = '*2470c0c06dee42fd1618bb99005adca2ec9d1e19'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := connectAs(t, s, "root", "password").PingContext(ctx); err != nil {
+		t.Fatalf("root with the new password: %v", err)
+	}
+	if err := connectAs(t, s, "root", "").PingContext(ctx); !errors.As(err, &refused) || refused.Number != 1045 {
+		t.Fatalf("root without a password: %v, want 1045", err)
+	}
+	again := connectAs(t, s, "root", "password")
+	if _, err := again.ExecContext(ctx, "SET PASSWORD = PASSWORD('p2')"); err != nil {
+		t.Fatal(err)
+	}
+	if err := connectAs(t, s, "root", "p2").PingContext(ctx); err != nil {
+		t.Fatalf("root with PASSWORD('p2'): %v", err)
 	}
 }

@@ -87,18 +87,6 @@
   - update
   - watch
 - apiGroups:
-  - coordination.k8s.io
-  resources:
-  - leases
-  verbs:
-  - create
-  - delete
-  - get
-  - list
-  - patch
-  - update
-  - watch
-- apiGroups:
   - policy
   resources:
   - poddisruptionbudgets
@@ -151,4 +139,5 @@
   - storageclasses
   verbs:
   - get
+  - list
 {{- end -}}

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -300,6 +301,14 @@ const (
 // checkNames rejects a cluster whose name makes a child's name too long for
 // Kubernetes: the writes would fail forever with a message about the child.
 func checkNames(src *srv1.StarRocksCluster) error {
+	// Services need a DNS-1035 label; Kubernetes lets a cluster be named
+	// with '.' or a leading digit (a DNS-1123 subdomain), and every Service
+	// create would fail for ever. The user must recreate it.
+	if !serviceNamable.MatchString(src.Name) {
+		return &reconcile.UserError{Reason: srv1.ReasonInvalidName, Message: fmt.Sprintf(
+			"metadata.name: %q cannot name the cluster's Services (%s-fe-service): a name must start with a lower-case letter and hold only "+
+				"lower-case letters, digits and '-' (no '.'); nothing was changed: recreate the cluster under such a name", src.Name, src.Name)}
+	}
 	named := resources.Named(src)
 	for _, c := range resources.Components {
 		for _, o := range named.Of(c) {
@@ -321,6 +330,10 @@ func checkNames(src *srv1.StarRocksCluster) error {
 	}
 	return nil
 }
+
+// serviceNamable is a name whose Services Kubernetes takes: a DNS-1035
+// label's characters (its length is checked per object below).
+var serviceNamable = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 
 // specField is the spec path of a component, for messages.
 func specField(c resources.Component) string {

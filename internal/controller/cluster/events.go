@@ -22,12 +22,15 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/status"
 )
 
 // tell emits the reconcile's Events: one per kind of write (a first step's
@@ -46,6 +49,17 @@ func (r *Reconciler) tell(ctx context.Context, s *clusterScope) {
 	}
 	if w := s.holds.Warning(); w != nil && reconcile.NewWarning(src.Status.Conditions, srv1.ConditionConfigUnavailable, w, true) {
 		reconcile.Warn(r.Recorder, src, w.Reason, upstreamReason(src, w), w)
+	}
+	if msg, first := r.FE.IgnoredSSLMode(src); first {
+		r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, srv1.ReasonFESSLModeIgnored, "Reconcile", "%s", msg)
+	}
+	// An FE that answers beyond the cluster's size or asks for a login the
+	// operator does not speak is told once, when StarRocksHealthy first
+	// takes that reason (docs/security.md).
+	if w := s.gates.word; w != nil && (w.Reason == srv1.ReasonFEAnswerTooLarge || w.Reason == srv1.ReasonFEAuthPluginRefused || w.Reason == srv1.ReasonFEAnswerInvalid) {
+		if old := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionStarRocksHealthy); old == nil || old.Reason != w.Reason {
+			r.Recorder.Eventf(src, nil, corev1.EventTypeWarning, w.Reason, "ReadFE", "%s", status.Truncate(w.Message, status.MaxEventNote))
+		}
 	}
 }
 

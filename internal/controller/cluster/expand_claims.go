@@ -33,7 +33,8 @@ import (
 )
 
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;patch
-// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get
+// Claims without a class use the default one, found by listing them all.
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list
 
 // expandClaims grows the claims of a StatefulSet whose storage size grew:
 // it checks that each StorageClass allows expansion, patches every existing

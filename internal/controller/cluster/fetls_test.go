@@ -40,6 +40,18 @@ func TestTheClusterAnnotationOverridesTheOperatorsSSLMode(t *testing.T) {
 	if err != nil || got.Mode != fe.SSLVerifyIdentity || got.RootCAs != roots {
 		t.Fatalf("annotated verify_identity: %+v, %v; want VERIFY_IDENTITY with the operator's CA bundle", got, err)
 	}
+	// A weaker annotation is ignored, and said.
+	strict := fe.TLS{Mode: fe.SSLVerifyIdentity, RootCAs: roots}
+	for _, weaker := range []string{"DISABLED", "preferred", "REQUIRED", "VERIFY_CA"} {
+		src.Annotations[srv1.FESSLModeAnnotation] = weaker
+		got, err = feaccess.ClusterTLS(src, strict)
+		if err != nil || got.Mode != fe.SSLVerifyIdentity {
+			t.Errorf("operator VERIFY_IDENTITY, annotated %s: %+v, %v; want the operator's VERIFY_IDENTITY", weaker, got.Mode, err)
+		}
+		if msg := feaccess.WeakerSSLMode(src, strict); !strings.Contains(msg, "may only strengthen") {
+			t.Errorf("annotated %s: warning %q", weaker, msg)
+		}
+	}
 	src.Annotations[srv1.FESSLModeAnnotation] = "on"
 	for _, err := range []error{func() error { _, err := feaccess.ClusterTLS(src, operator); return err }(), validate(src)} {
 		if reconcile.Reason(err) != srv1.ReasonInvalidFESSLMode || reconcile.Transient(err) || !strings.Contains(err.Error(), srv1.FESSLModeAnnotation) {

@@ -381,3 +381,27 @@ func labelsOf(m *dto.Metric) map[string]string {
 // With several workers, a new cluster's first reconcile writes what FE's
 // pods need and nothing else; the second writes the client Service and the
 // status, and one Event tells both.
+
+func TestANameServicesCannotTakeIsASpecErrorNamingIt(t *testing.T) {
+	for _, name := range []string{"tenant.a", "1tenant"} {
+		src := feCluster()
+		src.Name = name
+		api := &fakeAPI{}
+		r := newReconciler(t, api, src)
+		res, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(src)})
+		if err != nil || res != (ctrl.Result{}) {
+			t.Fatalf("%s: Reconcile = %+v, %v; want no requeue and no error: only the user can fix it", name, res, err)
+		}
+		st := api.statusWrites()
+		if len(st) != 1 || reconcileErrorReason(st[0]) != srv1.ReasonInvalidName {
+			t.Fatalf("%s: status writes %+v; want one with reason %s", name, st, srv1.ReasonInvalidName)
+		}
+		if msg := meta.FindStatusCondition(st[0].Conditions, srv1.ConditionReconcileError).Message; !strings.Contains(msg, "metadata.name") || !strings.Contains(msg, name) {
+			t.Errorf("%s: message %q does not name the field", name, msg)
+		}
+		var list appsv1.StatefulSetList
+		if err := r.Client.List(t.Context(), &list); err != nil || len(list.Items) != 0 {
+			t.Errorf("%s: StatefulSets %v (%v); a spec error must write no object", name, list.Items, err)
+		}
+	}
+}

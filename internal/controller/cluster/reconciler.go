@@ -164,7 +164,6 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 
 // Reconcile brings one cluster's objects to its spec, then reports in status.
 // It builds the scope (inputs, desired state, holds) and runs the phases in

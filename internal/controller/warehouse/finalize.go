@@ -185,10 +185,19 @@ func (r *Reconciler) dropFromFE(ctx context.Context, wh *srv1.StarRocksWarehouse
 				return fmt.Errorf("dropping compute node %s: %w", n.Host, err)
 			}
 		}
+		if !ownsFEWarehouse(wh) {
+			return nil // not made by this object (owner.go): its compute nodes go, the warehouse stays
+		}
 		return c.DropWarehouse(ctx, fe.WarehouseName(wh.Name))
 	})
 	if err != nil {
 		return err
+	}
+	if !ownsFEWarehouse(wh) {
+		r.Recorder.Eventf(wh, nil, corev1.EventTypeNormal, "FEWarehouseKept", "Delete",
+			"FE warehouse %s was not made by this object (%s=%s): its compute nodes were dropped, the warehouse is left in FE",
+			fe.WarehouseName(wh.Name), srv1.FEWarehouseOwnerAnnotation, wh.Annotations[srv1.FEWarehouseOwnerAnnotation])
+		return nil
 	}
 	logf.FromContext(ctx).Info("dropped warehouse from FE", "warehouse", fe.WarehouseName(wh.Name), "cluster", src.Name)
 	return nil

@@ -142,6 +142,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	reconcile.Run(ctx, s, func(*scope) bool { return true },
 		r.check,               // check.go: the cluster exists, runs shared-data, and its FE is ready
 		r.desired,             // desired.go: the CN objects, with FE's multi-warehouse feature and the immutable-field gate
+		r.claimFEWarehouse,    // owner.go: make the FE warehouse and record whose it is, before the compute nodes
 		r.sync,                // sync.go: write and delete objects
 		r.cleanUpComputeNodes, // cn_cleanup.go: drop from FE the compute nodes a scale-in removed
 	)

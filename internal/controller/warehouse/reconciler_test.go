@@ -74,7 +74,10 @@ func warehouseWorld() (*srv1.StarRocksCluster, *corev1.ConfigMap, *appsv1.Statef
 			Containers: []corev1.Container{{Name: "fe", Image: src.Spec.StarRocksFeSpec.Image}}}}},
 		Status: appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 1, ReadyReplicas: 1, UpdatedReplicas: 1, CurrentRevision: "r1", UpdateRevision: "r1"}}
 	wh := &srv1.StarRocksWarehouse{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "wh1", Generation: 1, Finalizers: []string{Finalizer}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "wh1", Generation: 1, Finalizers: []string{Finalizer},
+			// Whose FE warehouse it is was recorded (owner.go): these tests
+			// have FE's HTTP port, not its MySQL one.
+			Annotations: map[string]string{srv1.FEWarehouseOwnerAnnotation: "existed"}},
 		Spec: srv1.StarRocksWarehouseSpec{StarRocksCluster: src.Name, Template: &srv1.WarehouseComponentSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{
 			StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "starrocks/cn-ubuntu:3.3.2",
 				StorageVolumes: []srv1.StorageVolume{{Name: "cn-data", StorageSize: "10Gi", MountPath: "/opt/starrocks/cn/storage"}}}}}},
