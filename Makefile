@@ -155,7 +155,7 @@ starrocks-faults: testbin ## The StarRocks fault tests (about 10 min); rewrites 
 	cd test && go run ./cmd/faulttable -in $(CURDIR)/bin/starrocks-faults.jsonl -doc $(CURDIR)/docs/reliability.md
 
 .PHONY: hostile-tenants
-hostile-tenants: testbin ## The hostile-tenant table (10 healthy beside 1, then beside 100 hostile, 3 rounds each; about 30 min); writes its section of docs/reliability.md. Run it under the exclusive CPU lock: it measures time.
+hostile-tenants: testbin ## The hostile-tenant table (10 healthy beside 1, then beside 100 hostile, 3 rounds each; about 30 min); writes its section of docs/reliability.md. Run it on a quiet machine: it measures time.
 	cd test && export SRSCALE_HOSTILE_HEALTHY=10 SRSCALE_HOSTILE_ROUNDS=3 HOSTILE_REPORT=$(CURDIR)/docs/reliability.md; \
 		SRSCALE_HOSTILE_CLUSTERS=1 go test -count=1 -timeout=60m -v -run 'TestHostileTenants' ./integration/; one=$$?; \
 		SRSCALE_HOSTILE_CLUSTERS=100 go test -count=1 -timeout=60m -v -run 'TestHostileTenants' ./integration/; hundred=$$?; \
