@@ -19,6 +19,7 @@ package reconcile
 import (
 	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -89,16 +90,26 @@ func Reason(err error) string {
 
 // Backoff spaces the looks at an object that no watch event would bring
 // back in time: a name another object holds (an apply.ExistsError), FE not
-// answering. It is the reconcilers' one back-off of their own, 1 s doubling
-// to 5 min per object, besides the controller's for transient errors.
+// answering, a StarRocks step that failed. It is the reconcilers' one
+// back-off of their own, per object, besides the controller's for
+// transient errors.
 type Backoff struct {
 	limiter workqueue.TypedRateLimiter[string]
+	mu      sync.Mutex
+	// until is, by key, when the wait of the last Fail ends.
+	until map[string]time.Time
 }
 
 // NewBackoff returns a back-off at 1 s, doubling to 5 min, forgotten
 // with its object through memos.
 func NewBackoff(memos *Memos) *Backoff {
-	b := &Backoff{limiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute)}
+	return NewBackoffFrom(memos, time.Second, 5*time.Minute)
+}
+
+// NewBackoffFrom returns a back-off at base, doubling to most, forgotten
+// with its object through memos.
+func NewBackoffFrom(memos *Memos, base, most time.Duration) *Backoff {
+	b := &Backoff{limiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](base, most), until: map[string]time.Time{}}
 	memos.Register(func(key types.NamespacedName) { b.Forget(key.String()) })
 	return b
 }
@@ -106,8 +117,33 @@ func NewBackoff(memos *Memos) *Backoff {
 // Next is how long key waits before its next look, doubling with each call.
 func (b *Backoff) Next(key string) time.Duration { return b.limiter.When(key) }
 
+// Fail is Next for a try that failed: Waiting tells how much of the wait is left.
+func (b *Backoff) Fail(key string) time.Duration {
+	d := b.limiter.When(key)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.until[key] = time.Now().Add(d)
+	return d
+}
+
+// Waiting is how much is left of the wait of key's last Fail; zero or less when none.
+func (b *Backoff) Waiting(key string) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	until, ok := b.until[key]
+	if !ok {
+		return 0
+	}
+	return time.Until(until)
+}
+
 // Forget resets key's back-off.
-func (b *Backoff) Forget(key string) { b.limiter.Forget(key) }
+func (b *Backoff) Forget(key string) {
+	b.limiter.Forget(key)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.until, key)
+}
 
 // Outcome is how a reconcile ended, for Result.
 type Outcome struct {

@@ -32,34 +32,42 @@ type ComputeNodeCleanup struct {
 	Backoff time.Duration
 }
 
+// CleanupDecision is what CleanUpComputeNodes decides: where FE is found
+// clean, how soon to look again, or the ordinal from which nodes are dropped.
+type CleanupDecision struct {
+	Clean                *int32
+	After                time.Duration
+	DropComputeNodesFrom *int32
+}
+
 // CleanUpComputeNodes decides whether the cleanup is due: only after a
 // scale-in (Checked), once the removed pods are gone (their StatefulSet's
 // status change brings the reconcile back), and not while a failed one
 // backs off. A due cleanup is one statement, run off the reconcile workers.
-func CleanUpComputeNodes(in ComputeNodeCleanup) Step {
+func CleanUpComputeNodes(in ComputeNodeCleanup) CleanupDecision {
 	want := in.Replicas
 	switch {
 	case in.Checked.Covers(want, in.Generation):
-		return Step{Clean: &want} // scaled out, unchanged, or never scaled: nothing can be stale
+		return CleanupDecision{Clean: &want} // scaled out, unchanged, or never scaled: nothing can be stale
 	case in.ObservedGeneration < in.Generation || in.Running != want:
-		return Step{}
+		return CleanupDecision{}
 	case in.Backoff > 0:
-		return Step{After: in.Backoff}
+		return CleanupDecision{After: in.Backoff}
 	}
-	return Step{DropComputeNodesFrom: &want}
+	return CleanupDecision{DropComputeNodesFrom: &want}
 }
 
 // CleanUpRemovedComputeNodes decides the cleanup of the compute nodes of a
 // CN StatefulSet whose spec was removed: all of them, once its pods are
 // gone (podsLeft counts those still there).
-func CleanUpRemovedComputeNodes(checked Checked, podsLeft int, backoff time.Duration) Step {
+func CleanUpRemovedComputeNodes(checked Checked, podsLeft int, backoff time.Duration) CleanupDecision {
 	switch {
 	case checked.Known && checked.Replicas == 0:
-		return Step{} // dropped already
+		return CleanupDecision{} // dropped already
 	case podsLeft > 0:
-		return Step{} // their deletions bring the reconcile back
+		return CleanupDecision{} // their deletions bring the reconcile back
 	case backoff > 0:
-		return Step{After: backoff}
+		return CleanupDecision{After: backoff}
 	}
-	return Step{DropComputeNodesFrom: new(int32(0))}
+	return CleanupDecision{DropComputeNodesFrom: new(int32(0))}
 }

@@ -24,13 +24,14 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 )
 
 // FrontendScaleIn is what an FE scale-down is decided on: the FE
-// StatefulSet, FE's word, and what the operator remembers.
+// StatefulSet and the spec (FE's word and the memory come beside it).
 type FrontendScaleIn struct {
 	// Exists is true when the FE StatefulSet runs and the spec builds one.
 	Exists bool
@@ -57,18 +58,11 @@ type FrontendScaleIn struct {
 	// can): an immutable field changed, a .conf that cannot be read. No FE
 	// leaves FE's group while its pod could not go after.
 	Held string
-	// Generation is the live StatefulSet's.
+	// Generation and UID are the live StatefulSet's.
 	Generation int64
-	// Active is true while a scale-down this process saw is in progress;
-	// Checked is where FE was last found clean.
-	Active  bool
-	Checked Checked
+	UID        types.UID
 	// FEReady is true when FE's pods are ready to be asked.
 	FEReady bool
-	// Read is true once FE's report was asked for; Report is nil when
-	// there is none yet.
-	Read   bool
-	Report *Report
 	// Every is how soon FE's report is read again.
 	Every time.Duration
 	// BudgetNotLowered is true while FE's disruption budget in the API
@@ -85,12 +79,12 @@ type FrontendScaleIn struct {
 // still lists (an FE that led when it was removed, or a step interrupted)
 // are dropped too. The FE StatefulSet's replicas are held where the step
 // leaves them.
-func ScaleInFrontends(in FrontendScaleIn) Step {
+func ScaleInFrontends(in FrontendScaleIn, m ScaleIn, r Reads) (Step[ScaleIn], ScaleIn) {
 	if !in.Exists || in.Recovering {
-		return Step{}
+		return Step[ScaleIn]{}, m
 	}
 	from, to := in.From, in.To
-	var st Step
+	var st Step[ScaleIn]
 	if in.Asked != nil && *in.Asked <= 1 && from > 1 {
 		st.Holds = append(st.Holds, Hold{Replicas: &to, Reason: srv1.ReasonScaleInRefused, Refuses: true,
 			Message: fmt.Sprintf("spec.starRocksFeSpec.replicas: %d is refused while FE runs %d: a lone FE left from a group of %d has no majority to elect itself leader; scale down one FE at a time to 2 at the least", *in.Asked, from, from)})
@@ -105,57 +99,62 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 	shrinking := to < from && (in.podsFrom(to) || in.FEReady)
 	if shrinking && in.Held != "" {
 		st.Holds = append(st.Holds, in.keep(fmt.Sprintf("the FE StatefulSet is %s; no FE leaves FE's group until its pod can go after", in.Held)))
-		return st
+		return st, m
 	}
-	if !in.Read {
+	if !r.Read.Report {
 		// As for BE: decide on FE's word read after the scale-down began,
 		// not on a report older than the last FE that joined.
-		st.Begin, st.End = shrinking && !in.Active, !shrinking && in.Active
+		switch {
+		case shrinking && !m.Active:
+			m.Active, st.Needs.Fresh = true, true
+		case !shrinking && m.Active:
+			m = m.ended()
+		}
 	}
-	if !shrinking && len(in.Marked) == 0 && in.Checked.Covers(from, in.Generation) {
+	if !shrinking && len(in.Marked) == 0 && m.Checked.Of(in.UID).Covers(from, in.Generation) {
 		// Look for leftovers only after a scale-down this process did not
 		// see through (and once per StatefulSet ever scaled, at start).
-		st.Clean = &from
-		return st
+		m.Checked = checkedAt(in.UID, from)
+		return st, m
 	}
 	leaving := in.Names.Pod(int(from - 1))
 	if !in.FEReady {
 		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("waiting for FE's pods to be ready to take %s out of FE's group", leaving))...)
-		return st
+		return st, m
 	}
-	if !in.Read {
-		return Step{Begin: st.Begin, End: st.End, Read: true}
+	if !r.Read.Report {
+		return Step[ScaleIn]{Needs: Needs{Report: true, Fresh: st.Needs.Fresh}}, m
 	}
-	rep := in.Report
+	rep := r.Report
 	if rep == nil || shrinking || len(in.Marked) > 0 {
 		st.After = in.Every // a dropped FE may still answer through the Service, and fail the read
 	} // else a failed read is tried again on the resync
 	switch {
 	case rep == nil:
 		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("reading FE's group to take %s out of it", leaving))...)
-		return st
+		return st, m
 	case rep.Err != nil:
 		// FE's trouble is the reason (FEUnreachable, a credentials kind), as for BE.
 		for _, h := range in.wait(shrinking, fmt.Sprintf(" (%v): FE keeps %d replicas until %s left FE's group (FE leaves one member at a time, through FE: %s applies to BE only)", rep.Err, from, leaving, srv1.SkipDecommissionAnnotation)) {
 			h.Trouble = rep.Err
 			st.Holds = append(st.Holds, h)
 		}
-		return st
+		return st, m
 	}
 	// A leftover is a member beyond what the spec and the StatefulSet both
 	// keep: a StatefulSet scaled down by hand below the spec (kubectl
 	// scale) is put back, and its members stay (issue 34 item 19).
 	if left := leftoverFrontends(rep.Frontends, in.Names, int(max(from, to))); len(left) > 0 {
-		return in.dropLeftovers(st, shrinking, left)
+		return in.dropLeftovers(st, m, rep, shrinking, left), m
 	}
 	if !shrinking {
-		if back := in.rejoin(st, rep.Frontends); back != nil {
-			return *back
+		if back := in.rejoin(st, m, rep.Frontends); back != nil {
+			return *back, m
 		}
-		st.Clean = &from
-		return st
+		m.Checked = checkedAt(in.UID, from)
+		return st, m
 	}
-	return in.leave(st, rep.Frontends)
+	return in.leave(st, m, rep.Frontends), m
 }
 
 // dropLeftovers drops from FE's group the members whose pods a scale-down
@@ -166,14 +165,10 @@ func ScaleInFrontends(in FrontendScaleIn) Step {
 // after leave them for ever when the operator stops in between (FE no
 // longer lists the member to tell), and a later scale-up then starts on
 // the dropped member's metadata ("explicitly removed", issue 34 item 17).
-func (in FrontendScaleIn) dropLeftovers(st Step, shrinking bool, left []fe.Frontend) Step {
+func (in FrontendScaleIn) dropLeftovers(st Step[ScaleIn], m ScaleIn, rep *Report, shrinking bool, left []fe.Frontend) Step[ScaleIn] {
 	addresses := frontendAddresses(left)
-	with := func(msg string) Step {
-		f := st
-		f.Holds = append(slices.Clone(st.Holds), in.wait(shrinking, msg)...)
-		return f
-	}
-	if !podsGone(in.Pods, left, in.Names) || !hasLeader(in.Report.Frontends, in.Names, int(in.From)) {
+	with := func(msg string) Step[ScaleIn] { return withHolds(st, in.wait(shrinking, msg)...) }
+	if !podsGone(in.Pods, left, in.Names) || !hasLeader(rep.Frontends, in.Names, int(in.From)) {
 		f := with("waiting for the pods of " + addresses + " to stop and another FE to lead before dropping them from FE's group")
 		f.After = in.Every
 		return f
@@ -182,19 +177,19 @@ func (in FrontendScaleIn) dropLeftovers(st Step, shrinking bool, left []fe.Front
 	for _, f := range left {
 		drop.Statements = append(drop.Statements, fe.DropFrontend{Frontend: f})
 	}
-	drop.Failed = func(err error) Step {
-		return with(fmt.Sprintf("could not drop removed FEs from FE's group (%v)", err))
+	drop.Failed = func(err error) (Step[ScaleIn], ScaleIn) {
+		return with(fmt.Sprintf("could not drop removed FEs from FE's group (%v)", err)), m
 	}
 	drop.Log = &Log{Message: "dropped removed FEs from FE's group", KeysAndValues: []any{"frontends", addresses}}
-	drop.Event = &Event{Reason: "FrontendDropped", Action: "DropFrontend", Note: "dropped from FE's group the FEs whose pods a scale-down removed: " + addresses}
-	claims := Step{Then: &drop}
+	drop.Events = []Event{{Reason: "FrontendDropped", Action: "DropFrontend", Note: "dropped from FE's group the FEs whose pods a scale-down removed: " + addresses}}
+	claims := Step[ScaleIn]{Then: &drop}
 	for _, f := range left {
 		if ord, ok := in.Names.Ordinal(f.Host); ok {
-			claims.DeleteClaims = append(claims.DeleteClaims, ord)
+			claims.Delete.Claims = append(claims.Delete.Claims, ord)
 		}
 	}
-	claims.Failed = func(err error) Step {
-		return with(fmt.Sprintf("could not delete the claims of %s before dropping them from FE's group (%v)", addresses, err))
+	claims.Failed = func(err error) (Step[ScaleIn], ScaleIn) {
+		return with(fmt.Sprintf("could not delete the claims of %s before dropping them from FE's group (%v)", addresses, err)), m
 	}
 	return claims
 }
@@ -207,7 +202,7 @@ func (in FrontendScaleIn) dropLeftovers(st Step, shrinking bool, left []fe.Front
 // on a new claim, and its entrypoint asks the leader to ADD it, as for a
 // scale-up (issue 34 item 10). Only once FE no longer lists it and another
 // FE leads; nil when there is nothing to start afresh.
-func (in FrontendScaleIn) rejoin(st Step, frontends []fe.Frontend) *Step {
+func (in FrontendScaleIn) rejoin(st Step[ScaleIn], m ScaleIn, frontends []fe.Frontend) *Step[ScaleIn] {
 	var ords []int
 	for ord := range in.Marked {
 		listed := slices.ContainsFunc(frontends, func(f fe.Frontend) bool { o, ok := in.Names.Ordinal(f.Host); return ok && o == ord })
@@ -220,26 +215,22 @@ func (in FrontendScaleIn) rejoin(st Step, frontends []fe.Frontend) *Step {
 	}
 	slices.Sort(ords)
 	pods := podList(in.Names, ords)
-	st.DeleteClaims, st.Restart, st.After = ords, ords, in.Every
+	st.Delete, st.After = Deletions{Claims: ords, Pods: ords}, in.Every
 	st.Log = &Log{Message: "starting afresh the FEs dropped from FE's group that the spec keeps again", KeysAndValues: []any{"pods", pods}}
-	st.Event = &Event{Reason: "FrontendRejoining", Action: "RestartFrontend",
-		Note: fmt.Sprintf("the spec keeps %s again after it was dropped from FE's group: started afresh on new claims, to join the group again", pods)}
-	st.Failed = func(err error) Step {
-		return Step{After: in.Every, Log: &Log{Message: "could not start afresh the FEs dropped from FE's group", KeysAndValues: []any{"pods", pods, "error", err.Error()}}}
+	st.Events = []Event{{Reason: "FrontendRejoining", Action: "RestartFrontend",
+		Note: fmt.Sprintf("the spec keeps %s again after it was dropped from FE's group: started afresh on new claims, to join the group again", pods)}}
+	st.Failed = func(err error) (Step[ScaleIn], ScaleIn) {
+		return Step[ScaleIn]{After: in.Every, Log: &Log{Message: "could not start afresh the FEs dropped from FE's group", KeysAndValues: []any{"pods", pods, "error", err.Error()}}}, m
 	}
 	return &st
 }
 
 // leave takes the FE of the highest ordinal out of FE's group, or lets its
 // pod go, as planFrontendStep decides.
-func (in FrontendScaleIn) leave(st Step, frontends []fe.Frontend) Step {
+func (in FrontendScaleIn) leave(st Step[ScaleIn], m ScaleIn, frontends []fe.Frontend) Step[ScaleIn] {
 	from := in.From
 	pod := in.Names.Pod(int(from - 1))
-	with := func(h Hold) Step {
-		f := st
-		f.Holds = append(slices.Clone(st.Holds), h)
-		return f
-	}
+	with := func(h Hold) Step[ScaleIn] { return withHolds(st, h) }
 	next, target, why := planFrontendStep(frontends, in.Names, int(from))
 	if next != feGone {
 		// Before FE's group changes, the FEs that stay must be Ready; the
@@ -259,23 +250,23 @@ func (in FrontendScaleIn) leave(st Step, frontends []fe.Frontend) Step {
 	switch next {
 	case feGone:
 		shrink := with(in.step(fmt.Sprintf("%s left FE's group; its pod goes (FE %d → %d)", pod, from, from-1)))
-		shrink.DeleteClaims = []int{int(from - 1)}
-		shrink.Failed = func(err error) Step {
-			return with(in.keep(fmt.Sprintf("%s left FE's group, but its claims could not be deleted (%v): FE keeps %d replicas", pod, err, from)))
+		shrink.Delete.Claims = []int{int(from - 1)}
+		shrink.Failed = func(err error) (Step[ScaleIn], ScaleIn) {
+			return with(in.keep(fmt.Sprintf("%s left FE's group, but its claims could not be deleted (%v): FE keeps %d replicas", pod, err, from))), m
 		}
 		return shrink
 	case feShrink:
 		return with(in.step(fmt.Sprintf("%s leads FE's group: its pod goes first, so that the others elect a new leader, then it is dropped (FE %d → %d)", pod, from, from-1)))
 	case feDrop:
 		drop := with(in.keep(fmt.Sprintf("%s left FE's group; its pod goes next (FE %d → %d)", pod, from, from-1)))
-		ord := int(from - 1)
-		drop.Mark = &ord // before the DROP: should the spec keep it again, it is started afresh (rejoin)
+		// The mark before the DROP: should the spec keep it again, it is started afresh (rejoin).
+		drop.Marks = []Mark{{Pod: int(from - 1), Annotation: srv1.DroppedFromFEGroupAnnotation}}
 		drop.Statements = []fe.Statement{fe.DropFrontend{Frontend: target}}
-		drop.Failed = func(err error) Step {
-			return with(in.keep(fmt.Sprintf("FE did not drop %s from its group (%v): FE keeps %d replicas", target.Address(), err, from)))
+		drop.Failed = func(err error) (Step[ScaleIn], ScaleIn) {
+			return with(in.keep(fmt.Sprintf("FE did not drop %s from its group (%v): FE keeps %d replicas", target.Address(), err, from))), m
 		}
 		drop.Log = &Log{Message: "dropped an FE a scale-down removes from FE's group", KeysAndValues: []any{"frontend", target.Address()}}
-		drop.Event = &Event{Reason: "FrontendDropped", Action: "DropFrontend", Note: fmt.Sprintf("dropped %s from FE's group before its pod goes (FE %d → %d)", target.Address(), from, from-1)}
+		drop.Events = []Event{{Reason: "FrontendDropped", Action: "DropFrontend", Note: fmt.Sprintf("dropped %s from FE's group before its pod goes (FE %d → %d)", target.Address(), from, from-1)}}
 		return drop
 	}
 	return with(in.keep(fmt.Sprintf("%s waits to leave FE's group: %s", pod, why)))

@@ -26,6 +26,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 )
 
@@ -73,13 +74,32 @@ func TestLeftoverFrontendsAreMembersAboveReplicas(t *testing.T) {
 }
 
 // scaleDown is an FE scale-down from 3 to 2 replicas, every pod Ready, FE read.
-func scaleDown(members ...fe.Frontend) FrontendScaleIn {
-	return FrontendScaleIn{Exists: true, Names: feNames, From: 3, To: 2, Pods: readyPods(3), Generation: 2, Active: true,
-		FEReady: true, Read: true, Report: &Report{At: time.Now(), Frontends: members}, Every: 10 * time.Second}
+func scaleDown(members ...fe.Frontend) feCase {
+	return feCase{FrontendScaleIn: FrontendScaleIn{Exists: true, Names: feNames, From: 3, To: 2, Pods: readyPods(3), Generation: 2,
+		FEReady: true, Every: 10 * time.Second}, Active: true, Read: true, Report: &Report{At: time.Now(), Frontends: members}}
+}
+
+// feCase is an FE scale-down as a case states it: the planner's input,
+// what the process remembers (Active, Checked), and FE's report as read
+// (Read false: not read yet).
+type feCase struct {
+	FrontendScaleIn
+	Active  bool
+	Checked Checked
+	Read    bool
+	Report  *Report
+}
+
+func (c feCase) plan() planned {
+	before := ScaleIn{Active: c.Active, Checked: CheckedAt{Known: c.Checked.Known, UID: c.UID, Replicas: c.Checked.Replicas}}
+	r := Reads{Report: c.Report}
+	r.Read.Report = c.Read
+	st, m := ScaleInFrontends(c.FrontendScaleIn, before, r)
+	return planned{Step: st, m: m, before: before}
 }
 
 // afterScaleDown is an FE StatefulSet of 2 the spec keeps, after a scale-down this process did not see through.
-func afterScaleDown(members ...fe.Frontend) FrontendScaleIn {
+func afterScaleDown(members ...fe.Frontend) feCase {
 	in := scaleDown(members...)
 	in.From, in.Pods, in.Active = 2, readyPods(2), false
 	return in
@@ -105,47 +125,47 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 	group := []fe.Frontend{member(0, "LEADER", true), member(1, "FOLLOWER", true), member(2, "FOLLOWER", true)}
 	cases := []struct {
 		name  string
-		in    FrontendScaleIn
-		check func(t *testing.T, st Step)
+		in    feCase
+		check func(t *testing.T, st planned)
 	}{
 		// The desired StatefulSet keeps FE's replicas when 0 or 1 is asked (resources.keepFEQuorum).
-		{"one FE asked for while FE runs 3 is refused", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Asked, in.To = ptr.To(int32(1)), 3 }), func(t *testing.T, st Step) {
+		{"one FE asked for while FE runs 3 is refused", with(scaleDown(group...), func(in *feCase) { in.Asked, in.To = ptr.To(int32(1)), 3 }), func(t *testing.T, st planned) {
 			if len(st.Holds) != 1 || !st.Holds[0].Refuses || *st.Holds[0].Replicas != 3 || !strings.Contains(st.Holds[0].Message, "no majority") {
 				t.Errorf("holds %+v, want the refusal, FE kept at 3", st.Holds)
 			}
 		}},
-		{"no FE asked for while FE runs 3 is refused as one is, FE kept", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Asked, in.To = ptr.To(int32(0)), 3 }), func(t *testing.T, st Step) {
+		{"no FE asked for while FE runs 3 is refused as one is, FE kept", with(scaleDown(group...), func(in *feCase) { in.Asked, in.To = ptr.To(int32(0)), 3 }), func(t *testing.T, st planned) {
 			if len(st.Holds) != 1 || !st.Holds[0].Refuses || *st.Holds[0].Replicas != 3 || !strings.Contains(st.Holds[0].Message, "replicas: 0 is refused") {
 				t.Errorf("holds %+v, want the refusal of 0, FE kept at 3", st.Holds)
 			}
 		}},
-		{"no FE StatefulSet: nothing", FrontendScaleIn{}, func(t *testing.T, st Step) { wantOnly(t, st, true, "nothing") }},
+		{"no FE StatefulSet: nothing", feCase{}, func(t *testing.T, st planned) { wantOnly(t, st, true, "nothing") }},
 		// Issue 34 item 18: a restore's metadata names its own members.
-		{"a disaster recovery: the scale-in stands aside, no DROP, no claim deleted", with(afterScaleDown(group...), func(in *FrontendScaleIn) { in.Recovering = true }), func(t *testing.T, st Step) {
+		{"a disaster recovery: the scale-in stands aside, no DROP, no claim deleted", with(afterScaleDown(group...), func(in *feCase) { in.Recovering = true }), func(t *testing.T, st planned) {
 			wantNothing(t, st)
 		}},
-		{"a disaster recovery during a scale-down: nothing read, nothing sent", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Recovering, in.Read = true, false }), func(t *testing.T, st Step) {
+		{"a disaster recovery during a scale-down: nothing read, nothing sent", with(scaleDown(group...), func(in *feCase) { in.Recovering, in.Read = true, false }), func(t *testing.T, st planned) {
 			wantNothing(t, st)
 		}},
-		{"a scale-down begins by reading FE afresh", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Active, in.Read = false, false }), func(t *testing.T, st Step) {
-			wantOnly(t, st, st.Begin && st.Read, "Begin and Read")
+		{"a scale-down begins by reading FE afresh", with(scaleDown(group...), func(in *feCase) { in.Active, in.Read = false, false }), func(t *testing.T, st planned) {
+			wantOnly(t, st, st.Needs.Fresh && st.Needs.Report, "Begin and Read")
 		}},
-		{"a scale-down reversed is forgotten", with(afterScaleDown(group[:2]...), func(in *FrontendScaleIn) { in.Active, in.Read = true, false }), func(t *testing.T, st Step) {
-			wantOnly(t, st, st.End && st.Read, "End and Read")
+		{"a scale-down reversed is forgotten", with(afterScaleDown(group[:2]...), func(in *feCase) { in.Active, in.Read = true, false }), func(t *testing.T, st planned) {
+			wantOnly(t, st, st.ended() && st.Needs.Report, "End and Read")
 		}},
-		{"an FE StatefulSet found clean is not looked at", with(afterScaleDown(), func(in *FrontendScaleIn) { in.Checked, in.Read = Checked{Replicas: 2, Known: true}, false }), func(t *testing.T, st Step) {
-			wantOnly(t, st, st.Clean != nil && *st.Clean == 2 && !st.Read, "Clean at 2")
+		{"an FE StatefulSet found clean is not looked at", with(afterScaleDown(), func(in *feCase) { in.Checked, in.Read = Checked{Replicas: 2, Known: true}, false }), func(t *testing.T, st planned) {
+			wantOnly(t, st, st.clean() != nil && *st.clean() == 2 && !st.Needs.Report, "Clean at 2")
 		}},
-		{"FE keeps its replicas until FE's pods are ready", with(scaleDown(group...), func(in *FrontendScaleIn) { in.FEReady = false }), func(t *testing.T, st Step) {
+		{"FE keeps its replicas until FE's pods are ready", with(scaleDown(group...), func(in *feCase) { in.FEReady = false }), func(t *testing.T, st planned) {
 			replicasHeld(t, st.Holds, 3, "waiting for FE's pods to be ready to take sr-fe-2 out")
 		}},
-		{"FE not answering keeps FE's replicas", with(scaleDown(), func(in *FrontendScaleIn) { in.Report.Err = errors.New("dial timeout") }), func(t *testing.T, st Step) {
+		{"FE not answering keeps FE's replicas", with(scaleDown(), func(in *feCase) { in.Report.Err = errors.New("dial timeout") }), func(t *testing.T, st planned) {
 			replicasHeld(t, st.Holds, 3, " (dial timeout): FE keeps 3 replicas")
 			if st.Holds[0].Trouble == nil {
 				t.Error("the hold does not carry FE's trouble: it is reported LeavingFEGroup, not as FE's trouble")
 			}
 		}},
-		{"FE keeps its replicas while an FE that stays is not Ready", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Pods[1] = false }), func(t *testing.T, st Step) {
+		{"FE keeps its replicas while an FE that stays is not Ready", with(scaleDown(group...), func(in *feCase) { in.Pods[1] = false }), func(t *testing.T, st planned) {
 			replicasHeld(t, st.Holds, 3, "waiting for sr-fe-1 to be ready before sr-fe-2 leaves")
 			if len(st.Statements) > 0 {
 				t.Errorf("statements %+v, want none", st.Statements)
@@ -153,52 +173,52 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 		}},
 		// Issue 34 item 9: only the FEs that stay must be Ready, and once
 		// FE no longer lists the leaving one, its pod goes whatever they do.
-		{"a leaving FE that is not Ready still leaves FE's group", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Pods[2] = false }), func(t *testing.T, st Step) {
+		{"a leaving FE that is not Ready still leaves FE's group", with(scaleDown(group...), func(in *feCase) { in.Pods[2] = false }), func(t *testing.T, st planned) {
 			if len(st.Statements) != 1 || dropped(st.Statements[0]) != group[2].Host {
 				t.Errorf("step %+v, want DROP FOLLOWER sr-fe-2", st)
 			}
 		}},
-		{"a leaving FE that never started and FE never listed goes", with(scaleDown(group[:2]...), func(in *FrontendScaleIn) { in.Pods[2] = false }), func(t *testing.T, st Step) {
+		{"a leaving FE that never started and FE never listed goes", with(scaleDown(group[:2]...), func(in *feCase) { in.Pods[2] = false }), func(t *testing.T, st planned) {
 			replicasHeld(t, st.Holds, 2, "left FE's group; its pod goes")
 		}},
-		{"an FE FE no longer lists goes while another is not Ready", with(scaleDown(group[:2]...), func(in *FrontendScaleIn) { in.Pods[0] = false }), func(t *testing.T, st Step) {
+		{"an FE FE no longer lists goes while another is not Ready", with(scaleDown(group[:2]...), func(in *feCase) { in.Pods[0] = false }), func(t *testing.T, st planned) {
 			replicasHeld(t, st.Holds, 2, "left FE's group; its pod goes")
 		}},
 		// Issue 34 item 9: no DROP while the FE StatefulSet cannot shrink after.
-		{"the FE StatefulSet held: no FE leaves FE's group", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Held = "held: spec.volumeClaimTemplates changed" }), func(t *testing.T, st Step) {
-			if len(st.Statements) > 0 || len(st.DeleteClaims) > 0 || st.Read {
+		{"the FE StatefulSet held: no FE leaves FE's group", with(scaleDown(group...), func(in *feCase) { in.Held = "held: spec.volumeClaimTemplates changed" }), func(t *testing.T, st planned) {
+			if len(st.Statements) > 0 || len(st.Delete.Claims) > 0 || st.Needs.Report {
 				t.Errorf("step %+v, want nothing sent, no claim deleted", st)
 			}
 			replicasHeld(t, st.Holds, 3, "the FE StatefulSet is held: spec.volumeClaimTemplates changed; no FE leaves")
 		}},
-		{"a drift of spec.replicas with no pod beyond and no FE to ask goes back at once", with(scaleDown(group...), func(in *FrontendScaleIn) { in.Pods, in.FEReady, in.Read = map[int]bool{}, false, false }), func(t *testing.T, st Step) {
-			if len(st.Holds) > 0 || st.Read || len(st.Statements) > 0 {
+		{"a drift of spec.replicas with no pod beyond and no FE to ask goes back at once", with(scaleDown(group...), func(in *feCase) { in.Pods, in.FEReady, in.Read = map[int]bool{}, false, false }), func(t *testing.T, st planned) {
+			if len(st.Holds) > 0 || st.Needs.Report || len(st.Statements) > 0 {
 				t.Errorf("step %+v, want nothing held: the spec's replicas are written", st)
 			}
 		}},
 		// Issue 34 item 30: the leaving FE's pod briefly gone reads as a
 		// StatefulSet of 2 in its status; FE still lists it.
-		{"the leaving FE's pod briefly gone: it still leaves FE's group before FE shrinks", with(scaleDown(group...), func(in *FrontendScaleIn) { delete(in.Pods, 2) }), func(t *testing.T, st Step) {
+		{"the leaving FE's pod briefly gone: it still leaves FE's group before FE shrinks", with(scaleDown(group...), func(in *feCase) { delete(in.Pods, 2) }), func(t *testing.T, st planned) {
 			if len(st.Statements) != 1 || dropped(st.Statements[0]) != group[2].Host {
 				t.Errorf("step %+v, want DROP FOLLOWER sr-fe-2", st)
 			}
 			replicasHeld(t, st.Holds, 3, "its pod goes next")
 		}},
-		{"a follower leaves FE's group while its pod runs", scaleDown(group...), func(t *testing.T, st Step) {
-			if len(st.Statements) != 1 || dropped(st.Statements[0]) != group[2].Host || st.Event == nil {
+		{"a follower leaves FE's group while its pod runs", scaleDown(group...), func(t *testing.T, st planned) {
+			if len(st.Statements) != 1 || dropped(st.Statements[0]) != group[2].Host || st.event() == nil {
 				t.Errorf("step %+v, want DROP FOLLOWER sr-fe-2 told", st)
 			}
-			if st.Mark == nil || *st.Mark != 2 {
-				t.Errorf("mark %v, want sr-fe-2's pod marked before its DROP", st.Mark)
+			if !slices.Equal(st.marks(false), []int{2}) || st.Marks[0].Annotation != srv1.DroppedFromFEGroupAnnotation {
+				t.Errorf("marks %v, want sr-fe-2's pod marked before its DROP", st.Marks)
 			}
 			replicasHeld(t, st.Holds, 3, "its pod goes next")
-			replicasHeld(t, st.Failed(errors.New("x")).Holds, 3, "FE did not drop")
+			replicasHeld(t, st.failed(errors.New("x")).Holds, 3, "FE did not drop")
 		}},
 		// Issue 34, a node drain during an FE step: the budget in the API is
 		// lowered before the group changes, or a drain between the DROP
 		// and the budget's write takes one of the FEs that stay.
-		{"FE's budget not lowered yet: no DROP, FE kept, looked at again", with(scaleDown(group...), func(in *FrontendScaleIn) { in.BudgetNotLowered = true }), func(t *testing.T, st Step) {
-			if len(st.Statements) > 0 || st.Mark != nil || len(st.DeleteClaims) > 0 {
+		{"FE's budget not lowered yet: no DROP, FE kept, looked at again", with(scaleDown(group...), func(in *feCase) { in.BudgetNotLowered = true }), func(t *testing.T, st planned) {
+			if len(st.Statements) > 0 || len(st.Marks) > 0 || len(st.Delete.Claims) > 0 {
 				t.Errorf("step %+v, want no DROP, no mark, no claim deleted", st)
 			}
 			if st.After == 0 {
@@ -206,26 +226,26 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 			}
 			replicasHeld(t, st.Holds, 3, "lowering FE's disruption budget before sr-fe-2 leaves")
 		}},
-		{"FE's budget not lowered yet: the leader's pod does not go either", with(scaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", true)), func(in *FrontendScaleIn) { in.BudgetNotLowered = true }), func(t *testing.T, st Step) {
+		{"FE's budget not lowered yet: the leader's pod does not go either", with(scaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", true)), func(in *feCase) { in.BudgetNotLowered = true }), func(t *testing.T, st planned) {
 			replicasHeld(t, st.Holds, 3, "lowering FE's disruption budget before sr-fe-2 leaves")
 		}},
-		{"FE's budget not lowered: a member FE no longer lists still goes (the budget is lowered with the shrink)", with(scaleDown(group[:2]...), func(in *FrontendScaleIn) { in.BudgetNotLowered = true }), func(t *testing.T, st Step) {
+		{"FE's budget not lowered: a member FE no longer lists still goes (the budget is lowered with the shrink)", with(scaleDown(group[:2]...), func(in *feCase) { in.BudgetNotLowered = true }), func(t *testing.T, st planned) {
 			replicasHeld(t, st.Holds, 2, "left FE's group; its pod goes")
 		}},
-		{"the leader's pod goes first", scaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", true)), func(t *testing.T, st Step) {
+		{"the leader's pod goes first", scaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", true)), func(t *testing.T, st planned) {
 			if len(st.Statements) > 0 {
 				t.Errorf("statements %+v, want none: FE refuses to drop its leader", st.Statements)
 			}
 			replicasHeld(t, st.Holds, 2, "leads FE's group")
 		}},
-		{"an FE out of FE's group loses its claims, then its pod", scaleDown(group[:2]...), func(t *testing.T, st Step) {
-			if !slices.Equal(st.DeleteClaims, []int{2}) {
-				t.Errorf("claims of %v deleted, want of 2", st.DeleteClaims)
+		{"an FE out of FE's group loses its claims, then its pod", scaleDown(group[:2]...), func(t *testing.T, st planned) {
+			if !slices.Equal(st.Delete.Claims, []int{2}) {
+				t.Errorf("claims of %v deleted, want of 2", st.Delete.Claims)
 			}
 			replicasHeld(t, st.Holds, 2, "left FE's group; its pod goes")
-			replicasHeld(t, st.Failed(errors.New("x")).Holds, 3, "claims could not be deleted")
+			replicasHeld(t, st.failed(errors.New("x")).Holds, 3, "claims could not be deleted")
 		}},
-		{"no step while the group has no majority to spare", scaleDown(member(0, "LEADER", true), member(1, "FOLLOWER", false), member(2, "FOLLOWER", true)), func(t *testing.T, st Step) {
+		{"no step while the group has no majority to spare", scaleDown(member(0, "LEADER", true), member(1, "FOLLOWER", false), member(2, "FOLLOWER", true)), func(t *testing.T, st planned) {
 			if len(st.Statements) > 0 {
 				t.Errorf("statements %+v, want none", st.Statements)
 			}
@@ -233,55 +253,56 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 		}},
 		// Issue 34 item 17: the claims first; a DROP first and a stop before
 		// the claims left them for ever.
-		{"a member left over loses its claims once its pod is gone and another FE leads, then is dropped", afterScaleDown(group...), func(t *testing.T, st Step) {
-			if len(st.Statements) != 0 || !slices.Equal(st.DeleteClaims, []int{2}) || st.Then == nil || len(st.Then.Statements) != 1 || dropped(st.Then.Statements[0]) != group[2].Host || st.Then.Event == nil {
+		{"a member left over loses its claims once its pod is gone and another FE leads, then is dropped", afterScaleDown(group...), func(t *testing.T, st planned) {
+			if len(st.Statements) != 0 || !slices.Equal(st.Delete.Claims, []int{2}) || st.Then == nil || len(st.Then.Statements) != 1 || dropped(st.Then.Statements[0]) != group[2].Host || len(st.Then.Events) != 1 {
 				t.Errorf("step %+v, want the claims of sr-fe-2, then its DROP", st)
 			}
 			if len(st.Holds) > 0 || len(st.Then.Holds) > 0 {
 				t.Errorf("holds %+v, want none: FE does not shrink", st.Holds)
 			}
 		}},
-		{"a member left over that leads waits for another leader", afterScaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", false)), func(t *testing.T, st Step) {
+		{"a member left over that leads waits for another leader", afterScaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", false)), func(t *testing.T, st planned) {
 			if len(st.Statements) > 0 || st.After != 10*time.Second {
 				t.Errorf("step %+v, want nothing sent and a look again", st)
 			}
 		}},
-		{"a StatefulSet scaled down by hand below the spec drops no member: it is put back", with(afterScaleDown(group...), func(in *FrontendScaleIn) { in.To = 3 }), func(t *testing.T, st Step) {
-			if len(st.Statements) > 0 || (st.Then != nil && len(st.Then.DeleteClaims) > 0) {
+		{"a StatefulSet scaled down by hand below the spec drops no member: it is put back", with(afterScaleDown(group...), func(in *feCase) { in.To = 3 }), func(t *testing.T, st planned) {
+			if len(st.Statements) > 0 || (st.Then != nil && len(st.Then.Delete.Claims) > 0) {
 				t.Errorf("step %+v: a member of the spec dropped, or its claims deleted", st)
 			}
 		}},
 		// Issue 34 item 10: a scale-down reverted between the DROP and the
 		// pod's removal leaves sr-fe-2 running outside FE's group.
-		{"a dropped FE the spec keeps again is started afresh: its claims, then its pod", with(afterScaleDown(group[:2]...), func(in *FrontendScaleIn) {
+		{"a dropped FE the spec keeps again is started afresh: its claims, then its pod", with(afterScaleDown(group[:2]...), func(in *feCase) {
 			in.From, in.To, in.Pods, in.Marked, in.Active = 3, 3, readyPods(3), map[int]bool{2: true}, true
 			in.Checked = Checked{Replicas: 3, Known: true}
-		}), func(t *testing.T, st Step) {
-			if !slices.Equal(st.DeleteClaims, []int{2}) || !slices.Equal(st.Restart, []int{2}) || st.Event == nil || st.Clean != nil {
+		}), func(t *testing.T, st planned) {
+			if !slices.Equal(st.Delete.Claims, []int{2}) || !slices.Equal(st.Delete.Pods, []int{2}) || st.event() == nil || st.m.Checked != st.before.Checked {
 				t.Errorf("step %+v, want sr-fe-2's claims and pod deleted, told, not clean", st)
 			}
 		}},
-		{"a marked FE that FE still lists is left alone", with(afterScaleDown(group...), func(in *FrontendScaleIn) {
+		{"a marked FE that FE still lists is left alone", with(afterScaleDown(group...), func(in *feCase) {
 			in.From, in.To, in.Pods, in.Marked = 3, 3, readyPods(3), map[int]bool{2: true}
-		}), func(t *testing.T, st Step) {
-			if len(st.DeleteClaims) > 0 || len(st.Restart) > 0 {
+		}), func(t *testing.T, st planned) {
+			if len(st.Delete.Claims) > 0 || len(st.Delete.Pods) > 0 {
 				t.Errorf("step %+v, want nothing restarted", st)
 			}
 		}},
-		{"nothing left over: FE is remembered clean", afterScaleDown(group[:2]...), func(t *testing.T, st Step) {
-			wantOnly(t, st, st.Clean != nil && *st.Clean == 2, "Clean at 2")
+		{"nothing left over: FE is remembered clean", afterScaleDown(group[:2]...), func(t *testing.T, st planned) {
+			wantOnly(t, st, st.clean() != nil && *st.clean() == 2, "Clean at 2")
 		}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { tc.check(t, ScaleInFrontends(tc.in)) })
+		t.Run(tc.name, func(t *testing.T) { tc.check(t, tc.in.plan()) })
 	}
 }
 
 // wantNothing fails unless the step does nothing at all: no statement,
 // claim, hold, read, memory or next step.
-func wantNothing(t *testing.T, st Step) {
+func wantNothing(t *testing.T, st planned) {
 	t.Helper()
-	if len(st.Statements) > 0 || len(st.DeleteClaims) > 0 || len(st.Holds) > 0 || st.Read || st.Begin || st.End || st.Clean != nil || st.Then != nil || st.Refusal != "" {
+	if len(st.Statements) > 0 || len(st.Delete.Claims) > 0 || len(st.Holds) > 0 || st.Needs.Any() || st.ended() || st.Progress != nil ||
+		st.m.Checked != st.before.Checked || st.Then != nil || st.refusal() != "" {
 		t.Errorf("step %+v, want nothing", st)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
@@ -287,4 +288,22 @@ func (r *Reconciler) writePauseRecord(ctx context.Context, src *srv1.StarRocksCl
 	}
 	r.pauseWrites.Put(client.ObjectKeyFromObject(src), pauseWrite{record: rec, value: value})
 	return nil
+}
+
+// sendStatements sends statements to the cluster's FE through the door, in
+// order, within frontend.StatementTimeout; the first failure ends them.
+func (r *Reconciler) sendStatements(ctx context.Context, s *clusterScope, statements []fe.Statement) error {
+	if len(statements) == 0 {
+		return nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, frontend.StatementTimeout)
+	defer cancel()
+	return r.FE.Exec(sctx, s.src, s.want.feConf, func(c *fe.Client) error {
+		for _, stmt := range statements {
+			if err := stmt.Send(sctx, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
-	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
 // A deleted cluster leaves nothing behind in the process: memory follows
@@ -46,7 +46,7 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	r.FE.Cleanup.Run(t.Context(), r.FE, src, "", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: cn.Name, UID: "cn-uid", Generation: 1}, Spec: appsv1.StatefulSetSpec{Replicas: new(int32(1))}}, "")
 	r.status.Recent().Record(key.String(), "5", src.Status) // the fake's status writes return no resourceVersion
 	r.regrowing.Put(types.NamespacedName{Namespace: "ns", Name: src.FeStatefulSetName()}, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName()}})
-	r.scaleIns.activate(key, resources.ComponentBE)
+	r.scaleIns.Put(types.NamespacedName{Namespace: "ns", Name: src.BeStatefulSetName()}, starrocks.ScaleIn{Active: true})
 	if clean, _ := r.FE.Cleanup.Remembered(); r.Applier.Remembered() == 0 || r.status.Recent().Len() == 0 || clean == 0 || !r.FE.Remembers(key) {
 		t.Fatalf("nothing remembered after creating the cluster (writes and no-ops %d, status %d, cleanup %d): the test proves nothing",
 			r.Applier.Remembered(), r.status.Recent().Len(), clean)
@@ -70,7 +70,7 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	if clean, named := r.FE.Cleanup.Remembered(); clean != 0 || named != 0 {
 		t.Errorf("CN cleanup state still remembered: %d found clean, %d by name", clean, named)
 	}
-	if r.scaleIns.isActive(key, resources.ComponentBE) || r.scaleIns.m.Len() != 0 {
+	if n := r.scaleIns.Len(); n != 0 {
 		t.Error("a scale-in is still remembered")
 	}
 	if n := r.regrowing.Len(); n != 0 {

@@ -350,6 +350,10 @@ func (r *Reconciler) deletePod(ctx context.Context, s *clusterScope, p *corev1.P
 // templateField is the pod template, kept while another step moves a component.
 var templateField = []string{"spec", "template"}
 
+// configHashField is the .conf hash a StatefulSet records, kept with its
+// template while a .conf change waits.
+var configHashField = []string{"metadata", "annotations", resources.ConfigHashAnnotation}
+
 // updateStrategyField is where a gate sets the partition or OnDelete.
 var updateStrategyField = []string{"spec", "updateStrategy"}
 

@@ -81,7 +81,10 @@ type Reconciler struct {
 	started *reconcile.Memo[started]
 	// regrowing are the StatefulSets deleted to grow their claims, by name.
 	regrowing *reconcile.Memo[*appsv1.StatefulSet]
-	scaleIns  *scaleIns
+	// scaleIns is the scale-in planners' memory, by StatefulSet (scalein.go).
+	scaleIns *reconcile.Memo[starrocks.ScaleIn]
+	// stepMemory is what the executor of StarRocks steps keeps (steps.go).
+	stepMemory *frontend.Memory
 	// waits dates the gated rollouts' steps the pods cannot date, by StatefulSet.
 	waits *reconcile.Memo[clockEntry]
 	// heard keeps FE's LastHeartbeat of each pod of a gated rollout in its
@@ -132,7 +135,8 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		status:        clusterStatusPath(c, memos),
 		started:       reconcile.NewMemo[started](memos),
 		regrowing:     reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
-		scaleIns:      newScaleIns(memos),
+		scaleIns:      reconcile.NewMemoOf[starrocks.ScaleIn](memos, clusterStatefulSets),
+		stepMemory:    frontend.NewMemory(memos),
 		waits:         reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
 		heard:         reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
 		unreachable:   reconcile.NewMemo[time.Time](memos),

@@ -18,7 +18,9 @@ package cluster
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
+	"hash/fnv"
+	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -27,24 +29,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
-const (
-	defaultDecommissionStall = 30 * time.Minute
-	// decommissionReportEvery spaces the status updates of a draining BE's
-	// tablet count: the count falls on every read, the status must not.
-	decommissionReportEvery = 30 * time.Second
-	// feStatementTimeout bounds one statement that changes FE's topology.
-	feStatementTimeout = 10 * time.Second
-)
+// defaultDecommissionStall is how long a decommission may move no tablet
+// without the cluster's annotation.
+const defaultDecommissionStall = 30 * time.Minute
 
 // replicasField is spec.replicas, for field holds.
 var replicasField = []string{"spec", "replicas"}
-
-// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=delete
 
 // scaleIn lets StarRocks release the nodes a scale-in removes before their
 // pods go (DESIGN §10). A BE StatefulSet keeps its replicas while FE
@@ -52,9 +48,9 @@ var replicasField = []string{"spec", "replicas"}
 // time, each FE leaving FE's group. Shared-data BEs hold no data of their
 // own and shrink at once; compute nodes are dropped after their pods go
 // (cn_cleanup.go). What to do is decided in internal/starrocks
-// (ScaleInBackends, ScaleInFrontends); this file does what it decides.
+// (ScaleInBackends, ScaleInFrontends); the executor does it.
 func (r *Reconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
-	if !r.FE.Configured() || r.scaleIns == nil {
+	if !r.FE.Configured() {
 		return true
 	}
 	r.scaleInBackends(ctx, s)
@@ -68,65 +64,65 @@ func (r *Reconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
 // scaleInBackends decommissions the BEs a scale-in removes, and takes back
 // the decommission of BEs the spec keeps again (starrocks.ScaleInBackends).
 func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
-	live, want := s.in.live[resources.ComponentBE], s.want.objects.StatefulSet(resources.ComponentBE)
-	key := client.ObjectKeyFromObject(s.src)
+	c := resources.ComponentBE
+	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
 	in := starrocks.BackendScaleIn{
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
-		Recovering: s.recovering(),
-		Skip:       s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
-		Names:      liveNames(s.src, resources.ComponentBE, live), Active: r.scaleIns.isActive(key, resources.ComponentBE),
-		FEReady: status.FEReady(s.src, s.in.live[resources.ComponentFE]), Every: r.FE.Every(),
-		HeartbeatPort: backendHeartbeatPort(s), Stall: decommissionStall(s.src),
+		Recovering: s.recovering(), Skip: s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
+		Names: liveNames(s.src, c, live), FEReady: status.FEReady(s.src, s.in.live[resources.ComponentFE]), Every: r.FE.Every(),
+		HeartbeatPort: backendHeartbeatPort(s), Stall: decommissionStall(s.src), Now: time.Now(),
+		SpecKey: func() string { return specKey(s.src, c) },
 	}
 	if in.Exists {
-		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
-		in.Pods = starrocks.PodsByOrdinal(live, r.clusterPods(ctx, s)[resources.ComponentBE])
-		in.Marked = markedPods(live, r.clusterPods(ctx, s)[resources.ComponentBE], srv1.DecommissionedByOperatorAnnotation)
-		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
-		if msg, ok := r.scaleIns.refusedAt(key, resources.ComponentBE, s.src); ok {
-			in.Refusal = msg
-		}
+		pods := r.clusterPods(ctx, s)[c]
+		in.From, in.To, in.Generation, in.UID = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation, live.UID
+		in.Pods, in.Marked = starrocks.PodsByOrdinal(live, pods), markedPods(live, pods, srv1.DecommissionedByOperatorAnnotation)
 	}
-	st := starrocks.ScaleInBackends(in)
-	if st.Read {
-		r.remember(s, resources.ComponentBE, live, st)
-		in.Read, in.Report = true, r.FE.Look(s.src, s.want.feConf).Pure()
-		st = starrocks.ScaleInBackends(in)
-	}
-	r.do(ctx, s, resources.ComponentBE, st)
+	frontend.Run(ctx, r.steps(), s.target(c), r.scaleIns, s.statefulSetKey(c), in, starrocks.ScaleInBackends)
 }
 
 // scaleInFrontends takes FEs out of FE's group one at a time, and drops
 // members whose pods are gone (starrocks.ScaleInFrontends).
 func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
-	live, want := s.in.live[resources.ComponentFE], s.want.objects.StatefulSet(resources.ComponentFE)
-	key := client.ObjectKeyFromObject(s.src)
+	c := resources.ComponentFE
+	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
 	in := starrocks.FrontendScaleIn{
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
-		Recovering: s.recovering(),
-		Names:      liveNames(s.src, resources.ComponentFE, live), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
-		Active: r.scaleIns.isActive(key, resources.ComponentFE), FEReady: status.FEReady(s.src, live), Every: r.FE.Every(),
+		Recovering: s.recovering(), Names: liveNames(s.src, c, live), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
+		FEReady: status.FEReady(s.src, live), Every: r.FE.Every(),
 	}
 	if in.Exists {
-		in.From, in.To, in.Generation = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation
-		pods := r.clusterPods(ctx, s)[resources.ComponentFE]
+		pods := r.clusterPods(ctx, s)[c]
+		in.From, in.To, in.Generation, in.UID = *live.Spec.Replicas, *want.Spec.Replicas, live.Generation, live.UID
 		in.Pods, in.Marked = starrocks.PodsByOrdinal(live, pods), markedPods(live, pods, srv1.DroppedFromFEGroupAnnotation)
-		if msg, held := s.holds.Keeping(resources.ComponentFE, want); held {
+		if msg, held := s.holds.Keeping(c, want); held {
 			in.Held = "held: " + msg
 		}
-		in.Checked.Replicas, in.Checked.Known = r.scaleIns.clean(key, live)
 		if in.To < in.From { // only a scale-down drops a member or lets a leader's pod go
 			in.BudgetNotLowered = !resources.FEStepBudgetLowered(s.src, r.liveBudget(ctx, s.src.Namespace, s.src.FeDisruptionBudgetName()), in.From-1)
 		}
 	}
-	st := starrocks.ScaleInFrontends(in)
-	if st.Read {
-		r.remember(s, resources.ComponentFE, live, st)
-		in.Read, in.Report = true, r.FE.Look(s.src, s.want.feConf).Pure()
-		st = starrocks.ScaleInFrontends(in)
-	}
+	frontend.Run(ctx, r.steps(), s.target(c), r.scaleIns, s.statefulSetKey(c), in, starrocks.ScaleInFrontends)
+}
 
-	r.do(ctx, s, resources.ComponentFE, st)
+// specKey names component c's spec in src. A refusal is remembered for it,
+// not for the cluster's generation: a change elsewhere in the cluster (a
+// CN autoscaler's step, a Service annotation) asks nothing new of FE, and
+// must not send the refused statement and its Warning again.
+func specKey(src *srv1.StarRocksCluster, c resources.Component) string {
+	var spec any
+	switch c {
+	case resources.ComponentFE:
+		spec = src.Spec.StarRocksFeSpec
+	case resources.ComponentBE:
+		spec = src.Spec.StarRocksBeSpec
+	case resources.ComponentCN:
+		spec = src.Spec.StarRocksCnSpec
+	}
+	raw, _ := json.Marshal(spec)
+	h := fnv.New64a()
+	_, _ = h.Write(raw)
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 // liveBudget is the disruption budget name as the cache holds it; nil
@@ -179,25 +175,6 @@ func decommissionStall(src *srv1.StarRocksCluster) time.Duration {
 		return d
 	}
 	return defaultDecommissionStall
-}
-
-// deleteClaims deletes the claims of one pod of an FE StatefulSet, an FE
-// that left FE's group: its metadata is of no use (the group holds it),
-// and harmful, since an FE that starts on the metadata of a member FE
-// dropped fails ("explicitly removed", facts sheet §7). Without them, a
-// later scale-up starts that ordinal afresh: it asks the leader to ADD it
-// and joins with --helper (§1). The StatefulSet controller keeps claims on
-// scale-down; Kubernetes defers the deletion of a claim until no pod uses it.
-func (r *Reconciler) deleteClaims(ctx context.Context, sts *appsv1.StatefulSet, ordinal int) error {
-	for _, t := range sts.Spec.VolumeClaimTemplates {
-		pvc := &corev1.PersistentVolumeClaim{}
-		pvc.Namespace, pvc.Name = sts.Namespace, fmt.Sprintf("%s-%s-%d", t.Name, sts.Name, ordinal)
-		err := r.Client.Delete(ctx, pvc)
-		if client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("deleting claim %s: %w", pvc.Name, err)
-		}
-	}
-	return nil
 }
 
 // event emits one Event on the cluster.

@@ -29,8 +29,9 @@ import (
 )
 
 func TestScaleInMessagesNameTheSkipAnnotation(t *testing.T) {
-	st := starrocks.ScaleInBackends(starrocks.BackendScaleIn{Exists: true, From: 3, To: 2, FEReady: true, Read: true,
-		Report: &starrocks.Report{Err: errors.New("dial timeout")}})
+	reads := starrocks.Reads{Report: &starrocks.Report{Err: errors.New("dial timeout")}}
+	reads.Read.Report = true
+	st, _ := starrocks.ScaleInBackends(starrocks.BackendScaleIn{Exists: true, From: 3, To: 2, FEReady: true}, starrocks.ScaleIn{}, reads)
 	if len(st.Holds) != 1 || !strings.Contains(st.Holds[0].Message, srv1.SkipDecommissionAnnotation+"=true") {
 		t.Errorf("holds %+v, want the way out named %s", st.Holds, srv1.SkipDecommissionAnnotation)
 	}
@@ -49,5 +50,26 @@ func TestScaleInNamesPodsAsTheLiveStatefulSetRunsThem(t *testing.T) {
 	}
 	if names := liveNames(src, resources.ComponentBE, nil); names.HeadlessService != src.BeSearchServiceName() {
 		t.Errorf("without a live StatefulSet the service is %q, want the spec's %q", names.HeadlessService, src.BeSearchServiceName())
+	}
+}
+
+// FE's refusal of a BE scale-in holds until the BE spec changes: a change
+// elsewhere in the cluster (a CN autoscaler's step, a Service annotation)
+// bumps the generation but asks nothing new of FE.
+func TestARefusalHoldsForTheComponentsSpec(t *testing.T) {
+	src := beCluster("starrocks/be-ubuntu:3.3.2")
+	src.Spec.StarRocksBeSpec.Replicas = new(int32(2))
+	refused := specKey(src, resources.ComponentBE)
+
+	elsewhere := src.DeepCopy()
+	elsewhere.Generation++
+	elsewhere.Spec.StarRocksFeSpec.Service = &srv1.StarRocksService{Annotations: map[string]string{"a": "b"}}
+	if specKey(elsewhere, resources.ComponentBE) != refused {
+		t.Error("after a change to FE's Service the BE spec reads as another: the refused scale-in is asked again")
+	}
+	be := src.DeepCopy()
+	be.Spec.StarRocksBeSpec.Replicas = new(int32(3))
+	if specKey(be, resources.ComponentBE) == refused {
+		t.Error("after a BE spec change the refusal still holds: the scale-in is never asked again")
 	}
 }

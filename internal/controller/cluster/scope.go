@@ -121,6 +121,11 @@ func (r *Reconciler) aroundItsPods(ctx context.Context, s *clusterScope, c resou
 		Message: fmt.Sprintf("the %s StatefulSet is made again around its %d pods; the scale-in to %d goes on from there", want.Name, n, asked)})
 }
 
+// addErr records an error of the reconcile: reported and retried.
+func (s *clusterScope) addErr(err error) {
+	s.err = errors.Join(s.err, err)
+}
+
 // fail records an error that stops every write: only the status that says so is written.
 func (s *clusterScope) fail(err error) {
 	s.err = errors.Join(s.err, err)

@@ -141,7 +141,7 @@ func (c *ComputeNodeCleanup) Run(ctx context.Context, access Access, src *srv1.S
 }
 
 // do starts the cleanup a step asks for; it returns how soon to look again.
-func (c *ComputeNodeCleanup) do(ctx context.Context, access Access, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, st starrocks.Step) time.Duration {
+func (c *ComputeNodeCleanup) do(ctx context.Context, access Access, src *srv1.StarRocksCluster, feConf string, sts *appsv1.StatefulSet, searchService string, st starrocks.CleanupDecision) time.Duration {
 	if st.DropComputeNodesFrom == nil {
 		return st.After
 	}
