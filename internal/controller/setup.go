@@ -18,8 +18,8 @@ limitations under the License.
 // the StarRocksCluster and StarRocksWarehouse controllers with their watches,
 // and gives both one door to FE. The reconcilers are in
 // internal/controller/cluster and internal/controller/warehouse; what both
-// share is one floor down, in internal/controller/frontend (FE) and
-// internal/reconcile (the kit).
+// share is one floor down, in internal/controller/frontend (the executor of
+// StarRocks steps) and internal/reconcile (the kit).
 package controller
 
 import (
@@ -52,7 +52,6 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/controller/cluster"
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
@@ -188,8 +187,8 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.
 		cfg.Controller.ReconciliationTimeout = reconcileTimeout
 	}
-	r.FE = frontend.NewAccess(feaccess.New(mgr.GetAPIReader(), feaccess.Options{Resolve: cfg.FE, TLS: cfg.FETLS,
-		Credentials: cfg.FECredentials, LookEvery: cfg.FELookEvery, Cache: mgr.GetClient(), DNSDomainSuffix: cfg.Build.DNSDomainSuffix}), r.Recorder)
+	r.FE = feaccess.New(mgr.GetAPIReader(), feaccess.Options{Resolve: cfg.FE, TLS: cfg.FETLS,
+		Credentials: cfg.FECredentials, LookEvery: cfg.FELookEvery, Cache: mgr.GetClient(), DNSDomainSuffix: cfg.Build.DNSDomainSuffix})
 	// Children live in their cluster's namespace: a denied namespace's
 	// objects never reach the queue, whatever watch sees them.
 	allowed := reconcile.NotDenied(cfg.DenyList)

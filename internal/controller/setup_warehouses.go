@@ -35,14 +35,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/controller/warehouse"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 // setupWarehouses registers the StarRocksWarehouse controller when the API
 // server serves the kind; without the CRD it logs so and registers nothing.
-func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *reconcile.ConfigSource, configMetadata cache.Cache, access frontend.Access) error {
+func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *reconcile.ConfigSource, configMetadata cache.Cache, door feaccess.Door) error {
 	log := mgr.GetLogger().WithName("starrockswarehouse")
 	gk := schema.GroupKind{Group: srv1.GroupVersion.Group, Kind: "StarRocksWarehouse"}
 	if _, err := mgr.GetRESTMapper().RESTMapping(gk, srv1.GroupVersion.Version); err != nil {
@@ -68,7 +68,7 @@ func setupWarehouses(mgr ctrl.Manager, cfg Config, configs *reconcile.ConfigSour
 	}); err != nil {
 		return err
 	}
-	r := warehouse.NewReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, access, cfg.DenyList)
+	r := warehouse.NewReconciler(mgr.GetClient(), mgr.GetEventRecorder("starrocks-operator"), configs, door, cfg.DenyList)
 	r.Applier.Reader = mgr.GetAPIReader() // adoption needs managedFields, which the cache slims
 	cmMeta := &metav1.PartialObjectMetadata{}
 	cmMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))

@@ -71,6 +71,15 @@ func (s DropFrontend) Send(ctx context.Context, c *Client) error {
 	return c.DropFrontend(ctx, s.Frontend)
 }
 
+// DropComputeNode removes a compute node from FE, from the warehouse FE
+// lists it in; one already gone is no error (Client.DropComputeNode).
+type DropComputeNode struct{ Node ComputeNode }
+
+// Send sends ALTER SYSTEM DROP COMPUTE NODE.
+func (s DropComputeNode) Send(ctx context.Context, c *Client) error {
+	return c.DropComputeNode(ctx, s.Node)
+}
+
 // SetFrontendConfig sets one FE configuration key, in the memory of every
 // alive FE (internal/fe/config.go).
 type SetFrontendConfig struct{ Key, Value string }

@@ -21,51 +21,43 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 )
 
-// cleanUpComputeNodes drops from FE, in either mode, the compute nodes
-// a CN scale-in removed, once the writes succeeded.
+// cleanUpComputeNodes drops from FE, in either mode, the compute nodes a
+// CN scale-in removed, once the writes succeeded, and every node of a CN
+// spec removed with the user's consent once its pods are gone
+// (starrocks.CleanUpComputeNodes).
 func (r *Reconciler) cleanUpComputeNodes(ctx context.Context, s *clusterScope) bool {
 	if s.err != nil || !r.FE.Configured() {
 		return true
 	}
+	c := resources.ComponentCN
+	live := s.in.live[c]
+	in := frontend.ComputeNodes(live, s.src.CnStatefulSetName(), s.src.Namespace, s.src.CnSearchServiceName(), r.FE.Every())
+	t := s.target(c)
 	if s.src.Spec.StarRocksCnSpec == nil {
-		// A CN spec removed with the user's consent: once its pods are
-		// gone, none of its nodes may stay registered.
-		key := client.ObjectKeyFromObject(s.src).String()
-		live := s.in.live[resources.ComponentCN]
-		if live != nil && !removalHeld(s.src, resources.ComponentCN) {
-			r.FE.Cleanup.Removing(key, live)
+		in.Removed, in.Held, in.PodsLeft = true, removalHeld(s.src, c), len(r.clusterPods(ctx, s)[c])
+		in.Listed = listsComputeNodesOf(s.gates.report, in.Names)
+		if live == nil {
+			t.StatefulSet = removedComputeNodes(s.src)
+			in.UID = t.StatefulSet.UID
 		}
-		if live == nil && r.FE.Cleanup.Removed(key) == nil && listsComputeNodesOf(s.gates.report, s.src) && len(r.clusterPods(ctx, s)[resources.ComponentCN]) == 0 {
-			// FE lists compute nodes of a CN this cluster no longer runs: a
-			// removal an earlier operator process saw through but did not
-			// clean up (it kept that in memory; issue 34 item 29). FE's
-			// word, not memory, says what is left.
-			r.FE.Cleanup.Removing(key, removedComputeNodes(s.src))
-		}
-		if sts := r.FE.Cleanup.Removed(key); sts != nil {
-			left := len(r.clusterPods(ctx, s)[resources.ComponentCN])
-			s.later(r.FE.Cleanup.RunRemoved(ctx, r.FE, s.src, s.want.feConf, sts, s.src.CnSearchServiceName(), left))
-		}
-		return true
 	}
-	s.later(r.FE.Cleanup.Run(ctx, r.FE, s.src, s.want.feConf, s.in.live[resources.ComponentCN], s.src.CnSearchServiceName()))
+	frontend.Run(ctx, r.steps(), t, r.cleanups, s.statefulSetKey(c), in, starrocks.CleanUpComputeNodes)
 	return true
 }
 
 // listsComputeNodesOf is true when FE's report lists a compute node under
-// the name of one of src's CN pods.
-func listsComputeNodesOf(rep *feReport, src *srv1.StarRocksCluster) bool {
+// the name of one of the pods names names.
+func listsComputeNodesOf(rep *feReport, names starrocks.PodNames) bool {
 	if rep == nil || rep.Err != nil {
 		return false
 	}
-	names := starrocks.NamesOf(src, resources.ComponentCN)
 	for _, n := range rep.ComputeNodes {
 		if _, ok := names.Ordinal(n.Host); ok {
 			return true
@@ -76,7 +68,7 @@ func listsComputeNodesOf(rep *feReport, src *srv1.StarRocksCluster) bool {
 
 // removedComputeNodes stands for the CN StatefulSet of a CN spec removed
 // before this process started: its name, and a UID of its own, under which
-// the cleanup remembers it dropped its nodes.
+// the cleanup remembers it.
 func removedComputeNodes(src *srv1.StarRocksCluster) *appsv1.StatefulSet {
 	sts := &appsv1.StatefulSet{}
 	sts.Namespace, sts.Name = src.Namespace, src.CnStatefulSetName()

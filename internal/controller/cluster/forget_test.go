@@ -24,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
@@ -43,11 +42,11 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	key := client.ObjectKeyFromObject(src)
 	cn := types.NamespacedName{Namespace: "ns", Name: src.CnStatefulSetName()}
 	_ = r.FE.Changing(src, func() error { return nil }) // the door remembers when FE's topology last changed
-	r.FE.Cleanup.Run(t.Context(), r.FE, src, "", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: cn.Name, UID: "cn-uid", Generation: 1}, Spec: appsv1.StatefulSetSpec{Replicas: new(int32(1))}}, "")
+	r.cleanups.Put(cn, starrocks.Cleanup{Checked: starrocks.CheckedAt{Known: true, UID: "cn-uid", Replicas: 1}})
 	r.status.Recent().Record(key.String(), "5", src.Status) // the fake's status writes return no resourceVersion
 	r.regrowing.Put(types.NamespacedName{Namespace: "ns", Name: src.FeStatefulSetName()}, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: src.FeStatefulSetName()}})
 	r.scaleIns.Put(types.NamespacedName{Namespace: "ns", Name: src.BeStatefulSetName()}, starrocks.ScaleIn{Active: true})
-	if clean, _ := r.FE.Cleanup.Remembered(); r.Applier.Remembered() == 0 || r.status.Recent().Len() == 0 || clean == 0 || !r.FE.Remembers(key) {
+	if clean := r.cleanups.Len(); r.Applier.Remembered() == 0 || r.status.Recent().Len() == 0 || clean == 0 || !r.FE.Remembers(key) {
 		t.Fatalf("nothing remembered after creating the cluster (writes and no-ops %d, status %d, cleanup %d): the test proves nothing",
 			r.Applier.Remembered(), r.status.Recent().Len(), clean)
 	}
@@ -67,8 +66,8 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	if r.FE.Remembers(key) {
 		t.Error("FE's features or view still remembered")
 	}
-	if clean, named := r.FE.Cleanup.Remembered(); clean != 0 || named != 0 {
-		t.Errorf("CN cleanup state still remembered: %d found clean, %d by name", clean, named)
+	if clean := r.cleanups.Len(); clean != 0 {
+		t.Errorf("CN cleanup state still remembered: %d found clean", clean)
 	}
 	if n := r.scaleIns.Len(); n != 0 {
 		t.Error("a scale-in is still remembered")
@@ -78,7 +77,7 @@ func TestADeletedClusterIsForgotten(t *testing.T) {
 	}
 }
 
-// newFEAccess is a door to the FE resolve names, with a cleanup of its own.
-func newFEAccess(live client.Reader, resolve fe.Resolver, tls fe.TLS) frontend.Access {
-	return frontend.NewAccess(feaccess.New(live, feaccess.Options{Resolve: resolve, TLS: tls}), nil)
+// newFEAccess is a door to the FE resolve names.
+func newFEAccess(live client.Reader, resolve fe.Resolver, tls fe.TLS) feaccess.Door {
+	return feaccess.New(live, feaccess.Options{Resolve: resolve, TLS: tls})
 }

@@ -37,6 +37,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/controller/frontend"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
@@ -50,8 +51,9 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	Applier  apply.Applier
 	Configs  *reconcile.ConfigSource
-	// FE reaches FE for what talks to StarRocks (the compute-node cleanup).
-	FE frontend.Access
+	// FE is the door to FE (internal/feaccess) for what talks to StarRocks;
+	// the zero door reaches none, and the StarRocks-aware steps are skipped.
+	FE feaccess.Door
 	// DenyList holds namespaces whose clusters are left alone.
 	DenyList []string
 	// APIReader reads what the operator does not cache (StorageClasses), rarely.
@@ -83,6 +85,8 @@ type Reconciler struct {
 	regrowing *reconcile.Memo[*appsv1.StatefulSet]
 	// scaleIns is the scale-in planners' memory, by StatefulSet (scalein.go).
 	scaleIns *reconcile.Memo[starrocks.ScaleIn]
+	// cleanups is the compute-node cleanup's memory, by StatefulSet (cn_cleanup.go).
+	cleanups *reconcile.Memo[starrocks.Cleanup]
 	// stepMemory is what the executor of StarRocks steps keeps (steps.go).
 	stepMemory *frontend.Memory
 	// waits dates the gated rollouts' steps the pods cannot date, by StatefulSet.
@@ -136,7 +140,8 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		started:       reconcile.NewMemo[started](memos),
 		regrowing:     reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
 		scaleIns:      reconcile.NewMemoOf[starrocks.ScaleIn](memos, clusterStatefulSets),
-		stepMemory:    frontend.NewMemory(memos),
+		cleanups:      reconcile.NewMemoOf[starrocks.Cleanup](memos, clusterStatefulSets),
+		stepMemory:    frontend.NewMemory(memos, clusterStatefulSets),
 		waits:         reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
 		heard:         reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
 		unreachable:   reconcile.NewMemo[time.Time](memos),
@@ -211,7 +216,7 @@ func (r *Reconciler) rememberForget(memos *reconcile.Memos) {
 	memos.Register(func(key types.NamespacedName) {
 		metrics.ClusterReady.DeleteLabelValues(key.Namespace, key.Name)
 		metrics.DecommissionTablets.DeleteLabelValues(key.Namespace, key.Name)
-		r.FE.ForgetCluster(key)
+		r.FE.Forget(key)
 		gone := &srv1.StarRocksCluster{}
 		gone.Namespace, gone.Name = key.Namespace, key.Name
 		named := resources.Named(gone)

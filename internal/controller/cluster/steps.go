@@ -29,7 +29,7 @@ import (
 // (frontend.Run): a phase that talks to StarRocks builds its planner's
 // input and hands it there, with the target below.
 func (r *Reconciler) steps() frontend.Steps {
-	return frontend.Steps{Door: r.FE.Door, Client: r.Client, Recorder: r.Recorder, Memory: r.stepMemory}
+	return frontend.Steps{Door: r.FE, Client: r.Client, Recorder: r.Recorder, Memory: r.stepMemory}
 }
 
 // target is where a step of component c is done: the cluster's FE, its

@@ -18,7 +18,6 @@ package frontend
 
 import (
 	"context"
-	"errors"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -27,6 +26,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -34,6 +34,8 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/test/silentfe"
 )
 
@@ -61,11 +63,6 @@ func countingFE(t *testing.T) (*atomic.Int32, fe.Resolver) {
 	return &n, func(fe.Target) (string, string) { return ln.Addr().String(), "http://" + ln.Addr().String() }
 }
 
-// newFEAccess is a door to the FE resolve names, with a cleanup of its own.
-func newFEAccess(live client.Reader, resolve fe.Resolver, tls fe.TLS) Access {
-	return NewAccess(feaccess.New(live, feaccess.Options{Resolve: resolve, TLS: tls}), nil)
-}
-
 func cnStatefulSet(replicas, statusReplicas int32) *appsv1.StatefulSet {
 	return &appsv1.StatefulSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c-cn", UID: "sts-uid", Generation: 2},
@@ -74,126 +71,119 @@ func cnStatefulSet(replicas, statusReplicas int32) *appsv1.StatefulSet {
 	}
 }
 
-// settle waits for the cleanup of the StatefulSet sts-uid to end.
-func settle(t *testing.T, c *ComputeNodeCleanup) {
+// cleanup is one reconciler's compute-node cleanup: its executor, with a
+// door to the FE resolve names, and its memory.
+type cleanup struct {
+	x    Steps
+	memo *reconcile.Memo[starrocks.Cleanup]
+	src  *srv1.StarRocksCluster
+}
+
+func newCleanup(resolve fe.Resolver) cleanup {
+	memos := reconcile.NewMemos()
+	door := feaccess.New(nil, feaccess.Options{Resolve: resolve, TLS: fe.TLS{}})
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
+	return cleanup{x: Steps{Door: door, Recorder: events.NewFakeRecorder(10), Memory: NewMemory(memos, func(types.NamespacedName) []types.NamespacedName { return nil })},
+		memo: reconcile.NewMemo[starrocks.Cleanup](memos), src: src}
+}
+
+// run runs the cleanup of sts once, as a reconcile does; it returns how
+// soon the reconcile looks again.
+func (c cleanup) run(sts *appsv1.StatefulSet) time.Duration {
+	var after time.Duration
+	t := Target{Cluster: c.src, FEConf: "run_mode = shared_data", On: c.src, StatefulSet: sts, // either mode: CN holds no data in both
+		Hold: func(starrocks.Hold) {}, Later: func(d time.Duration) { after = d }, Fail: func(error) {}}
+	Run(context.Background(), c.x, t, c.memo, client.ObjectKeyFromObject(c.src), ComputeNodes(sts, sts.Name, sts.Namespace, "c-cn-search", c.x.Door.Every()), starrocks.CleanUpComputeNodes)
+	return after
+}
+
+// eventually waits for ok.
+func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()
 	for range 500 {
-		if !c.jobs.Busy("sts-uid") {
+		if ok() {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatal("the cleanup did not end")
+	t.Fatal(what)
 }
 
 func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
-	ctx := context.Background()
-	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
 	calls, resolve := countingFE(t)
-	access := newFEAccess(nil, resolve, fe.TLS{})
-	cleanup := access.Cleanup
-	shared := "run_mode = shared_data" // either mode: CN holds no data in both
+	c := newCleanup(resolve)
+	key := client.ObjectKeyFromObject(c.src)
 
 	first := cnStatefulSet(3, 3)
 	first.Generation, first.Status.ObservedGeneration = 1, 1
-	cleanup.Run(ctx, access, src, shared, first, "c-cn-search")
-	if calls.Load() != 0 || cleanup.clean["sts-uid"] != 3 {
+	c.run(first)
+	if m, _ := c.memo.Get(key); calls.Load() != 0 || m.Checked.Of("sts-uid") != (starrocks.Checked{Replicas: 3, Known: true}) {
 		t.Fatal("FE asked about a StatefulSet that was never scaled")
 	}
-	restarted := newFEAccess(nil, resolve, fe.TLS{}) // an operator restart forgets; a scaled StatefulSet is checked once
-	if after := restarted.Cleanup.Run(ctx, restarted, src, shared, cnStatefulSet(3, 3), "c-cn-search"); after != cleanupRetry {
-		t.Fatalf("after a restart: look again in %v, want %v", after, cleanupRetry)
+	restarted := newCleanup(resolve) // an operator restart forgets; a scaled StatefulSet is checked once
+	if after := restarted.run(cnStatefulSet(3, 3)); after != restarted.x.Door.Every() {
+		t.Fatalf("after a restart: look again in %v, want %v", after, restarted.x.Door.Every())
 	}
-	settle(t, restarted.Cleanup)
-	if calls.Load() == 0 {
-		t.Fatal("after a restart, a StatefulSet whose spec changed was not checked")
-	}
+	eventually(t, "after a restart, a StatefulSet whose spec changed was not checked", func() bool { return calls.Load() > 0 })
 	calls.Store(0)
-	cleanup.Run(ctx, access, src, shared, cnStatefulSet(5, 3), "c-cn-search")
+	c.run(cnStatefulSet(5, 3))
 	if calls.Load() != 0 {
 		t.Fatal("FE asked on a scale-out")
 	}
-	cleanup.Run(ctx, access, src, shared, cnStatefulSet(1, 5), "c-cn-search")
+	c.run(cnStatefulSet(1, 5))
 	if calls.Load() != 0 {
 		t.Fatal("FE asked before the scale-in settled")
 	}
-	if after := cleanup.Run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
-		t.Fatalf("settled scale-in: look again in %v, want %v", after, cleanupRetry)
+	if after := c.run(cnStatefulSet(1, 1)); after != c.x.Door.Every() {
+		t.Fatalf("settled scale-in: look again in %v, want %v", after, c.x.Door.Every())
 	}
-	settle(t, cleanup)
-	if calls.Load() == 0 {
-		t.Fatal("settled scale-in: FE not asked")
-	}
-	if cleanup.clean["sts-uid"] != 5 {
-		t.Errorf("a failed cleanup must not be remembered as clean, got %d", cleanup.clean["sts-uid"])
+	eventually(t, "settled scale-in: FE not asked", func() bool { return calls.Load() > 0 })
+	// FE's answer (it closes every connection) is in: the cleanup failed.
+	var after time.Duration
+	eventually(t, "the failed read is not told", func() bool { after = c.run(cnStatefulSet(1, 1)); return after != c.x.Door.Every() })
+	if m, _ := c.memo.Get(key); m.Checked.Of("sts-uid").Replicas != 5 {
+		t.Errorf("a failed cleanup must not be remembered as clean, got %+v", m.Checked)
 	}
 	// Failed: the next look backs off instead of asking again.
 	calls.Store(0)
-	if after := cleanup.Run(ctx, access, src, shared, cnStatefulSet(1, 1), "c-cn-search"); after <= 0 || after > cleanupBackoff || calls.Load() != 0 {
+	if after := c.run(cnStatefulSet(1, 1)); after <= 0 || after > 30*time.Second || calls.Load() != 0 {
 		t.Errorf("right after a failure: look again in %v with %d connections; want a back-off and none", after, calls.Load())
 	}
 }
 
 func TestACleanupAgainstAHungFEHoldsNoWorkerAndRunsOncePerStatefulSet(t *testing.T) {
-	ctx := context.Background()
-	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
-	hung := silentfe.Start(t).Address()
-	access := newFEAccess(nil, func(fe.Target) (string, string) { return hung, "http://" + hung }, fe.TLS{})
-	c := access.Cleanup
-	if after := c.Run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search"); after != cleanupRetry {
-		t.Fatalf("look again in %v, want %v", after, cleanupRetry)
+	hung := silentfe.Start(t)
+	c := newCleanup(func(fe.Target) (string, string) { return hung.Address(), "http://" + hung.Address() })
+	if after := c.run(cnStatefulSet(1, 1)); after != c.x.Door.Every() {
+		t.Fatalf("look again in %v, want %v", after, c.x.Door.Every())
 	}
-	// Run returned while FE has not answered: its talk goes on off the worker.
-	busy, taken := c.jobs.Busy("sts-uid"), c.jobs.Running()
-	if !busy || taken != 1 {
-		t.Fatalf("busy %v, slots taken %d; want the cleanup still running in one slot", busy, taken)
-	}
+	// Run returned while FE has not answered: its read goes on off the worker.
+	eventually(t, "FE was not asked", func() bool { return hung.Accepted() > 0 })
 	// The next reconcile of the same StatefulSet starts no second talk.
-	c.Run(ctx, access, src, "run_mode = shared_data", cnStatefulSet(1, 1), "c-cn-search")
-	if taken := c.jobs.Running(); taken != 1 {
-		t.Errorf("slots taken %d after a second look; want 1: one talk per StatefulSet", taken)
+	c.run(cnStatefulSet(1, 1))
+	time.Sleep(200 * time.Millisecond) // a second read would connect within it
+	if n := hung.Accepted(); n != 1 {
+		t.Errorf("%d connections after a second look; want 1: one talk per cluster", n)
 	}
 }
 
-// Issue 34 item 29: a cleanup decided at one replica count runs off the
-// worker, later. An HPA that scaled the StatefulSet up meanwhile has new
-// pods registering under the ordinals about to be dropped: the cleanup
-// checks the StatefulSet on the API server before each DROP and leaves off.
-func TestACleanupLeavesOffWhenTheStatefulSetChangedSinceItWasDecided(t *testing.T) {
+// Issue 34 item 29: without a live reader (unit tests) the cleanup trusts
+// the cache's StatefulSet; with one, it reads the StatefulSet the API
+// server has right before the DROPs (starrocks.CleanUpComputeNodes
+// decides whether it changed).
+func TestTheStatefulSetIsReadAgainRightBeforeTheDrops(t *testing.T) {
 	ctx := context.Background()
-	sts := func(uid string, replicas int32, deleting bool) *appsv1.StatefulSet {
-		s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c-cn", UID: types.UID(uid)}, Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(replicas)}}
-		if deleting {
-			s.DeletionTimestamp, s.Finalizers = &metav1.Time{Time: time.Now()}, []string{"foregroundDeletion"}
-		}
-		return s
+	decided := cnStatefulSet(2, 2)
+	if got, err := (Steps{}).live(ctx, decided); got != decided || err != nil {
+		t.Errorf("without a live reader: %v, %v; want the decision trusted", got, err)
 	}
-	decided := sts("u1", 2, false)
-	for _, tc := range []struct {
-		name       string
-		live       *appsv1.StatefulSet // nil: not found
-		want       int32
-		superseded bool
-	}{
-		{"unchanged", sts("u1", 2, false), 2, false},
-		{"scaled up by the HPA since", sts("u1", 3, false), 2, true},
-		{"scaled down further since: what is above still goes", sts("u1", 1, false), 2, false},
-		{"made again under the same name", sts("u2", 2, false), 2, true},
-		{"gone while a scale-in cleanup was due", nil, 2, true},
-		{"a removed CN spec: its StatefulSet gone", nil, 0, false},
-		{"a removed CN spec: its StatefulSet going", sts("u1", 2, true), 0, false},
-		{"a removed CN spec whose StatefulSet still runs", sts("u1", 2, false), 0, true},
-	} {
-		b := fake.NewClientBuilder()
-		if tc.live != nil {
-			b = b.WithObjects(tc.live)
-		}
-		err := stillWants(ctx, b.Build(), decided, tc.want)
-		if got := errors.Is(err, errSuperseded); got != tc.superseded || (err != nil && !got) {
-			t.Errorf("%s: %v, want superseded %v", tc.name, err, tc.superseded)
-		}
+	now := cnStatefulSet(3, 2)
+	door := feaccess.New(fake.NewClientBuilder().WithObjects(now).Build(), feaccess.Options{})
+	if got, err := (Steps{Door: door}).live(ctx, decided); err != nil || got == nil || *got.Spec.Replicas != 3 {
+		t.Errorf("with a live reader: %v, %v; want the API server's StatefulSet", got, err)
 	}
-	if err := stillWants(ctx, nil, decided, 2); err != nil {
-		t.Errorf("without a live reader: %v, want the decision trusted", err)
+	gone := feaccess.New(fake.NewClientBuilder().Build(), feaccess.Options{})
+	if got, err := (Steps{Door: gone}).live(ctx, decided); got != nil || err != nil {
+		t.Errorf("a StatefulSet gone: %v, %v; want none", got, err)
 	}
 }

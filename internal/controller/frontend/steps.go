@@ -58,16 +58,25 @@ type Memory struct {
 	backoff *reconcile.Backoff
 }
 
-// StepBackoff is the back-off of a step that backs off (Step.BackOff): 30 s,
-// doubling to 10 min, reset by a step that sends statements.
+// The back-off of a step that backs off (Step.BackOff), by its memory's
+// key: 30 s, doubling to 10 min, reset by a step of that key that sends
+// statements.
 const (
 	stepBackoff    = 30 * time.Second
 	stepBackoffMax = 10 * time.Minute
 )
 
-// NewMemory is the executor's memory of one reconciler, registered with its memos.
-func NewMemory(memos *reconcile.Memos) *Memory {
-	return &Memory{records: reconcile.NewMemo[map[string]string](memos), backoff: reconcile.NewBackoffFrom(memos, stepBackoff, stepBackoffMax)}
+// NewMemory is the executor's memory of one reconciler, registered with
+// its memos: what is kept under a reconciled object's key, or under the
+// keys keysOf names for it (its StatefulSets), is forgotten with it.
+func NewMemory(memos *reconcile.Memos, keysOf func(types.NamespacedName) []types.NamespacedName) *Memory {
+	m := &Memory{records: reconcile.NewMemo[map[string]string](memos), backoff: reconcile.NewBackoffFrom(memos, stepBackoff, stepBackoffMax)}
+	memos.Register(func(key types.NamespacedName) {
+		for _, k := range keysOf(key) {
+			m.backoff.Forget(k.String())
+		}
+	})
+	return m
 }
 
 // Target is where one step is done.

@@ -16,10 +16,29 @@ limitations under the License.
 
 package warehouse
 
-import "context"
+import (
+	"context"
+	"errors"
 
-// cleanUpComputeNodes drops from FE the compute nodes a scale-in removed.
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
+)
+
+// cleanUpComputeNodes drops from FE the compute nodes a scale-in removed
+// (starrocks.CleanUpComputeNodes), told on the warehouse.
 func (r *Reconciler) cleanUpComputeNodes(ctx context.Context, s *scope) bool {
-	s.after = r.FE.Cleanup.Run(ctx, r.FE, s.src, s.feConf, s.obs.CN.StatefulSet, s.wh.CnSearchServiceName())
+	if !r.FE.Configured() {
+		return true
+	}
+	sts := s.obs.CN.StatefulSet
+	if sts == nil {
+		return true
+	}
+	in := frontend.ComputeNodes(sts, sts.Name, sts.Namespace, s.wh.CnSearchServiceName(), r.FE.Every())
+	t := frontend.Target{Cluster: s.src, FEConf: s.feConf, On: s.wh, StatefulSet: sts,
+		Hold: func(starrocks.Hold) {}, Later: s.later, Fail: func(err error) { s.err = errors.Join(s.err, err) }}
+	frontend.Run(ctx, r.steps(), t, r.cleanups, client.ObjectKeyFromObject(s.wh), in, starrocks.CleanUpComputeNodes)
 	return true
 }

@@ -38,8 +38,10 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/controller/frontend"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 	"github.com/srscale/starrocks-operator/internal/writeorder"
 )
@@ -59,7 +61,8 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	Applier  apply.Applier
 	Configs  *reconcile.ConfigSource
-	FE       frontend.Access
+	// FE is the door to FE (internal/feaccess): the zero door reaches none.
+	FE       feaccess.Door
 	DenyList []string
 
 	// memos is every memory below, forgotten at once with the warehouse.
@@ -71,28 +74,39 @@ type Reconciler struct {
 	dropped *reconcile.Memo[types.UID]
 	// feBackoff spaces the retries of a warehouse whose FE does not answer.
 	feBackoff *reconcile.Backoff
+	// cleanups is the compute-node cleanup's memory (cn_cleanup.go), and
+	// stepMemory what the executor of StarRocks steps keeps.
+	cleanups   *reconcile.Memo[starrocks.Cleanup]
+	stepMemory *frontend.Memory
 }
 
 // NewReconciler wires a warehouse reconciler to its
 // client, events, config source and FE.
-func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, access frontend.Access, denyList []string) *Reconciler {
+func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, door feaccess.Door, denyList []string) *Reconciler {
 	memos := reconcile.NewMemos()
 	r := &Reconciler{
-		Client: c, Recorder: recorder, Applier: reconcile.NewApplier(c), Configs: configs, FE: access, DenyList: denyList,
+		Client: c, Recorder: recorder, Applier: reconcile.NewApplier(c), Configs: configs, FE: door, DenyList: denyList,
 		memos: memos, status: statusPath(c, memos), dropped: reconcile.NewMemo[types.UID](memos), feBackoff: reconcile.NewBackoff(memos),
+		cleanups: reconcile.NewMemo[starrocks.Cleanup](memos), stepMemory: frontend.NewMemory(memos, func(types.NamespacedName) []types.NamespacedName { return nil }),
 	}
 	memos.Register(func(key types.NamespacedName) {
 		gone := &srv1.StarRocksWarehouse{}
 		gone.Namespace, gone.Name = key.Namespace, key.Name
-		objs := resources.WarehouseNamed(gone).Objects()
-		r.Applier.Forget(objs)
-		for _, o := range objs {
-			if _, ok := o.(*appsv1.StatefulSet); ok {
-				r.FE.Cleanup.Forget(client.ObjectKeyFromObject(o), "")
-			}
-		}
+		r.Applier.Forget(resources.WarehouseNamed(gone).Objects())
 	})
 	return r
+}
+
+// steps is the one executor of the warehouse's StarRocks steps (frontend.Run).
+func (r *Reconciler) steps() frontend.Steps {
+	return frontend.Steps{Door: r.FE, Client: r.Client, Recorder: r.Recorder, Memory: r.stepMemory}
+}
+
+// later asks to look again within d.
+func (s *scope) later(d time.Duration) {
+	if d > 0 && (s.after == 0 || d < s.after) {
+		s.after = d
+	}
 }
 
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrockswarehouses,verbs=get;list;watch;update;patch

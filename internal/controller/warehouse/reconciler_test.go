@@ -42,7 +42,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
@@ -131,8 +130,8 @@ func newWarehouseReconciler(t *testing.T, features []string, writes *int, objs .
 	if features != nil {
 		featuresURL = featureServer(t, features)
 	}
-	access := frontend.NewAccess(feaccess.New(c, feaccess.Options{Resolve: func(fe.Target) (string, string) { return addr, featuresURL }, TLS: fe.TLS{}}), nil)
-	return NewReconciler(c, events.NewFakeRecorder(100), reconcile.NewConfigSource(c, c), access, nil)
+	door := feaccess.New(c, feaccess.Options{Resolve: func(fe.Target) (string, string) { return addr, featuresURL }, TLS: fe.TLS{}})
+	return NewReconciler(c, events.NewFakeRecorder(100), reconcile.NewConfigSource(c, c), door, nil)
 }
 
 // featureServer answers FE's /api/v2/feature with features.
