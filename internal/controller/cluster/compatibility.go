@@ -203,7 +203,7 @@ func (r *Reconciler) waitForPause(s *clusterScope, msg string) {
 		s.hold(reconcile.Hold{Component: c, Object: s.want.objects.StatefulSet(c), Field: templateField, Reason: srv1.ReasonCompatibilityPause,
 			Message: msg, Report: reconcile.Waits})
 	}
-	s.later(max(r.FE.Every()/10, minLookAgain))
+	s.later(max(r.FE.Every()/10, starrocks.MinLookAgain))
 }
 
 // holdForPause keeps the pending image changes back while the pause cannot
@@ -218,7 +218,7 @@ func (r *Reconciler) holdForPause(s *clusterScope, msg string, err error) {
 	if len(s.want.changes) == 0 {
 		s.err = fmt.Errorf("%s: %w", msg, err) // a component rolls already: retried
 	}
-	s.later(max(r.FE.Every()/10, minLookAgain))
+	s.later(max(r.FE.Every()/10, starrocks.MinLookAgain))
 }
 
 // rollingComponents names the components whose pods do not all run their
@@ -228,7 +228,7 @@ func rollingComponents(s *clusterScope, pending bool) []string {
 	var out []string
 	for _, c := range statefulSetComponents {
 		live, want := s.in.live[c], s.want.objects.StatefulSet(c)
-		if live != nil && want != nil && (pending && image(live) != image(want) || !status.RolledOut(live)) {
+		if live != nil && want != nil && (pending && resources.Image(live) != resources.Image(want) || !status.RolledOut(live)) {
 			out = append(out, c.Title())
 		}
 	}
@@ -306,4 +306,14 @@ func (r *Reconciler) sendStatements(ctx context.Context, s *clusterScope, statem
 		}
 		return nil
 	})
+}
+
+// componentNamed is the StatefulSet component whose Title is name.
+func componentNamed(name string) resources.Component {
+	for _, c := range statefulSetComponents {
+		if c.Title() == name {
+			return c
+		}
+	}
+	return resources.ComponentCN
 }

@@ -61,14 +61,14 @@ func TestThePreflightWithoutFE(t *testing.T) {
 			if len(s.holds) > built {
 				t.Errorf("holds %+v, want none: FE's word is not waited for when FE cannot be asked", s.holds[built:])
 			}
-			if image(s.want.objects.StatefulSet(fe)) != tc.image {
-				t.Errorf("desired FE image %s, want %s", image(s.want.objects.StatefulSet(fe)), tc.image)
+			if resources.Image(s.want.objects.StatefulSet(fe)) != tc.image {
+				t.Errorf("desired FE image %s, want %s", resources.Image(s.want.objects.StatefulSet(fe)), tc.image)
 			}
 			if !strings.Contains(s.want.pathNote, tc.note) || (tc.note == "" && s.want.pathNote != "") {
 				t.Errorf("note %q, want it to say %q", s.want.pathNote, tc.note)
 			}
-			if tc.note == "" && (r.pathChecks.Len() > 0 || r.pathNotes.Len() > 0) {
-				t.Errorf("remembers %d checks and %d notes, want none", r.pathChecks.Len(), r.pathNotes.Len())
+			if tc.note == "" && (r.pathChecks.Len() > 0) {
+				t.Errorf("remembers %d checks, want none", r.pathChecks.Len())
 			}
 			if len(recorder.Events) > 0 {
 				t.Errorf("Event %s, want none: a path not checked is told in the condition", <-recorder.Events)

@@ -97,12 +97,10 @@ type Reconciler struct {
 	// unreachable is since when FE has failed every read, for a rollout
 	// gate if-fe-reachable (gated_rollout.go).
 	unreachable *reconcile.Memo[time.Time]
-	// pathNotes is what the pre-flight said of each component's image
-	// change that rolls with a word, by cluster (preflight.go).
-	pathNotes *reconcile.Memo[map[string]pathNote]
-	// pathChecks is, by cluster, the pending image change the pre-flight
-	// checks: since when, and its decision (preflight.go).
-	pathChecks *reconcile.Memo[pathCheck]
+	// pathChecks is the pre-flight's memory, by cluster: the pending image
+	// change it checks, since when, its decision, and what it said of the
+	// changes that roll with a word (preflight.go).
+	pathChecks *reconcile.Memo[starrocks.PathCheck]
 	// pauseWrites is the compatibility pause record this process wrote on
 	// each cluster, until the cache shows it; pauseSet the FE fingerprint
 	// at which it last set the pause (compatibility.go).
@@ -145,8 +143,7 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		waits:         reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
 		heard:         reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
 		unreachable:   reconcile.NewMemo[time.Time](memos),
-		pathNotes:     reconcile.NewMemo[map[string]pathNote](memos),
-		pathChecks:    reconcile.NewMemo[pathCheck](memos),
+		pathChecks:    reconcile.NewMemo[starrocks.PathCheck](memos),
 		pauseWrites:   reconcile.NewMemo[pauseWrite](memos),
 		pauseSet:      reconcile.NewMemo[string](memos),
 		pauseSkipped:  reconcile.NewMemo[string](memos),
