@@ -283,7 +283,8 @@ func (in BackendScaleIn) decommission(st Step[ScaleIn], m ScaleIn, rep *Report, 
 		st.Progress = &Progress{Done: true}
 		return st, m.ended() // FE let every removed BE go, and lists every kept one: the StatefulSet shrinks now
 	}
-	st.Progress = &Progress{Tablets: plan.tablets}
+	tablets := plan.tablets
+	st.Progress = &Progress{Tablets: &tablets}
 	base := st
 	failed := func(h Hold) Step[ScaleIn] {
 		return withHolds(Step[ScaleIn]{Progress: base.Progress, After: base.After}, h)

@@ -169,10 +169,10 @@ func (p planned) marks(clear bool) []int {
 
 // drained is the tablets a drain counts, told in the progress and held; -1 when there is no drain.
 func (p planned) drained() int {
-	if p.Progress == nil || p.Progress.Done || !slices.ContainsFunc(p.Holds, func(h Hold) bool { return strings.Contains(h.Message, "tablets left") }) {
+	if p.Progress == nil || p.Progress.Tablets == nil || !slices.ContainsFunc(p.Holds, func(h Hold) bool { return strings.Contains(h.Message, "tablets left") }) {
 		return -1
 	}
-	return p.Progress.Tablets
+	return *p.Progress.Tablets
 }
 
 // shared are the rows as FE shows them in shared-data mode (StarletPort).

@@ -115,14 +115,6 @@ type CompatibilityIn struct {
 	Now time.Time
 }
 
-// ImageWaitLimit is how long after ALTER SYSTEM CREATE IMAGE the pause
-// waits for FE's image on every FE: five checkpoint rounds of 60 s
-// (FeConstants.checkpoint_interval_second) past the 10 s the journal
-// takes to roll. After it, clone and balancing are restored (they must
-// not stay off for a proof the operator cannot get), and the image is
-// still waited for before FE's next change.
-const ImageWaitLimit = 5*time.Minute + 10*time.Second
-
 // CompatibilityPlan is what to do now, in this order: read FE's
 // configuration (ReadConfig, then plan again with Shown); write Record on
 // the cluster; send Statements; remember SetFor; clear the record (Clear).
@@ -255,91 +247,6 @@ func planRecord(in CompatibilityIn, pause bool, image, fp string) CompatibilityP
 		Message: "pausing tablet clone and balancing before the version change (ADMIN SET FRONTEND CONFIG)",
 		Events: []*Event{{Reason: srv1.ReasonCompatibilityPause, Action: "Upgrade", Note: "tablet clone and balancing paused for the version change of " +
 			ChangeNames(in.Changes) + "; FE had " + rec.String()}}}
-}
-
-// planImage is the image after FE's change: read every FE's image; send
-// ALTER SYSTEM CREATE IMAGE once (per operator process: a second one only
-// asks FE to roll its journal again) after reading the leader's journal
-// id; done once every FE of FE's report has an image past that id. A
-// newer image can only come from a checkpoint that replayed the journal
-// past the moment every FE ran the new version (docs/upgrades.md).
-func planImage(in CompatibilityIn) (CompatibilityPlan, bool) {
-	if in.Report == nil || in.Report.Err != nil || len(in.Report.Frontends) == 0 {
-		return CompatibilityPlan{Wait: true, Message: "waiting for FE's report of its FEs, to take the metadata image"}, false
-	}
-	if in.Images == nil {
-		return CompatibilityPlan{ReadImages: true, Message: "reading each FE's metadata image"}, false
-	}
-	if in.ImageAfter == 0 {
-		leader, ok := leaderJournal(in.Report, in.Images)
-		if !ok {
-			return CompatibilityPlan{Wait: true, Message: "waiting for FE's leader to tell its journal id, to take the metadata image after the change"}, false
-		}
-		return CompatibilityPlan{Statements: []fe.Statement{fe.CreateImage{}}, ImageAfter: leader,
-			Message: fmt.Sprintf("taking FE's metadata image after the change (ALTER SYSTEM CREATE IMAGE at journal %d)", leader)}, false
-	}
-	var lacking []string
-	for _, f := range in.Report.Frontends {
-		if f.Unjoined {
-			continue
-		}
-		info, ok := in.Images[f.Name]
-		switch {
-		case !ok:
-			lacking = append(lacking, f.Name+" (did not answer)")
-		case info.ImageVersion <= in.ImageAfter:
-			lacking = append(lacking, fmt.Sprintf("%s (image %d)", f.Name, info.ImageVersion))
-		}
-	}
-	if len(lacking) > 0 {
-		msg := fmt.Sprintf("waiting for FE's metadata image past journal %d on every FE (FE makes one at its next 60 s checkpoint round and pushes it): not yet on %s",
-			in.ImageAfter, strings.Join(lacking, ", "))
-		rec := in.Record
-		if rec.Paused() && !rec.ImageBefore && !in.ImageSince.IsZero() && in.Now.Sub(in.ImageSince) > ImageWaitLimit {
-			return CompatibilityPlan{Statements: restoreStatements(rec), Record: &PauseRecord{Image: rec.Image}, Message: msg,
-				Events: []*Event{{Reason: srv1.ReasonMetadataImage, Action: "Upgrade", Warning: true,
-					Note: fmt.Sprintf("%s for %s: tablet clone and balancing restored to %s meanwhile; FE's next image change waits for the image", msg, ImageWaitLimit, rec.String())}}}, false
-		}
-		return CompatibilityPlan{Wait: true, Message: msg}, false
-	}
-	return CompatibilityPlan{Events: []*Event{{Reason: srv1.ReasonMetadataImage, Action: "Upgrade",
-		Note: fmt.Sprintf("every FE has a metadata image past journal %d, taken after every FE ran %s", in.ImageAfter, in.Record.Image)}}}, true
-}
-
-// leaderJournal is the leader's journal id, from the leader's own answer.
-func leaderJournal(r *Report, images map[string]fe.HAInfo) (int64, bool) {
-	if r == nil || r.Err != nil {
-		return 0, false
-	}
-	for _, f := range r.Frontends {
-		if f.Role != "LEADER" {
-			continue
-		}
-		if info, ok := images[f.Name]; ok && info.JournalID > 0 {
-			return info.JournalID, true
-		}
-	}
-	return 0, false
-}
-
-// feImageChange is FE's new image when an allowed change of FE's image
-// that asks for an image after it is among the changes (every version
-// change, a patch too, and one whose version cannot be read; not an image
-// of the same version); "" when none.
-func feImageChange(checks []ImageCheck) string {
-	for _, c := range checks {
-		if c.Name == "FE" && c.Verdict.Allowed() && c.Verdict.ImageAfter {
-			return c.To
-		}
-	}
-	return ""
-}
-
-// imageBefore: FE's change is a downgrade, which takes an image first.
-func imageBefore(checks []ImageCheck) bool {
-	return slices.ContainsFunc(checks, func(c ImageCheck) bool {
-		return c.Name == "FE" && c.Verdict.Allowed() && c.Verdict.ImageBeforeFE
-	})
 }
 
 // Fingerprint names the FE processes of a report: each FE's name, start

@@ -35,8 +35,8 @@ import (
 // MinLookAgain is the least wait before a step looks for FE's report again.
 const MinLookAgain = 50 * time.Millisecond
 
-// PreflightStep is what the pre-flight phase plans from.
-type PreflightStep struct {
+// PreflightInput is what the pre-flight phase plans from.
+type PreflightInput struct {
 	// Paths are the components as the rollout order takes them; its
 	// Report, Since and Decided come from the reads and the memory.
 	Paths PreflightIn
@@ -55,17 +55,15 @@ type PreflightStep struct {
 
 // PathCheck is the pre-flight's memory of one cluster: the pending image
 // change it checks (Key), since when it is seen, and its decision once
-// FE's report since then was in (Decided; Waiting until then); by
-// component, what it said of an image change that goes on with a word,
-// and what Progressing says of those (Note). The rollout order and the
-// compatibility pause read the decision from it.
+// FE's report since then was in (Decided; Waiting until then); and, by
+// component, what it said of an image change that goes on with a word.
+// The rollout order and the compatibility pause read the decision from it.
 type PathCheck struct {
 	Key     string
 	Since   time.Time
 	Decided *Preflight
 	Waiting bool
 	Notes   map[string]PathNote
-	Note    string
 }
 
 // PathNote is what the pre-flight said of one component's image change
@@ -76,7 +74,7 @@ type PathNote struct {
 
 // PlanPreflight decides the pre-flight of the cluster's pending image and
 // run-mode changes.
-func PlanPreflight(in PreflightStep, m PathCheck, r Reads) (Step[PathCheck], PathCheck) {
+func PlanPreflight(in PreflightInput, m PathCheck, r Reads) (Step[PathCheck], PathCheck) {
 	if in.Off {
 		return Step[PathCheck]{}, PathCheck{}
 	}
@@ -118,7 +116,11 @@ func PlanPreflight(in PreflightStep, m PathCheck, r Reads) (Step[PathCheck], Pat
 			Message: chk.Message() + "; the pod template is kept, no pod restarts (annotate the cluster " +
 				srv1.UpgradePathCheckAnnotation + "=" + srv1.UpgradePathCheckOff + " to roll it anyway)"})
 	}
-	m, st.Events = m.noted(in.Paths, pre)
+	var note string
+	m, note, st.Events = m.noted(in.Paths, pre)
+	if note != "" {
+		st.Progress = &Progress{Note: note}
+	}
 	return st, m
 }
 
@@ -159,9 +161,9 @@ func (m PathCheck) pending(key string, now time.Time) PathCheck {
 
 // noted remembers, per component, what the pre-flight said of the image
 // changes that go on with a word, and tells a minor skip's Warning Event
-// and what the pages ask of the user (Required), once per new image; Note
-// is each remembered word while its component rolls to that image.
-func (m PathCheck) noted(paths PreflightIn, pre Preflight) (PathCheck, []Event) {
+// and what the pages ask of the user (Required), once per new image; the
+// note is each remembered word while its component rolls to that image.
+func (m PathCheck) noted(paths PreflightIn, pre Preflight) (PathCheck, string, []Event) {
 	var warn, ask []Event
 	next := map[string]PathNote{}
 	for _, chk := range pre.Checks {
@@ -194,11 +196,11 @@ func (m PathCheck) noted(paths PreflightIn, pre Preflight) (PathCheck, []Event) 
 			msgs = append(msgs, "upgrade path of "+n.Message)
 		}
 	}
-	m.Notes, m.Note = next, strings.Join(msgs, "; ")
+	m.Notes = next
 	if len(next) == 0 {
 		m.Notes = nil
 	}
-	return m, append(warn, ask...)
+	return m, strings.Join(msgs, "; "), append(warn, ask...)
 }
 
 // rollingTo is true while w's StatefulSet carries image and has not rolled

@@ -193,10 +193,13 @@ type Deletions struct {
 	Claims, Pods []int
 }
 
-// Progress is what a step counts of the work it waits on: the tablets FE
-// still counts on the BEs a decommission drains. Done ends the count.
+// Progress is what a step tells of the work it waits on: Note is what
+// Progressing says of it; Tablets, when set, is what FE still counts on the
+// BEs a decommission drains, for the operator's metrics; Done ends that
+// count.
 type Progress struct {
-	Tablets int
+	Note    string
+	Tablets *int
 	Done    bool
 }
 

@@ -81,16 +81,15 @@ type desired struct {
 	feConf string
 	// rollout orders image changes across components (the rollout phase).
 	rollout starrocks.Plan
-	// pathNote is what the pre-flight says of the image changes that roll
-	// with a word (a minor skip, a path not checked); empty when none.
-	pathNote string
+	// notes are what the StarRocks steps say of their progress, in phase
+	// order (the pre-flight of the changes that roll with a word, the
+	// compatibility pause in force), for Progressing.
+	notes []string
 	// changes are the pre-flight's verdicts on the image changes still to be
 	// written, none refused (nil while it waits for FE, or is off).
 	changes []starrocks.ImageCheck
 	// changeKey names those changes (starrocks.Preflight.Key).
 	changeKey string
-	// pauseNote says the compatibility pause is in force; empty when not.
-	pauseNote string
 	// pathUndecided: the pre-flight waits for FE's report on a pending
 	// image change (preflight.go), which changes does not list yet.
 	pathUndecided bool

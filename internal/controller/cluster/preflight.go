@@ -42,7 +42,7 @@ import (
 // the rollout order and the compatibility pause from its memory.
 func (r *Reconciler) preflight(ctx context.Context, s *clusterScope) bool {
 	fe0, live, want := resources.ComponentFE, s.in.live[resources.ComponentFE], s.want.objects.StatefulSet(resources.ComponentFE)
-	in := starrocks.PreflightStep{
+	in := starrocks.PreflightInput{
 		Paths: starrocks.PreflightIn{FE: orderWorkload(s, fe0), BE: orderWorkload(s, resources.ComponentBE), CN: orderWorkload(s, resources.ComponentCN),
 			FENames: starrocks.NamesOf(s.src, fe0), BENames: starrocks.NamesOf(s.src, resources.ComponentBE), CNNames: starrocks.NamesOf(s.src, resources.ComponentCN)},
 		Off:          s.src.Annotations[srv1.UpgradePathCheckAnnotation] == srv1.UpgradePathCheckOff || s.recovering(),
@@ -62,7 +62,7 @@ func (r *Reconciler) preflight(ctx context.Context, s *clusterScope) bool {
 	if m.Waiting {
 		return true
 	}
-	s.want.pathNote, s.want.changeKey = m.Note, m.Key
+	s.want.changeKey = m.Key
 	if m.Decided != nil {
 		for _, chk := range m.Decided.Checks {
 			if chk.Verdict.Allowed() {

@@ -64,8 +64,8 @@ func TestThePreflightWithoutFE(t *testing.T) {
 			if resources.Image(s.want.objects.StatefulSet(fe)) != tc.image {
 				t.Errorf("desired FE image %s, want %s", resources.Image(s.want.objects.StatefulSet(fe)), tc.image)
 			}
-			if !strings.Contains(s.want.pathNote, tc.note) || (tc.note == "" && s.want.pathNote != "") {
-				t.Errorf("note %q, want it to say %q", s.want.pathNote, tc.note)
+			if note := strings.Join(s.want.notes, "; "); !strings.Contains(note, tc.note) || (tc.note == "" && note != "") {
+				t.Errorf("notes %q, want them to say %q", s.want.notes, tc.note)
 			}
 			if tc.note == "" && (r.pathChecks.Len() > 0) {
 				t.Errorf("remembers %d checks, want none", r.pathChecks.Len())

@@ -101,18 +101,8 @@ type Reconciler struct {
 	// change it checks, since when, its decision, and what it said of the
 	// changes that roll with a word (preflight.go).
 	pathChecks *reconcile.Memo[starrocks.PathCheck]
-	// pauseWrites is the compatibility pause record this process wrote on
-	// each cluster, until the cache shows it; pauseSet the FE fingerprint
-	// at which it last set the pause (compatibility.go).
-	pauseWrites *reconcile.Memo[pauseWrite]
-	pauseSet    *reconcile.Memo[string]
-	// pauseSkipped is the change (preflight key) that goes on without the
-	// pause because FE did not answer (compatibility.go).
-	pauseSkipped *reconcile.Memo[string]
-	// imageSent is, by cluster, the FE image whose change this process
-	// sent ALTER SYSTEM CREATE IMAGE for, and the leader's journal id then
-	// (compatibility.go).
-	imageSent *reconcile.Memo[imageSent]
+	// pauses is the compatibility pause's memory, by cluster (compatibility.go).
+	pauses *reconcile.Memo[starrocks.Pause]
 	// parallelNotes is, by StatefulSet, why the parallel rollout the
 	// cluster asks for was declined, as last told by an Event (parallel.go).
 	parallelNotes *reconcile.Memo[string]
@@ -144,10 +134,7 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 		heard:         reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
 		unreachable:   reconcile.NewMemo[time.Time](memos),
 		pathChecks:    reconcile.NewMemo[starrocks.PathCheck](memos),
-		pauseWrites:   reconcile.NewMemo[pauseWrite](memos),
-		pauseSet:      reconcile.NewMemo[string](memos),
-		pauseSkipped:  reconcile.NewMemo[string](memos),
-		imageSent:     reconcile.NewMemo[imageSent](memos),
+		pauses:        reconcile.NewMemo[starrocks.Pause](memos),
 		retry:         reconcile.NewBackoff(memos),
 		parallelNotes: reconcile.NewMemoOf[string](memos, clusterStatefulSets),
 		replacing:     reconcile.NewMemoOf[map[types.UID]bool](memos, clusterStatefulSets),

@@ -78,7 +78,7 @@ func (r *Reconciler) observe(ctx context.Context, s *clusterScope) *status.Obser
 		}
 	}
 	if s.want != nil {
-		obs.Rollout = strings.Join(nonEmptyOf(s.want.rollout.Message, s.want.pathNote, s.want.pauseNote), "; ")
+		obs.Rollout = strings.Join(nonEmptyOf(append([]string{s.want.rollout.Message}, s.want.notes...)...), "; ")
 	}
 	s.holds.Observe(obs)
 	s.gates.observe(obs)

@@ -36,7 +36,8 @@ func (r *Reconciler) steps() frontend.Steps {
 // live StatefulSet's pods, and this scope, which takes its holds.
 func (s *clusterScope) target(c resources.Component) frontend.Target {
 	return frontend.Target{Cluster: s.src, FEConf: s.want.feConf, On: s.src, StatefulSet: s.in.live[c],
-		Hold: func(h starrocks.Hold) { s.hold(s.stepHold(c, h)) }, Later: s.later, Fail: s.addErr}
+		Hold: func(h starrocks.Hold) { s.hold(s.stepHold(c, h)) }, Later: s.later, Fail: s.addErr,
+		Note: func(note string) { s.want.notes = append(s.want.notes, note) }}
 }
 
 // statefulSetKey names component c's StatefulSet, the key of what is

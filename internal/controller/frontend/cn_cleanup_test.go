@@ -92,7 +92,7 @@ func newCleanup(resolve fe.Resolver) cleanup {
 func (c cleanup) run(sts *appsv1.StatefulSet) time.Duration {
 	var after time.Duration
 	t := Target{Cluster: c.src, FEConf: "run_mode = shared_data", On: c.src, StatefulSet: sts, // either mode: CN holds no data in both
-		Hold: func(starrocks.Hold) {}, Later: func(d time.Duration) { after = d }, Fail: func(error) {}}
+		Hold: func(starrocks.Hold) {}, Later: func(d time.Duration) { after = d }, Fail: func(error) {}, Note: func(string) {}}
 	Run(context.Background(), c.x, t, c.memo, client.ObjectKeyFromObject(c.src), ComputeNodes(sts, sts.Name, sts.Namespace, "c-cn-search", c.x.Door.Every()), starrocks.CleanUpComputeNodes)
 	return after
 }

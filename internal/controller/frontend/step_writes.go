@@ -57,7 +57,7 @@ func writesOf[M any](st starrocks.Step[M]) writes {
 func (x Steps) send(ctx context.Context, t Target, w writes) error {
 	if w.record != nil && w.record.Value != "" {
 		if err := x.record(ctx, t, *w.record); err != nil {
-			return err
+			return &starrocks.RecordError{Err: err}
 		}
 	}
 	for _, m := range w.marks {
@@ -90,7 +90,9 @@ func (x Steps) send(ctx context.Context, t Target, w writes) error {
 		}
 	}
 	if w.record != nil && w.record.Value == "" {
-		return x.record(ctx, t, *w.record)
+		if err := x.record(ctx, t, *w.record); err != nil {
+			return &starrocks.RecordError{Err: err}
+		}
 	}
 	return nil
 }

@@ -92,10 +92,12 @@ type Target struct {
 	StatefulSet *appsv1.StatefulSet
 	// Hold takes one of the step's holds (FE's trouble, if any, is told
 	// in its reason and message already); Later asks to look again within
-	// a time; Fail fails the reconcile with an error.
+	// a time; Fail fails the reconcile with an error; Note takes what the
+	// step says of its progress, for Progressing.
 	Hold  func(starrocks.Hold)
 	Later func(time.Duration)
 	Fail  func(error)
+	Note  func(string)
 }
 
 // Run plans with plan on in and the memory memo keeps under key, reads
@@ -142,10 +144,14 @@ func do[M any](ctx context.Context, x Steps, t Target, memo *reconcile.Memo[M], 
 	}
 	t.Later(after)
 	if p := st.Progress; p != nil {
-		if p.Done {
+		switch {
+		case p.Done:
 			metrics.DecommissionTablets.DeleteLabelValues(t.Cluster.Namespace, t.Cluster.Name)
-		} else {
-			metrics.DecommissionTablets.WithLabelValues(t.Cluster.Namespace, t.Cluster.Name).Set(float64(p.Tablets))
+		case p.Tablets != nil:
+			metrics.DecommissionTablets.WithLabelValues(t.Cluster.Namespace, t.Cluster.Name).Set(float64(*p.Tablets))
+		}
+		if p.Note != "" {
+			t.Note(p.Note)
 		}
 	}
 	if st.Log != nil {

@@ -38,7 +38,7 @@ func (r *Reconciler) cleanUpComputeNodes(ctx context.Context, s *scope) bool {
 	}
 	in := frontend.ComputeNodes(sts, sts.Name, sts.Namespace, s.wh.CnSearchServiceName(), r.FE.Every())
 	t := frontend.Target{Cluster: s.src, FEConf: s.feConf, On: s.wh, StatefulSet: sts,
-		Hold: func(starrocks.Hold) {}, Later: s.later, Fail: func(err error) { s.err = errors.Join(s.err, err) }}
+		Hold: func(starrocks.Hold) {}, Later: s.later, Fail: func(err error) { s.err = errors.Join(s.err, err) }, Note: func(string) {}}
 	frontend.Run(ctx, r.steps(), t, r.cleanups, client.ObjectKeyFromObject(s.wh), in, starrocks.CleanUpComputeNodes)
 	return true
 }
