@@ -26,6 +26,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
@@ -75,8 +76,8 @@ func (d *door) runningImage(ctx context.Context, src *srv1.StarRocksCluster) (ke
 	}
 	sts := &appsv1.StatefulSet{}
 	if reader == nil || reader.Get(ctx, types.NamespacedName{Namespace: src.Namespace, Name: src.FeStatefulSetName()}, sts) != nil ||
-		!status.RolledOut(sts) || len(sts.Spec.Template.Spec.Containers) == 0 {
+		!status.RolledOut(sts) || resources.Image(sts) == "" {
 		return "", false
 	}
-	return string(src.UID) + "/" + sts.Spec.Template.Spec.Containers[0].Image, true
+	return string(src.UID) + "/" + resources.Image(sts), true
 }

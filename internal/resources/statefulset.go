@@ -18,8 +18,6 @@ package resources
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -27,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // defaultImages are used when a component's spec gives no image.
@@ -207,33 +206,11 @@ func userEnvValue(env []corev1.EnvVar, name string) string {
 // SIGTERM. Images from 3.0 on (and tags that are no version, such as latest)
 // ship stop_<c>.sh with -g (graceful); older images only have <c>_prestop.sh.
 func defaultPreStop(c Component, image, root string) *corev1.LifecycleHandler {
-	if major, ok := imageMajorVersion(image); ok && major < 3 {
+	if v := version.OfImage(image); v.Read && v.Version.Major < 3 {
 		return &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{root + "/" + string(c) + "_prestop.sh"}}}
 	}
 	script := fmt.Sprintf("%s/%s/bin/stop_%s.sh -g", root, c, c)
 	return &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"/bin/bash", "-c", script}}}
-}
-
-// imageMajorVersion is the major version of an image tag such as 2.5.4 or
-// v3.1.0-rc1; false when the tag is not a version (latest, a digest, none).
-func imageMajorVersion(image string) (int, bool) {
-	if i := strings.IndexByte(image, '@'); i >= 0 {
-		image = image[:i]
-	}
-	i := strings.LastIndexByte(image, ':')
-	if i < 0 || strings.Contains(image[i:], "/") {
-		return 0, false
-	}
-	tag := strings.TrimPrefix(image[i+1:], "v")
-	head, _, found := strings.Cut(tag, ".")
-	if !found {
-		return 0, false
-	}
-	major, err := strconv.Atoi(head)
-	if err != nil {
-		return 0, false
-	}
-	return major, true
 }
 
 // KeepFEQuorum keeps an FE StatefulSet that runs more than one replica from

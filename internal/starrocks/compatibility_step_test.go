@@ -19,6 +19,7 @@ package starrocks
 import (
 	"encoding/json"
 	"errors"
+	"github.com/srscale/starrocks-operator/internal/version"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ import (
 // and that what must survive a SIGKILL (the record) is a write of the same
 // step as the statements it records, which the executor makes first.
 func TestPlanPause(t *testing.T) {
-	minor := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.4.1", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/be-ubuntu:3.4.1"))}
+	minor := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.4.1", Verdict: UpgradePath(version.Reported("3.3.9-abc1234"), version.OfImage("starrocks/be-ubuntu:3.4.1"))}
 	steady := &Report{At: time.Now(), Frontends: []fe.Frontend{{Name: "fe0", StartTime: "2026-12-01 10:00:00", Role: "LEADER", Alive: true}},
 		Backends: []fe.Backend{{Host: "be-0", Alive: true}}}
 	shown := map[string]string{"tablet_sched_max_scheduling_tablets": "2000", "tablet_sched_max_balancing_tablets": "100",

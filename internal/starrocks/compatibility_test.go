@@ -18,6 +18,7 @@ package starrocks
 
 import (
 	"errors"
+	"github.com/srscale/starrocks-operator/internal/version"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,10 +28,10 @@ import (
 )
 
 func TestPlanCompatibility(t *testing.T) {
-	minor := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.4.1", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/be-ubuntu:3.4.1"))}
-	patch := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.3.10", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/be-ubuntu:3.3.10"))}
-	refused := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.2.2", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/be-ubuntu:3.2.2"))}
-	unknownTag := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:latest", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/be-ubuntu:latest"))}
+	minor := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.4.1", Verdict: UpgradePath(version.Reported("3.3.9-abc1234"), version.OfImage("starrocks/be-ubuntu:3.4.1"))}
+	patch := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.3.10", Verdict: UpgradePath(version.Reported("3.3.9-abc1234"), version.OfImage("starrocks/be-ubuntu:3.3.10"))}
+	refused := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.2.2", Verdict: UpgradePath(version.Reported("3.3.9-abc1234"), version.OfImage("starrocks/be-ubuntu:3.2.2"))}
+	unknownTag := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:latest", Verdict: UpgradePath(version.Reported("3.3.9-abc1234"), version.OfImage("starrocks/be-ubuntu:latest"))}
 	if !minor.Verdict.PauseBalance || patch.Verdict.PauseBalance || refused.Verdict.Allowed() || !unknownTag.Verdict.PauseBalance {
 		t.Fatalf("the verdicts the cases stand on: minor %+v, patch %+v, refused %+v, unknown %+v", minor.Verdict, patch.Verdict, refused.Verdict, unknownTag.Verdict)
 	}
@@ -57,12 +58,12 @@ func TestPlanCompatibility(t *testing.T) {
 		fe.SetFrontendConfig{Key: "tablet_sched_max_scheduling_tablets", Value: "2000"}, fe.SetFrontendConfig{Key: "tablet_sched_max_balancing_tablets", Value: "100"},
 		fe.SetFrontendConfig{Key: "disable_balance", Value: "false"}, fe.SetFrontendConfig{Key: "disable_colocate_balance", Value: "true"},
 	}
-	feMinor := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.4.1", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.4.1"))}
-	fePatch := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.3.10", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.3.10"))}
+	feMinor := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.4.1", Verdict: UpgradePath(version.Reported("3.3.9-abc1234"), version.OfImage("starrocks/fe-ubuntu:3.4.1"))}
+	fePatch := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.3.10", Verdict: UpgradePath(version.Reported("3.3.9-abc1234"), version.OfImage("starrocks/fe-ubuntu:3.3.10"))}
 	withImage := &PauseRecord{Values: shown, Image: feMinor.To}
-	feDown := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.3.8", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.3.8"))}
+	feDown := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.3.8", Verdict: UpgradePath(version.Reported("3.3.9-abc1234"), version.OfImage("starrocks/fe-ubuntu:3.3.8"))}
 	before := &PauseRecord{Image: feDown.To, ImageBefore: true}
-	feMinorDown := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.2.11", Verdict: UpgradePath(ReportedVersion("3.3.9-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.2.11"))}
+	feMinorDown := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.2.11", Verdict: UpgradePath(version.Reported("3.3.9-abc1234"), version.OfImage("starrocks/fe-ubuntu:3.2.11"))}
 	images := func(leaderJournal, fe0, fe1 int64) map[string]fe.HAInfo {
 		return map[string]fe.HAInfo{"fe0": {Role: "LEADER", JournalID: leaderJournal, ImageVersion: fe0}, "fe1": {Role: "FOLLOWER", JournalID: leaderJournal - 1, ImageVersion: fe1}}
 	}

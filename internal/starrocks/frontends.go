@@ -28,6 +28,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 // FrontendScaleIn is what an FE scale-down is decided on: the FE
@@ -319,7 +320,7 @@ func podsGone(pods map[int]bool, left []fe.Frontend, names PodNames) bool {
 func PodsByOrdinal(live *appsv1.StatefulSet, pods []corev1.Pod) map[int]bool {
 	out := map[int]bool{}
 	for ord, p := range byOrdinal(live, pods) {
-		out[ord] = p.DeletionTimestamp == nil && podReady(p)
+		out[ord] = p.DeletionTimestamp == nil && resources.PodReady(p)
 	}
 	return out
 }

@@ -18,9 +18,6 @@ package starrocks
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -123,7 +120,7 @@ func HeardSince(live *appsv1.StatefulSet, pods []corev1.Pod, w *Word, known map[
 	keep, byOrd = map[types.UID]Heard{}, map[int]Heard{}
 	for ord, p := range byOrdinal(live, pods) {
 		heard, ok := known[p.UID]
-		if !ok && w != nil && w.Err == nil && p.DeletionTimestamp == nil && podReady(p) && !w.At.Before(readyTime(p).Add(time.Second)) {
+		if !ok && w != nil && w.Err == nil && p.DeletionTimestamp == nil && resources.PodReady(p) && !w.At.Before(resources.PodReadySince(p).Add(time.Second)) {
 			heard, ok = w.Heard[ord]
 		}
 		if ok {
@@ -287,227 +284,6 @@ func Partitioned(g Gate) GateStep {
 	return step
 }
 
-// LeaderLast decides an FE rollout: the StatefulSet goes OnDelete when its
-// template changes, and the operator deletes one pod at a time, each
-// coming back at the update revision. A partition could not do this: the
-// leader may have any ordinal, and a pod deleted below the partition comes
-// back at the old revision. Pods that are not Ready go first (they serve
-// nothing), once every other pod is Ready, FE lists it Alive and names a
-// leader; then the followers and observers, highest ordinal first, each
-// once every FE pod is Ready and FE lists them all Alive; the leader last.
-func LeaderLast(g Gate) GateStep {
-	live := g.Live
-	if g.Changing {
-		return GateStep{Rolling: true, Waiting: true,
-			Message: "pod template changed; followers roll first, one at a time, the leader last"}
-	}
-	ownStrategy := onDelete(live)
-	if live.Status.ObservedGeneration < live.Generation {
-		if ownStrategy {
-			return GateStep{Rolling: true, Waiting: true, Message: "waiting for the StatefulSet controller to see the last change"}
-		}
-		return GateStep{}
-	}
-	update := live.Status.UpdateRevision
-	n := int(ptr.Deref(live.Spec.Replicas, 0))
-	pods := byOrdinal(live, g.Pods)
-	var outdated, all []int
-	for i := range n {
-		all = append(all, i)
-		if p := pods[i]; p != nil && p.DeletionTimestamp == nil && revision(p) != update {
-			outdated = append(outdated, i)
-		}
-	}
-	if update == "" || (update == live.Status.CurrentRevision && !ownStrategy) {
-		return GateStep{}
-	}
-	step := GateStep{Rolling: true, Key: fmt.Sprintf("%s/%s/%d", live.UID, update, len(outdated))}
-	done := n - len(outdated)
-	for _, i := range all {
-		if p := pods[i]; p == nil || p.DeletionTimestamp != nil {
-			step.Waiting = true
-			step.Message = fmt.Sprintf("pod %d of %d (%s) being replaced", min(done+1, n), n, podName(live, i))
-			return step
-		}
-	}
-	if len(outdated) == 0 {
-		// Every pod runs the update revision: back to the spec's strategy, which restarts none.
-		return GateStep{}
-	}
-	newest := time.Time{}
-	for _, i := range all {
-		if revision(pods[i]) == update {
-			newest = later(newest, pods[i].CreationTimestamp.Time)
-		}
-	}
-	step.Since = newest
-	slices.Reverse(outdated) // highest ordinal first
-	deleting := func(i int) GateStep {
-		step.Delete = pods[i]
-		step.Message = fmt.Sprintf("replacing pod %d of %d (%s)", done+1, n, podName(live, i))
-		return step
-	}
-	for _, i := range outdated {
-		if podReady(pods[i]) {
-			continue
-		}
-		// A pod that is not Ready serves nothing and goes first, but only
-		// while the others keep FE's group: each Ready and Alive in FE's
-		// answer, and FE names a leader (it may be this pod: the others
-		// then elect one). A pod just replaced and not Ready yet, or a
-		// leader FE does not name, holds it (issue 34 item 12).
-		others := slices.DeleteFunc(slices.Clone(all), func(o int) bool { return o == i })
-		if len(others) == 0 {
-			return deleting(i) // a lone FE that is down has no group to keep
-		}
-		what, _, ok := settled(live, pods, others, update, g.Word, true)
-		if ok && g.Word.Leader < 0 {
-			what, ok = "FE to name its leader", false
-		}
-		if !ok {
-			step.Waiting = true
-			step.Message = fmt.Sprintf("%d of %d pods replaced; %s, which is not Ready, goes next, once the others allow: waiting for %s", done, n, podName(live, i), what)
-			return step
-		}
-		return deleting(i)
-	}
-	if what, _, ok := settled(live, pods, all, update, g.Word, true); !ok {
-		step.Waiting = true
-		step.Message = fmt.Sprintf("%d of %d pods replaced; the next waits for %s", done, n, what)
-		return step
-	}
-	if g.Word.Leader < 0 {
-		// Without the leader's name any pod could be it: delete none.
-		step.Waiting = true
-		step.Message = fmt.Sprintf("%d of %d pods replaced; the next waits for FE to name its leader", done, n)
-		return step
-	}
-	for _, i := range outdated {
-		if i != g.Word.Leader {
-			return deleting(i)
-		}
-	}
-	return deleting(outdated[0])
-}
-
-// settled checks the pods of ordinals: each exists and is Ready (at the
-// update revision unless any is allowed), and FE, in an answer read after
-// the last of them became Ready, lists each Alive. It returns what is
-// still awaited, and the latest creation of those pods.
-func settled(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, ordinals []int, update string, w *Word, anyRevision bool) (string, time.Time, bool) {
-	var since, readyAt time.Time
-	for _, i := range ordinals {
-		p := pods[i]
-		switch {
-		case p == nil || p.DeletionTimestamp != nil:
-			return podName(live, i) + " to be replaced", since, false
-		case !anyRevision && revision(p) != update:
-			return podName(live, i) + " to run the new revision", since, false
-		}
-		since = later(since, p.CreationTimestamp.Time)
-		if !podReady(p) {
-			return podName(live, i) + " to become Ready", since, false
-		}
-		readyAt = later(readyAt, readyTime(p))
-	}
-	switch {
-	case w == nil:
-		return "FE's next answer", since, false
-	case w.Err != nil:
-		return "FE, which did not answer: " + w.Err.Error(), since, false
-	case !readyAt.IsZero() && w.At.Before(readyAt.Add(time.Second)):
-		// Ready times are kept to the second: an answer must start a full second after.
-		return "FE's answer after the last pod became Ready", since, false
-	}
-	for _, i := range ordinals {
-		if !w.Alive[i] {
-			return "FE to list " + podName(live, i) + " Alive", since, false
-		}
-	}
-	return "", since, true
-}
-
-// isDown reports whether pod p, at ordinal i, is down: not Ready, and FE
-// lists it not Alive (FE lists a dead BE Alive for about 20 s, facts sheet
-// §14, so a pod not Ready that FE still lists Alive may be coming back).
-func isDown(p *corev1.Pod, w *Word, i int) bool {
-	return p != nil && p.DeletionTimestamp == nil && !podReady(p) && !w.Alive[i]
-}
-
-// downBelow is the highest ordinal below next whose pod is down and runs
-// an older revision.
-func downBelow(pods map[int]*corev1.Pod, next int, update string, w *Word) (int, bool) {
-	for i := next - 1; i >= 0; i-- {
-		if p := pods[i]; isDown(p, w, i) && revision(p) != update {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-// fixingBelow keeps a StatefulSet OnDelete while a pod below next that it
-// replaces first is gone or going: under the partition it would come back
-// at the old revision.
-func fixingBelow(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, next int, step GateStep) (GateStep, bool) {
-	if !onDelete(live) {
-		return step, false
-	}
-	for i := range next {
-		if p := pods[i]; p == nil || p.DeletionTimestamp != nil {
-			step.OnDelete, step.Waiting = true, true
-			step.Message = fmt.Sprintf("%s, which was down, to come back at the new revision before the next pod rolls", podName(live, i))
-			return step, true
-		}
-	}
-	return step, false
-}
-
-func onDelete(s *appsv1.StatefulSet) bool {
-	return s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType
-}
-
-// othersUp checks the pods below next: each exists, is Ready, and FE lists
-// it Alive. One that is down and runs the old revision is replaced first
-// (downBelow); one not Ready that FE still lists Alive may be coming back,
-// and holds the rollout until it is.
-func othersUp(live *appsv1.StatefulSet, pods map[int]*corev1.Pod, next int, w *Word) (string, bool) {
-	for i := range next {
-		p := pods[i]
-		switch {
-		case p == nil || p.DeletionTimestamp != nil:
-			return podName(live, i) + " to come back: no healthy pod restarts while another is down", false
-		case !podReady(p):
-			return podName(live, i) + ", which is not Ready, to come back: no healthy pod restarts while another is down", false
-		case !w.Alive[i]:
-			return "FE to list " + podName(live, i) + " Alive again: no healthy pod restarts while another is down", false
-		}
-	}
-	return "", true
-}
-
-// heardSince checks that FE's LastHeartbeat of each pod of ordinals moved
-// on from its value when the pod had just become Ready (heard): FE heard
-// from the pod's own process after it started. With tablets (BE) FE's
-// lastSuccessReportTabletsTime must have moved on too: FE processed a
-// tablet report of the new process, so what FE counts of its replicas is
-// what the new process holds (issue 34 item 23).
-func heardSince(live *appsv1.StatefulSet, ordinals []int, w *Word, heard map[int]Heard, tablets bool) (string, bool) {
-	for _, i := range ordinals {
-		before, ok := heard[i]
-		if !ok {
-			return "FE's first answer after " + podName(live, i) + " became Ready", false
-		}
-		now, listed := w.Heard[i]
-		switch {
-		case !listed || now.Heartbeat == before.Heartbeat:
-			return "a heartbeat from " + podName(live, i) + "'s new process", false
-		case tablets && before.Reports && now.Tablets == before.Tablets:
-			return "FE to process a tablet report of " + podName(live, i) + "'s new process (every report_tablet_interval_seconds, 60 s by default): until then FE counts the replicas it held before, even on empty storage", false
-		}
-	}
-	return "", true
-}
-
 // Stalled reports whether a step that began at since has waited longer than after.
 func Stalled(since, now time.Time, after time.Duration) bool {
 	return after > 0 && !since.IsZero() && now.Sub(since) > after
@@ -550,38 +326,16 @@ func partition(s *appsv1.StatefulSet) int32 {
 func byOrdinal(s *appsv1.StatefulSet, pods []corev1.Pod) map[int]*corev1.Pod {
 	out := map[int]*corev1.Pod{}
 	for i := range pods {
-		num, ok := strings.CutPrefix(pods[i].Name, s.Name+"-")
-		if !ok {
-			continue
-		}
-		if n, err := strconv.Atoi(num); err == nil && n >= 0 && strconv.Itoa(n) == num {
+		if n, ok := resources.PodOrdinal(s.Name, pods[i].Name); ok {
 			out[n] = &pods[i]
 		}
 	}
 	return out
 }
 
-func podName(s *appsv1.StatefulSet, ordinal int) string { return fmt.Sprintf("%s-%d", s.Name, ordinal) }
+func podName(s *appsv1.StatefulSet, ordinal int) string { return resources.PodName(s.Name, ordinal) }
 
 func revision(p *corev1.Pod) string { return p.Labels[appsv1.StatefulSetRevisionLabel] }
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
-func readyTime(p *corev1.Pod) time.Time {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.LastTransitionTime.Time
-		}
-	}
-	return time.Time{}
-}
 
 func later(a, b time.Time) time.Time {
 	if b.After(a) {

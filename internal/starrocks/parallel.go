@@ -78,9 +78,9 @@ func ChooseParallel(a ParallelAsk) ParallelChoice {
 	if a.Mode != srv1.RolloutParallel || a.Live == nil || a.Desired == nil {
 		return ParallelChoice{}
 	}
-	target := image(a.Live)
+	target := resources.Image(a.Live)
 	if a.Changing {
-		target = image(a.Desired)
+		target = resources.Image(a.Desired)
 	}
 	out := ParallelChoice{Image: target}
 	name := a.Component.Title()
@@ -127,7 +127,7 @@ const (
 // tell, and noRollout leaves the end of a gated rollout alone.
 func changesImage(a ParallelAsk, target string) int {
 	if a.Changing {
-		if image(a.Live) != target {
+		if resources.Image(a.Live) != target {
 			return newImage
 		}
 		return otherChange
@@ -141,7 +141,7 @@ func changesImage(a ParallelAsk, target string) int {
 		if p.DeletionTimestamp != nil || revision(p) == update {
 			continue
 		}
-		if podImage(p) != target {
+		if resources.PodImage(p) != target {
 			return newImage
 		}
 		old = true
@@ -153,13 +153,6 @@ func changesImage(a ParallelAsk, target string) int {
 		return newImage
 	}
 	return noRollout
-}
-
-func podImage(p *corev1.Pod) string {
-	if len(p.Spec.Containers) == 0 {
-		return ""
-	}
-	return p.Spec.Containers[0].Image
 }
 
 // confirmedImages splits starrocks.com/rollout-image's value.

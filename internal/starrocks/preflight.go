@@ -24,11 +24,13 @@ package starrocks
 
 import (
 	"fmt"
+	"github.com/srscale/starrocks-operator/internal/version"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 // PreflightIn is what the pre-flight decides from.
@@ -106,21 +108,21 @@ func CheckImagePaths(in PreflightIn) Preflight {
 		if !ok {
 			continue
 		}
-		target := ImageVersion(to)
+		target := version.OfImage(to)
 		check := ImageCheck{Name: c.w.Name, From: from, To: to}
 		keys = append(keys, c.w.Name+"="+to)
 		switch {
 		case !target.Known():
 			// Nothing to check it against: no wait for FE.
-			check.Verdict = notChecked(PathVerdict{From: unknown("not read"), To: target, PauseBalance: true, ImageAfter: true},
+			check.Verdict = notChecked(PathVerdict{From: version.NotKnown("not read"), To: target, PauseBalance: true, ImageAfter: true},
 				"the new image: "+target.Unknown)
 		case in.Unreadable != "":
-			check.Verdict = UpgradePath(unknown("FE's report cannot be read: "+in.Unreadable), target)
+			check.Verdict = UpgradePath(version.NotKnown("FE's report cannot be read: "+in.Unreadable), target)
 		case rep == nil:
 			out.Read, out.Waiting = true, append(out.Waiting, c.w.Name)
 			continue
 		case rep.Err != nil:
-			check.Verdict = UpgradePath(unknown("FE did not answer: "+rep.Err.Error()), target)
+			check.Verdict = UpgradePath(version.NotKnown("FE did not answer: "+rep.Err.Error()), target)
 		default:
 			check.Verdict = ClusterPath(c.cells(rep), target)
 			if c.w.Name == in.FE.Name {
@@ -174,7 +176,7 @@ func imageChange(w Workload) (from, to string, ok bool) {
 	if w.Live == nil || w.Desired == nil || w.Applied {
 		return "", "", false
 	}
-	from, to = image(w.Live), image(w.Desired)
+	from, to = resources.Image(w.Live), resources.Image(w.Desired)
 	return from, to, from != to
 }
 

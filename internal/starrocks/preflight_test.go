@@ -18,6 +18,7 @@ package starrocks
 
 import (
 	"errors"
+	"github.com/srscale/starrocks-operator/internal/version"
 	"strings"
 	"testing"
 	"time"
@@ -186,7 +187,7 @@ func TestPreflightKeyNamesTheChange(t *testing.T) {
 
 // The refusal names the component, the new image, the rule and the next step.
 func TestImageCheckMessageNamesTheRuleAndTheNextStep(t *testing.T) {
-	c := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.2.2", Verdict: ClusterPath([]string{"3.3.0-abc1234"}, ImageVersion("starrocks/be-ubuntu:3.2.2"))}
+	c := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.2.2", Verdict: ClusterPath([]string{"3.3.0-abc1234"}, version.OfImage("starrocks/be-ubuntu:3.2.2"))}
 	msg := c.Message()
 	for _, want := range []string{"BE image starrocks/be-ubuntu:3.2.2", "3.3.0 to 3.2.2 refused", "metadata loss", "Next:"} {
 		if !strings.Contains(msg, want) {
@@ -197,11 +198,11 @@ func TestImageCheckMessageNamesTheRuleAndTheNextStep(t *testing.T) {
 
 // What the pages ask of the user is said with the check; nothing when they ask nothing.
 func TestRequiredSaysWhatThePagesAsk(t *testing.T) {
-	down := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.4.6", Verdict: UpgradePath(ReportedVersion("3.5.0-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.4.6"))}
+	down := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.4.6", Verdict: UpgradePath(version.Reported("3.5.0-abc1234"), version.OfImage("starrocks/fe-ubuntu:3.4.6"))}
 	if got := down.Required(); !strings.Contains(got, "ignore_unknown_log_id = true") || !strings.HasPrefix(got, "FE image starrocks/fe-ubuntu:3.4.6: the docs ask of you:") {
 		t.Errorf("a minor downgrade: %q", got)
 	}
-	patch := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.5.1", Verdict: UpgradePath(ReportedVersion("3.5.0-abc1234"), ImageVersion("starrocks/fe-ubuntu:3.5.1"))}
+	patch := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.5.1", Verdict: UpgradePath(version.Reported("3.5.0-abc1234"), version.OfImage("starrocks/fe-ubuntu:3.5.1"))}
 	if got := patch.Required(); got != "" {
 		t.Errorf("a patch upgrade asks %q, want nothing", got)
 	}

@@ -21,13 +21,13 @@ package starrocks
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 
+	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // Workload is one component's StatefulSet as it runs and as the spec wants it;
@@ -45,6 +45,10 @@ type Workload struct {
 	// an OnDelete rollout complete once every pod is Ready at the update
 	// revision; a parallel rollout still waits for StarRocks' word).
 	Gated bool
+	// Direction is the pre-flight's verdict on the image change
+	// (PathVerdict.Direction, from the versions FE reports): the order goes
+	// by it, and by the image tags only when the verdict has none.
+	Direction version.Direction
 }
 
 // Plan holds back StatefulSets whose image change must wait: on an upgrade BE
@@ -77,7 +81,7 @@ func (p Plan) Waiting(sts *appsv1.StatefulSet) string {
 type change struct {
 	Workload
 	changing  bool // the image differs from the live one
-	direction int  // >0 upgrade, <0 downgrade, 0 unknown
+	downgrade bool
 }
 
 // Order decides which of FE, BE and CN may roll now.
@@ -92,14 +96,14 @@ func Order(fe, be, cn Workload) Plan {
 		}
 	}
 	// Upgrade (or a version we cannot compare): FE waits for BE and CN.
-	if feC.changing && feC.direction >= 0 && len(busy) > 0 {
+	if feC.changing && !feC.downgrade && len(busy) > 0 {
 		plan.Held[feC.Desired.Name] = fmt.Sprintf("upgrade: waiting for %s to finish rolling out before FE", strings.Join(busy, " and "))
-		plan.Message = fmt.Sprintf("upgrading to %s: %s roll first, FE waits", image(feC.Desired), strings.Join(busy, " and "))
+		plan.Message = fmt.Sprintf("upgrading to %s: %s roll first, FE waits", resources.Image(feC.Desired), strings.Join(busy, " and "))
 	}
 	// Downgrade: BE and CN wait for FE.
 	feBusy := feC.Live != nil && feC.Desired != nil && (feC.changing || !status.RolledOut(feC.Live) || feC.Gated)
 	for _, o := range others {
-		if o.changing && o.direction < 0 && feBusy {
+		if o.changing && o.downgrade && feBusy {
 			plan.Held[o.Desired.Name] = "downgrade: waiting for FE to finish rolling out first"
 			downgrading = append(downgrading, o.Name)
 		}
@@ -110,57 +114,21 @@ func Order(fe, be, cn Workload) Plan {
 	return plan
 }
 
+// classify reads a workload's change: whether its image changes, and
+// whether that is a downgrade, by the pre-flight's verdict or, when it has
+// none, by the image tags (version.DirectionOf): the one direction the
+// pre-flight would give them.
 func classify(w Workload) change {
 	c := change{Workload: w}
 	if w.Live == nil || w.Desired == nil {
 		return c
 	}
-	from, to := image(w.Live), image(w.Desired)
+	from, to := resources.Image(w.Live), resources.Image(w.Desired)
 	c.changing = from != to && !w.Applied
-	c.direction = compareVersions(tag(to), tag(from))
+	dir := w.Direction
+	if dir == version.DirectionUnknown {
+		dir = version.DirectionOf(version.OfImage(from), version.OfImage(to))
+	}
+	c.downgrade = dir == version.Downgrade
 	return c
-}
-
-func image(sts *appsv1.StatefulSet) string {
-	if len(sts.Spec.Template.Spec.Containers) == 0 {
-		return ""
-	}
-	return sts.Spec.Template.Spec.Containers[0].Image
-}
-
-// tag returns an image reference's tag ("3.3.2" of "starrocks/fe-ubuntu:3.3.2").
-func tag(ref string) string {
-	ref, _, _ = strings.Cut(ref, "@")
-	if i := strings.LastIndex(ref, ":"); i >= 0 && !strings.Contains(ref[i:], "/") {
-		return ref[i+1:]
-	}
-	return ""
-}
-
-var versionPrefix = regexp.MustCompile(`^v?(\d+(?:\.\d+)*)`)
-
-// compareVersions compares the numeric prefixes of two tags ("3.3.2-ubuntu");
-// 0 when equal or when either has none.
-func compareVersions(a, b string) int {
-	ma, mb := versionPrefix.FindStringSubmatch(a), versionPrefix.FindStringSubmatch(b)
-	if ma == nil || mb == nil {
-		return 0
-	}
-	pa, pb := strings.Split(ma[1], "."), strings.Split(mb[1], ".")
-	for i := 0; i < max(len(pa), len(pb)); i++ {
-		var x, y int
-		if i < len(pa) {
-			x, _ = strconv.Atoi(pa[i])
-		}
-		if i < len(pb) {
-			y, _ = strconv.Atoi(pb[i])
-		}
-		if x != y {
-			if x > y {
-				return 1
-			}
-			return -1
-		}
-	}
-	return 0
 }

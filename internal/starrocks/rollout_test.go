@@ -17,12 +17,15 @@ limitations under the License.
 package starrocks
 
 import (
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 func stsWith(name, image string, rolled bool) *appsv1.StatefulSet {
@@ -115,23 +118,63 @@ func TestFEWaitsForBEsGate(t *testing.T) {
 	}
 }
 
-func TestCompareVersions(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"3.3.0", "3.2.9", 1}, {"3.2.0", "3.3.0", -1}, {"3.3", "3.3.0", 0}, {"v3.10.1", "3.9.9", 1},
-		{"3.3.2-ubuntu", "3.3.1", 1}, {"latest", "3.3.0", 0}, {"", "3.3.0", 0},
+// One direction: the rollout order and the pre-flight read an image's
+// version with the one reader (internal/version) and agree on every pair
+// of tags, whatever their form; the pre-flight's verdict, from what FE
+// reports, decides when it has a direction.
+func TestTheOrderAndThePreflightAgreeOnTheDirection(t *testing.T) {
+	tags := []string{
+		"3.3.9", "3.3.10", "3.3.0", "3.4.1", "v3.3.9", // releases
+		"3.3.0-rc01", "3.3.0-rc02", // candidates
+		"latest", "3.3-latest", "4.1-latest", // floating
+		"@sha256:0123456789abcdef", "3.3.2@sha256:0123456789abcdef", // a digest, a tag beside a digest
+		"3.3.5-ubuntu", "3.3.10-ubuntu", "3.2.11-ubuntu", // suffixes StarRocks does not publish
 	}
-	for _, tt := range tests {
-		if got := compareVersions(tt.a, tt.b); got != tt.want {
-			t.Errorf("compareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+	ref := func(registry, tag string) string {
+		if strings.HasPrefix(tag, "@") {
+			return registry + "starrocks/x" + tag
+		}
+		return registry + "starrocks/x:" + tag
+	}
+	for _, from := range tags {
+		for _, to := range tags {
+			for _, registry := range []string{"", "registry.local:5000/"} {
+				if from == to {
+					continue
+				}
+				f, tt := ref(registry, from), ref("", to)
+				verdict := UpgradePath(version.OfImage(f), version.OfImage(tt))
+				if d := version.DirectionOf(version.OfImage(f), version.OfImage(tt)); d != verdict.Direction {
+					t.Errorf("%s -> %s: the pre-flight says %d, the tags %d", f, tt, verdict.Direction, d)
+				}
+				fe, be := Workload{Name: "FE", Live: stsWith("c-fe", f, true), Desired: stsWith("c-fe", tt, false)},
+					Workload{Name: "BE", Live: stsWith("c-be", f, true), Desired: stsWith("c-be", tt, false)}
+				p := Order(fe, be, Workload{Name: "CN"})
+				down := verdict.Direction == version.Downgrade
+				if p.Holds(be.Desired) != down || p.Holds(fe.Desired) == down {
+					t.Errorf("%s -> %s (%d): FE held %v, BE held %v; want FE first only on a downgrade", f, tt, verdict.Direction, p.Holds(fe.Desired), p.Holds(be.Desired))
+				}
+				// FE reports the version the running tag names: its verdict agrees with the tags.
+				if o := version.OfImage(f); o.Known() && o.Version.PatchKnown {
+					if cp := ClusterPath([]string{o.Version.String() + "-abc1234"}, version.OfImage(tt)); cp.Direction != verdict.Direction {
+						t.Errorf("%s -> %s: FE's report says %d, the tags %d", f, tt, cp.Direction, verdict.Direction)
+					}
+				}
+			}
 		}
 	}
-	if got := tag("registry:5000/starrocks/fe:3.3.2@sha256:abc"); got != "3.3.2" {
-		t.Errorf("tag = %q", got)
+	// 3.3.0 to its own release candidate is a downgrade: FE first (issue 49).
+	rc := Order(Workload{Name: "FE", Live: stsWith("c-fe", "x:3.3.0", true), Desired: stsWith("c-fe", "x:3.3.0-rc01", false)},
+		Workload{Name: "BE", Live: stsWith("c-be", "x:3.3.0", true), Desired: stsWith("c-be", "x:3.3.0-rc01", false)}, Workload{Name: "CN"})
+	if !rc.Holds(stsWith("c-be", "", false)) {
+		t.Errorf("3.3.0 -> 3.3.0-rc01 held %v: want BE held behind FE", rc.Held)
 	}
-	if got := tag("registry:5000/starrocks/fe"); got != "" {
-		t.Errorf("tag of an untagged image with a registry port = %q", got)
+	// The running tag names no version, FE reports 3.4.2: the verdict's
+	// downgrade decides, FE first (issue 50 item 1).
+	verdict := ClusterPath([]string{"3.4.2-abc1234"}, version.OfImage("x:3.3.9"))
+	fe := Workload{Name: "FE", Live: stsWith("c-fe", "x:latest", true), Desired: stsWith("c-fe", "x:3.3.9", false), Direction: verdict.Direction}
+	be := Workload{Name: "BE", Live: stsWith("c-be", "x:latest", true), Desired: stsWith("c-be", "x:3.3.9", false), Direction: verdict.Direction}
+	if p := Order(fe, be, Workload{Name: "CN"}); verdict.Direction != version.Downgrade || !p.Holds(be.Desired) || p.Holds(fe.Desired) {
+		t.Errorf("latest -> 3.3.9 with FE at 3.4.2 (%d): held %v; want BE held behind FE", verdict.Direction, p.Held)
 	}
 }

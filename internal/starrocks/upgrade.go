@@ -23,6 +23,7 @@ package starrocks
 
 import (
 	"fmt"
+	"github.com/srscale/starrocks-operator/internal/version"
 	"sort"
 	"strings"
 )
@@ -41,23 +42,14 @@ const (
 	PathRefused                   // the docs forbid it: Rule says which, NextStep what to do
 )
 
-// Direction is whether a change upgrades or downgrades; it decides the order:
-// BE and CN before FE on an upgrade, FE first on a downgrade.
-type Direction int
-
-// The directions of a version change.
-const (
-	DirectionUnknown Direction = iota
-	NoChange
-	Upgrade
-	Downgrade
-)
-
 // PathVerdict is the pre-flight's answer for one version change.
 type PathVerdict struct {
-	Kind      PathKind
-	Direction Direction
-	From, To  Observed
+	Kind PathKind
+	// Direction is the change's (version.DirectionOf), which the rollout
+	// order goes by: set also when the path is not checked but both
+	// versions were read.
+	Direction version.Direction
+	From, To  version.Observed
 	// PauseBalance: the compatibility configuration (CompatibilityPause) is
 	// needed: a minor or major change, or one that could not be checked.
 	PauseBalance bool
@@ -82,10 +74,6 @@ type PathVerdict struct {
 // Allowed reports whether the change may start.
 func (p PathVerdict) Allowed() bool { return p.Kind != PathRefused }
 
-// FEFirst reports whether FE rolls before BE and CN (a downgrade). A change
-// whose direction is unknown rolls as an upgrade, as Order does.
-func (p PathVerdict) FEFirst() bool { return p.Direction == Downgrade }
-
 // Message tells the verdict in one line, for a condition or an Event.
 func (p PathVerdict) Message() string {
 	head := fmt.Sprintf("%s to %s", describe(p.From), describe(p.To))
@@ -100,7 +88,7 @@ func (p PathVerdict) Message() string {
 	return fmt.Sprintf("%s allowed: %s", head, p.Rule.Text)
 }
 
-func describe(o Observed) string {
+func describe(o version.Observed) string {
 	if !o.Known() {
 		return "an unknown version"
 	}
@@ -108,8 +96,8 @@ func describe(o Observed) string {
 }
 
 // UpgradePath checks one version change against the documented paths.
-func UpgradePath(from, to Observed) PathVerdict {
-	p := PathVerdict{From: from, To: to, PauseBalance: true, ImageAfter: true}
+func UpgradePath(from, to version.Observed) PathVerdict {
+	p := PathVerdict{From: from, To: to, PauseBalance: true, ImageAfter: true, Direction: version.DirectionOf(from, to)}
 	switch {
 	case !from.Known():
 		return notChecked(p, "the running version: "+from.Unknown)
@@ -117,8 +105,7 @@ func UpgradePath(from, to Observed) PathVerdict {
 		return notChecked(p, "the new image: "+to.Unknown)
 	}
 	f, t := from.Version, to.Version
-	p.Direction = direction(f, t)
-	p.ImageBeforeFE = p.Direction == Downgrade
+	p.ImageBeforeFE = p.Direction == version.Downgrade
 	p = shape(p, f, t)
 	if p.Kind == PathRefused {
 		return p
@@ -160,35 +147,22 @@ func refuse(p PathVerdict, r Rule, next string) PathVerdict {
 	return p
 }
 
-func direction(f, t Version) Direction {
-	c, ok := t.compare(f)
-	switch {
-	case !ok:
-		return DirectionUnknown
-	case c > 0:
-		return Upgrade
-	case c < 0:
-		return Downgrade
-	}
-	return NoChange
-}
-
 // shape decides the kind of change from the two lines alone.
-func shape(p PathVerdict, f, t Version) PathVerdict {
+func shape(p PathVerdict, f, t version.Version) PathVerdict {
 	switch {
 	case f.Major == t.Major && f.Minor == t.Minor:
 		p.Kind, p.Rule, p.PauseBalance = PathPatch, rulePatch, false
-		if p.Direction == NoChange {
+		if p.Direction == version.NoChange {
 			p.Kind, p.ImageAfter = PathSame, false
 		}
 		return p
-	case p.Direction == Upgrade:
+	case p.Direction == version.Upgrade:
 		return upgradeShape(p, f, t)
 	}
 	return downgradeShape(p, f, t)
 }
 
-func upgradeShape(p PathVerdict, f, t Version) PathVerdict {
+func upgradeShape(p PathVerdict, f, t version.Version) PathVerdict {
 	if f.Major == t.Major {
 		p.Kind, p.Rule = PathMinorStep, ruleMinorStep
 		if t.Minor-f.Minor > 1 {
@@ -216,7 +190,7 @@ func upgradeShape(p PathVerdict, f, t Version) PathVerdict {
 	return p
 }
 
-func downgradeShape(p PathVerdict, f, t Version) PathVerdict {
+func downgradeShape(p PathVerdict, f, t version.Version) PathVerdict {
 	if f.Major == t.Major {
 		if f.Minor-t.Minor > 1 {
 			return refuse(p, ruleDowngradeSkip, fmt.Sprintf("downgrade to %d.%d first", f.Major, f.Minor-1))
@@ -242,7 +216,7 @@ func downgradeShape(p PathVerdict, f, t Version) PathVerdict {
 }
 
 // lineSteps spells the consecutive lines of an upgrade: "3.2 -> 3.3 -> 3.4".
-func lineSteps(f, t Version) string {
+func lineSteps(f, t version.Version) string {
 	var s []string
 	for m := f.Minor; m <= t.Minor; m++ {
 		s = append(s, fmt.Sprintf("%d.%d", f.Major, m))
@@ -256,30 +230,32 @@ func lineSteps(f, t Version) string {
 // any one, else a path not checked, else the largest step, the lowest version
 // first. Nodes on both sides of `to` are refused: no documented order fits an
 // upgrade and a downgrade at once.
-func ClusterPath(cells []string, to Observed) PathVerdict {
-	var froms []Observed
+func ClusterPath(cells []string, to version.Observed) PathVerdict {
+	var froms []version.Observed
 	seen := map[string]bool{}
 	for _, c := range cells {
-		if isNull(c) || seen[strings.TrimSpace(c)] {
+		if version.Null(c) || seen[strings.TrimSpace(c)] {
 			continue
 		}
 		seen[strings.TrimSpace(c)] = true
-		froms = append(froms, ReportedVersion(c))
+		froms = append(froms, version.Reported(c))
 	}
 	if len(froms) == 0 {
-		return UpgradePath(unknown("FE reports no version for any node"), to)
+		return UpgradePath(version.NotKnown("FE reports no version for any node"), to)
 	}
 	sort.SliceStable(froms, func(i, j int) bool { return below(froms[i].Version, froms[j].Version) })
 	var best PathVerdict
-	dirs := map[Direction]bool{}
+	dirs := map[version.Direction]bool{}
 	for i, from := range froms {
 		p := UpgradePath(from, to)
-		dirs[p.Direction] = true
+		if p.Kind != PathUnknown {
+			dirs[p.Direction] = true // a path not checked refuses nothing
+		}
 		if i == 0 || severity(p) > severity(best) {
 			best = p
 		}
 	}
-	if dirs[Upgrade] && dirs[Downgrade] && best.Kind != PathRefused {
+	if dirs[version.Upgrade] && dirs[version.Downgrade] && best.Kind != PathRefused {
 		best = refuse(best, Rule{"Upgrade BE and CN before FE; downgrade FE before BE and CN.",
 			srcUpgrade + "; " + srcDowngrade}, "bring every node to one version first")
 	}

@@ -16,6 +16,8 @@ limitations under the License.
 
 package starrocks
 
+import "github.com/srscale/starrocks-operator/internal/version"
+
 // The documented rules the upgrade path planner enforces, each with its
 // page and doc version. docs/upgrades.md holds the same rules with the
 // quotes; a rule changes in both places.
@@ -74,12 +76,12 @@ var lastLine = map[int]int{1: 19, 2: 5, 3: 5}
 // floor forbids a downgrade below min, from any version in from's line at or
 // above from. Stricter floors of a line come first.
 type floor struct {
-	from, min Version
+	from, min version.Version
 	Rule
 }
 
-func ver(major, minor, patch int) Version {
-	return Version{Major: major, Minor: minor, Patch: patch, PatchKnown: true}
+func ver(major, minor, patch int) version.Version {
+	return version.Version{Major: major, Minor: minor, Patch: patch, PatchKnown: true}
 }
 
 var downgradeFloors = []floor{
@@ -102,7 +104,7 @@ var downgradeFloors = []floor{
 }
 
 // floorsFor are the floors that hold from f into t's line.
-func floorsFor(f, t Version) []floor {
+func floorsFor(f, t version.Version) []floor {
 	var out []floor
 	for _, fl := range downgradeFloors {
 		if f.Major == fl.from.Major && f.Minor == fl.from.Minor && !below(f, fl.from) &&
@@ -113,7 +115,7 @@ func floorsFor(f, t Version) []floor {
 	return out
 }
 
-func violatedFloor(f, t Version) (floor, bool) {
+func violatedFloor(f, t version.Version) (floor, bool) {
 	for _, fl := range floorsFor(f, t) {
 		if below(t, fl.min) {
 			return fl, true
@@ -122,9 +124,9 @@ func violatedFloor(f, t Version) (floor, bool) {
 	return floor{}, false
 }
 
-func uncheckedFloor(f, t Version) (floor, bool) {
+func uncheckedFloor(f, t version.Version) (floor, bool) {
 	for _, fl := range floorsFor(f, t) {
-		if _, ok := t.compare(fl.min); !ok {
+		if _, ok := t.Compare(fl.min); !ok {
 			return fl, true
 		}
 	}
@@ -134,37 +136,41 @@ func uncheckedFloor(f, t Version) (floor, bool) {
 // requirement is a per-version item a page lists for a change: a step the
 // operator does not take (a .conf edit, a session variable), told to the user.
 type requirement struct {
-	applies func(from, to Version, lines bool) bool // lines: a minor or major change
+	applies func(from, to version.Version, lines bool) bool // lines: a minor or major change
 	Rule
 }
 
-func below(v, w Version) bool   { c, ok := v.compare(w); return ok && c < 0 }
-func atLeast(v, w Version) bool { c, ok := v.compare(w); return ok && c >= 0 }
+func below(v, w version.Version) bool   { c, ok := v.Compare(w); return ok && c < 0 }
+func atLeast(v, w version.Version) bool { c, ok := v.Compare(w); return ok && c >= 0 }
 
 // maybeBelow is true unless v is known to be at or above w.
-func maybeBelow(v, w Version) bool { c, ok := v.compare(w); return !ok || c < 0 }
+func maybeBelow(v, w version.Version) bool { c, ok := v.Compare(w); return !ok || c < 0 }
 
 var requirements = []requirement{
-	{func(f, t Version, lines bool) bool { return lines && below(t, f) },
+	{func(f, t version.Version, lines bool) bool { return lines && below(t, f) },
 		Rule{"Downgrade from v2.2 and later: set ignore_unknown_log_id = true in fe.conf (static: restart); " +
 			"back to false after the downgrade and the first checkpoint.", srcDowngrade}},
-	{func(f, t Version, _ bool) bool { return atLeast(f, ver(3, 3, 0)) && t.Major == 3 && t.Minor == 2 },
+	{func(f, t version.Version, _ bool) bool {
+		return atLeast(f, ver(3, 3, 0)) && t.Major == 3 && t.Minor == 2
+	},
 		Rule{"Downgrade from v3.3 to v3.2: finish or cancel every schema change started on v3.3, run " +
 			`ADMIN SET FRONTEND CONFIG ("history_job_keep_max_second" = "0") and check ` +
 			"SHOW PROC '/jobs/<db>/schema_change' is empty.", srcDowngrade}},
-	{func(f, t Version, _ bool) bool {
+	{func(f, t version.Version, _ bool) bool {
 		return atLeast(f, ver(4, 0, 2)) && (t.Major == 4 && t.Minor == 0 && maybeBelow(t, ver(4, 0, 2)) ||
 			t.Major == 3 && t.Minor == 5 && maybeBelow(t, ver(3, 5, 11)))
 	}, Rule{"Before downgrading from v4.0.2 to v4.0.1, v4.0.0 or v3.5.2~v3.5.10: " +
 		"SET GLOBAL enable_rewrite_simple_agg_to_meta_scan=false; true again after upgrading back to v4.0.2 or later.",
 		srcRelease40}},
-	{func(f, t Version, _ bool) bool {
+	{func(f, t version.Version, _ bool) bool {
 		return below(f, ver(3, 5, 0)) && !below(t, ver(3, 5, 0)) && below(f, t)
 	},
 		Rule{"JDK 17 from v3.5.0 (the image carries it): remove the JAVA_OPTS options JDK 17 rejects (CMS, GC) " +
 			"from fe.conf; add --add-opens options to be.conf JAVA_OPTS for external catalogs and Java UDFs.",
 			srcRelease35}},
-	{func(f, t Version, _ bool) bool { return below(f, ver(3, 4, 10)) && t.Major == 3 && t.Minor == 5 },
+	{func(f, t version.Version, _ bool) bool {
+		return below(f, ver(3, 4, 10)) && t.Major == 3 && t.Minor == 5
+	},
 		Rule{"Upgrading to v3.5 from below v3.4.10: SET GLOBAL cbo_enable_low_cardinality_optimize=false " +
 			"during the upgrade, or upgrade to v3.4.10 or later first.", srcRelease35}},
 }

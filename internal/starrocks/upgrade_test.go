@@ -17,6 +17,7 @@ limitations under the License.
 package starrocks
 
 import (
+	"github.com/srscale/starrocks-operator/internal/version"
 	"strings"
 	"testing"
 )
@@ -28,119 +29,119 @@ func TestUpgradePath(t *testing.T) {
 		name     string
 		from, to string // a reported Version cell; an image reference
 		kind     PathKind
-		dir      Direction
+		dir      version.Direction
 		pause    bool
 		next     string   // in NextStep
 		text     string   // in Warning, Why or Rule.Text
 		requires []string // each in one of Requires
 	}{
 		// Patch versions, either direction, directly (Upgrade/Downgrade StarRocks, 2.5 to 4.1).
-		{name: "the same version is no change", from: "3.3.9-a1b2c3d", to: "sr/fe:3.3.9", kind: PathSame, dir: NoChange},
-		{name: "a patch upgrade needs no pause", from: "3.3.2-a1b2c3d", to: "sr/fe:3.3.9", kind: PathPatch, dir: Upgrade},
+		{name: "the same version is no change", from: "3.3.9-a1b2c3d", to: "sr/fe:3.3.9", kind: PathSame, dir: version.NoChange},
+		{name: "a patch upgrade needs no pause", from: "3.3.2-a1b2c3d", to: "sr/fe:3.3.9", kind: PathPatch, dir: version.Upgrade},
 		{name: "a patch downgrade needs no pause and goes FE first", from: "3.3.9-a1b2c3d", to: "sr/fe:3.3.2",
-			kind: PathPatch, dir: Downgrade},
+			kind: PathPatch, dir: version.Downgrade},
 		// Release notes 3.5: after v3.5.2 or later, not to v3.5.0 & v3.5.1 (FE crash).
 		{name: "a patch downgrade from 3.5.2 or later to 3.5.1 is refused", from: "3.5.3-a1b2c3d", to: "sr/fe:3.5.1",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 3.5.2 or a later 3.5", text: "FE crash"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.5.2 or a later 3.5", text: "FE crash"},
 		{name: "a patch downgrade from 3.5.1 to 3.5.0 is allowed", from: "3.5.1-a1b2c3d", to: "sr/fe:3.5.0",
-			kind: PathPatch, dir: Downgrade},
+			kind: PathPatch, dir: version.Downgrade},
 
 		// Minor versions with the compatibility configuration; skips allowed on upgrade, strongly recommended against.
 		{name: "a one-step minor upgrade pauses balance", from: "3.3.9-a1b2c3d", to: "sr/fe:3.4.1",
-			kind: PathMinorStep, dir: Upgrade, pause: true},
+			kind: PathMinorStep, dir: version.Upgrade, pause: true},
 		{name: "a minor upgrade skipping 3.3 warns", from: "3.2.9-a1b2c3d", to: "sr/fe:3.4.1",
-			kind: PathMinorSkip, dir: Upgrade, pause: true, text: "3.2 -> 3.3 -> 3.4"},
+			kind: PathMinorSkip, dir: version.Upgrade, pause: true, text: "3.2 -> 3.3 -> 3.4"},
 		{name: "a one-step minor downgrade pauses balance", from: "3.4.1-a1b2c3d", to: "sr/fe:3.3.9",
-			kind: PathMinorStep, dir: Downgrade, pause: true, requires: []string{"ignore_unknown_log_id"}},
+			kind: PathMinorStep, dir: version.Downgrade, pause: true, requires: []string{"ignore_unknown_log_id"}},
 		// Downgrade StarRocks: consecutively, one minor version to another; no page allows a skip.
 		{name: "a two-line minor downgrade is refused", from: "3.5.2-a1b2c3d", to: "sr/fe:3.3.9",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 3.4 first"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.4 first"},
 
 		// Major: to v3.0 only from v2.5 (en); v1.19 to v2.0 and v2.5 to v3.0 (zh).
 		{name: "2.5 to 3.0 is the documented major step", from: "2.5.13-a1b2c3d", to: "sr/fe:3.0.9",
-			kind: PathMajorStep, dir: Upgrade, pause: true},
+			kind: PathMajorStep, dir: version.Upgrade, pause: true},
 		{name: "1.19 to 2.0 is the documented major step", from: "1.19.7-a1b2c3d", to: "sr/fe:2.0.0",
-			kind: PathMajorStep, dir: Upgrade, pause: true},
+			kind: PathMajorStep, dir: version.Upgrade, pause: true},
 		{name: "2.5 to 3.1 is refused until 3.0", from: "2.5.13-a1b2c3d", to: "sr/fe:3.1.0",
-			kind: PathRefused, dir: Upgrade, next: "upgrade to 3.0 first"},
+			kind: PathRefused, dir: version.Upgrade, next: "upgrade to 3.0 first"},
 		{name: "2.4 to 3.0 is refused until 2.5", from: "2.4.5-a1b2c3d", to: "sr/fe:3.0.0",
-			kind: PathRefused, dir: Upgrade, next: "upgrade to 2.5 first"},
+			kind: PathRefused, dir: version.Upgrade, next: "upgrade to 2.5 first"},
 		{name: "2.5 to 4.0 is refused until 3.0", from: "2.5.13-a1b2c3d", to: "sr/fe:4.0.1",
-			kind: PathRefused, dir: Upgrade, next: "upgrade to 3.0 first"},
+			kind: PathRefused, dir: version.Upgrade, next: "upgrade to 3.0 first"},
 		// No page gates 4.0: the operator's choice, as for 3.0 (docs/upgrades.md).
 		{name: "3.5 to 4.0 is a major step by the operator's choice", from: "3.5.9-a1b2c3d", to: "sr/fe:4.0.6",
-			kind: PathMajorStep, dir: Upgrade, pause: true, text: "as the pages require for 3.0"},
+			kind: PathMajorStep, dir: version.Upgrade, pause: true, text: "as the pages require for 3.0"},
 		{name: "3.4 to 4.0 is refused until 3.5", from: "3.4.8-a1b2c3d", to: "sr/fe:4.0.6",
-			kind: PathRefused, dir: Upgrade, next: "upgrade to 3.5 first"},
+			kind: PathRefused, dir: version.Upgrade, next: "upgrade to 3.5 first"},
 		{name: "3.5 to 4.1 is refused until 4.0", from: "3.5.9-a1b2c3d", to: "sr/fe:4.1.2",
-			kind: PathRefused, dir: Upgrade, next: "upgrade to 4.0 first"},
+			kind: PathRefused, dir: version.Upgrade, next: "upgrade to 4.0 first"},
 
 		// Major downgrade: v3.0 only to v2.5.3 and later.
 		{name: "3.0 to 2.5.3 is the documented major downgrade", from: "3.0.9-a1b2c3d", to: "sr/fe:2.5.3",
-			kind: PathMajorStep, dir: Downgrade, pause: true, requires: []string{"ignore_unknown_log_id"}},
+			kind: PathMajorStep, dir: version.Downgrade, pause: true, requires: []string{"ignore_unknown_log_id"}},
 		{name: "3.0 to 2.5.2 is refused", from: "3.0.9-a1b2c3d", to: "sr/fe:2.5.2",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 2.5.3 or a later 2.5"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 2.5.3 or a later 2.5"},
 		{name: "3.1 to 2.5 is refused until 3.0", from: "3.1.11-a1b2c3d", to: "sr/fe:2.5.22",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 3.0 first"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.0 first"},
 		{name: "4.0 to 3.4 is refused until 3.5", from: "4.0.6-a1b2c3d", to: "sr/fe:3.4.8",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 3.5 first"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.5 first"},
 
 		// Downgrade floors: the pages and release notes that name metadata loss, incompatibility or a crash.
 		{name: "3.3 to 3.2.2 loses metadata and is refused", from: "3.3.5-a1b2c3d", to: "sr/fe:3.2.2",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 3.2.3 or a later 3.2", text: "metadata loss"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.2.3 or a later 3.2", text: "metadata loss"},
 		{name: "3.3 before 3.3.9 to 3.2.3 is allowed", from: "3.3.8-a1b2c3d", to: "sr/fe:3.2.3",
-			kind: PathMinorStep, dir: Downgrade, pause: true,
+			kind: PathMinorStep, dir: version.Downgrade, pause: true,
 			requires: []string{"history_job_keep_max_second", "ignore_unknown_log_id"}},
 		{name: "3.3.9 to 3.2.10 is refused", from: "3.3.9-a1b2c3d", to: "sr/fe:3.2.10",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 3.2.11 or a later 3.2"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.2.11 or a later 3.2"},
 		{name: "3.3.9 to 3.2.11 is allowed", from: "3.3.9-a1b2c3d", to: "sr/fe:3.2.11",
-			kind: PathMinorStep, dir: Downgrade, pause: true,
+			kind: PathMinorStep, dir: version.Downgrade, pause: true,
 			requires: []string{"history_job_keep_max_second", "ignore_unknown_log_id"}},
 		{name: "3.4 to 3.3.8 is refused", from: "3.4.0-a1b2c3d", to: "sr/fe:3.3.8",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 3.3.9 or a later 3.3"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.3.9 or a later 3.3"},
 		{name: "3.5 to 3.4.5 is refused", from: "3.5.0-a1b2c3d", to: "sr/fe:3.4.5",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 3.4.6 or a later 3.4", text: "incompatibility"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.4.6 or a later 3.4", text: "incompatibility"},
 		{name: "4.0 to 3.5.1 is refused", from: "4.0.1-a1b2c3d", to: "sr/fe:3.5.1",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 3.5.2 or a later 3.5"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.5.2 or a later 3.5"},
 		{name: "4.1 to 4.0.5 is refused", from: "4.1.2-a1b2c3d", to: "sr/fe:4.0.5",
-			kind: PathRefused, dir: Downgrade, next: "downgrade to 4.0.6 or a later 4.0"},
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 4.0.6 or a later 4.0"},
 		{name: "4.1 to 4.0.6 is allowed", from: "4.1.2-a1b2c3d", to: "sr/fe:4.0.6",
-			kind: PathMinorStep, dir: Downgrade, pause: true, requires: []string{"ignore_unknown_log_id"}},
+			kind: PathMinorStep, dir: version.Downgrade, pause: true, requires: []string{"ignore_unknown_log_id"}},
 		{name: "4.1 to a 4.0 image without a patch is not checked", from: "4.1.2-a1b2c3d", to: "sr/fe:4.0-latest",
-			kind: PathUnknown, dir: Downgrade, pause: true, text: "4.0.6"},
+			kind: PathUnknown, dir: version.Downgrade, pause: true, text: "4.0.6"},
 
 		// Release notes 4.1: container users must not upgrade to v4.1.0.
 		{name: "an upgrade to 4.1.0 is refused", from: "4.0.9-a1b2c3d", to: "sr/fe:4.1.0",
-			kind: PathRefused, dir: Upgrade, next: "v4.1.1 or later"},
+			kind: PathRefused, dir: version.Upgrade, next: "v4.1.1 or later"},
 		{name: "an upgrade to 4.1 without a patch is not checked", from: "4.0.9-a1b2c3d", to: "sr/fe:4.1-latest",
-			kind: PathUnknown, dir: Upgrade, pause: true, text: "4.1.0"},
+			kind: PathUnknown, dir: version.Upgrade, pause: true, text: "4.1.0"},
 
 		// Unknown: allowed, said so; the pause is kept and the order is an upgrade's.
 		{name: "latest is not checked and keeps the pause", from: "3.3.9-a1b2c3d", to: "sr/fe:latest",
-			kind: PathUnknown, dir: DirectionUnknown, pause: true, text: "names no version"},
+			kind: PathUnknown, dir: version.DirectionUnknown, pause: true, text: "names no version"},
 		{name: "an unreadable running version is not checked", from: "UNKNOWN-a1b2c3d", to: "sr/fe:3.4.1",
-			kind: PathUnknown, dir: DirectionUnknown, pause: true, text: "running version"},
+			kind: PathUnknown, dir: version.DirectionUnknown, pause: true, text: "running version"},
 		{name: "a patch the image does not name leaves the direction unknown", from: "4.0.9-a1b2c3d",
-			to: "sr/fe:4.0-latest", kind: PathPatch, dir: DirectionUnknown,
+			to: "sr/fe:4.0-latest", kind: PathPatch, dir: version.DirectionUnknown,
 			requires: []string{"enable_rewrite_simple_agg_to_meta_scan"}},
 
 		// Per-version items the pages list.
 		{name: "an upgrade to 3.5 from below 3.4.10 lists JDK 17 and low cardinality", from: "3.4.5-a1b2c3d",
-			to: "sr/fe:3.5.2", kind: PathMinorStep, dir: Upgrade, pause: true,
+			to: "sr/fe:3.5.2", kind: PathMinorStep, dir: version.Upgrade, pause: true,
 			requires: []string{"JDK 17", "cbo_enable_low_cardinality_optimize"}},
 		{name: "a downgrade from 4.0.2 to 3.5.10 lists the meta scan switch", from: "4.0.2-a1b2c3d",
-			to: "sr/fe:3.5.10", kind: PathMajorStep, dir: Downgrade, pause: true,
+			to: "sr/fe:3.5.10", kind: PathMajorStep, dir: version.Downgrade, pause: true,
 			requires: []string{"enable_rewrite_simple_agg_to_meta_scan", "ignore_unknown_log_id"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := UpgradePath(ReportedVersion(tt.from), ImageVersion(tt.to))
+			p := UpgradePath(version.Reported(tt.from), version.OfImage(tt.to))
 			if p.Kind != tt.kind || p.Direction != tt.dir || p.PauseBalance != tt.pause {
 				t.Fatalf("kind %d dir %d pause %v, want %d %d %v: %s",
 					p.Kind, p.Direction, p.PauseBalance, tt.kind, tt.dir, tt.pause, p.Message())
 			}
-			if p.Allowed() != (tt.kind != PathRefused) || p.FEFirst() != (tt.dir == Downgrade) {
-				t.Errorf("allowed %v, FE first %v", p.Allowed(), p.FEFirst())
+			if p.Allowed() != (tt.kind != PathRefused) {
+				t.Errorf("allowed %v", p.Allowed())
 			}
 			if !strings.Contains(p.NextStep, tt.next) || (tt.next == "") != (p.NextStep == "") {
 				t.Errorf("next step %q, want %q", p.NextStep, tt.next)
@@ -175,9 +176,9 @@ func anyContains(rules []Rule, s string) bool {
 func TestUpgradePathImages(t *testing.T) {
 	// Downgrade StarRocks, "Downgrade FE" step 1: an image before FE
 	// downgrades; Upgrade StarRocks: an image between two upgrades.
-	down := UpgradePath(ReportedVersion("3.4.1"), ImageVersion("x:3.3.9"))
-	up := UpgradePath(ReportedVersion("3.3.9"), ImageVersion("x:3.4.1"))
-	same := UpgradePath(ReportedVersion("3.3.9"), ImageVersion("x:3.3.9"))
+	down := UpgradePath(version.Reported("3.4.1"), version.OfImage("x:3.3.9"))
+	up := UpgradePath(version.Reported("3.3.9"), version.OfImage("x:3.4.1"))
+	same := UpgradePath(version.Reported("3.3.9"), version.OfImage("x:3.3.9"))
 	if !down.ImageBeforeFE || !down.ImageAfter || up.ImageBeforeFE || !up.ImageAfter || same.ImageAfter {
 		t.Fatalf("images: down %v/%v up %v/%v same %v", down.ImageBeforeFE, down.ImageAfter,
 			up.ImageBeforeFE, up.ImageAfter, same.ImageAfter)
@@ -185,7 +186,7 @@ func TestUpgradePathImages(t *testing.T) {
 }
 
 func TestUpgradePathMessage(t *testing.T) {
-	m := UpgradePath(ReportedVersion("3.3.5"), ImageVersion("x:3.2.1")).Message()
+	m := UpgradePath(version.Reported("3.3.5"), version.OfImage("x:3.2.1")).Message()
 	for _, want := range []string{"3.3.5 to 3.2.1 refused", "metadata loss", "docs.starrocks.io", "Next: downgrade to 3.2.3"} {
 		if !strings.Contains(m, want) {
 			t.Errorf("message %q lacks %q", m, want)
@@ -215,7 +216,7 @@ func TestClusterPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := ClusterPath(tt.cells, ImageVersion(tt.to))
+			p := ClusterPath(tt.cells, version.OfImage(tt.to))
 			if p.Kind != tt.kind {
 				t.Fatalf("kind %d, want %d: %s", p.Kind, tt.kind, p.Message())
 			}

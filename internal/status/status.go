@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 // Component is what was observed of one component (FE, BE, CN or FE proxy).
@@ -360,7 +361,7 @@ func instances(pods []corev1.Pod) (running, creating, failed []string) {
 			continue
 		case podFailed(&p):
 			failed = append(failed, p.Name)
-		case podReady(&p):
+		case resources.PodReady(&p):
 			running = append(running, p.Name)
 		default:
 			creating = append(creating, p.Name)
@@ -370,15 +371,6 @@ func instances(pods []corev1.Pod) (running, creating, failed []string) {
 	slices.Sort(creating)
 	slices.Sort(failed)
 	return running, creating, failed
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func podFailed(p *corev1.Pod) bool {

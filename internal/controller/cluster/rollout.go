@@ -27,9 +27,19 @@ import (
 
 // rolloutOrder holds back the StatefulSets whose image change must wait
 // for the other components (see starrocks.Order): on an upgrade BE and CN
-// roll before FE, on a downgrade FE rolls first.
+// roll before FE, on a downgrade FE rolls first, by the pre-flight's
+// verdict, or by the image tags when it has none.
 func (r *Reconciler) rolloutOrder(_ context.Context, s *clusterScope) bool {
-	plan := starrocks.Order(orderWorkload(s, resources.ComponentFE), orderWorkload(s, resources.ComponentBE), orderWorkload(s, resources.ComponentCN))
+	ordered := func(c resources.Component) starrocks.Workload {
+		w := orderWorkload(s, c)
+		for _, chk := range s.want.changes {
+			if chk.Name == w.Name {
+				w.Direction = chk.Verdict.Direction
+			}
+		}
+		return w
+	}
+	plan := starrocks.Order(ordered(resources.ComponentFE), ordered(resources.ComponentBE), ordered(resources.ComponentCN))
 	s.want.rollout = plan
 	for _, c := range statefulSetComponents {
 		if sts := s.want.objects.StatefulSet(c); plan.Holds(sts) {

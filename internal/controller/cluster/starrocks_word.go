@@ -80,11 +80,7 @@ func lastPodChange(pods map[resources.Component][]corev1.Pod) time.Time {
 		for i := range pods[c] {
 			p := &pods[c][i]
 			note(p.CreationTimestamp.Time)
-			for _, cond := range p.Status.Conditions {
-				if cond.Type == corev1.PodReady {
-					note(cond.LastTransitionTime.Time)
-				}
-			}
+			note(resources.PodReadySince(p))
 		}
 	}
 	return last

@@ -14,11 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package starrocks
+package version
 
 import "testing"
 
-func TestReportedVersion(t *testing.T) {
+func TestReported(t *testing.T) {
 	tests := []struct {
 		name, cell string
 		want       string // Version.String(), or "" for unknown
@@ -38,7 +38,7 @@ func TestReportedVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := ReportedVersion(tt.cell)
+			o := Reported(tt.cell)
 			if tt.want == "" {
 				if o.Known() {
 					t.Fatalf("read %s from %q, want unknown", o.Version, tt.cell)
@@ -52,7 +52,7 @@ func TestReportedVersion(t *testing.T) {
 	}
 }
 
-func TestImageVersion(t *testing.T) {
+func TestOfImage(t *testing.T) {
 	tests := []struct {
 		name, image string
 		want        string // Version.String(), or "" for unknown
@@ -73,7 +73,7 @@ func TestImageVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := ImageVersion(tt.image)
+			o := OfImage(tt.image)
 			if tt.want == "" {
 				if o.Known() {
 					t.Fatalf("read %s from %q, want unknown", o.Version, tt.image)
@@ -91,8 +91,8 @@ func TestImageVersion(t *testing.T) {
 }
 
 func TestVersionOrder(t *testing.T) {
-	v := func(s string) Version { return ReportedVersion(s).Version }
-	line := ImageVersion("x:3.3-latest").Version
+	v := func(s string) Version { return Reported(s).Version }
+	line := OfImage("x:3.3-latest").Version
 	tests := []struct {
 		name   string
 		a, b   Version
@@ -108,7 +108,7 @@ func TestVersionOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := tt.a.compare(tt.b)
+			got, ok := tt.a.Compare(tt.b)
 			if got != tt.want || ok != tt.wantOK {
 				t.Fatalf("compare(%s, %s) = %d, %v; want %d, %v", tt.a, tt.b, got, ok, tt.want, tt.wantOK)
 			}
@@ -116,7 +116,7 @@ func TestVersionOrder(t *testing.T) {
 	}
 }
 
-func TestLowestReported(t *testing.T) {
+func TestLowest(t *testing.T) {
 	tests := []struct {
 		name  string
 		cells []string
@@ -130,7 +130,7 @@ func TestLowestReported(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := LowestReported(tt.cells)
+			o := Lowest(tt.cells)
 			if tt.want == "" {
 				if o.Known() {
 					t.Fatalf("lowest %s, want unknown", o.Version)
@@ -141,5 +141,50 @@ func TestLowestReported(t *testing.T) {
 				t.Fatalf("lowest %+v, want %s", o, tt.want)
 			}
 		})
+	}
+}
+
+func TestTag(t *testing.T) {
+	for image, want := range map[string]string{
+		"starrocks/fe-ubuntu:3.3.2":                          "3.3.2",
+		"registry.local:5000/starrocks/fe-ubuntu:3.3.2":      "3.3.2",
+		"registry.local:5000/starrocks/fe-ubuntu":            "",
+		"starrocks/fe-ubuntu:3.3.2@sha256:0123456789abcdef":  "3.3.2",
+		"starrocks/fe-ubuntu@sha256:0123456789abcdef":        "",
+		"registry.local:5000/starrocks/fe@sha256:0123456789": "",
+		"starrocks/fe-ubuntu:3.3.5-ubuntu":                   "3.3.5-ubuntu",
+	} {
+		if got := Tag(image); got != want {
+			t.Errorf("Tag(%q) = %q, want %q", image, got, want)
+		}
+	}
+}
+
+// A tag StarRocks does not publish, or one beside a digest, is read for
+// the direction of a change (and issue 50's checks) but not checked: the
+// pre-flight goes on as for an unknown version.
+func TestTagsReadButNotChecked(t *testing.T) {
+	for image, want := range map[string]string{
+		"starrocks/fe-ubuntu:3.3.5-ubuntu":                  "3.3.5",
+		"starrocks/fe-ubuntu:3.3.0-rc01-ubuntu":             "3.3.0-rc01",
+		"starrocks/fe-ubuntu:3.3":                           "3.3.x",
+		"starrocks/fe-ubuntu:3.3.9@sha256:0123456789abcdef": "3.3.9",
+		"starrocks/fe-ubuntu:v2.5.4-amd64":                  "2.5.4",
+	} {
+		o := OfImage(image)
+		if o.Known() || !o.Read || o.Version.String() != want || o.Unknown == "" {
+			t.Errorf("OfImage(%q) = %+v, want %s read, not known, and why", image, o, want)
+		}
+	}
+	for _, image := range []string{"starrocks/fe-ubuntu:latest", "starrocks/fe-ubuntu:main-6d0be6f", "starrocks/fe-ubuntu@sha256:0123", "starrocks/fe-ubuntu"} {
+		if o := OfImage(image); o.Read || o.Known() {
+			t.Errorf("OfImage(%q) = %+v, want nothing read", image, o)
+		}
+	}
+	if d := DirectionOf(OfImage("x:3.3.5-ubuntu"), OfImage("x:3.3.4-ubuntu")); d != Downgrade {
+		t.Errorf("3.3.5-ubuntu -> 3.3.4-ubuntu: %d, want a downgrade", d)
+	}
+	if d := DirectionOf(OfImage("x:4.1.2"), OfImage("x:4.1-latest")); d != DirectionUnknown {
+		t.Errorf("4.1.2 -> 4.1-latest: %d, want unknown (the line's patch is not known)", d)
 	}
 }
