@@ -79,13 +79,15 @@ type views struct {
 	// stale holds, per cluster, the time of the last change the operator
 	// made to FE's topology: a report read before it no longer tells the truth.
 	stale map[string]time.Time
+	// nodes is, per cluster, FE's last list of compute nodes (nodes.go).
+	nodes map[string]computeNodes
 }
 
 func newViews(every time.Duration) *views {
 	if every <= 0 {
 		every = DefaultLookEvery
 	}
-	return &views{every: every, now: time.Now, reads: NewReads(lookSlots), last: map[string]*Report{}, stale: map[string]time.Time{}}
+	return &views{every: every, now: time.Now, reads: NewReads(lookSlots), last: map[string]*Report{}, stale: map[string]time.Time{}, nodes: map[string]computeNodes{}}
 }
 
 // Look returns FE's latest report on src that is newer than the last
@@ -186,10 +188,12 @@ func (v *views) changed(key string) {
 // forget drops what is kept of a cluster that is gone, by its namespace/name.
 func (v *views) forget(key string) {
 	v.reads.Drop(key)
+	v.reads.Drop(key + "#compute-nodes")
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.last, key)
 	delete(v.stale, key)
+	delete(v.nodes, key+"#compute-nodes")
 }
 
 func (v *views) remembers(key string) bool {
@@ -197,5 +201,6 @@ func (v *views) remembers(key string) bool {
 	defer v.mu.Unlock()
 	_, read := v.last[key]
 	_, marked := v.stale[key]
-	return read || marked
+	_, listed := v.nodes[key+"#compute-nodes"]
+	return read || marked || listed
 }

@@ -72,8 +72,9 @@ type Cleanup struct {
 // removed: only after a scale-in (Checked), once the removed pods are gone
 // (their StatefulSet's status change brings the reconcile back), and not
 // while a failed one backs off. A CN spec removed has every node dropped
-// once its pods are gone. FE's report is read off the reconcile workers,
-// and the StatefulSet from the API server right before the DROPs.
+// once its pods are gone. FE's list of compute nodes is read off the
+// reconcile workers, and the StatefulSet from the API server, right before
+// the DROPs.
 func CleanUpComputeNodes(in ComputeNodeCleanup, m Cleanup, r Reads) (Step[Cleanup], Cleanup) {
 	if in.Removed {
 		return in.removed(m, r)
@@ -118,8 +119,8 @@ func (in ComputeNodeCleanup) removed(m Cleanup, r Reads) (Step[Cleanup], Cleanup
 	return in.drop(m, m.Removing, 0, r)
 }
 
-// drop drops the nodes FE lists at or above ordinal want, on FE's report
-// read since the cleanup became due, once the API server confirms that the
+// drop drops the nodes FE lists at or above ordinal want, on FE's list of
+// compute nodes read since the cleanup became due, once the API server confirms that the
 // StatefulSet still runs at most want replicas under the same UID (or, for
 // want 0, is gone or going): an HPA may have scaled it up since the cache
 // showed it, and the new pods register under the ordinals about to be
@@ -129,30 +130,30 @@ func (in ComputeNodeCleanup) drop(m Cleanup, uid types.UID, want int32, r Reads)
 	if m.Due.IsZero() {
 		m.Due = in.Now
 	}
-	if !r.Read.Report {
-		return Step[Cleanup]{Needs: Needs{Report: true}}, m
+	if !r.Read.ComputeNodes {
+		return Step[Cleanup]{Needs: Needs{ComputeNodes: true, Since: m.Due}}, m
 	}
-	rep := r.Report
+	nodes, failed := r.ComputeNodes, m
+	failed.Due = time.Time{} // the next try reads FE again
 	switch {
-	case rep == nil || rep.At.Before(m.Due):
-		return Step[Cleanup]{After: in.Every}, m
-	case rep.Err != nil:
-		return Step[Cleanup]{BackOff: true, Log: &Log{Message: "CN cleanup failed; will retry", KeysAndValues: []any{"error", rep.Err.Error()}}}, m
+	case nodes == nil:
+		return Step[Cleanup]{After: max(in.Every/10, MinLookAgain)}, m // FE is read off the workers: look again soon
+	case nodes.Err != nil:
+		return Step[Cleanup]{BackOff: true, Log: &Log{Message: "CN cleanup failed; will retry", KeysAndValues: []any{"error", nodes.Err.Error()}}}, failed
 	case !r.Read.StatefulSet:
 		return Step[Cleanup]{Needs: Needs{StatefulSet: true}}, m
 	case r.StatefulSetErr != nil:
-		return Step[Cleanup]{BackOff: true, Log: &Log{Message: "CN cleanup failed; will retry", KeysAndValues: []any{"error", r.StatefulSetErr.Error()}}}, m
+		return Step[Cleanup]{BackOff: true, Log: &Log{Message: "CN cleanup failed; will retry", KeysAndValues: []any{"error", r.StatefulSetErr.Error()}}}, failed
 	case superseded(r.StatefulSet, uid, want):
-		return Step[Cleanup]{Log: &Log{Message: "CN cleanup left off: the StatefulSet changed since it was decided", KeysAndValues: []any{"replicas", want}}}, m
+		return Step[Cleanup]{Log: &Log{Message: "CN cleanup left off: the StatefulSet changed since it was decided", KeysAndValues: []any{"replicas", want}}}, failed
 	}
-	done := m
-	done.Due = time.Time{}
+	done := failed
 	if want == 0 {
 		done.Removing = ""
 	} else {
 		done.Checked = checkedAt(uid, want)
 	}
-	stale := in.Names.StaleComputeNodes(rep.ComputeNodes, want)
+	stale := in.Names.StaleComputeNodes(nodes.Nodes, want)
 	if len(stale) == 0 {
 		return Step[Cleanup]{}, done
 	}
@@ -165,7 +166,7 @@ func (in ComputeNodeCleanup) drop(m Cleanup, uid types.UID, want int32, r Reads)
 	st.Log = &Log{Message: "dropped compute nodes removed by scale-in from FE", KeysAndValues: []any{"nodes", strings.Join(hosts, ", ")}}
 	st.Events = []Event{{Reason: "ComputeNodesDropped", Action: "DropComputeNode", Note: "dropped from FE the compute nodes removed by scale-in: " + strings.Join(hosts, ", ")}}
 	st.Failed = func(err error) (Step[Cleanup], Cleanup) {
-		return Step[Cleanup]{BackOff: true, Log: &Log{Message: "CN cleanup failed; will retry", KeysAndValues: []any{"error", err.Error()}}}, m
+		return Step[Cleanup]{BackOff: true, Log: &Log{Message: "CN cleanup failed; will retry", KeysAndValues: []any{"error", err.Error()}}}, failed
 	}
 	return st, done
 }

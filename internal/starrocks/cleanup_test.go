@@ -44,9 +44,9 @@ type cleanupCase struct {
 	Backoff time.Duration
 }
 
-// cleaned is a cleanup planned as the executor plans it: FE's report (the
-// nodes listed, read now) and the StatefulSet as the API server has it are
-// given when the planner asks for them.
+// cleaned is a cleanup planned as the executor plans it: FE's list of
+// compute nodes (read now) and the StatefulSet as the API server has it
+// are given when the planner asks for them.
 type cleaned struct {
 	st    Step[Cleanup]
 	m     Cleanup
@@ -57,9 +57,9 @@ func (c cleanupCase) plan(listed []fe.ComputeNode, live *appsv1.StatefulSet) cle
 	r := Reads{Waiting: c.Backoff}
 	st, m := CleanUpComputeNodes(c.ComputeNodeCleanup, Cleanup{Checked: c.Checked}, r)
 	var asked Needs
-	for st.Needs.Any() {
-		asked.Report, asked.StatefulSet = asked.Report || st.Needs.Report, asked.StatefulSet || st.Needs.StatefulSet
-		r.Read, r.Report, r.StatefulSet = asked, &Report{At: c.Now, ComputeNodes: listed}, live
+	for st.Needs.Minus(asked).Any() {
+		asked.ComputeNodes, asked.StatefulSet = asked.ComputeNodes || st.Needs.ComputeNodes, asked.StatefulSet || st.Needs.StatefulSet
+		r.Read, r.ComputeNodes, r.StatefulSet = asked, &ComputeNodesRead{At: c.Now, Nodes: listed}, live
 		st, m = CleanUpComputeNodes(c.ComputeNodeCleanup, m, r)
 	}
 	return cleaned{st: st, m: m, asked: asked}
@@ -137,12 +137,12 @@ func TestARemovedCNsNodesAreDroppedOnceItsPodsAreGone(t *testing.T) {
 	}
 	m := Cleanup{Removing: "u"}
 	st, _ := CleanUpComputeNodes(removed(func(c *cleanupCase) {}).ComputeNodeCleanup, m, Reads{})
-	if !st.Needs.Report {
+	if !st.Needs.ComputeNodes {
 		t.Errorf("pods gone: %+v, want FE read", st)
 	}
 	c := removed(func(c *cleanupCase) {})
-	r := Reads{Report: &Report{At: c.Now, ComputeNodes: two}}
-	r.Read.Report, r.Read.StatefulSet = true, true
+	r := Reads{ComputeNodes: &ComputeNodesRead{At: c.Now, Nodes: two}}
+	r.Read.ComputeNodes, r.Read.StatefulSet = true, true
 	if st, done := CleanUpComputeNodes(c.ComputeNodeCleanup, m, r); len(st.Statements) != 2 || done.Removing != "" {
 		t.Errorf("pods gone: %+v, want every node dropped and the removal done", st)
 	}

@@ -99,6 +99,11 @@ type Needs struct {
 	Config []string
 	// Images asks each FE of FE's report for its metadata image.
 	Images bool
+	// ComputeNodes asks for FE's list of compute nodes alone, read at or
+	// after Since: what decides a DROP of compute nodes, read right before
+	// it (off the reconcile workers, at the door's rate).
+	ComputeNodes bool
+	Since        time.Time
 	// StatefulSet reads the step's StatefulSet from the API server, not
 	// the cache, right before the statements it decides (an HPA may have
 	// scaled it since the cache was filled).
@@ -107,12 +112,13 @@ type Needs struct {
 
 // Any reports whether anything is needed.
 func (n Needs) Any() bool {
-	return n.Report || n.Fresh || len(n.Config) > 0 || n.Images || n.StatefulSet
+	return n.Report || n.Fresh || len(n.Config) > 0 || n.Images || n.ComputeNodes || n.StatefulSet
 }
 
 // Minus is what of n was not read yet.
 func (n Needs) Minus(read Needs) Needs {
-	out := Needs{Report: n.Report && !read.Report, Fresh: n.Fresh && !read.Fresh, Images: n.Images && !read.Images, StatefulSet: n.StatefulSet && !read.StatefulSet}
+	out := Needs{Report: n.Report && !read.Report, Fresh: n.Fresh && !read.Fresh, Images: n.Images && !read.Images,
+		ComputeNodes: n.ComputeNodes && !read.ComputeNodes, Since: n.Since, StatefulSet: n.StatefulSet && !read.StatefulSet}
 	if len(read.Config) == 0 {
 		out.Config = n.Config
 	}
@@ -137,6 +143,9 @@ type Reads struct {
 	// Images is each FE's own word on its image, by FE name; an FE that
 	// did not answer is left out.
 	Images map[string]fe.HAInfo
+	// ComputeNodes is FE's list of compute nodes read since Needs.Since;
+	// nil when none is in yet.
+	ComputeNodes *ComputeNodesRead
 	// StatefulSet is the step's StatefulSet as the API server has it (nil:
 	// gone); StatefulSetErr why it could not be read.
 	StatefulSet    *appsv1.StatefulSet

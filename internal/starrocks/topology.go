@@ -44,6 +44,15 @@ type Report struct {
 	Statistic    fe.Statistic
 }
 
+// ComputeNodesRead is FE's list of its compute nodes (SHOW COMPUTE NODES),
+// read at one moment: At is when the read started; Err why FE did not
+// list them.
+type ComputeNodesRead struct {
+	At    time.Time
+	Err   error
+	Nodes []fe.ComputeNode
+}
+
 // PodNames names the nodes of one StatefulSet by their pods: FE lists them
 // under the pod's DNS name (HOST_TYPE=FQDN, facts sheet §1),
 // <pod>.<headless service>.<namespace>[.svc.<cluster domain>]. It is the

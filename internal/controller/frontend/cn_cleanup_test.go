@@ -120,9 +120,10 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 	if m, _ := c.memo.Get(key); calls.Load() != 0 || m.Checked.Of("sts-uid") != (starrocks.Checked{Replicas: 3, Known: true}) {
 		t.Fatal("FE asked about a StatefulSet that was never scaled")
 	}
-	restarted := newCleanup(resolve) // an operator restart forgets; a scaled StatefulSet is checked once
-	if after := restarted.run(cnStatefulSet(3, 3)); after != restarted.x.Door.Every() {
-		t.Fatalf("after a restart: look again in %v, want %v", after, restarted.x.Door.Every())
+	restarted := newCleanup(resolve)                         // an operator restart forgets; a scaled StatefulSet is checked once
+	soon := max(c.x.Door.Every()/10, starrocks.MinLookAgain) // FE is read off the workers: the reconcile looks again soon
+	if after := restarted.run(cnStatefulSet(3, 3)); after != soon {
+		t.Fatalf("after a restart: look again in %v, want %v", after, soon)
 	}
 	eventually(t, "after a restart, a StatefulSet whose spec changed was not checked", func() bool { return calls.Load() > 0 })
 	calls.Store(0)
@@ -134,13 +135,13 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 	if calls.Load() != 0 {
 		t.Fatal("FE asked before the scale-in settled")
 	}
-	if after := c.run(cnStatefulSet(1, 1)); after != c.x.Door.Every() {
-		t.Fatalf("settled scale-in: look again in %v, want %v", after, c.x.Door.Every())
+	if after := c.run(cnStatefulSet(1, 1)); after != soon {
+		t.Fatalf("settled scale-in: look again in %v, want %v", after, soon)
 	}
 	eventually(t, "settled scale-in: FE not asked", func() bool { return calls.Load() > 0 })
 	// FE's answer (it closes every connection) is in: the cleanup failed.
 	var after time.Duration
-	eventually(t, "the failed read is not told", func() bool { after = c.run(cnStatefulSet(1, 1)); return after != c.x.Door.Every() })
+	eventually(t, "the failed read is not told", func() bool { after = c.run(cnStatefulSet(1, 1)); return after != soon })
 	if m, _ := c.memo.Get(key); m.Checked.Of("sts-uid").Replicas != 5 {
 		t.Errorf("a failed cleanup must not be remembered as clean, got %+v", m.Checked)
 	}
@@ -154,8 +155,8 @@ func TestFEIsAskedOnlyAfterASettledScaleIn(t *testing.T) {
 func TestACleanupAgainstAHungFEHoldsNoWorkerAndRunsOncePerStatefulSet(t *testing.T) {
 	hung := silentfe.Start(t)
 	c := newCleanup(func(fe.Target) (string, string) { return hung.Address(), "http://" + hung.Address() })
-	if after := c.run(cnStatefulSet(1, 1)); after != c.x.Door.Every() {
-		t.Fatalf("look again in %v, want %v", after, c.x.Door.Every())
+	if soon := max(c.x.Door.Every()/10, starrocks.MinLookAgain); c.run(cnStatefulSet(1, 1)) != soon {
+		t.Fatalf("look again not in %v", soon)
 	}
 	// Run returned while FE has not answered: its read goes on off the worker.
 	eventually(t, "FE was not asked", func() bool { return hung.Accepted() > 0 })

@@ -35,6 +35,8 @@ import (
 //     workers at the door's rate; nil until one is in;
 //   - Config asks FE for its configuration (ADMIN SHOW FRONTEND CONFIG);
 //   - Images asks each FE of the report for its own metadata image;
+//   - ComputeNodes is the door's list of compute nodes read since a time,
+//     off the reconcile workers too;
 //   - StatefulSet reads the step's StatefulSet from the API server,
 //     uncached (without a live reader, as in unit tests, the cache's
 //     copy stands).
@@ -63,6 +65,10 @@ func (x Steps) read(ctx context.Context, t Target, need starrocks.Needs, r *star
 			r.Images, _ = x.Door.Images(ctx, t.Cluster, t.FEConf, r.Report.Frontends)
 		}
 		r.Read.Images = true
+	}
+	if need.ComputeNodes {
+		r.ComputeNodes = x.Door.ComputeNodes(t.Cluster, t.FEConf, need.Since)
+		r.Read.ComputeNodes = true
 	}
 	if need.StatefulSet {
 		r.StatefulSet, r.StatefulSetErr = x.live(ctx, t.StatefulSet)
