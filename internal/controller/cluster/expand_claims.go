@@ -113,9 +113,6 @@ func recreated(old *appsv1.StatefulSet) *appsv1.StatefulSet {
 
 func (r *Reconciler) checkExpandable(ctx context.Context, className *string) error {
 	reader := r.APIReader
-	if reader == nil {
-		reader = r.Client
-	}
 	if className == nil || *className == "" {
 		var classes storagev1.StorageClassList
 		if err := reader.List(ctx, &classes); err != nil {

@@ -84,14 +84,14 @@ func (r *Reconciler) firstStep(ctx context.Context, s *clusterScope) bool {
 	if !slices.Contains(objs, client.Object(sts)) {
 		return true
 	}
-	short := r.WorkersShort == nil || r.WorkersShort()
+	short := r.WorkersShort()
 	objs = starrocks.FirstWrites(objs, client.Object(sts), client.Object(s.want.objects.FE.SearchService), short)
 	run := r.Applier.Begin(ctx, objs)
 	results, err := run.Wait(ctx, func(o client.Object) bool { return !reconcile.AllocatesClusterIP(o) })
 	failed := func() bool {
 		return err != nil || slices.ContainsFunc(results, func(res apply.Result) bool { return res.Pending })
 	}
-	if !failed() && (short || r.WorkersShort()) { // short is true when WorkersShort is nil
+	if !failed() && (short || r.WorkersShort()) {
 		// Clusters wait for a worker: the client Service stays in flight,
 		// and the next reconcile takes its answer (apply.Run).
 		reconcile.CountWrites(results)

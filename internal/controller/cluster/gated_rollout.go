@@ -57,24 +57,10 @@ type gateState struct {
 	word          *status.StarRocksWord
 	// report is FE's report this reconcile read (feWord); nil when none.
 	report *feReport
-	// pods are the cluster's pods by component, read once per reconcile.
-	pods map[resources.Component][]corev1.Pod
 	// parallel is, by component, the image a parallel rollout goes to
 	// (starrocks.ChooseParallel); declined why one the cluster asks for
 	// rolls gated instead (parallel.go).
 	parallel, declined map[resources.Component]string
-}
-
-// clusterPods lists the cluster's pods from the cache once per reconcile:
-// the gates and the status read the same list.
-func (r *Reconciler) clusterPods(ctx context.Context, s *clusterScope) map[resources.Component][]corev1.Pod {
-	if s.gates.pods == nil {
-		s.gates.pods = r.pods(ctx, s.src)
-		if s.gates.pods == nil {
-			return nil // a failed list is tried again by the next caller
-		}
-	}
-	return s.gates.pods
 }
 
 // observe writes FE's word into obs.
@@ -347,16 +333,6 @@ func (r *Reconciler) deletePod(ctx context.Context, s *clusterScope, p *corev1.P
 	return nil
 }
 
-// templateField is the pod template, kept while another step moves a component.
-var templateField = []string{"spec", "template"}
-
-// configHashField is the .conf hash a StatefulSet records, kept with its
-// template while a .conf change waits.
-var configHashField = []string{"metadata", "annotations", resources.ConfigHashAnnotation}
-
-// updateStrategyField is where a gate sets the partition or OnDelete.
-var updateStrategyField = []string{"spec", "updateStrategy"}
-
 // gateSet reports whether live's strategy is one a gate sets: OnDelete, or
 // a partition above 0 (the spec's own is left out before).
 func gateSet(live *appsv1.StatefulSet) bool {
@@ -380,7 +356,7 @@ func (r *Reconciler) tellStalled(s *clusterScope) {
 	if c := meta.FindStatusCondition(s.src.Status.Conditions, srv1.ConditionProgressing); c != nil && c.Reason == srv1.ReasonRolloutStalled {
 		return
 	}
-	r.Recorder.Eventf(s.src, nil, corev1.EventTypeWarning, srv1.ReasonRolloutStalled, "Rollout", "%s", status.Truncate(s.gates.stalled, status.MaxEventNote))
+	r.event(s.src, true, srv1.ReasonRolloutStalled, "Rollout", s.gates.stalled)
 }
 
 // templateChanging reports whether writing want changes live's pod

@@ -33,7 +33,6 @@ import (
 	"github.com/srscale/starrocks-operator/internal/apply"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
-	"github.com/srscale/starrocks-operator/internal/status"
 )
 
 // parallel decides, for gateRollouts, whether component c's rollout
@@ -78,7 +77,7 @@ func (r *Reconciler) parallel(ctx context.Context, s *clusterScope, c resources.
 		return choice.Declined, true
 	})
 	if !told {
-		r.event(s.src, corev1.EventTypeWarning, srv1.ReasonParallelRolloutDeclined, "Rollout", "%s", status.Truncate(choice.Declined, status.MaxEventNote))
+		r.event(s.src, true, srv1.ReasonParallelRolloutDeclined, "Rollout", choice.Declined)
 	}
 	return false
 }
@@ -138,9 +137,9 @@ func (r *Reconciler) replaceAll(ctx context.Context, s *clusterScope, c resource
 		r.replacing.Forget(key)
 	}
 	if len(deleted) > 0 {
-		r.event(s.src, corev1.EventTypeNormal, srv1.ReasonParallelRollout, "Rollout", "%s",
-			status.Truncate(fmt.Sprintf("%s=%s: deleted %d %s pods at once for %s (%s); %s is down until they are back",
-				srv1.RolloutAnnotation, srv1.RolloutParallel, len(deleted), c.Title(), s.gates.parallel[c], strings.Join(deleted, ", "), c.Title()), status.MaxEventNote))
+		r.event(s.src, false, srv1.ReasonParallelRollout, "Rollout",
+			fmt.Sprintf("%s=%s: deleted %d %s pods at once for %s (%s); %s is down until they are back",
+				srv1.RolloutAnnotation, srv1.RolloutParallel, len(deleted), c.Title(), s.gates.parallel[c], strings.Join(deleted, ", "), c.Title()))
 	}
 	return err
 }

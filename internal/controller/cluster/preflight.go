@@ -72,11 +72,3 @@ func (r *Reconciler) preflight(ctx context.Context, s *clusterScope) bool {
 	}
 	return true
 }
-
-// orderWorkload is component c's StatefulSet as it runs and as the spec
-// wants it, as the rollout order and the pre-flight read them.
-func orderWorkload(s *clusterScope, c resources.Component) starrocks.Workload {
-	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
-	gated := live != nil && gateSet(live) && !starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy)
-	return starrocks.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want), Gated: gated}
-}

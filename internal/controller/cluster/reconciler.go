@@ -56,7 +56,8 @@ type Reconciler struct {
 	FE feaccess.Door
 	// DenyList holds namespaces whose clusters are left alone.
 	DenyList []string
-	// APIReader reads what the operator does not cache (StorageClasses), rarely.
+	// APIReader reads what the operator does not cache (StorageClasses,
+	// claims), rarely; the client unless set up otherwise.
 	APIReader client.Reader
 	// BuildOptions are the operator-wide settings of the builders.
 	BuildOptions resources.Options
@@ -69,7 +70,7 @@ type Reconciler struct {
 	// than one worker.
 	StartApart bool
 	// WorkersShort reports whether more reconciles want a worker than there
-	// are workers (see starrocks.WorkersShort); nil means always.
+	// are workers (see starrocks.WorkersShort); always, unless set up otherwise.
 	WorkersShort func() bool
 	// running counts the reconciles in progress, for WorkersShort.
 	running atomic.Int32
@@ -119,6 +120,8 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 	memos := reconcile.NewMemos()
 	r := &Reconciler{
 		Client:        c,
+		APIReader:     c,
+		WorkersShort:  func() bool { return true },
 		Recorder:      recorder,
 		Applier:       reconcile.AdoptingApplier(c),
 		Configs:       configs,
@@ -211,9 +214,6 @@ func (r *Reconciler) rememberForget(memos *reconcile.Memos) {
 		r.Applier.Forget(objs)
 	})
 	memos.Register(func(key types.NamespacedName) {
-		if r.Configs == nil {
-			return
-		}
 		r.Configs.ForgetUnused(key.Namespace, func(name string) bool {
 			var list srv1.StarRocksClusterList
 			err := r.Client.List(context.Background(), &list, client.InNamespace(key.Namespace), client.MatchingFields{reconcile.ConfigMapIndex: name})

@@ -39,9 +39,6 @@ import (
 // without the cluster's annotation.
 const defaultDecommissionStall = 30 * time.Minute
 
-// replicasField is spec.replicas, for field holds.
-var replicasField = []string{"spec", "replicas"}
-
 // scaleIn lets StarRocks release the nodes a scale-in removes before their
 // pods go (DESIGN §10). A BE StatefulSet keeps its replicas while FE
 // decommissions the removed BEs; an FE StatefulSet shrinks one pod at a
@@ -175,11 +172,4 @@ func decommissionStall(src *srv1.StarRocksCluster) time.Duration {
 		return d
 	}
 	return defaultDecommissionStall
-}
-
-// event emits one Event on the cluster.
-func (r *Reconciler) event(src *srv1.StarRocksCluster, eventType, reason, action, note string, args ...any) {
-	if r.Recorder != nil {
-		r.Recorder.Eventf(src, nil, eventType, reason, action, note, args...)
-	}
 }

@@ -20,8 +20,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -59,6 +63,8 @@ type clusterScope struct {
 	after time.Duration
 	// gates is what the gated rollouts and FE's word tell the status (gated_rollout.go).
 	gates gateState
+	// pods are the cluster's pods by component, listed once per reconcile (clusterPods).
+	pods map[resources.Component][]corev1.Pod
 }
 
 // statusWrite is the outcome of writing status.
@@ -184,4 +190,86 @@ func (s *clusterScope) later(d time.Duration) {
 func (s *clusterScope) recovering() bool {
 	_, ok := recovering(s.src, s.in.confs[resources.ComponentFE].content)
 	return ok
+}
+
+// replicasField is spec.replicas, for field holds.
+var replicasField = []string{"spec", "replicas"}
+
+// templateField is the pod template, kept while another step moves a component.
+var templateField = []string{"spec", "template"}
+
+// configHashField is the .conf hash a StatefulSet records, kept with its
+// template while a .conf change waits.
+var configHashField = []string{"metadata", "annotations", resources.ConfigHashAnnotation}
+
+// updateStrategyField is where a gate sets the partition or OnDelete.
+var updateStrategyField = []string{"spec", "updateStrategy"}
+
+// clusterPods lists the cluster's pods from the cache once per reconcile:
+// the phases and the status read the same list.
+func (r *Reconciler) clusterPods(ctx context.Context, s *clusterScope) map[resources.Component][]corev1.Pod {
+	if s.pods == nil {
+		s.pods = r.pods(ctx, s.src)
+		if s.pods == nil {
+			return nil // a failed list is tried again by the next caller
+		}
+	}
+	return s.pods
+}
+
+// pods lists the cluster's pods from the cache, by component; nil when
+// the list fails.
+func (r *Reconciler) pods(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component][]corev1.Pod {
+	owners := make([]string, 0, len(resources.Components))
+	for _, c := range resources.Components {
+		owners = append(owners, resources.SelectorLabels(src, c)[resources.OwnerLabel])
+	}
+	sel, err := labels.NewRequirement(resources.OwnerLabel, selection.In, owners)
+	if err != nil {
+		return nil
+	}
+	var list corev1.PodList
+	if err := r.Client.List(ctx, &list, client.InNamespace(src.Namespace), client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*sel)}); err != nil {
+		return nil
+	}
+	out := map[resources.Component][]corev1.Pod{}
+	for _, p := range list.Items {
+		if !ownedByCluster(&p, src) {
+			continue
+		}
+		c := resources.Component(p.Labels[resources.ComponentLabel])
+		out[c] = append(out[c], p)
+	}
+	return out
+}
+
+// ownedByCluster is true for pods of this cluster's workloads (pods are owned by
+// a StatefulSet or ReplicaSet, not by the cluster): the owner label names them.
+func ownedByCluster(p *corev1.Pod, src *srv1.StarRocksCluster) bool {
+	return strings.HasPrefix(p.Labels[resources.OwnerLabel], src.Name+"-")
+}
+
+// event tells one Event on the cluster: the one way a phase tells what it
+// did besides its StarRocks steps' Events (the executor's).
+func (r *Reconciler) event(src *srv1.StarRocksCluster, warning bool, reason, action, note string) {
+	kind := corev1.EventTypeNormal
+	if warning {
+		kind = corev1.EventTypeWarning
+	}
+	r.Recorder.Eventf(src, nil, kind, reason, action, "%s", status.Truncate(note, status.MaxEventNote))
+}
+
+// feAnswers is true once FE has a Ready pod: before, no FE query is sent
+// (an API-only run, a new cluster), and no extra write follows from one.
+func feAnswers(s *clusterScope) bool {
+	sts := s.in.live[resources.ComponentFE]
+	return sts != nil && sts.Status.ReadyReplicas > 0
+}
+
+// orderWorkload is component c's StatefulSet as it runs and as the spec
+// wants it, as the rollout order and the pre-flight read them.
+func orderWorkload(s *clusterScope, c resources.Component) starrocks.Workload {
+	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+	gated := live != nil && gateSet(live) && !starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy)
+	return starrocks.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want), Gated: gated}
 }

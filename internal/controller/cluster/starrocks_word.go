@@ -86,13 +86,6 @@ func lastPodChange(pods map[resources.Component][]corev1.Pod) time.Time {
 	return last
 }
 
-// feAnswers is true once FE has a Ready pod: before, no FE query is sent
-// (an API-only run, a new cluster), and no extra write follows from one.
-func feAnswers(s *clusterScope) bool {
-	sts := s.in.live[resources.ComponentFE]
-	return sts != nil && sts.Status.ReadyReplicas > 0
-}
-
 // gateWord is FE's report as the gate of component c reads it; nil when there is none.
 func gateWord(rep *feReport, src *srv1.StarRocksCluster, c resources.Component) *starrocks.Word {
 	return starrocks.GateWord(rep.Pure(), src, c)

@@ -22,11 +22,9 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -168,36 +166,6 @@ func (s *clusterScope) gracefulExitCutShort() string {
 		}
 	}
 	return strings.Join(out, "; ")
-}
-
-func (r *Reconciler) pods(ctx context.Context, src *srv1.StarRocksCluster) map[resources.Component][]corev1.Pod {
-	owners := make([]string, 0, len(resources.Components))
-	for _, c := range resources.Components {
-		owners = append(owners, resources.SelectorLabels(src, c)[resources.OwnerLabel])
-	}
-	sel, err := labels.NewRequirement(resources.OwnerLabel, selection.In, owners)
-	if err != nil {
-		return nil
-	}
-	var list corev1.PodList
-	if err := r.Client.List(ctx, &list, client.InNamespace(src.Namespace), client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*sel)}); err != nil {
-		return nil
-	}
-	out := map[resources.Component][]corev1.Pod{}
-	for _, p := range list.Items {
-		if !ownedByCluster(&p, src) {
-			continue
-		}
-		c := resources.Component(p.Labels[resources.ComponentLabel])
-		out[c] = append(out[c], p)
-	}
-	return out
-}
-
-// ownedByCluster is true for pods of this cluster's workloads (pods are owned by
-// a StatefulSet or ReplicaSet, not by the cluster): the owner label names them.
-func ownedByCluster(p *corev1.Pod, src *srv1.StarRocksCluster) bool {
-	return strings.HasPrefix(p.Labels[resources.OwnerLabel], src.Name+"-")
 }
 
 // writeStatusBeside writes the status computed before the writes while

@@ -36,9 +36,6 @@ import (
 // template whose pods are not all ready, never for a healthy cluster.
 func (r *Reconciler) unboundClaims(ctx context.Context, s *clusterScope) []string {
 	reader := r.APIReader
-	if reader == nil {
-		reader = r.Client
-	}
 	var out []string
 	for _, c := range statefulSetComponents {
 		sts := s.in.live[c]
