@@ -79,6 +79,10 @@ func NewMemory(memos *reconcile.Memos, keysOf func(types.NamespacedName) []types
 	return m
 }
 
+// NoMemory is the memory of a planner that keeps none (its M is
+// struct{}): nothing is ever kept in it.
+var NoMemory = reconcile.NewMemo[struct{}](nil)
+
 // Target is where one step is done.
 type Target struct {
 	// Cluster is whose FE the step talks to, through the door; FEConf its fe.conf.
