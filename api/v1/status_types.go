@@ -151,6 +151,10 @@ const (
 	// StarRocks' upgrade pages ask before the next change; the Event names
 	// the journal id. Progressing tells the wait meanwhile.
 	ReasonMetadataImage = "MetadataImage"
+	// ReasonBackendsDropped (an Event): the shared-data BEs of a BE spec
+	// removed with the user's consent were dropped from FE once their pods
+	// were gone.
+	ReasonBackendsDropped = "BackendsDropped"
 	// ReasonFEUnreachable is set when FE does not answer a step that needs its word.
 	ReasonFEUnreachable = "FEUnreachable"
 	// ReasonFETLSFailed is set in FEUnreachable's place when the connection

@@ -114,6 +114,10 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 		skipKnownFailure(t)
 		testRemovedComputeNodesAcrossRestart(t, c, dir)
 	})
+	t.Run("shared-data BE spec removed with consent: its BEs are dropped from FE once its pods are gone; without the step FE keeps them, not Alive", func(t *testing.T) {
+		skipKnownFailure(t)
+		testRemovedSharedDataBackends(t, c, dir)
+	})
 	t.Run("a node drain as an FE leaves FE's group: FE's budget was lowered before the DROP, the eviction refused; without a budget the group loses its leader", func(t *testing.T) {
 		skipKnownFailure(t)
 		testDrainDuringFEStep(t, c, dir)
@@ -1073,6 +1077,58 @@ func testRemovedComputeNodesAcrossRestart(t *testing.T, c *testcluster.Cluster, 
 	eventually(t, time.Minute, "no compute node of cx left in FE", func(context.Context) (bool, error) { return len(hosts(f, "")) == 0, nil })
 	if got := f.StatementsLike("ALTER SYSTEM DROP COMPUTE NODE"); len(got) != 2 {
 		t.Errorf("DROP COMPUTE NODE statements %q, want one per removed node", got)
+	}
+	if err := c.Client.Delete(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testRemovedSharedDataBackends: a shared-data cluster moves to compute
+// nodes, its BE spec removed with the user's consent. The control first:
+// with no operator running, the BE StatefulSet and its pods go, and FE
+// keeps both BEs' rows, not Alive, as it does for ever without a DROP
+// (facts sheet §14). The operator started drops them, one DROP BACKEND
+// each, from FE's word alone.
+func testRemovedSharedDataBackends(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	ctx := context.Background()
+	op := startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	f := startFE(t, dir, "scale-restart", "rb", simstarrocks.Options{SharedData: true})
+	src := beCluster("scale-restart", "rb", 2)
+	conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "scale-restart", Name: "rb-fe-conf"}, Data: map[string]string{"fe.conf": "run_mode = shared_data\n"}}
+	if err := c.Client.Create(ctx, conf); err != nil {
+		t.Fatal(err)
+	}
+	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: conf.Name, ResolveKey: "fe.conf"}
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, "scale-restart", "rb", 2*time.Minute)
+	eventually(t, time.Minute, "2 BEs registered and alive", func(context.Context) (bool, error) { return aliveBEs(f) == 2, nil })
+	op.stop()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Annotations = map[string]string{srv1.DeleteRemovedComponentsAnnotation: "true"}
+		s.Spec.StarRocksBeSpec = nil
+	})
+	be := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "scale-restart", Name: "rb-be"}}
+	if err := c.Client.Delete(ctx, be, client.PropagationPolicy(metav1.DeletePropagationForeground)); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, c, "the BE StatefulSet and its pods", be)
+	removed := []string{beHost("scale-restart", "rb", 0), beHost("scale-restart", "rb", 1)}
+	eventually(t, time.Minute, "FE lists the removed BEs not Alive", func(context.Context) (bool, error) {
+		return slices.Equal(backendHosts(f), removed) && aliveBEs(f) == 0, nil
+	})
+	time.Sleep(5 * time.Second) // FE's heartbeats go on: the rows stay
+	if got := backendHosts(f); !slices.Equal(got, removed) {
+		t.Fatalf("control: FE lists %q after the removal, want both removed BEs kept, not Alive", got)
+	}
+	t.Logf("control: without the step FE keeps %q, not Alive", removed)
+
+	op = startOperator(t, c, "scale-restart", operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second})
+	defer op.stop()
+	eventually(t, time.Minute, "no BE of rb left in FE", func(context.Context) (bool, error) { return len(backendHosts(f)) == 0, nil })
+	if got := f.StatementsLike("ALTER SYSTEM DROP BACKEND"); len(got) != 2 {
+		t.Errorf("DROP BACKEND statements %q, want one per removed BE", got)
 	}
 	if err := c.Client.Delete(ctx, src); err != nil {
 		t.Fatal(err)

@@ -189,6 +189,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.budgets,             // budgets.go: disruption budgets for the pods the StatefulSets keep
 		r.sync,                // sync.go: write and delete objects, status beside
 		r.cleanUpComputeNodes, // cn_cleanup.go: drop from FE the compute nodes a scale-in removed
+		r.dropRemovedBackends, // removed_backends.go: drop from FE the shared-data BEs of a BE spec removed
 	)
 	return r.finish(ctx, s)
 }
