@@ -18,8 +18,11 @@ limitations under the License.
 // in as (credentials), over what TLS, at which address; the statements it
 // sends (Exec, which marks the cluster's FE view stale itself); the reads of
 // what FE says of its nodes and tablets, off the reconcile workers, under
-// one read policy (Look, Word); the features cache; and what FE's answers
-// mean (Classify). It knows nothing of the reconcilers.
+// one read policy (Look, Word, and ComputeNodes for the list a compute-node
+// DROP is decided on); each FE's own word on its metadata image (Images);
+// the features cache; and what FE's answers mean (Classify). It knows
+// nothing of the reconcilers: the executor of StarRocks steps
+// (internal/controller/frontend) is what reads and sends through it.
 package feaccess
 
 import (

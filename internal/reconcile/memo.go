@@ -25,9 +25,11 @@ import (
 // Memos is the registry of what a reconciler remembers per object between
 // reconciles. Each memory registers how to forget an object when it is
 // made; Forget, called once when the object is gone or left alone, forgets
-// it in all of them. No memory is forgotten by hand, so none is forgotten
-// by mistake: memory follows the objects there are, not every object there
-// ever was.
+// it in all of them. No object that goes is forgotten by hand, memory by
+// memory, so none is forgotten by mistake: memory follows the objects there
+// are, not every object there ever was. (What a step no longer needs of an
+// object that stays, it drops itself: the executor of StarRocks steps keeps
+// no empty memory.)
 //
 // Keys are the object's namespace and name: an object that is gone is
 // known only by them. A memory whose entries must not outlive one

@@ -20,8 +20,8 @@ import "context"
 
 // Phase is one step of a reconcile over its scope S: it reads the scope,
 // acts, records in the scope what it did, and returns false to end the
-// reconcile there. The status and Events are written after the phases in
-// any case, from the scope alone.
+// reconcile there. The status is written from the scope in any case, and
+// the Events of the writes and errors after the phases.
 type Phase[S any] func(ctx context.Context, s S) bool
 
 // Run runs phases in order while each returns true and ready(s) holds

@@ -15,11 +15,13 @@ limitations under the License.
 */
 
 // Package cluster is the StarRocksCluster reconciler. Reconcile builds the
-// scope (scope.go, desired.go: the inputs, the desired objects, the holds)
-// and runs the phases over it in order, one file each (the list is in
-// Reconcile); status.go and events.go tell what it did. What StarRocks
-// decides is in internal/starrocks, FE is reached through
-// internal/controller/frontend, and the kit is internal/reconcile.
+// scope (scope.go, desired.go: the inputs, the desired objects, the holds,
+// and what the phases share) and runs the phases over it in order, one file
+// each (the list is in Reconcile); status.go and events.go tell what it
+// did. What StarRocks decides is in internal/starrocks; a phase that talks
+// to StarRocks builds its planner's input and hands it to the one executor
+// (internal/controller/frontend, through steps.go), which reaches FE only
+// through the door (internal/feaccess); the kit is internal/reconcile.
 package cluster
 
 import (
@@ -163,8 +165,10 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 
 // Reconcile brings one cluster's objects to its spec, then reports in status.
 // It builds the scope (inputs, desired state, holds) and runs the phases in
-// order over it; a phase may end the reconcile early. Status and Events are
-// written once, at the end, from the scope.
+// order over it; a phase may end the reconcile early. The status is written
+// once, from the scope: beside the writes when it can be, else at the end;
+// the Events of the writes and errors are told at the end, those of a
+// StarRocks step as the executor does it.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.running.Add(1)
 	defer r.running.Add(-1)

@@ -39,7 +39,8 @@ import (
 
 // clusterScope is one reconcile of one cluster: what it read, what the spec
 // asks for, what is held back, and what the phases did so far. The phases
-// read and fill it; status and Events are written from it, once, at the end.
+// read and fill it; the status is written from it, once (finish, or
+// beside the writes), and the Events of the writes and errors at the end.
 type clusterScope struct {
 	src *srv1.StarRocksCluster
 	in  *clusterInputs
