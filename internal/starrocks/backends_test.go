@@ -157,10 +157,10 @@ func (p planned) event() *Event {
 }
 
 // marks are the ordinals of the pods the step marks (set) or clears.
-func (p planned) marks(clear bool) []int {
+func (p planned) marks(cleared bool) []int {
 	var out []int
 	for _, m := range p.Marks {
-		if m.Clear == clear {
+		if m.Clear == cleared {
 			out = append(out, m.Pod)
 		}
 	}

@@ -19,13 +19,13 @@ package starrocks
 import (
 	"encoding/json"
 	"errors"
-	"github.com/srscale/starrocks-operator/internal/version"
 	"strings"
 	"testing"
 	"time"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // The compatibility pause as a step: what it reads, in how many rounds,

@@ -18,13 +18,13 @@ package starrocks
 
 import (
 	"errors"
-	"github.com/srscale/starrocks-operator/internal/version"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 func TestPlanCompatibility(t *testing.T) {

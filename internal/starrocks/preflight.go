@@ -24,13 +24,13 @@ package starrocks
 
 import (
 	"fmt"
-	"github.com/srscale/starrocks-operator/internal/version"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // PreflightIn is what the pre-flight decides from.
@@ -196,9 +196,9 @@ func computeNodeVersions(r *Report, names PodNames) []string {
 func versionsOf[T any](rows []T, names PodNames, hostVersion func(T) (string, string)) []string {
 	var cells []string
 	for _, row := range rows {
-		host, version := hostVersion(row)
+		host, cell := hostVersion(row)
 		if _, ok := names.Ordinal(host); ok {
-			cells = append(cells, version)
+			cells = append(cells, cell)
 		}
 	}
 	return cells

@@ -18,12 +18,12 @@ package starrocks
 
 import (
 	"errors"
-	"github.com/srscale/starrocks-operator/internal/version"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 func TestCheckImagePaths(t *testing.T) {

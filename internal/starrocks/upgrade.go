@@ -23,9 +23,10 @@ package starrocks
 
 import (
 	"fmt"
-	"github.com/srscale/starrocks-operator/internal/version"
 	"sort"
 	"strings"
+
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // PathKind is what a version change is, on StarRocks' documented paths.

@@ -17,9 +17,10 @@ limitations under the License.
 package starrocks
 
 import (
-	"github.com/srscale/starrocks-operator/internal/version"
 	"strings"
 	"testing"
+
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // Each case names what it decides; the comment cites the rule of

@@ -52,19 +52,19 @@ func TestARecordIsWrittenBeforeItsStatements(t *testing.T) {
 				}}, memo
 		}
 	}
-	run := func(c client.Client, door feaccess.Door) (error, *reconcile.Memo[string]) {
+	run := func(c client.Client, door feaccess.Door) (*reconcile.Memo[string], error) {
 		memos := reconcile.NewMemos()
 		memo := reconcile.NewMemo[string](memos)
 		x := Steps{Door: door, Client: c, Recorder: events.NewFakeRecorder(10), Memory: NewMemory(memos, func(types.NamespacedName) []types.NamespacedName { return nil })}
 		var failed error
 		t := Target{Cluster: src, On: src, Hold: func(starrocks.Hold) {}, Later: func(time.Duration) {}, Fail: func(err error) { failed = err }, Note: func(string) {}}
 		Run(ctx, x, t, memo, client.ObjectKeyFromObject(src), struct{}{}, step("done"))
-		return failed, memo
+		return memo, failed
 	}
 
 	// The statements fail (FE cannot be reached): the record is on the cluster.
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(src.DeepCopy()).Build()
-	failed, memo := run(c, feaccess.Door{})
+	memo, failed := run(c, feaccess.Door{})
 	got := &srv1.StarRocksCluster{}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(src), got); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestARecordIsWrittenBeforeItsStatements(t *testing.T) {
 
 	// The record cannot be written (the cluster is gone): no statement is sent.
 	calls, resolve := countingFE(t)
-	failed, _ = run(fake.NewClientBuilder().WithScheme(scheme.New()).Build(), feaccess.New(nil, feaccess.Options{Resolve: resolve}))
+	_, failed = run(fake.NewClientBuilder().WithScheme(scheme.New()).Build(), feaccess.New(nil, feaccess.Options{Resolve: resolve}))
 	var record *starrocks.RecordError
 	if !errors.As(failed, &record) || calls.Load() != 0 {
 		t.Errorf("failure %v, %d connections to FE; want the record's failure and no statement sent", failed, calls.Load())

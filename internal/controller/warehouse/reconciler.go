@@ -102,13 +102,6 @@ func (r *Reconciler) steps() frontend.Steps {
 	return frontend.Steps{Door: r.FE, Client: r.Client, Recorder: r.Recorder, Memory: r.stepMemory}
 }
 
-// later asks to look again within d.
-func (s *scope) later(d time.Duration) {
-	if d > 0 && (s.after == 0 || d < s.after) {
-		s.after = d
-	}
-}
-
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrockswarehouses,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrockswarehouses/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
@@ -129,6 +122,13 @@ type scope struct {
 	results []apply.Result
 	err     error
 	after   time.Duration
+}
+
+// later asks to look again within d.
+func (s *scope) later(d time.Duration) {
+	if d > 0 && (s.after == 0 || d < s.after) {
+		s.after = d
+	}
 }
 
 // Reconcile brings one warehouse's objects to its spec, or finalizes it.
