@@ -80,6 +80,15 @@ func (s DropComputeNode) Send(ctx context.Context, c *Client) error {
 	return c.DropComputeNode(ctx, s.Node)
 }
 
+// DropWarehouse drops a warehouse (FE's name, WarehouseName); one FE has
+// not is no error (Client.DropWarehouse).
+type DropWarehouse struct{ Name string }
+
+// Send sends DROP WAREHOUSE IF EXISTS.
+func (s DropWarehouse) Send(ctx context.Context, c *Client) error {
+	return c.DropWarehouse(ctx, s.Name)
+}
+
 // SetFrontendConfig sets one FE configuration key, in the memory of every
 // alive FE (internal/fe/config.go).
 type SetFrontendConfig struct{ Key, Value string }

@@ -24,7 +24,8 @@ limitations under the License.
 // (backends.go, with FE's rows sorted in backend_rows.go and the drain's
 // pacing and stall in drain.go), FE leaving FE's group (frontends.go), the
 // memory both share (scalein.go), the compute-node cleanup (cleanup.go),
-// the drop of a removed shared-data BE spec's nodes (removed_backends.go),
+// a deleted warehouse's drop (warehouse_drop.go), the drop of a removed
+// shared-data BE spec's nodes (removed_backends.go),
 // the pre-flight of an image or run-mode change (preflight_step.go) and the
 // compatibility pause with FE's metadata image (compatibility_step.go).
 //

@@ -18,6 +18,7 @@ package warehouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -30,9 +31,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/frontend"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/resources"
@@ -102,18 +103,22 @@ func (r *Reconciler) finalize(ctx context.Context, wh *srv1.StarRocksWarehouse) 
 	if left, err := r.cnPodsLeft(ctx, wh); err != nil || left > 0 {
 		return ctrl.Result{RequeueAfter: podsGoneEvery}, err // their deletions bring the reconcile back too
 	}
-	if uid, done := r.dropped.Get(client.ObjectKeyFromObject(wh)); !done || uid != wh.UID {
-		if err := r.dropFromFE(ctx, wh); err != nil {
+	key := client.ObjectKeyFromObject(wh)
+	if m, _ := r.dropped.Get(key); m.UID != wh.UID {
+		after, err := r.dropFromFE(ctx, wh)
+		if err != nil {
 			live, theirs := r.liveCN(ctx, wh)
 			obs := r.observe(ctx, &scope{wh: wh, live: live, theirs: theirs})
 			obs.ReconcileError = err
 			obs.ReconcileErrorReason = feaccess.Classify(err).Reason
 			_, statusErr := r.status.Write(ctx, wh, status.ComputeWarehouse(wh, obs))
 			r.tell(ctx, wh, nil, err)
-			return ctrl.Result{RequeueAfter: r.feBackoff.Next(client.ObjectKeyFromObject(wh).String())}, statusErr
+			return ctrl.Result{RequeueAfter: r.feBackoff.Next(key.String())}, statusErr
 		}
-		r.feBackoff.Forget(client.ObjectKeyFromObject(wh).String())
-		r.dropped.Put(client.ObjectKeyFromObject(wh), wh.UID)
+		if m, _ := r.dropped.Get(key); m.UID != wh.UID {
+			return ctrl.Result{RequeueAfter: after}, nil // FE is read off the workers: looked at again soon
+		}
+		r.feBackoff.Forget(key.String())
 	}
 	return ctrl.Result{}, r.removeFinalizer(ctx, wh, nil)
 }
@@ -156,51 +161,42 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, wh *srv1.StarRocksWare
 	return nil
 }
 
-// dropFromFE sends DROP WAREHOUSE to the cluster's FE. Without the cluster
-// (or while it is being deleted) there is no FE to tell.
-func (r *Reconciler) dropFromFE(ctx context.Context, wh *srv1.StarRocksWarehouse) error {
+// dropFromFE drops the warehouse from the cluster's FE
+// (starrocks.DropWarehouse): its compute nodes' rows, then the warehouse.
+// Without the cluster (or while it is being deleted), or with a
+// shared-nothing FE, there is nothing to tell. It returns how soon to look
+// again while FE is read, and what failed.
+func (r *Reconciler) dropFromFE(ctx context.Context, wh *srv1.StarRocksWarehouse) (time.Duration, error) {
+	key := client.ObjectKeyFromObject(wh)
 	src := &srv1.StarRocksCluster{}
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: wh.Namespace, Name: wh.Spec.StarRocksCluster}, src)
 	if apierrors.IsNotFound(err) || (err == nil && (src.DeletionTimestamp != nil || src.Spec.StarRocksFeSpec == nil)) || wh.Name == wh.Spec.StarRocksCluster {
-		return nil
+		r.dropped.Put(key, starrocks.WarehouseDropped{UID: wh.UID})
+		return 0, nil
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	feConf, err := r.clusterFEConf(ctx, src)
 	if err != nil {
-		return fmt.Errorf("reading fe.conf of cluster %s to reach FE: %w", src.Name, err)
+		return 0, fmt.Errorf("reading fe.conf of cluster %s to reach FE: %w", src.Name, err)
 	}
 	if !fe.SharedData(feConf) {
-		return nil // a shared-nothing FE never had the warehouse
+		r.dropped.Put(key, starrocks.WarehouseDropped{UID: wh.UID}) // a shared-nothing FE never had the warehouse
+		return 0, nil
 	}
-	names := starrocks.PodNames{StatefulSet: wh.CnStatefulSetName(), HeadlessService: wh.CnSearchServiceName(), Namespace: wh.Namespace}
-	err = r.FE.Exec(ctx, src, feConf, func(c *fe.Client) error {
-		nodes, err := c.ShowComputeNodes(ctx)
-		if err != nil {
-			return err
-		}
-		for _, n := range names.StaleComputeNodes(nodes, 0) {
-			if err := c.DropComputeNode(ctx, n); err != nil {
-				return fmt.Errorf("dropping compute node %s: %w", n.Host, err)
-			}
-		}
-		if !ownsFEWarehouse(wh) {
-			return nil // not made by this object (owner.go): its compute nodes go, the warehouse stays
-		}
-		return c.DropWarehouse(ctx, fe.WarehouseName(wh.Name))
-	})
-	if err != nil {
-		return err
-	}
+	in := starrocks.WarehouseDrop{Names: starrocks.PodNames{StatefulSet: wh.CnStatefulSetName(), HeadlessService: wh.CnSearchServiceName(), Namespace: wh.Namespace},
+		Warehouse: fe.WarehouseName(wh.Name), UID: wh.UID, Every: r.FE.Every(), Now: time.Now()}
 	if !ownsFEWarehouse(wh) {
-		r.Recorder.Eventf(wh, nil, corev1.EventTypeNormal, "FEWarehouseKept", "Delete",
-			"FE warehouse %s was not made by this object (%s=%s): its compute nodes were dropped, the warehouse is left in FE",
-			fe.WarehouseName(wh.Name), srv1.FEWarehouseOwnerAnnotation, wh.Annotations[srv1.FEWarehouseOwnerAnnotation])
-		return nil
+		in.Kept = fmt.Sprintf("FE warehouse %s was not made by this object (%s=%s): its compute nodes were dropped, the warehouse is left in FE",
+			in.Warehouse, srv1.FEWarehouseOwnerAnnotation, wh.Annotations[srv1.FEWarehouseOwnerAnnotation])
 	}
-	logf.FromContext(ctx).Info("dropped warehouse from FE", "warehouse", fe.WarehouseName(wh.Name), "cluster", src.Name)
-	return nil
+	var after time.Duration
+	var failed error
+	t := frontend.Target{Cluster: src, FEConf: feConf, On: wh, Hold: func(starrocks.Hold) {}, Note: func(string) {},
+		Later: func(d time.Duration) { after = d }, Fail: func(err error) { failed = errors.Join(failed, err) }}
+	frontend.Run(ctx, r.steps(), t, r.dropped, key, in, starrocks.DropWarehouse)
+	return after, failed
 }
 
 // ownObjects are the objects of the warehouse's names that exist and are

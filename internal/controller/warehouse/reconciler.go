@@ -68,10 +68,10 @@ type Reconciler struct {
 	// memos is every memory below, forgotten at once with the warehouse.
 	memos  *reconcile.Memos
 	status *reconcile.StatusPath[*srv1.StarRocksWarehouse, srv1.StarRocksWarehouseStatus]
-	// dropped remembers warehouses FE has dropped (their UID), so that a
-	// reconcile running on a cache that still shows the finalizer does not
-	// send DROP WAREHOUSE again.
-	dropped *reconcile.Memo[types.UID]
+	// dropped is the warehouse drop's memory (finalize.go): the warehouses
+	// FE dropped (their UID), so that a reconcile running on a cache that
+	// still shows the finalizer does not send DROP WAREHOUSE again.
+	dropped *reconcile.Memo[starrocks.WarehouseDropped]
 	// feBackoff spaces the retries of a warehouse whose FE does not answer.
 	feBackoff *reconcile.Backoff
 	// cleanups is the compute-node cleanup's memory (cn_cleanup.go), and
@@ -86,7 +86,7 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reco
 	memos := reconcile.NewMemos()
 	r := &Reconciler{
 		Client: c, Recorder: recorder, Applier: reconcile.NewApplier(c), Configs: configs, FE: door, DenyList: denyList,
-		memos: memos, status: statusPath(c, memos), dropped: reconcile.NewMemo[types.UID](memos), feBackoff: reconcile.NewBackoff(memos),
+		memos: memos, status: statusPath(c, memos), dropped: reconcile.NewMemo[starrocks.WarehouseDropped](memos), feBackoff: reconcile.NewBackoff(memos),
 		cleanups: reconcile.NewMemo[starrocks.Cleanup](memos), stepMemory: frontend.NewMemory(memos, func(types.NamespacedName) []types.NamespacedName { return nil }),
 	}
 	memos.Register(func(key types.NamespacedName) {
