@@ -37,6 +37,13 @@ import (
 // "existed" when FE had it. The record is on the object, so it survives a
 // restart; a crash between the CREATE and the record leaves "existed" on
 // the next try, and the FE warehouse is left, never dropped by mistake.
+//
+// The claim is the one talk with FE outside the executor of StarRocks steps
+// (internal/controller/frontend's Run), for now: its record is FE's answer
+// to its statement, written after it, where a Step's record is decided
+// before its statements and written before them. It came with issue 51,
+// beside the executor; putting it on the executor asks for a Step whose
+// record follows a statement's answer.
 
 // Values of FEWarehouseOwnerAnnotation besides an object's UID.
 const (
