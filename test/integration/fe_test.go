@@ -236,6 +236,10 @@ func sharedDataCluster(t *testing.T, c *testcluster.Cluster, ns, name, conf stri
 // testTabletReportInterval is report_tablet_interval_seconds in these tests.
 const testTabletReportInterval = 5 * time.Second
 
+// testSetConfigTimeout is the simulated FE's wait for each FE that does not
+// answer ADMIN SET FRONTEND CONFIG in these tests (FE's: 310 s).
+const testSetConfigTimeout = 2 * time.Second
+
 func startFE(t *testing.T, dir *feDirectory, ns, cluster string, opts simstarrocks.Options) *simstarrocks.StarRocks {
 	t.Helper()
 	if opts.Password == "" {
@@ -246,6 +250,13 @@ func startFE(t *testing.T, dir *feDirectory, ns, cluster string, opts simstarroc
 		// (docs/rollouts.md): a minute per BE would make these tests
 		// minutes longer. The test of that wait sets its own interval.
 		opts.TabletReportInterval = testTabletReportInterval
+	}
+	if opts.SetConfigTimeout == 0 {
+		// FE's wait for an FE that does not answer ADMIN SET FRONTEND
+		// CONFIG is 310 s; the operator gives up on a statement after 10 s
+		// and FE goes on without it. Shortened so that FE's answer (its
+		// error) comes back within the operator's wait.
+		opts.SetConfigTimeout = testSetConfigTimeout
 	}
 	f := simstarrocks.Start(t, opts)
 	// FE-0 as its first start leaves it: the leader (facts sheet §1). The

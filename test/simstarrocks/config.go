@@ -17,11 +17,14 @@ limitations under the License.
 package simstarrocks
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/utils/clock"
 )
 
 // FE's mutable configuration, as ADMIN SET FRONTEND CONFIG and ADMIN SHOW
@@ -31,8 +34,9 @@ import (
 //     (adminSetConfigStatement: ADMIN SET FRONTEND CONFIG '(' property ')',
 //     StarRocks.g4) and needs OPERATE (checkStmtOperatePrivilege in
 //     visitAdminSetConfigStatement). The FE that runs it sets its own
-//     value, then every other alive FE of its frontend list over Thrift
-//     (ConfigBase.setConfig @00180c94). The key is a field name or an
+//     value first, then calls setConfig over Thrift on every other FE of
+//     its frontend list, alive or not, one after the other (setConfigOn).
+//     The key is a field name or an
 //     alias (ConfigBase.initAllMutableConfigs puts both); an unknown or
 //     immutable key fails with "Config '<key>' does not exist or is not
 //     mutable" (ConfigBase.setMutableConfig).
@@ -51,8 +55,10 @@ import (
 //
 // Only the keys the upgrade procedure uses are simulated, at the defaults
 // of common/Config.java; the tablet scheduler of the leader obeys
-// tablet_sched_max_scheduling_tablets (tablets.go). Balancing is not
-// simulated, so the two balance switches change nothing but their value.
+// tablet_sched_max_scheduling_tablets (tablets.go), and its
+// ColocateTableBalancer tablet_sched_disable_colocate_balance (tablets.go,
+// relocateColocate). Balancing itself is not simulated, so
+// tablet_sched_disable_balance changes nothing but its value.
 
 // configKey is one simulated FE configuration field.
 type configKey struct {
@@ -68,6 +74,11 @@ var configKeys = []configKey{
 	{name: "tablet_sched_disable_balance", typ: "boolean", def: "false", aliases: []string{"disable_balance"}},
 	{name: "tablet_sched_disable_colocate_balance", typ: "boolean", def: "false", aliases: []string{"disable_colocate_balance"}},
 }
+
+// defaultSetConfigTimeout is ConfigBase.setConfig's wait for one other FE:
+// ConnectContext.getExecTimeout() (query_timeout, 300 s) * 1000 +
+// thrift_rpc_timeout_ms (10000; common/Config.java).
+const defaultSetConfigTimeout = 310 * time.Second
 
 // defaultMaxSchedulingTablets is tablet_sched_max_scheduling_tablets'
 // default (common/Config.java).
@@ -114,6 +125,12 @@ func (c feConfig) maxScheduling() int {
 	return n
 }
 
+// disableColocateBalance is tablet_sched_disable_colocate_balance in c.
+func (c feConfig) disableColocateBalance() bool {
+	k, _ := lookupConfigKey("tablet_sched_disable_colocate_balance")
+	return c.value(k) == "true"
+}
+
 // parseConfigValue checks value against the field's type as
 // ConfigBase.setConfigField does (Integer.parseInt, Boolean.parseBoolean
 // after a check), returning the value as FE shows it afterwards.
@@ -138,41 +155,102 @@ func parseConfigValue(k configKey, value string) (string, *sqlError) {
 	return value, nil
 }
 
-// setFrontendConfig is ADMIN SET FRONTEND CONFIG, run by the leader: every
-// running FE process that is in the group gets the value; with no FE
-// process known, the simulation's one FE does. The caller holds s.mu.
-func (s *StarRocks) setFrontendConfig(st *statement) *sqlError {
+// setFrontendConfig is ADMIN SET FRONTEND CONFIG as the FE that runs it
+// (the leader) begins it: the value checked and set in its own memory
+// (ConfigBase.setFrontendConfig → setMutableConfig); with no FE process
+// known, the simulation's one FE takes it. It returns the hosts of the
+// other FEs of its frontend list, which setConfigOn calls next. The caller
+// holds s.mu.
+func (s *StarRocks) setFrontendConfig(st *statement) (configKey, string, []string, *sqlError) {
 	k, ok := lookupConfigKey(st.configKey)
 	if !ok {
-		return ddlError("Config '%s' does not exist or is not mutable", st.configKey)
+		return k, "", nil, ddlError("Config '%s' does not exist or is not mutable", st.configKey)
 	}
 	v, serr := parseConfigValue(k, st.configValue)
 	if serr != nil {
-		return serr
+		return k, "", nil, serr
 	}
-	if len(s.views.procs) == 0 {
+	if len(s.views.procs) == 0 || s.state.leader == nil {
 		if s.config == nil {
 			s.config = feConfig{}
 		}
 		s.config[k.name] = v
+		return k, v, nil, nil
+	}
+	self := s.state.leader.host
+	s.setOwn(self, k, v)
+	var others []string
+	for _, fe := range s.state.frontends {
+		if fe.host != self {
+			others = append(others, fe.host)
+		}
+	}
+	return k, v, others, nil
+}
+
+// setOwn sets k to v in the memory of the FE process at host; the caller
+// holds s.mu.
+func (s *StarRocks) setOwn(host string, k configKey, v string) {
+	p := s.process(host)
+	if p.config == nil {
+		p.config = feConfig{}
+	}
+	p.config[k.name] = v
+}
+
+// setConfigOn is the rest of ConfigBase.setConfig (StarRocks
+// fe/fe-core/src/main/java/com/starrocks/common/ConfigBase.java @9c4caa1e,
+// and NodeMgr.setConfig in other copies; sheet "ADMIN SET FRONTEND CONFIG
+// fails partway, after it has applied"): one Thrift setConfig to each
+// other FE of getFrontends(null), alive or not, skipping only itself, in
+// list order, each waiting up to query_timeout * 1000 +
+// thrift_rpc_timeout_ms (Options.SetConfigTimeout). An FE whose process
+// runs takes the value; one that does not costs the whole timeout and adds
+// "set config for fe[<host>] failed: <msg>" to the error; the others are
+// called all the same. The statement then fails with
+// ERROR_SET_CONFIG_FAILED ("Set config failed: %s"; sent as 1064 / HY000,
+// sheet §0), every FE that answered holding the new value. (The copy @00180c94 skips the FEs it
+// does not hold alive; the simulation is the one that does not.) FE runs
+// on whether or not the client still waits: the loop is FE's, so a client
+// that gave up does not stop it. FE's errMsg appends itself after each
+// call (errMsg.append(callFrontNodeSetConfig(..., errMsg))), repeating the
+// text; the simulation names each FE once. The caller does not hold s.mu.
+func (s *StarRocks) setConfigOn(k configKey, v string, hosts []string) *sqlError {
+	var failed []string
+	for _, host := range hosts {
+		answered := false
+		s.locked(func(*cluster) {
+			if p := s.views.procs[host]; p != nil && p.running {
+				s.setOwn(host, k, v)
+				answered = true
+			}
+		})
+		if answered {
+			continue
+		}
+		s.waitFor(s.opts.SetConfigTimeout)
+		// UNVERIFIED: the exception's text for a host that does not answer.
+		failed = append(failed, fmt.Sprintf("set config for fe[%s] failed: Read timed out", host))
+	}
+	if len(failed) == 0 {
 		return nil
 	}
-	for _, p := range s.views.procs {
-		inGroup := false
-		for _, fe := range s.state.frontends {
-			if fe.host == p.host && fe.join && fe.alive {
-				inGroup = true
-			}
-		}
-		if !p.running || p.frozen != nil || !inGroup {
-			continue // ConfigBase.setConfig skips FEs that are not alive
-		}
-		if p.config == nil {
-			p.config = feConfig{}
-		}
-		p.config[k.name] = v
+	return ddlError("Set config failed: %s", strings.Join(failed, ""))
+}
+
+// waitFor waits d on the simulation's clock (a fake clock's Step ends it),
+// or until the simulation stops.
+func (s *StarRocks) waitFor(d time.Duration) {
+	var done <-chan time.Time
+	if cl, ok := s.opts.Clock.(clock.Clock); ok {
+		done = cl.After(d)
+	} else {
+		done = time.After(d)
 	}
-	return nil
+	select {
+	case <-done:
+	case <-s.stopped:
+	}
 }
 
 // showFrontendConfig is ADMIN SHOW FRONTEND CONFIG [LIKE pattern] answered

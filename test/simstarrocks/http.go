@@ -65,8 +65,18 @@ func (s *StarRocks) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if host != "" && s.httpClosed(host) {
+		dropConnection(w)
+		return
+	}
 	switch path {
 	case "/api/show_meta_info":
+		if !s.httpAuthorized(r) {
+			// RestBaseAction.handleRequest (sheet §10): 401 with a Basic challenge.
+			w.Header().Set("WWW-Authenticate", `Basic realm=""`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
 		if host == "" {
 			// The Service: the next running FE answers, as for a connection.
 			var ok bool
@@ -181,4 +191,44 @@ func (s *StarRocks) frontendRuns(host string) bool {
 	defer s.mu.Unlock()
 	p := s.views.procs[host]
 	return p != nil && p.running
+}
+
+// CloseHTTP closes (or opens again) the HTTP port of the FE at host as
+// its own address reaches it (HTTPURLOf): a NetworkPolicy that lets only
+// the query port through, say. The connection is dropped unanswered.
+func (s *StarRocks) CloseHTTP(host string, closed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.httpClosedTo == nil {
+		s.httpClosedTo = map[string]bool{}
+	}
+	s.httpClosedTo[host] = closed
+}
+
+// RequireHTTPAuth is enable_http_auth = true in every FE's fe.conf, with
+// user and password the only account the HTTP port takes: GET
+// /api/show_meta_info then needs Basic authentication
+// (ShowMetaInfoAction.needAuth), and other credentials, or none, get 401.
+// An empty user turns it off again (FE's default, false).
+func (s *StarRocks) RequireHTTPAuth(user, password string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.httpUser, s.httpPassword = user, password
+}
+
+func (s *StarRocks) httpClosed(host string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.httpClosedTo[host]
+}
+
+func (s *StarRocks) httpAuthorized(r *http.Request) bool {
+	s.mu.Lock()
+	want, pw := s.httpUser, s.httpPassword
+	s.mu.Unlock()
+	if want == "" {
+		return true
+	}
+	user, password, ok := r.BasicAuth()
+	return ok && user == want && password == pw
 }

@@ -45,7 +45,8 @@ import (
 //     leader keeps in memory only.
 //   - Each FE answers GET /api/show_meta_info?action=SHOW_HA with its own
 //     newest image, last_checkpoint_version (ShowMetaInfoAction.getHaInfo),
-//     anonymously unless enable_http_auth (false by default, not modelled).
+//     anonymously unless enable_http_auth (false by default; a test turns it
+//     on with RequireHTTPAuth, http.go).
 //
 // Modelled so: the heap order is the hosts' order; a worker makes its image
 // at once; a push reaches an FE that heartbeats found alive; the journal's

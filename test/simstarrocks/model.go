@@ -149,6 +149,10 @@ type table struct {
 	name           string
 	replicationNum int
 	tablets        []*tablet
+	// colocate: the table is in a colocate group (tablets.go): its
+	// replicas stay on their bucket's BEs, and only ColocateTableBalancer
+	// moves them.
+	colocate bool
 }
 
 type database struct {

@@ -224,6 +224,9 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 	deadline := time.Now().Add(leaderWait)
 	var res *result
 	var serr *sqlError
+	var setKey configKey
+	var setValue string
+	var setOn []string
 	for {
 		if wait && !s.waitLeader(c, deadline) {
 			return mysql.NewSQLError(mysql.CRServerLost, mysql.SSUnknownSQLState, "simstarrocks: no leader within %s", leaderWait)
@@ -246,7 +249,8 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 					break
 				}
 				if run.kind == stAdminSetConfig {
-					serr = s.setFrontendConfig(run) // every live FE's memory (config.go)
+					// Its own memory now, the other FEs' next (config.go).
+					setKey, setValue, setOn, serr = s.setFrontendConfig(run)
 				} else {
 					res, serr = cl.execute(run)
 				}
@@ -260,6 +264,9 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 		if ran {
 			break
 		}
+	}
+	if serr == nil && len(setOn) > 0 {
+		serr = s.setConfigOn(setKey, setValue, setOn)
 	}
 	if zombie {
 		s.zombieStatements.Add(1)

@@ -133,6 +133,13 @@ type Options struct {
 	// meta_delay_toleration_second (300 s, sheet §14).
 	FollowerLag time.Duration
 
+	// SetConfigTimeout is how long ADMIN SET FRONTEND CONFIG waits for each
+	// other FE of its list whose process does not answer (config.go):
+	// query_timeout (300 s) * 1000 + thrift_rpc_timeout_ms (10000), 310 s,
+	// the default (ConfigBase.setConfig; common/Config.java). Tests
+	// shorten it to save time, never to zero.
+	SetConfigTimeout time.Duration
+
 	// Clock is the simulation's time: every time the model reads (heartbeats,
 	// tolerances, clones, the recycle bin, tablet reports, the columns'
 	// times) comes from it. nil = the real clock; a test passes 900 s or 24 h
@@ -289,6 +296,10 @@ type StarRocks struct {
 	config feConfig
 	// stops are the processes that stopped (Stops).
 	stops []Stop
+	// httpClosedTo are the FEs whose own HTTP port is closed (CloseHTTP);
+	// httpUser and httpPassword the HTTP port's account (RequireHTTPAuth).
+	httpClosedTo           map[string]bool
+	httpUser, httpPassword string
 }
 
 // The versions whose column lists the simulation knows.
@@ -326,6 +337,9 @@ func Start(t testing.TB, opts Options) *StarRocks {
 	}
 	if opts.TabletReportInterval <= 0 {
 		opts.TabletReportInterval = 60 * time.Second
+	}
+	if opts.SetConfigTimeout <= 0 {
+		opts.SetConfigTimeout = defaultSetConfigTimeout
 	}
 	if opts.CheckpointInterval <= 0 {
 		opts.CheckpointInterval = defaultCheckpointInterval
@@ -579,6 +593,30 @@ func (s *StarRocks) CreateTable(db, table string, replicationNum, tablets int) e
 	var err error
 	s.locked(func(c *cluster) { err = c.createTable(db, table, replicationNum, tablets) })
 	return err
+}
+
+// CreateColocateTable is CREATE TABLE ... PROPERTIES ("colocate_with" =
+// ...): a table in a colocate group, placed as CreateTable places one; a
+// replica it loses with a BE comes back only through ColocateTableBalancer
+// (ColocateShort).
+func (s *StarRocks) CreateColocateTable(db, table string, replicationNum, tablets int) error {
+	var err error
+	s.locked(func(c *cluster) {
+		if err = c.createTable(db, table, replicationNum, tablets); err == nil {
+			d := c.db(db)
+			d.tables[len(d.tables)-1].colocate = true
+		}
+	})
+	return err
+}
+
+// ColocateShort counts the tablets of colocate tables FE holds short of
+// their replication number now: after a BE is lost, those that stay so
+// while the leader's tablet_sched_disable_colocate_balance is true.
+func (s *StarRocks) ColocateShort() int {
+	var n int
+	s.locked(func(c *cluster) { n = c.colocateShort() })
+	return n
 }
 
 // DropTable is DROP TABLE: the table goes to the recycle bin, where its

@@ -203,6 +203,7 @@ func (c *cluster) run(t time.Time) {
 		}
 	}
 	c.finishClones()
+	c.relocateColocate()
 	if c.opts.KeepDrainedBackends {
 		return
 	}
@@ -378,6 +379,75 @@ func (c *cluster) runningTablets() int {
 	for _, tb := range c.liveTablets() {
 		if tb.cloning() {
 			n++
+		}
+	}
+	return n
+}
+
+// relocateColocate is ColocateTableBalancer.runAfterCatalogReady (StarRocks
+// fe/fe-core/src/main/java/com/starrocks/clone/ColocateTableBalancer.java:
+// "if (!Config.tablet_sched_disable_colocate_balance) {
+// relocateAndBalancePerGroup(); ... } matchGroups();"), enough to count
+// what a BE lost leaves: a replica of a colocate table on a BE FE holds
+// dead (DownTolerance after its last good heartbeat) is relocated to an
+// available BE that does not hold the tablet, only while the leader's
+// tablet_sched_disable_colocate_balance is false. The normal tablet
+// scheduler does not repair a colocate tablet off its bucket's BEs
+// (matchGroups only marks the group unstable), so with the switch on the
+// tablet stays a replica short for as long as it is on. Kinder than FE:
+// the relocation runs at every step of the model, not at the balancer's
+// rounds, and the new replica is complete at once.
+func (c *cluster) relocateColocate() {
+	if c.sched.disableColocateBalance() {
+		return
+	}
+	for _, d := range c.dbs {
+		for _, t := range d.tables {
+			if !t.colocate {
+				continue
+			}
+			for _, tb := range t.tablets {
+				for i, r := range tb.replicas {
+					be := c.backendByID(r.beID)
+					if be != nil && !c.backendDead(be) {
+						continue
+					}
+					if to := c.colocateTarget(tb); to != nil {
+						tb.replicas[i] = &replica{beID: to.id}
+						c.journal++
+					}
+				}
+			}
+		}
+	}
+}
+
+// colocateTarget is an available BE whose process runs and that holds no
+// replica of tb, the one with the fewest replicas; nil when none.
+func (c *cluster) colocateTarget(tb *tablet) *beNode {
+	var best *beNode
+	for _, be := range c.backends {
+		if !be.available() || !be.alive || !be.running || slices.ContainsFunc(tb.replicas, func(r *replica) bool { return r.beID == be.id }) {
+			continue
+		}
+		if best == nil || c.replicasOn(be.id) < c.replicasOn(best.id) {
+			best = be
+		}
+	}
+	return best
+}
+
+// colocateShort counts the tablets of colocate tables with fewer stable
+// replicas than their replication number.
+func (c *cluster) colocateShort() int {
+	n := 0
+	for _, d := range c.dbs {
+		for _, t := range d.tables {
+			for _, tb := range t.tablets {
+				if t.colocate && c.unhealthy(t, tb) {
+					n++
+				}
+			}
 		}
 	}
 	return n
