@@ -87,6 +87,9 @@ type Config struct {
 	// SyncPeriod is the manager's cache resync period: outside rollouts, FE
 	// is read for the status at most once per period; zero means 2 min.
 	SyncPeriod time.Duration
+	// ImageWaitLimit bounds each metadata image step of a version change
+	// (starrocks.ImageWaitLimit when zero). Tests shorten it.
+	ImageWaitLimit time.Duration
 }
 
 // reconcileTimeout bounds one reconcile, every API call in it included.
@@ -182,6 +185,7 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 	r.APIReader = mgr.GetAPIReader()
 	r.BuildOptions = cfg.Build
 	r.SyncPeriod = cfg.SyncPeriod
+	r.ImageWaitLimit = cfg.ImageWaitLimit
 	r.Applier.Reader = mgr.GetAPIReader() // adoption needs managedFields, which the cache drops
 	if cfg.Controller.ReconciliationTimeout == 0 {
 		// No worker waits forever on a slow API server: the reconcile fails and is retried.

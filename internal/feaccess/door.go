@@ -147,6 +147,27 @@ func (d Door) Exec(ctx context.Context, src *srv1.StarRocksCluster, feConf strin
 	return do(c)
 }
 
+// ExecOn is Exec on the own address of one FE (its host as FE lists it,
+// the cluster's query port), not the Service: a read of what that FE holds
+// in its own memory (ADMIN SHOW FRONTEND CONFIG on the leader).
+func (d Door) ExecOn(ctx context.Context, src *srv1.StarRocksCluster, feConf, host string, do func(*fe.Client) error) error {
+	if d.d == nil {
+		return ErrNoFE
+	}
+	c, err := d.d.client(ctx, src, feConf)
+	if err != nil {
+		return err
+	}
+	query, httpPort := resources.FEServicePorts(src, feConf)
+	c.Address, _ = d.d.resolve(fe.Target{Namespace: src.Namespace, Service: src.FeServiceName(), QueryPort: query, HTTPPort: httpPort, Host: host})
+	defer func() {
+		if c.MayHaveActed() {
+			d.changed(src)
+		}
+	}()
+	return do(c)
+}
+
 // Changing runs act, a change the operator makes to src's FE topology
 // other than by a statement (an FE pod deleted, a scale-in begun), and
 // then marks what FE said of src out of date, whatever act returned (an

@@ -111,8 +111,31 @@ type CompatibilityIn struct {
 	// the image after the change); 0 when it has not. ImageSince is when.
 	ImageAfter int64
 	ImageSince time.Time
+	// ImageFrom is when this process began the record's image step (the
+	// image before FE's downgrade, or the one after the change); zero when
+	// it has not. ImageLimit bounds that step (0: ImageWaitLimit), and
+	// ImageWhy is what last kept it from being confirmed (FE's HTTP port
+	// not answering SHOW_HA, ALTER SYSTEM CREATE IMAGE refused); nil none.
+	ImageFrom  time.Time
+	ImageLimit time.Duration
+	ImageWhy   error
+	// ImageTold: the Warning of an image before FE's downgrade that could
+	// not be confirmed within the limit was told.
+	ImageTold bool
+	// FENames names FE's pods, and FENotReady the ordinals of those that
+	// are not Ready: an FE whose pod is not Ready is not waited for.
+	FENames    PodNames
+	FENotReady map[int]bool
 	// Now is the time of this plan.
 	Now time.Time
+}
+
+// imageLimit is the bound of one image step.
+func (in CompatibilityIn) imageLimit() time.Duration {
+	if in.ImageLimit > 0 {
+		return in.ImageLimit
+	}
+	return ImageWaitLimit
 }
 
 // CompatibilityPlan is what to do now, in this order: read FE's
@@ -126,7 +149,21 @@ type CompatibilityPlan struct {
 	ReadImages bool
 	Record     *PauseRecord
 	Statements []fe.Statement
-	SetFor     string
+	// Want are the values Statements set (the pause's or the restore's):
+	// sent each as its own attempt, and when one fails, FE's leader is
+	// asked whether it holds them (ConfigBase.setConfig sets its own value
+	// first, then fails on the first FE that does not answer).
+	Want   map[string]string
+	SetFor string
+	// After is a record written once Statements went through (the image
+	// step bounded: the values restored first, the record rewritten after).
+	After *PauseRecord
+	// ImageStep: the plan waits on, or works at, the record's image step,
+	// bounded from its first plan.
+	ImageStep bool
+	// ImageTold: the Warning of an image before FE's downgrade not
+	// confirmed within the limit is told now.
+	ImageTold bool
 	// ImageAfter is what to remember as CompatibilityIn.ImageAfter once
 	// Statements (ALTER SYSTEM CREATE IMAGE) are sent; 0 none.
 	ImageAfter int64
@@ -173,7 +210,7 @@ func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
 		// The docs ask for an image between two changes: FE's next change
 		// waits while the last one's finishes (its image, its restore).
 		msg := "waiting for FE's metadata image after the change to " + rec.Image + " before FE changes again"
-		if len(in.Unsettled) > 0 || !everyBackendAlive(in.Report) {
+		if len(in.Unsettled) > 0 || !reported(in.Report) {
 			return CompatibilityPlan{Wait: true, Message: msg}
 		}
 		plan := finishChange(in, fp)
@@ -183,13 +220,17 @@ func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
 		}
 		return plan
 	}
-	if !pause && image == "" && !in.Undecided && len(in.Rolling) == 0 && everyBackendAlive(in.Report) {
+	if !pause && image == "" && !in.Undecided && len(in.Rolling) == 0 && reported(in.Report) {
+		// Every component runs its image: the pause ends whatever FE says
+		// of a BE that is not Alive (a BE lost meanwhile, a stale row).
+		// Kept on, it would leave repair at one tablet per 20 s round and
+		// colocate replicas short for good; a dead BE is told instead.
 		return finishChange(in, fp)
 	}
 	if rec.Paused() && fp != in.SetFor {
 		// An FE restarted (back at fe.conf's values), the leader moved, or
-		// this process has not set it yet: set it again on every alive FE.
-		return CompatibilityPlan{Statements: pauseStatements(), SetFor: fp,
+		// this process has not set it yet: set it again on every FE.
+		return CompatibilityPlan{Statements: pauseStatements(), Want: PausedValues(), SetFor: fp,
 			Message: "setting the compatibility pause again on every FE (an FE restarted or the leader moved)"}
 	}
 	return CompatibilityPlan{}
@@ -203,8 +244,9 @@ func finishChange(in CompatibilityIn, fp string) CompatibilityPlan {
 	if rec.Image != "" {
 		img, done := planImage(in)
 		if !done {
-			if rec.Paused() && fp != in.SetFor {
+			if rec.Paused() && fp != in.SetFor && img.After == nil {
 				img.Statements = append(pauseStatements(), img.Statements...)
+				img.Want = PausedValues()
 				img.SetFor = fp
 			}
 			return img
@@ -212,10 +254,42 @@ func finishChange(in CompatibilityIn, fp string) CompatibilityPlan {
 		plan.Events = img.Events
 	}
 	if rec.Paused() {
-		plan.Statements = restoreStatements(rec)
-		plan.Events = append(plan.Events, &Event{Reason: srv1.ReasonCompatibilityRestored, Action: "Upgrade", Note: "tablet clone and balancing restored to " + rec.String()})
+		plan.Statements, plan.Want = restoreStatements(rec), restoreValues(rec)
+		note := "tablet clone and balancing restored to " + rec.String()
+		if dead := deadBackends(in.Report); len(dead) > 0 {
+			note += "; FE lists BE " + strings.Join(dead, ", ") + " not Alive: its replicas are repaired now that clone and balancing run"
+		}
+		plan.Events = append(plan.Events, &Event{Reason: srv1.ReasonCompatibilityRestored, Action: "Upgrade", Note: note})
 	}
 	return plan
+}
+
+// deadBackends are the hosts of the BEs FE's report lists not Alive.
+func deadBackends(r *Report) []string {
+	var out []string
+	if r == nil {
+		return nil
+	}
+	for _, b := range r.Backends {
+		if !b.Alive {
+			out = append(out, b.Host)
+		}
+	}
+	return out
+}
+
+// draining are the BEs FE lists decommissioning with tablets still on them.
+func draining(r *Report) []string {
+	var out []string
+	if r == nil || r.Err != nil {
+		return nil
+	}
+	for _, b := range r.Backends {
+		if b.Decommissioned && b.TabletNum > 0 {
+			out = append(out, fmt.Sprintf("%s (%d tablets)", b.Host, b.TabletNum))
+		}
+	}
+	return out
 }
 
 // planRecord is the plan with no record yet: read FE's configuration when
@@ -229,6 +303,14 @@ func planRecord(in CompatibilityIn, pause bool, image, fp string) CompatibilityP
 		before := imageBefore(in.Changes)
 		return CompatibilityPlan{Record: &PauseRecord{Image: image, ImageBefore: before}, Wait: before,
 			Message: "recording that FE's metadata image is due once every FE runs " + image}
+	case len(draining(in.Report)) > 0:
+		// A BE decommission drains: no pod of the change can go meanwhile
+		// (a BE rollout's gate waits for every tablet healthy), and the
+		// pause would slow the drain to one tablet per 20 s round. The
+		// pause, and the change, wait for the drain, which runs at full
+		// speed meanwhile.
+		return CompatibilityPlan{Wait: true, Message: "the version change of " + ChangeNames(in.Changes) +
+			" and its compatibility pause wait for the BE decommission to drain at full speed: " + strings.Join(draining(in.Report), ", ")}
 	case in.Shown == nil:
 		return CompatibilityPlan{ReadConfig: true,
 			Message: "reading FE's tablet clone and balance configuration, to record it before the compatibility pause"}
@@ -243,7 +325,7 @@ func planRecord(in CompatibilityIn, pause bool, image, fp string) CompatibilityP
 			Events: []*Event{{Reason: srv1.ReasonCompatibilityPause, Action: "Upgrade", Note: "tablet clone and balancing to be paused for the version change of " +
 				ChangeNames(in.Changes) + " once FE's metadata image is on every FE; FE had " + rec.String()}}}
 	}
-	return CompatibilityPlan{Record: rec, Statements: pauseStatements(), SetFor: fp,
+	return CompatibilityPlan{Record: rec, Statements: pauseStatements(), Want: PausedValues(), SetFor: fp,
 		Message: "pausing tablet clone and balancing before the version change (ADMIN SET FRONTEND CONFIG)",
 		Events: []*Event{{Reason: srv1.ReasonCompatibilityPause, Action: "Upgrade", Note: "tablet clone and balancing paused for the version change of " +
 			ChangeNames(in.Changes) + "; FE had " + rec.String()}}}
@@ -264,14 +346,11 @@ func Fingerprint(r *Report) string {
 	return strings.Join(parts, ",")
 }
 
-// everyBackendAlive: FE's report lists every BE Alive (the pages restore
-// "once every BE is Alive"); false without a report.
-func everyBackendAlive(r *Report) bool {
-	if r == nil || r.Err != nil {
-		return false
-	}
-	return !slices.ContainsFunc(r.Backends, func(b fe.Backend) bool { return !b.Alive })
-}
+// reported: FE's report is in. The pages restore "once every BE is Alive";
+// the pause is lifted once every component runs its image whatever FE
+// says of a BE, since a BE that never comes back would keep it on for
+// good (issue 50, item 12), and the dead BE is told.
+func reported(r *Report) bool { return r != nil && r.Err == nil }
 
 func recordOf(shown map[string]string) *PauseRecord {
 	rec := &PauseRecord{Values: map[string]string{}}
@@ -286,10 +365,29 @@ func recordOf(shown map[string]string) *PauseRecord {
 	return rec
 }
 
+// PausedValues are the values the pause sets, by key.
+func PausedValues() map[string]string {
+	out := map[string]string{}
+	for _, kv := range CompatibilityPause {
+		out[kv.Key] = kv.Value
+	}
+	return out
+}
+
 func pauseStatements() []fe.Statement {
 	out := make([]fe.Statement, len(CompatibilityPause))
 	for i, kv := range CompatibilityPause {
 		out[i] = fe.SetFrontendConfig{Key: kv.Key, Value: kv.Value}
+	}
+	return out
+}
+
+// restoreValues are the values the restore sets, by key.
+func restoreValues(rec *PauseRecord) map[string]string {
+	out := map[string]string{}
+	for _, st := range restoreStatements(rec) {
+		set := st.(fe.SetFrontendConfig)
+		out[set.Key] = set.Value
 	}
 	return out
 }

@@ -54,6 +54,34 @@ type Pause struct {
 	Skipped string
 	// Image is the ALTER SYSTEM CREATE IMAGE this process sent.
 	Image *ImageSent
+	// Unconfirmed is a pause or a restore FE answered with an error: FE's
+	// leader is asked whether it holds the values before anything else.
+	Unconfirmed *Unconfirmed
+	// ImageFor names the record's image step this process began (its
+	// image, and whether it comes before FE's downgrade), ImageFrom when;
+	// ImageWhy is what last kept it; ImageTold that its Warning was told.
+	ImageFor  string
+	ImageFrom time.Time
+	ImageWhy  string
+	ImageTold bool
+}
+
+// Unconfirmed is a pause or restore whose statements FE answered with an
+// error. ConfigBase.setConfig sets the value on the FE that runs it first,
+// then on every other FE it lists, alive or not, and fails on the first
+// that does not answer: the leader, whose tablet scheduler is the one that
+// clones and balances, may hold the values all the same.
+type Unconfirmed struct {
+	// Want are the values sent; Restore is true for a restore, whose
+	// record goes (Clear) or is rewritten (After) once the leader holds
+	// them; SetFor is the FE fingerprint a pause was sent for.
+	Want    map[string]string
+	Restore bool
+	Clear   bool
+	After   *PauseRecord
+	SetFor  string
+	// Err is FE's error.
+	Err string
 }
 
 // ImageSent is what this process sent ALTER SYSTEM CREATE IMAGE for: the
@@ -80,6 +108,16 @@ func (e *RecordError) Unwrap() error { return e.Err }
 // decision made into a Step.
 func PlanPause(in PauseInput, m Pause, r Reads) (Step[Pause], Pause) {
 	ci, rec := in.CompatibilityIn, in.Record
+	if m.Unconfirmed != nil {
+		return in.confirm(m, r)
+	}
+	if key := imageKey(rec); key != m.ImageFor {
+		m.ImageFor, m.ImageFrom, m.ImageWhy, m.ImageTold = "", time.Time{}, "", false
+	}
+	ci.ImageFrom, ci.ImageTold = m.ImageFrom, m.ImageTold
+	if m.ImageWhy != "" {
+		ci.ImageWhy = errors.New(m.ImageWhy)
+	}
 	first := PlanCompatibility(ci)
 	if rec == nil && !first.ReadConfig && first.Record == nil {
 		return Step[Pause]{}, Pause{} // no record and nothing that needs one: FE is not asked
@@ -124,9 +162,76 @@ func PlanPause(in PauseInput, m Pause, r Reads) (Step[Pause], Pause) {
 		}
 		// An FE that does not answer is left out: the plan waits for it.
 		ci.Images = r.Images
+		if r.ImagesErr != nil {
+			m.ImageWhy = r.ImagesErr.Error()
+			ci.ImageWhy = r.ImagesErr
+		}
 		plan = PlanCompatibility(ci)
 	}
 	return in.step(plan, m)
+}
+
+// imageKey names the record's image step: its image and whether it comes
+// before FE's downgrade; "" when the record has none.
+func imageKey(rec *PauseRecord) string {
+	if rec == nil || rec.Image == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/before=%t", rec.Image, rec.ImageBefore)
+}
+
+// confirm decides on FE's leader's answer after a pause or a restore FE
+// answered with an error: the leader holds the values, and it is done (a
+// pause in force for this FE fingerprint, a restore's record removed or
+// rewritten), the FE that did not answer named in a Warning; it does not,
+// and it is sent again, after the step's back-off.
+func (in PauseInput) confirm(m Pause, r Reads) (Step[Pause], Pause) {
+	u := m.Unconfirmed
+	if !r.Read.Report || len(r.Read.Config) == 0 {
+		return Step[Pause]{Needs: Needs{Report: true, Config: PauseKeys(), Leader: true}}, m
+	}
+	what := "the compatibility pause"
+	if u.Restore {
+		what = "the restore of tablet clone and balancing"
+	}
+	if r.ConfigErr != nil {
+		return in.held("asking FE's leader whether it holds "+what+" FE answered with an error ("+u.Err+")", r.ConfigErr), m
+	}
+	var differ []string
+	for _, k := range PauseKeys() {
+		if want, ok := u.Want[k]; ok && r.Config[k] != want {
+			differ = append(differ, fmt.Sprintf("%s=%s (want %s)", k, r.Config[k], want))
+		}
+	}
+	next := m
+	next.Unconfirmed = nil
+	if len(differ) > 0 {
+		st := in.held("FE's leader does not hold "+what+" ("+strings.Join(differ, ", ")+") after FE answered with an error ("+u.Err+"): sent again", errors.New(u.Err))
+		st.After, st.BackOff = 0, true
+		return st, next
+	}
+	warn := Event{Reason: srv1.ReasonCompatibilityPause, Action: "Upgrade", Warning: true,
+		Note: what + " holds on FE's leader, which schedules clone and balancing; FE did not set it on every FE it lists: " + u.Err}
+	if !u.Restore {
+		next.SetFor = u.SetFor
+		return Step[Pause]{Events: []Event{warn}, After: in.lookAgain()}, next
+	}
+	warn.Reason = srv1.ReasonCompatibilityRestored
+	st := Step[Pause]{Events: []Event{warn}}
+	switch {
+	case u.Clear:
+		st.Record = &Record{Annotation: srv1.CompatibilityPauseAnnotation}
+		st.Events = append(st.Events, Event{Reason: srv1.ReasonCompatibilityRestored, Action: "Upgrade", Note: "tablet clone and balancing restored on FE's leader"})
+		next.SetFor, next.Image = "", nil
+	case u.After != nil:
+		value, err := json.Marshal(u.After)
+		if err != nil {
+			return Step[Pause]{Err: err}, m
+		}
+		st.Record = &Record{Annotation: srv1.CompatibilityPauseAnnotation, Value: string(value)}
+	}
+	st.Failed = func(err error) (Step[Pause], Pause) { return Step[Pause]{Err: err}, m }
+	return st, next
 }
 
 // step is the decision as a Step: the record, then the statements, then
@@ -143,8 +248,22 @@ func (in PauseInput) step(plan CompatibilityPlan, m Pause) (Step[Pause], Pause) 
 		st.Record = &Record{Annotation: srv1.CompatibilityPauseAnnotation, Value: string(value)}
 	}
 	st.Statements = plan.Statements
+	st.Independent = plan.Want != nil
 	if plan.SetFor != "" {
 		next.SetFor = plan.SetFor
+	}
+	if plan.ImageStep && next.ImageFrom.IsZero() {
+		next.ImageFor, next.ImageFrom = imageKey(in.Record), in.Now
+	}
+	if plan.ImageTold {
+		next.ImageTold = true
+	}
+	if plan.After != nil {
+		value, err := json.Marshal(plan.After)
+		if err != nil {
+			return Step[Pause]{Err: err}, m
+		}
+		st.Then = &Step[Pause]{Record: &Record{Annotation: srv1.CompatibilityPauseAnnotation, Value: string(value)}}
 	}
 	if plan.ImageAfter != 0 {
 		next.Image = &ImageSent{Image: in.Record.Image, Before: in.Record.ImageBefore, After: plan.ImageAfter, At: in.Now}
@@ -158,7 +277,20 @@ func (in PauseInput) step(plan CompatibilityPlan, m Pause) (Step[Pause], Pause) 
 		if plan.Clear && errors.As(err, &record) {
 			return Step[Pause]{Err: err}, m // restored already; the record goes on the next reconcile
 		}
-		return in.held(plan.Message, err), m
+		kept := m
+		kept.ImageFor, kept.ImageFrom, kept.ImageTold = next.ImageFor, next.ImageFrom, next.ImageTold
+		if plan.ImageStep {
+			kept.ImageWhy = err.Error() // ALTER SYSTEM CREATE IMAGE refused: the bound still runs
+		}
+		if plan.Want != nil && !errors.As(err, &record) {
+			// FE answered the pause's or the restore's statements with an
+			// error: its leader decides (confirm), before anything else.
+			kept.Unconfirmed = &Unconfirmed{Want: plan.Want, Restore: plan.SetFor == "", Clear: plan.Clear, After: plan.After, SetFor: plan.SetFor, Err: err.Error()}
+			st := in.held(plan.Message, err)
+			st.After, st.Err = in.lookAgain(), nil
+			return st, kept
+		}
+		return in.held(plan.Message, err), kept
 	}
 	if plan.Wait {
 		st = withHolds(st, in.waits(plan.Message)...)

@@ -55,7 +55,7 @@ func TestPlanPause(t *testing.T) {
 				r.Read.Config, r.Config, r.ConfigErr, r.ConfigUnanswered = need.Config, given.Config, given.ConfigErr, given.ConfigUnanswered
 			}
 			if need.Images {
-				r.Read.Images, r.Images = true, given.Images
+				r.Read.Images, r.Images, r.ImagesErr = true, given.Images, given.ImagesErr
 			}
 			st, next = PlanPause(in, next, r)
 		}
@@ -111,6 +111,86 @@ func TestPlanPause(t *testing.T) {
 		}
 		if f, fm := st.Failed(&RecordError{Err: errors.New("conflict")}); f.Err == nil || len(f.Holds) > 0 || fm.SetFor == "" {
 			t.Errorf("record not removed: %+v, memory %+v; want the error retried, the memory kept", f, fm)
+		}
+	})
+	setConfigFailed := errors.New("Error 1064 (HY000): Set config failed: set config for fe[fe-2] failed: Read timed out")
+	t.Run("pause and restore statements go each as their own attempt", func(t *testing.T) {
+		st, _, _ := plan(changing, Pause{}, Reads{Report: steady, Config: shown})
+		restore, _, _ := plan(recorded, Pause{SetFor: Fingerprint(steady)}, Reads{Report: steady})
+		if !st.Independent || !restore.Independent {
+			t.Errorf("pause independent %v, restore independent %v; want both", st.Independent, restore.Independent)
+		}
+	})
+	t.Run("the pause fails on an FE that does not answer, FE's leader holds it: the change goes on, the FE named in a Warning", func(t *testing.T) {
+		st, _, _ := plan(changing, Pause{}, Reads{Report: steady, Config: shown})
+		f, m := st.Failed(setConfigFailed)
+		if m.Unconfirmed == nil || m.Unconfirmed.Restore || m.SetFor != "" || len(f.Holds) != 1 || f.Err != nil {
+			t.Fatalf("failed: %+v, memory %+v; want the change held, the pause to confirm on the leader", f, m)
+		}
+		paused := map[string]string{}
+		for k, v := range PausedValues() {
+			paused[k] = v
+		}
+		next, m2, asked := plan(PauseInput{CompatibilityIn: CompatibilityIn{Changes: changing.Changes, Rolling: changing.Rolling, Record: rec, Now: time.Now()}, ChangeKey: changing.ChangeKey, Every: 10 * time.Second},
+			m, Reads{Report: steady, Config: paused})
+		if len(asked) != 1 || !asked[0].Leader || len(asked[0].Config) != 4 {
+			t.Fatalf("asked %+v, want FE's report and the leader's four keys", asked)
+		}
+		if m2.Unconfirmed != nil || m2.SetFor != Fingerprint(steady) || len(next.Holds) > 0 || len(next.Events) != 1 || !next.Events[0].Warning || !strings.Contains(next.Events[0].Note, "fe[fe-2]") {
+			t.Errorf("step %+v, memory %+v; want the pause in force, the change free, one Warning naming fe-2", next, m2)
+		}
+	})
+	t.Run("control: the leader does not hold the pause: the change stays held, the pause sent again after the back-off", func(t *testing.T) {
+		m := Pause{Unconfirmed: &Unconfirmed{Want: PausedValues(), SetFor: Fingerprint(steady), Err: setConfigFailed.Error()}}
+		next, m2, _ := plan(PauseInput{CompatibilityIn: CompatibilityIn{Changes: changing.Changes, Rolling: changing.Rolling, Record: rec, Now: time.Now()}, ChangeKey: changing.ChangeKey, Every: 10 * time.Second},
+			m, Reads{Report: steady, Config: shown})
+		if m2.Unconfirmed != nil || m2.SetFor != "" || len(next.Holds) != 1 || !next.BackOff {
+			t.Errorf("step %+v, memory %+v; want the change held and the pause tried again", next, m2)
+		}
+	})
+	t.Run("the restore fails on an FE that does not answer, FE's leader holds the values: the record removed, the FE named", func(t *testing.T) {
+		st, _, _ := plan(recorded, Pause{SetFor: Fingerprint(steady)}, Reads{Report: steady})
+		_, m := st.Failed(setConfigFailed)
+		if m.Unconfirmed == nil || !m.Unconfirmed.Restore || !m.Unconfirmed.Clear {
+			t.Fatalf("memory %+v, want the restore to confirm", m)
+		}
+		next, m2, _ := plan(recorded, m, Reads{Report: steady, Config: shown})
+		if next.Record == nil || next.Record.Value != "" || m2.Unconfirmed != nil || len(next.Events) != 2 {
+			t.Errorf("step %+v, memory %+v; want the record removed, the restore and the FE told", next, m2)
+		}
+	})
+	t.Run("the image step past its limit: the values restored before the record loses them, each key its own attempt", func(t *testing.T) {
+		in := recorded
+		in.Record = &PauseRecord{Values: shown, Image: "starrocks/fe-ubuntu:3.4.1"}
+		in.Now = time.Now()
+		m := Pause{SetFor: Fingerprint(steady), ImageFor: imageKey(in.Record), ImageFrom: in.Now.Add(-ImageWaitLimit - time.Second), ImageWhy: "GET /api/show_meta_info?action=SHOW_HA: HTTP 401"}
+		st, _, _ := plan(in, m, Reads{Report: steady}, Reads{Images: map[string]fe.HAInfo{}, ImagesErr: errors.New("FE fe0: HTTP 401")})
+		if st.Record != nil || len(st.Statements) != 4 || !st.Independent || st.Then == nil || st.Then.Record == nil {
+			t.Fatalf("step %+v; want the restore's statements first, no record before them, the record rewritten after", st)
+		}
+		var after PauseRecord
+		if err := json.Unmarshal([]byte(st.Then.Record.Value), &after); err != nil || after.Paused() || after.Image != in.Record.Image {
+			t.Errorf("record after %q, want the image still due, no values", st.Then.Record.Value)
+		}
+		if len(st.Events) != 1 || !st.Events[0].Warning || !strings.Contains(st.Events[0].Note, "HTTP 401") || st.Progress == nil || !strings.Contains(st.Progress.Note, "not confirmed") {
+			t.Errorf("events %+v, progress %+v; want why told in one Warning and the status", st.Events, st.Progress)
+		}
+		_, fm := st.Failed(setConfigFailed)
+		if fm.Unconfirmed == nil || fm.Unconfirmed.After == nil || fm.Unconfirmed.Clear {
+			t.Errorf("failed memory %+v; want the rewrite to wait for the leader's word", fm)
+		}
+	})
+	t.Run("ALTER SYSTEM CREATE IMAGE refused: the step's start kept, so the limit still ends it", func(t *testing.T) {
+		in := recorded
+		in.Record = &PauseRecord{Values: shown, Image: "starrocks/fe-ubuntu:3.4.1"}
+		in.Now = time.Now()
+		st, m, _ := plan(in, Pause{SetFor: Fingerprint(steady)}, Reads{Report: steady}, Reads{Images: map[string]fe.HAInfo{"fe0": {Role: "LEADER", JournalID: 10}}})
+		if len(st.Statements) != 1 || m.ImageFrom.IsZero() {
+			t.Fatalf("step %+v, memory %+v; want CREATE IMAGE, the step's start remembered", st, m)
+		}
+		_, fm := st.Failed(errors.New("Access denied; you need (at least one of) the NODE privilege(s)"))
+		if fm.ImageFrom != m.ImageFrom || !strings.Contains(fm.ImageWhy, "NODE") {
+			t.Errorf("memory after the refusal %+v, want the start and FE's refusal kept", fm)
 		}
 	})
 	t.Run("an image after FE's change: each FE's image read in a second round", func(t *testing.T) {

@@ -19,6 +19,7 @@ package starrocks
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func TestPlanCompatibility(t *testing.T) {
 	}
 	fes := func(leader, startOfFE1 string) *Report {
 		return &Report{
-			Frontends: []fe.Frontend{{Name: "fe0", StartTime: "2026-12-01 10:00:00", Role: "LEADER", Alive: true}, {Name: "fe1", StartTime: startOfFE1, Role: "FOLLOWER", Alive: true}},
+			Frontends: []fe.Frontend{{Name: "fe0", Host: "fe0", StartTime: "2026-12-01 10:00:00", Role: "LEADER", Alive: true}, {Name: "fe1", Host: "fe1", StartTime: startOfFE1, Role: "FOLLOWER", Alive: true}},
 			Backends:  []fe.Backend{{Host: "be-0", Alive: true}, {Host: "be-1", Alive: true}},
 		}
 	}
@@ -67,11 +68,19 @@ func TestPlanCompatibility(t *testing.T) {
 	images := func(leaderJournal, fe0, fe1 int64) map[string]fe.HAInfo {
 		return map[string]fe.HAInfo{"fe0": {Role: "LEADER", JournalID: leaderJournal, ImageVersion: fe0}, "fe1": {Role: "FOLLOWER", JournalID: leaderJournal - 1, ImageVersion: fe1}}
 	}
+	draining := fes("fe0", "2026-12-01 10:00:00")
+	draining.Backends = append(draining.Backends, fe.Backend{Host: "be-5", Alive: true, Decommissioned: true, TabletNum: 1200})
+	feDead := fes("fe0", "2026-12-01 10:00:00")
+	feDead.Frontends[1].Alive = false
+	feNames := PodNames{StatefulSet: "c-fe", HeadlessService: "c-fe-search", Namespace: "ns"}
+	podsReport := fes("fe0", "2026-12-01 10:00:00")
+	podsReport.Frontends[0].Host, podsReport.Frontends[1].Host = "c-fe-0.c-fe-search.ns.svc.cluster.local", "c-fe-1.c-fe-search.ns.svc.cluster.local"
 	tests := []struct {
 		name  string
 		in    CompatibilityIn
 		want  CompatibilityPlan
 		event string // the Event's reason, "" none
+		note  string // in the Events' notes or the message
 	}{
 		{name: "no image change and no record: nothing, no statement", in: CompatibilityIn{Report: steady}},
 		{name: "a patch change takes no pause", in: CompatibilityIn{Changes: []ImageCheck{patch}, Report: steady}},
@@ -116,8 +125,50 @@ func TestPlanCompatibility(t *testing.T) {
 			in:    CompatibilityIn{Record: rec, Report: steady},
 			want:  CompatibilityPlan{Statements: restore, Clear: true},
 			event: "CompatibilityRestored"},
-		{name: "recorded, rolled, a BE not alive: the pause stays",
-			in: CompatibilityIn{Record: rec, Report: beDown, SetFor: Fingerprint(beDown)}},
+		{name: "recorded, rolled, a BE not alive: restored all the same (kept on, repair would crawl and colocate replicas stay short for good), the dead BE named",
+			in:    CompatibilityIn{Record: rec, Report: beDown, SetFor: Fingerprint(beDown)},
+			want:  CompatibilityPlan{Statements: restore, Clear: true},
+			event: "CompatibilityRestored", note: "FE lists BE be-1 not Alive"},
+		{name: "control: recorded, a BE not alive, a component still rolling: the pause stays",
+			in: CompatibilityIn{Rolling: []string{"BE"}, Record: rec, Report: beDown, SetFor: Fingerprint(beDown)}},
+		{name: "a minor change while a BE decommission drains: no record, no pause, the change waits for the drain at full speed",
+			in:   CompatibilityIn{Changes: []ImageCheck{minor}, Report: draining, Shown: shown},
+			want: CompatibilityPlan{Wait: true}, note: "be-5 (1200 tablets)"},
+		{name: "control: the drain done (the BE's row gone), the pause is taken before the first pod",
+			in:    CompatibilityIn{Changes: []ImageCheck{minor}, Report: steady, Shown: shown},
+			want:  CompatibilityPlan{Record: rec, Statements: pause, SetFor: Fingerprint(steady)},
+			event: "CompatibilityPause"},
+		{name: "image before FE's downgrade, a follower not Alive in FE's list: left out and named, the others' images suffice",
+			in:    CompatibilityIn{Changes: []ImageCheck{feDown}, Record: before, Report: feDead, ImageAfter: 120, Images: map[string]fe.HAInfo{"fe0": {Role: "LEADER", JournalID: 130, ImageVersion: 121}}},
+			want:  CompatibilityPlan{Record: &PauseRecord{Image: feDown.To}, Wait: true},
+			event: "MetadataImage", note: "not waited for: fe1 (not Alive in FE's list)"},
+		{name: "image before FE's downgrade, a follower's pod not Ready: left out and named",
+			in: CompatibilityIn{Changes: []ImageCheck{feDown}, Record: before, Report: podsReport, FENames: feNames, FENotReady: map[int]bool{1: true},
+				ImageAfter: 120, Images: map[string]fe.HAInfo{"fe0": {Role: "LEADER", JournalID: 130, ImageVersion: 121}}},
+			want:  CompatibilityPlan{Record: &PauseRecord{Image: feDown.To}, Wait: true},
+			event: "MetadataImage", note: "fe1 (its pod is not Ready)"},
+		{name: "control: the same follower Alive and Ready, not answering: waited for",
+			in: CompatibilityIn{Changes: []ImageCheck{feDown}, Record: before, Report: podsReport, FENames: feNames, FENotReady: map[int]bool{},
+				ImageAfter: 120, Images: map[string]fe.HAInfo{"fe0": {Role: "LEADER", JournalID: 130, ImageVersion: 121}}},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "image before FE's downgrade, no FE answers SHOW_HA past the limit: FE's downgrade stays held, told once in a Warning",
+			in: CompatibilityIn{Changes: []ImageCheck{feDown}, Record: before, Report: steady, Images: map[string]fe.HAInfo{},
+				ImageFrom: steadyAt.At, Now: steadyAt.At.Add(ImageWaitLimit + time.Second), ImageWhy: errors.New("GET /api/show_meta_info?action=SHOW_HA: HTTP 401")},
+			want:  CompatibilityPlan{Wait: true, ImageTold: true},
+			event: "MetadataImage", note: "HTTP 401"},
+		{name: "the same, told already: no second Event",
+			in: CompatibilityIn{Changes: []ImageCheck{feDown}, Record: before, Report: steady, Images: map[string]fe.HAInfo{},
+				ImageFrom: steadyAt.At, Now: steadyAt.At.Add(2 * ImageWaitLimit), ImageTold: true},
+			want: CompatibilityPlan{Wait: true}},
+		{name: "image after the change, FE's leader never answers SHOW_HA, past the limit: restored first, the record rewritten after, one Warning",
+			in: CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), Images: map[string]fe.HAInfo{},
+				ImageFrom: steadyAt.At, Now: steadyAt.At.Add(ImageWaitLimit + time.Second), ImageWhy: errors.New("connection refused")},
+			want:  CompatibilityPlan{Statements: restore, After: &PauseRecord{Image: feMinor.To}},
+			event: "MetadataImage", note: "connection refused"},
+		{name: "control: the same within the limit: waits, the pause stays",
+			in: CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), Images: map[string]fe.HAInfo{},
+				ImageFrom: steadyAt.At, Now: steadyAt.At.Add(ImageWaitLimit - time.Second)},
+			want: CompatibilityPlan{Wait: true}},
 		{name: "recorded, rolled, no report of FE: the pause stays, nothing sent, what is not written waits",
 			in: CompatibilityIn{Record: rec}, want: CompatibilityPlan{Wait: true}},
 		{name: "recorded, rolled, FE did not answer: the pause stays, nothing sent, what is not written waits",
@@ -158,18 +209,18 @@ func TestPlanCompatibility(t *testing.T) {
 			in:    CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), ImageAfter: 120, Images: images(130, 121, 121)},
 			want:  CompatibilityPlan{Statements: restore, Clear: true},
 			event: "MetadataImage,CompatibilityRestored"},
-		{name: "sent at 120 more than the limit ago, a follower still without it: clone and balancing restored, the image still awaited",
+		{name: "the image step begun more than the limit ago, a follower still without it: clone and balancing restored first, the record rewritten after, the image still awaited",
 			in: CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), ImageAfter: 120, Images: images(125, 121, 100),
-				ImageSince: steadyAt.At, Now: steadyAt.At.Add(ImageWaitLimit + time.Second)},
-			want:  CompatibilityPlan{Statements: restore, Record: &PauseRecord{Image: feMinor.To}},
+				ImageFrom: steadyAt.At, Now: steadyAt.At.Add(ImageWaitLimit + time.Second)},
+			want:  CompatibilityPlan{Statements: restore, After: &PauseRecord{Image: feMinor.To}},
 			event: "MetadataImage"},
-		{name: "sent at 120 less than the limit ago: waits",
+		{name: "the image step begun less than the limit ago: waits",
 			in: CompatibilityIn{Record: withImage, Report: steady, SetFor: Fingerprint(steady), ImageAfter: 120, Images: images(125, 121, 100),
-				ImageSince: steadyAt.At, Now: steadyAt.At.Add(ImageWaitLimit - time.Second)},
+				ImageFrom: steadyAt.At, Now: steadyAt.At.Add(ImageWaitLimit - time.Second)},
 			want: CompatibilityPlan{Wait: true}},
 		{name: "restored after the limit, the image still not on every FE: waits, nothing sent",
 			in: CompatibilityIn{Record: &PauseRecord{Image: feMinor.To}, Report: steady, ImageAfter: 120, Images: images(125, 121, 100),
-				ImageSince: steadyAt.At, Now: steadyAt.At.Add(2 * ImageWaitLimit)},
+				ImageFrom: steadyAt.At, Now: steadyAt.At.Add(2 * ImageWaitLimit)},
 			want: CompatibilityPlan{Wait: true}},
 		{name: "an FE minor downgrade: FE's values recorded, no pause yet: the image comes first",
 			in:    CompatibilityIn{Changes: []ImageCheck{feMinorDown}, Report: steady, Shown: shown},
@@ -226,10 +277,21 @@ func TestPlanCompatibility(t *testing.T) {
 			if reason := strings.Join(reasons, ","); reason != tt.event {
 				t.Errorf("event %q, want %q", reason, tt.event)
 			}
+			said := got.Message
+			for _, e := range got.Events {
+				said += "\n" + e.Note
+			}
+			if !strings.Contains(said, tt.note) {
+				t.Errorf("message and notes %q, want %q in them", said, tt.note)
+			}
 			if got.Message == "" && (got.Wait || got.ReadConfig || got.ReadImages || (len(got.Statements) > 0 && !got.Clear)) {
 				t.Errorf("a wait, a read or a pause without a message: %+v", got)
 			}
-			got.Events, got.Message = nil, ""
+			sets := slices.ContainsFunc(got.Statements, func(st fe.Statement) bool { _, ok := st.(fe.SetFrontendConfig); return ok })
+			if sets != (got.Want != nil) {
+				t.Errorf("statements %v with Want %v: the values of a pause or restore are what FE's leader is asked for after an error", got.Statements, got.Want)
+			}
+			got.Events, got.Message, got.Want, got.ImageStep = nil, "", nil, false
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}

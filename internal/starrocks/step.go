@@ -58,8 +58,11 @@ type Step[M any] struct {
 	// Marks are set on pods before the statements they record, or cleared
 	// after the statements that took them back.
 	Marks []Mark
-	// Statements are sent to FE, in order.
-	Statements []fe.Statement
+	// Statements are sent to FE, in order. Independent sends each as its
+	// own attempt, within its own timeout: one that fails does not stop
+	// the next, and the step fails with their errors joined.
+	Statements  []fe.Statement
+	Independent bool
 	// Delete are the claims, then the pods, deleted after the statements.
 	Delete Deletions
 	// Events tell what the step did; a Warning one is a Warning Event.
@@ -95,8 +98,12 @@ type Needs struct {
 	// report read before it no longer counts: the door marks it out of
 	// date, and only a report read after counts.
 	Fresh bool
-	// Config are FE configuration keys to read (ADMIN SHOW FRONTEND CONFIG).
+	// Config are FE configuration keys to read (ADMIN SHOW FRONTEND CONFIG),
+	// from the FE the Service reaches, or with Leader from FE's leader on
+	// its own address (FE's report names it; Report is read first): each
+	// FE answers from its own memory.
 	Config []string
+	Leader bool
 	// Images asks each FE of FE's report for its metadata image.
 	Images bool
 	// ComputeNodes asks for FE's list of compute nodes alone, read at or
@@ -120,7 +127,7 @@ func (n Needs) Minus(read Needs) Needs {
 	out := Needs{Report: n.Report && !read.Report, Fresh: n.Fresh && !read.Fresh, Images: n.Images && !read.Images,
 		ComputeNodes: n.ComputeNodes && !read.ComputeNodes, Since: n.Since, StatefulSet: n.StatefulSet && !read.StatefulSet}
 	if len(read.Config) == 0 {
-		out.Config = n.Config
+		out.Config, out.Leader = n.Config, n.Leader
 	}
 	return out
 }
@@ -141,8 +148,9 @@ type Reads struct {
 	ConfigErr        error
 	ConfigUnanswered bool
 	// Images is each FE's own word on its image, by FE name; an FE that
-	// did not answer is left out.
-	Images map[string]fe.HAInfo
+	// did not answer is left out, and ImagesErr says why.
+	Images    map[string]fe.HAInfo
+	ImagesErr error
 	// ComputeNodes is FE's list of compute nodes read since Needs.Since;
 	// nil when none is in yet.
 	ComputeNodes *ComputeNodesRead

@@ -52,7 +52,9 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 		Rolling: rollingComponents(s, true), Unsettled: rollingComponents(s, false), Record: rec, Now: time.Now()},
 		ChangeKey: s.want.changeKey, Every: r.FE.Every()}
 	if rec != nil {
-		in.FEChanged = lastPodChange(map[resources.Component][]corev1.Pod{resources.ComponentFE: r.clusterPods(ctx, s)[resources.ComponentFE]})
+		pods := r.clusterPods(ctx, s)[resources.ComponentFE]
+		in.FEChanged = lastPodChange(map[resources.Component][]corev1.Pod{resources.ComponentFE: pods})
+		in.ImageLimit, in.FENames, in.FENotReady = r.ImageWaitLimit, starrocks.NamesOf(s.src, resources.ComponentFE), notReady(in.FENames, pods)
 	}
 	frontend.Run(ctx, r.steps(), s.target(resources.ComponentFE), r.pauses, client.ObjectKeyFromObject(s.src), in, starrocks.PlanPause)
 	return true
@@ -86,4 +88,15 @@ func (r *Reconciler) pauseRecord(ctx context.Context, src *srv1.StarRocksCluster
 		return &starrocks.PauseRecord{Values: map[string]string{}}
 	}
 	return rec
+}
+
+// notReady are the ordinals of the pods that are not Ready.
+func notReady(names starrocks.PodNames, pods []corev1.Pod) map[int]bool {
+	out := map[int]bool{}
+	for i := range pods {
+		if ord, ok := resources.PodOrdinal(names.StatefulSet, pods[i].Name); ok && !resources.PodReady(&pods[i]) {
+			out[ord] = true
+		}
+	}
+	return out
 }

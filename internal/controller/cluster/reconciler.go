@@ -66,6 +66,9 @@ type Reconciler struct {
 	// SyncPeriod is the operator's --sync-period: outside rollouts, FE is
 	// read for the status at most once per period.
 	SyncPeriod time.Duration
+	// ImageWaitLimit bounds each metadata image step of a version change;
+	// zero is starrocks.ImageWaitLimit.
+	ImageWaitLimit time.Duration
 	// StartApart makes the first reconcile of a cluster without its FE
 	// StatefulSet write FE's objects ahead of the status, and only what
 	// FE's pods need while workers are short (see firstStep); set with more

@@ -18,6 +18,7 @@ package frontend
 
 import (
 	"context"
+	"errors"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,7 +34,8 @@ import (
 //     the report of the next read is the first that counts;
 //   - Report is the door's Look: FE's last report, read off the reconcile
 //     workers at the door's rate; nil until one is in;
-//   - Config asks FE for its configuration (ADMIN SHOW FRONTEND CONFIG);
+//   - Config asks FE for its configuration (ADMIN SHOW FRONTEND CONFIG),
+//     with Leader the leader of the report on its own address;
 //   - Images asks each FE of the report for its own metadata image;
 //   - ComputeNodes is the door's list of compute nodes read since a time,
 //     off the reconcile workers too;
@@ -51,18 +53,27 @@ func (x Steps) read(ctx context.Context, t Target, need starrocks.Needs, r *star
 		r.Read.Report = true
 	}
 	if len(need.Config) > 0 {
-		err := x.Door.Exec(ctx, t.Cluster, t.FEConf, func(c *fe.Client) error {
+		read := func(c *fe.Client) error {
 			var err error
 			r.Config, err = c.FrontendConfig(ctx, need.Config)
 			return err
-		})
+		}
+		var err error
+		if need.Leader {
+			err = errors.New("FE's report names no leader")
+			if host := leaderHost(r.Report); host != "" {
+				err = x.Door.ExecOn(ctx, t.Cluster, t.FEConf, host, read)
+			}
+		} else {
+			err = x.Door.Exec(ctx, t.Cluster, t.FEConf, read)
+		}
 		r.ConfigErr, r.ConfigUnanswered = err, err != nil && feaccess.KindOf(err) == feaccess.Unreachable
 		r.Read.Config = need.Config
 	}
 	if need.Images {
 		if r.Report != nil {
 			// An FE that does not answer is left out: the plan waits for it.
-			r.Images, _ = x.Door.Images(ctx, t.Cluster, t.FEConf, r.Report.Frontends)
+			r.Images, r.ImagesErr = x.Door.Images(ctx, t.Cluster, t.FEConf, r.Report.Frontends)
 		}
 		r.Read.Images = true
 	}
@@ -74,6 +85,19 @@ func (x Steps) read(ctx context.Context, t Target, need starrocks.Needs, r *star
 		r.StatefulSet, r.StatefulSetErr = x.live(ctx, t.StatefulSet)
 		r.Read.StatefulSet = true
 	}
+}
+
+// leaderHost is the host of the FE that leads in rep; "" when none.
+func leaderHost(rep *starrocks.Report) string {
+	if rep == nil || rep.Err != nil {
+		return ""
+	}
+	for _, f := range rep.Frontends {
+		if f.Role == "LEADER" {
+			return f.Host
+		}
+	}
+	return ""
 }
 
 // live is sts as the API server has it; nil when it is gone.

@@ -19,6 +19,7 @@ package frontend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -42,11 +43,13 @@ type writes struct {
 	record     *starrocks.Record
 	marks      []starrocks.Mark
 	statements []fe.Statement
-	delete     starrocks.Deletions
+	// independent: each statement is its own attempt (Step.Independent).
+	independent bool
+	delete      starrocks.Deletions
 }
 
 func writesOf[M any](st starrocks.Step[M]) writes {
-	return writes{record: st.Record, marks: st.Marks, statements: st.Statements, delete: st.Delete}
+	return writes{record: st.Record, marks: st.Marks, statements: st.Statements, independent: st.Independent, delete: st.Delete}
 }
 
 // send does a step's writes in their order: the record written, the
@@ -67,7 +70,11 @@ func (x Steps) send(ctx context.Context, t Target, w writes) error {
 			}
 		}
 	}
-	if err := x.sendStatements(ctx, t, w.statements); err != nil {
+	send := x.sendStatements
+	if w.independent {
+		send = x.sendEach
+	}
+	if err := send(ctx, t, w.statements); err != nil {
 		return err
 	}
 	for _, ord := range w.delete.Claims {
@@ -113,6 +120,19 @@ func (x Steps) sendStatements(ctx context.Context, t Target, statements []fe.Sta
 		}
 		return nil
 	})
+}
+
+// sendEach sends statements to the cluster's FE through the door, each as
+// its own attempt within its own StatementTimeout: one that fails does not
+// stop the next (an ADMIN SET FRONTEND CONFIG that FE fails after setting
+// it on the FEs that answered, ConfigBase.setConfig). The errors are
+// joined.
+func (x Steps) sendEach(ctx context.Context, t Target, statements []fe.Statement) error {
+	var errs []error
+	for _, stmt := range statements {
+		errs = append(errs, x.sendStatements(ctx, t, []fe.Statement{stmt}))
+	}
+	return errors.Join(errs...)
 }
 
 // mark sets (or clears) the operator's mark on a pod, just before the

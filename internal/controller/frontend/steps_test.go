@@ -87,3 +87,36 @@ func TestARecordIsWrittenBeforeItsStatements(t *testing.T) {
 		t.Errorf("failure %v, %d connections to FE; want the record's failure and no statement sent", failed, calls.Load())
 	}
 }
+
+// Independent statements are each their own attempt: one that fails does
+// not stop the next (an ADMIN SET FRONTEND CONFIG FE fails after applying
+// it, issue 50), and the step fails with the errors joined. The control:
+// the same statements in one attempt stop at the first failure.
+func TestIndependentStatementsEachTheirOwnAttempt(t *testing.T) {
+	ctx := context.Background()
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}}
+	run := func(independent bool) (int32, error) {
+		calls, resolve := countingFE(t)
+		memos := reconcile.NewMemos()
+		x := Steps{Door: feaccess.New(nil, feaccess.Options{Resolve: resolve}), Client: fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(src.DeepCopy()).Build(),
+			Recorder: events.NewFakeRecorder(10), Memory: NewMemory(memos, func(types.NamespacedName) []types.NamespacedName { return nil })}
+		var failed error
+		tg := Target{Cluster: src, On: src, Hold: func(starrocks.Hold) {}, Later: func(time.Duration) {}, Fail: func(err error) { failed = err }, Note: func(string) {}}
+		plan := func(struct{}, struct{}, starrocks.Reads) (starrocks.Step[struct{}], struct{}) {
+			return starrocks.Step[struct{}]{Independent: independent, Statements: []fe.Statement{
+				fe.SetFrontendConfig{Key: "a", Value: "0"}, fe.SetFrontendConfig{Key: "b", Value: "0"}, fe.SetFrontendConfig{Key: "c", Value: "0"}},
+				Failed: func(err error) (starrocks.Step[struct{}], struct{}) { return starrocks.Step[struct{}]{Err: err}, struct{}{} }}, struct{}{}
+		}
+		Run(ctx, x, tg, reconcile.NewMemo[struct{}](memos), client.ObjectKeyFromObject(src), struct{}{}, plan)
+		return calls.Load(), failed
+	}
+	one, oneErr := run(false)
+	each, eachErr := run(true)
+	t.Logf("connections: %d in one attempt, %d each its own", one, each)
+	if oneErr == nil || eachErr == nil {
+		t.Fatalf("errors %v, %v; want both to fail", oneErr, eachErr)
+	}
+	if each < 3*one {
+		t.Errorf("%d connections for three independent statements, %d for one attempt: want each tried", each, one)
+	}
+}
