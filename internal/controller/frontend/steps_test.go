@@ -105,7 +105,9 @@ func TestIndependentStatementsEachTheirOwnAttempt(t *testing.T) {
 		plan := func(struct{}, struct{}, starrocks.Reads) (starrocks.Step[struct{}], struct{}) {
 			return starrocks.Step[struct{}]{Independent: independent, Statements: []fe.Statement{
 				fe.SetFrontendConfig{Key: "a", Value: "0"}, fe.SetFrontendConfig{Key: "b", Value: "0"}, fe.SetFrontendConfig{Key: "c", Value: "0"}},
-				Failed: func(err error) (starrocks.Step[struct{}], struct{}) { return starrocks.Step[struct{}]{Err: err}, struct{}{} }}, struct{}{}
+				Failed: func(err error) (starrocks.Step[struct{}], struct{}) {
+					return starrocks.Step[struct{}]{Err: err}, struct{}{}
+				}}, struct{}{}
 		}
 		Run(ctx, x, tg, reconcile.NewMemo[struct{}](memos), client.ObjectKeyFromObject(src), struct{}{}, plan)
 		return calls.Load(), failed
