@@ -31,11 +31,17 @@ import (
 // "Compatibility configuration"): before the first pod of a minor or major
 // version change is replaced, tablet clone and balancing go off with ADMIN
 // SET FRONTEND CONFIG, and back to what FE had once every component runs
-// its new image and every BE is Alive. What FE had is recorded on the
-// cluster before the first statement (PauseRecord), so that an operator
-// that restarts restores it, not the paused values it would read then.
-// A value set so lives in each FE's memory only, so the pause is set again
-// whenever an FE restarts or the leader moves (FE's fingerprint changes).
+// its new image (a BE FE lists not Alive is told, not waited for). What FE
+// had is recorded on the cluster before the first statement (PauseRecord),
+// so that an operator that restarts restores it, not the paused values it
+// would read then. A value set so lives in each FE's memory only, so the
+// pause is set again whenever an FE restarts or the leader moves (FE's
+// fingerprint changes). FE sets such a value on the FE that runs the
+// statement first, then on every other FE it lists, alive or not, failing
+// on one that does not answer (ConfigBase.setConfig): each key is its own
+// attempt, and after an error FE's leader, whose tablet scheduler clones
+// and balances, decides whether it took (Unconfirmed). No pause begins
+// while a BE decommission drains: the change waits for it.
 
 // PauseRecord is what FE had before the pause, by key (the keys of
 // CompatibilityPause), recorded on the cluster, and the metadata image

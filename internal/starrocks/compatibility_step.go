@@ -367,7 +367,7 @@ func pauseNote(rec *PauseRecord, plan CompatibilityPlan) string {
 	var parts []string
 	if rec.Paused() {
 		parts = append(parts, "tablet clone and balancing paused for the version change; restored to "+rec.String()+
-			" once every component runs its image and every BE is Alive")
+			" once every component runs its image")
 	}
 	if rec.Image != "" {
 		note := "FE's metadata image is taken once every FE runs " + rec.Image

@@ -75,8 +75,8 @@ func (d *feDirectory) cluster(ns, cluster string) *simstarrocks.StarRocks {
 
 func (d *feDirectory) resolve(t fe.Target) (string, string) {
 	if f := d.cluster(t.Namespace, strings.TrimSuffix(t.Service, "-fe-service")); f != nil {
-		if t.Host != "" { // one FE's own HTTP port
-			return "127.0.0.1:1", f.HTTPURLOf(t.Host)
+		if t.Host != "" { // one FE's own ports
+			return f.AddressOf(t.Host), f.HTTPURLOf(t.Host)
 		}
 		return f.QueryAddress(), f.HTTPURL()
 	}

@@ -182,6 +182,9 @@ type operatorOptions struct {
 	feLookEvery time.Duration
 	// feCredentials is --fe-credentials-secret; empty logs in as root.
 	feCredentials types.NamespacedName
+	// imageWaitLimit bounds each metadata image step of a version change;
+	// zero is the operator's (starrocks.ImageWaitLimit).
+	imageWaitLimit time.Duration
 }
 
 func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo operatorOptions) *operator {
@@ -209,7 +212,7 @@ func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo op
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := controller.SetupWithManager(mgr, controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace, DenyList: oo.denyList, FE: oo.fe, FELookEvery: oo.feLookEvery, SyncPeriod: opts.SyncPeriod, FECredentials: oo.feCredentials}); err != nil {
+	if err := controller.SetupWithManager(mgr, controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace, DenyList: oo.denyList, FE: oo.fe, FELookEvery: oo.feLookEvery, SyncPeriod: opts.SyncPeriod, FECredentials: oo.feCredentials, ImageWaitLimit: oo.imageWaitLimit}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -39,8 +39,8 @@ import (
 // recorded on the cluster (srv1.CompatibilityPauseAnnotation), then the
 // pause is set, before the first pod of the change is replaced; it is set
 // again after an FE restarts or the leader moves; once every component runs
-// its image and every BE is Alive, the recorded values are set again and
-// the record removed. FE's metadata image is taken after FE's change, and
+// its image (whatever FE says of a BE that is not Alive), the recorded
+// values are set again and the record removed. FE's metadata image is taken after FE's change, and
 // before a downgrade's first FE pod. A cluster with no image change and no
 // record costs no FE statement and no read.
 func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
