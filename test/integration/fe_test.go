@@ -238,7 +238,7 @@ const testTabletReportInterval = 5 * time.Second
 
 // testSetConfigTimeout is the simulated FE's wait for each FE that does not
 // answer ADMIN SET FRONTEND CONFIG in these tests (FE's: 310 s).
-const testSetConfigTimeout = 2 * time.Second
+const testSetConfigTimeout = time.Second
 
 func startFE(t *testing.T, dir *feDirectory, ns, cluster string, opts simstarrocks.Options) *simstarrocks.StarRocks {
 	t.Helper()
