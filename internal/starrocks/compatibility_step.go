@@ -194,8 +194,19 @@ func (in PauseInput) confirm(m Pause, r Reads) (Step[Pause], Pause) {
 	if u.Restore {
 		what = "the restore of tablet clone and balancing"
 	}
-	if r.ConfigErr != nil {
-		return in.held("asking FE's leader whether it holds "+what+" FE answered with an error ("+u.Err+")", r.ConfigErr), m
+	next := m
+	next.Unconfirmed = nil
+	switch {
+	case r.Report == nil || r.Report.Err != nil:
+		// FE's report names the leader: waited for, as every step waits for it.
+		st := Step[Pause]{After: in.lookAgain()}
+		st = withHolds(st, in.waits("waiting for FE's report, to ask FE's leader whether it holds "+what+" FE answered with an error")...)
+		return st, m
+	case r.ConfigErr != nil:
+		// The leader not read: sent again on the step's back-off.
+		st := in.held("asking FE's leader whether it holds "+what+" FE answered with an error ("+u.Err+")", r.ConfigErr)
+		st.After, st.BackOff = 0, true
+		return st, next
 	}
 	var differ []string
 	for _, k := range PauseKeys() {
@@ -203,8 +214,6 @@ func (in PauseInput) confirm(m Pause, r Reads) (Step[Pause], Pause) {
 			differ = append(differ, fmt.Sprintf("%s=%s (want %s)", k, r.Config[k], want))
 		}
 	}
-	next := m
-	next.Unconfirmed = nil
 	if len(differ) > 0 {
 		st := in.held("FE's leader does not hold "+what+" ("+strings.Join(differ, ", ")+") after FE answered with an error ("+u.Err+"): sent again", errors.New(u.Err))
 		st.After, st.BackOff = 0, true

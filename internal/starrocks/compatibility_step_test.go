@@ -202,3 +202,22 @@ func TestPlanPause(t *testing.T) {
 		}
 	})
 }
+
+// After FE answered a pause with an error, the leader's word is waited for
+// while FE's report is not in, and a leader that cannot be read sends the
+// pause again on the step's back-off: no wait without an end.
+func TestConfirmOnTheLeaderIsBounded(t *testing.T) {
+	minor := ImageCheck{Name: "BE", To: "starrocks/be-ubuntu:3.4.1", Verdict: UpgradePath(version.Reported("3.3.9-abc1234"), version.OfImage("starrocks/be-ubuntu:3.4.1"))}
+	in := PauseInput{CompatibilityIn: CompatibilityIn{Changes: []ImageCheck{minor}, Rolling: []string{"BE"}, Record: &PauseRecord{Values: map[string]string{}}, Now: time.Now()}, Every: 10 * time.Second}
+	m := Pause{Unconfirmed: &Unconfirmed{Want: PausedValues(), SetFor: "fp", Err: "Set config failed"}}
+	read := Reads{Read: Needs{Report: true, Config: PauseKeys(), Leader: true}}
+	st, next := PlanPause(in, m, read)
+	if next.Unconfirmed == nil || len(st.Holds) != 1 || st.After == 0 {
+		t.Errorf("no report: step %+v, memory %+v; want the change held while FE's report is waited for", st, next)
+	}
+	read.Report, read.ConfigErr = &Report{Frontends: []fe.Frontend{{Name: "fe0", Role: "LEADER", Alive: true}}}, errors.New("dial tcp: connection refused")
+	st, next = PlanPause(in, m, read)
+	if next.Unconfirmed != nil || !st.BackOff || len(st.Holds) != 1 {
+		t.Errorf("leader unreadable: step %+v, memory %+v; want the pause sent again on the back-off", st, next)
+	}
+}

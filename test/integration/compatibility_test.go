@@ -77,6 +77,11 @@ func TestUpgradeProcedure(t *testing.T) {
 // and a restore failing so left the values paused.
 func testPauseWithAnFEThatDoesNotAnswer(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	const ns, name, ghost = "deadfe", "df", "fe-gone.elsewhere.example"
+	row := faulttable.Row{Fault: "an FE that FE lists never answers ADMIN SET FRONTEND CONFIG",
+		Injected: "3.3.2 → 3.4.1 on 1 FE and 2 BE, the user's tablet_sched_max_scheduling_tablets at " + userScheduling +
+			"; FE lists a follower that never started, so every ADMIN SET waits 1 s for it and fails after applying on the FEs that answered",
+		Control: "before issue 50's fix (the leader not asked): FE and BE not rolled within 3 min, the change held with clone throttled on the FEs that answered"}
+	defer func() { recordFault(t, row) }()
 	testutil.CreateNamespace(t, c.Client, ns)
 	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
 	src, f := versionCluster(t, c, dir, ns, name, "3.3", upgradeFrom)
@@ -105,6 +110,10 @@ func testPauseWithAnFEThatDoesNotAnswer(t *testing.T, c *testcluster.Cluster, di
 	if n := warningsIn(t.Context(), t, c, ns, name, srv1.ReasonCompatibilityRestored); n < 1 {
 		t.Errorf("%d Warning Events %s, want the FE that did not take the restore told", n, srv1.ReasonCompatibilityRestored)
 	}
+	got, _ := f.FrontendConfig("", "tablet_sched_max_scheduling_tablets")
+	row.Converged = fmt.Sprintf("rolled in %s with every pod replaced at 0 on the leader (the pause confirmed on the leader's ADMIN SHOW FRONTEND CONFIG after %d failed ADMIN SET), FE's values restored the same way, the record removed",
+		took.Round(100*time.Millisecond), failed)
+	row.Lost = "nothing: the four keys back at the user's values on every FE (tablet_sched_max_scheduling_tablets " + got + ")"
 }
 
 // testImageStepBounded: every FE's HTTP port asks for an account the
@@ -117,6 +126,11 @@ func testPauseWithAnFEThatDoesNotAnswer(t *testing.T, c *testcluster.Cluster, di
 func testImageStepBounded(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	const ns, name = "imagebound", "ib"
 	const limit = 5 * time.Second
+	row := faulttable.Row{Fault: "FE's HTTP port wants other credentials during the metadata image step",
+		Injected: "3.3.2 → 3.4.1 on 1 FE and 2 BE, the user's tablet_sched_max_scheduling_tablets at " + userScheduling +
+			"; enable_http_auth with an account the operator does not have: every SHOW_HA answers 401; the image step's limit 5 s (FE's 5 min 10 s)",
+		Control: "before issue 50's fix (the image step unbounded): the record kept FE's values and the pause stayed on past 60 s after the rollout"}
+	defer func() { recordFault(t, row) }()
 	testutil.CreateNamespace(t, c.Client, ns)
 	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery, imageWaitLimit: limit})
 	src, f := versionCluster(t, c, dir, ns, name, "3.3", upgradeFrom)
@@ -153,6 +167,10 @@ func testImageStepBounded(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 		return strings.Contains(cond, "HTTP 401"), nil
 	})
 	t.Logf("Progressing: %s", cond)
+	got, _ := f.FrontendConfig("", "tablet_sched_max_scheduling_tablets")
+	row.Converged = fmt.Sprintf("rolled in %s under the pause; at the limit clone and balancing restored, then the record rewritten to %s; Progressing and one Warning MetadataImage name the 401",
+		took.Round(100*time.Millisecond), rec)
+	row.Lost = "nothing: the four keys back at the user's values on every FE (tablet_sched_max_scheduling_tablets " + got + "); FE's next image change waits for the image"
 }
 
 // checkpointEvery is the simulated FE's checkpoint round in these tests:
