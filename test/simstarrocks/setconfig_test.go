@@ -121,7 +121,8 @@ func TestColocateShortWhileColocateBalanceOff(t *testing.T) {
 		}
 		s.SetAlive("be-2", false)
 		clk.SetTime(clk.Now().Add(2 * time.Minute)) // past the down tolerance
-		return s, clk, s.ColocateShort()
+		short := s.ColocateShort()
+		return s, clk, short
 	}
 	t.Run("control: colocate balance on, the lost replicas relocated", func(t *testing.T) {
 		if _, _, n := run(t, false); n != 0 {
