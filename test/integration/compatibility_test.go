@@ -70,24 +70,43 @@ func TestUpgradeProcedure(t *testing.T) {
 // testPauseWithAnFEThatDoesNotAnswer: FE lists a follower that never
 // started (added by hand, on no pod of the cluster), so each ADMIN SET
 // FRONTEND CONFIG waits for it, fails naming it, and has applied on every
-// FE that answered (ConfigBase.setConfig). 3.3.2 to 3.4.1 on 1 FE and 2
-// BEs: the operator reads FE's leader after each failure, goes on with the
-// pause in force there, and restores FE's values the same way. Without it
+// FE that answered (ConfigBase.setConfig). BE 3.3.2 to 3.4.1 under FE
+// 3.3.2, 2 BEs: the operator reads FE's leader after each failure, goes on
+// with the pause in force there, and restores FE's values the same way. Without it
 // (issue 50, item 14) the change was held for ever with clone throttled,
 // and a restore failing so left the values paused.
 func testPauseWithAnFEThatDoesNotAnswer(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	const ns, name, ghost = "deadfe", "df", "fe-gone.elsewhere.example"
 	row := faulttable.Row{Fault: "an FE that FE lists never answers ADMIN SET FRONTEND CONFIG",
-		Injected: "3.3.2 → 3.4.1 on 1 FE and 2 BE, the user's tablet_sched_max_scheduling_tablets at " + userScheduling +
+		Injected: "BE 3.3.2 → 3.4.1 under FE 3.3.2, 2 BEs, the user's tablet_sched_max_scheduling_tablets at " + userScheduling +
 			"; FE lists a follower that never started, so every ADMIN SET waits 1 s for it and fails after applying on the FEs that answered",
-		Control: "before issue 50's fix (the leader not asked): FE and BE not rolled within 3 min, the change held with clone throttled on the FEs that answered"}
+		Control: "before issue 50's fix (the leader not asked; FE and BE changed): not rolled within 3 min, the change held with clone throttled on the FEs that answered"}
 	defer func() { recordFault(t, row) }()
 	testutil.CreateNamespace(t, c.Client, ns)
 	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
 	src, f := versionCluster(t, c, dir, ns, name, "3.3", upgradeFrom)
 	execFE(t, f, "pw-"+name, `ALTER SYSTEM ADD FOLLOWER "`+ghost+`:9010"`)
-	seen, took := changeVersion(t, c, f, src, upgradeTo)
-	t.Logf("%s to %s with %s listed and silent: rolled in %s; tablet_sched_max_scheduling_tablets as each pod's process stopped: %v", upgradeFrom, upgradeTo, ghost, took.Round(100*time.Millisecond), seen)
+	// BE alone goes to the next minor version (BE first, as the pages
+	// order it): the pause and its restore, without FE's image step.
+	from, start := len(f.Stops()), time.Now()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + upgradeTo })
+	eventually(t, 2*time.Minute, "BE rolled to "+upgradeTo, func(ctx context.Context) (bool, error) {
+		s := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, ns, name+"-be", s); err != nil {
+			return false, err
+		}
+		return strings.HasSuffix(stsImage(s), ":"+upgradeTo) && rolledOut(s), nil
+	})
+	took := time.Since(start)
+	var seen []replaced
+	for _, st := range f.Stops()[from:] {
+		pod, _, _ := strings.Cut(st.Host, ".")
+		seen = append(seen, replaced{pod: pod, scheduling: st.Scheduling})
+	}
+	t.Logf("BE %s to %s with %s listed and silent: rolled in %s; tablet_sched_max_scheduling_tablets as each pod's process stopped: %v", upgradeFrom, upgradeTo, ghost, took.Round(100*time.Millisecond), seen)
+	if len(seen) != 2 {
+		t.Errorf("pods replaced %v, want both BEs", seen)
+	}
 	for _, r := range seen {
 		if r.scheduling != "0" {
 			t.Errorf("%s replaced with tablet_sched_max_scheduling_tablets %s on the leader, want 0 (the pause in force on the leader)", r.pod, r.scheduling)
