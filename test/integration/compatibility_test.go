@@ -80,7 +80,7 @@ func testPauseWithAnFEThatDoesNotAnswer(t *testing.T, c *testcluster.Cluster, di
 	row := faulttable.Row{Fault: "an FE that FE lists never answers ADMIN SET FRONTEND CONFIG",
 		Injected: "BE 3.3.2 → 3.4.1 under FE 3.3.2, 2 BEs, the user's tablet_sched_max_scheduling_tablets at " + userScheduling +
 			"; FE lists a follower that never started, so every ADMIN SET waits 1 s for it and fails after applying on the FEs that answered",
-		Control: "before issue 50's fix (the leader not asked; FE and BE changed): not rolled within 3 min, the change held with clone throttled on the FEs that answered"}
+		Control: "before issue 50's fix (the leader not asked): BE not rolled within 2 min, the change held for good while the pause FE applied before failing throttles clone on the FEs that answered"}
 	defer func() { recordFault(t, row) }()
 	testutil.CreateNamespace(t, c.Client, ns)
 	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
