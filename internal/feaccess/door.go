@@ -27,6 +27,7 @@ package feaccess
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"net/http"
 	"sync"
@@ -149,10 +150,19 @@ func (d Door) Exec(ctx context.Context, src *srv1.StarRocksCluster, feConf strin
 
 // ExecOn is Exec on the own address of one FE (its host as FE lists it,
 // the cluster's query port), not the Service: a read of what that FE holds
-// in its own memory (ADMIN SHOW FRONTEND CONFIG on the leader).
+// in its own memory (ADMIN SHOW FRONTEND CONFIG on the leader). FE's list
+// is the tenant's word, so, as for Images, only a host that is one of the
+// cluster's own FE pods is reached with the operator's credentials.
 func (d Door) ExecOn(ctx context.Context, src *srv1.StarRocksCluster, feConf, host string, do func(*fe.Client) error) error {
 	if d.d == nil {
 		return ErrNoFE
+	}
+	own, err := d.d.ownFEHosts(ctx, src)
+	if err != nil {
+		return err
+	}
+	if !own[host] {
+		return fmt.Errorf("FE lists host %q, which is none of this cluster's FE pods; not asked", host)
 	}
 	c, err := d.d.client(ctx, src, feConf)
 	if err != nil {

@@ -113,3 +113,28 @@ func TestImageReadsGoOnlyToTheClustersOwnFEPods(t *testing.T) {
 		})
 	}
 }
+
+// The read on FE's leader (ExecOn) goes to the cluster's own FE pod alone:
+// a leader row FE lists on a host outside the cluster is not dialled with
+// the operator's credentials. The control: the own pod's host is.
+func TestExecOnGoesOnlyToTheClustersOwnFEPods(t *testing.T) {
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"},
+		Spec: srv1.StarRocksClusterSpec{StarRocksFeSpec: &srv1.StarRocksFeSpec{}}}
+	own := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c-fe-0", Labels: resources.SelectorLabels(src, resources.ComponentFE),
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "c-fe", UID: "u", Controller: ptr.To(true)}}},
+		Status: corev1.PodStatus{PodIP: "10.1.0.5"}}
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(own).Build()
+	var dialled []string
+	access := New(c, Options{Resolve: func(t fe.Target) (string, string) {
+		dialled = append(dialled, t.Host)
+		return "127.0.0.1:1", "http://127.0.0.1:1"
+	}})
+	ran := 0
+	err := access.ExecOn(t.Context(), src, "", "collector.example.com", func(*fe.Client) error { ran++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "collector.example.com") || ran != 0 || len(dialled) != 0 {
+		t.Errorf("a foreign host: error %v, ran %d, resolved %v; want refused before any dial", err, ran, dialled)
+	}
+	if err := access.ExecOn(t.Context(), src, "", "10.1.0.5", func(*fe.Client) error { ran++; return nil }); err != nil || ran != 1 || dialled[len(dialled)-1] != "10.1.0.5" {
+		t.Errorf("control, the own pod: error %v, ran %d, resolved %v", err, ran, dialled)
+	}
+}
