@@ -27,8 +27,8 @@ package feaccess
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
