@@ -63,7 +63,7 @@ func backendColumns(version string, sharedData bool) []string {
 	default:
 		// Real 3.3.10 output (sheet §3): MemLimit after CpuCores, Location; 29.
 		cols = append(cols, "MemLimit", "NumRunningQueries", "MemUsedPct", "CpuUsedPct", "DataCacheMetrics", "Location")
-		if version == "3.5" {
+		if version >= "3.5" {
 			// Docs Latest-3.5 (zh) and Latest-4.0: the 29 + StatusCode (sheet §3).
 			cols = append(cols, "StatusCode")
 		}
@@ -190,7 +190,7 @@ func (c *cluster) frontendRows() *result {
 			fe.name, fe.host, strconv.Itoa(fe.editLogPort),
 			strconv.Itoa(feHTTPPort), // the local Config.http_port for every row (sheet §2)
 			strconv.Itoa(queryPort), strconv.Itoa(rpcPort),
-			c.roleColumn(fe), strconv.Itoa(clusterID), boolString(fe.join), boolString(alive),
+			c.roleColumn(fe), strconv.Itoa(c.clusterID()), boolString(fe.join), boolString(alive),
 			strconv.FormatInt(c.replayedJournalID(fe), 10), timeString(lastHB), boolString(fe.helper),
 			"", // ErrMsg: the heartbeat error. UNVERIFIED: the text for a dead node; the simulation leaves it empty.
 			start, version,
@@ -374,7 +374,7 @@ func (c *cluster) clusterBalanceRows() *result {
 		{"running_tablets", strconv.Itoa(c.runningTablets())},
 		{"history_tablets", strconv.Itoa(c.history)},
 	}
-	if c.opts.Version == "3.5" {
+	if c.opts.Version >= "3.5" {
 		res.rows = append(res.rows, []string{"all_tablets", strconv.Itoa(pending)})
 	}
 	return res

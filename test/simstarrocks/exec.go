@@ -70,6 +70,9 @@ func (st *statement) needsLeader(s *session) bool {
 	case stShowFrontends, stShowBackends, stShowComputeNodes, stShowProc:
 		return st.forwarded(s) || (st.kind == stShowProc && procName(st.procPath) == "frontends")
 	}
+	if st.readOnly() {
+		return st.forwarded(s)
+	}
 	return true
 }
 
@@ -118,6 +121,9 @@ func (c *cluster) execute(st *statement) (*result, *sqlError) {
 	case stCreateImage:
 		c.createImage()
 		return nil, nil
+	}
+	if st.bk != nil || st.kind == stShowRepositories || st.kind == stShowDatabases {
+		return c.executeBackup(st) // backup_exec.go
 	}
 	return nil, ddlError("simstarrocks: statement kind %d not executed", st.kind)
 }
@@ -413,7 +419,7 @@ func (c *cluster) cancelDecommission(st *statement) *sqlError {
 	for _, hp := range hps {
 		be := c.backendAt(hp.host, hp.port)
 		if be == nil {
-			if c.opts.Version == "3.5" {
+			if c.opts.Version >= "3.5" {
 				// The newest copy (sheet §5).
 				return ddlError("Backend does not exist[%s:%d]", hp.host, hp.port)
 			}

@@ -200,8 +200,10 @@ func (s *StarRocks) replayed(p *feProcess, now time.Time) *cluster {
 		}
 	} else {
 		view = s.views.history[i-1].c.deepCopy()
+		view.replay = true
 		view.advance(at)
 	}
+	view.replay = true
 	view.self = p.host
 	return view
 }
@@ -283,7 +285,8 @@ func (s *StarRocks) answering(sess *session, st *statement) (view *cluster, forw
 // readOnly: the statement reads; anything else runs on the leader.
 func (st *statement) readOnly() bool {
 	switch st.kind {
-	case stShowFrontends, stShowBackends, stShowComputeNodes, stShowProc, stAdminShowConfig:
+	case stShowFrontends, stShowBackends, stShowComputeNodes, stShowProc, stAdminShowConfig,
+		stShowBackup, stShowRestore, stShowRepositories, stShowSnapshot, stShowDatabases, stShowTables, stSelectInfo:
 		return true
 	}
 	return false

@@ -153,12 +153,25 @@ type table struct {
 	// replicas stay on their bucket's BEs, and only ColocateTableBalancer
 	// moves them.
 	colocate bool
+	// restoring is the label of the restore that holds the table in state
+	// RESTORE; restoredFrom the label of the last restore that finished
+	// into it (backup.go).
+	restoring, restoredFrom string
 }
 
 type database struct {
 	id     int64
 	name   string
 	tables []*table
+}
+
+func (d *database) table(name string) *table {
+	for _, t := range d.tables {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
 }
 
 // binned is a dropped table in the recycle bin: its tablets stay in FE's
@@ -198,6 +211,22 @@ type cluster struct {
 	// releases is, by host, the release the process there runs (its
 	// pod's image, SetRelease); "" is Options.Version's.
 	releases map[string]string
+	// bk is what FE keeps of backups (backup.go); objects the object
+	// store its repositories live in, shared with the followers' copies
+	// and with other simulated clusters.
+	bk      backupModel
+	objects storeRef
+	// replay: this state is a follower's replayed copy, which runs no
+	// daemon with effects outside FE (BackupHandler runs on the leader).
+	replay bool
+}
+
+// clusterID is the ClusterId column and what 4.2 records in a snapshot.
+func (c *cluster) clusterID() int {
+	if c.opts.ClusterID != 0 {
+		return c.opts.ClusterID
+	}
+	return clusterID
 }
 
 func newCluster(opts Options, now time.Time) *cluster {
@@ -210,6 +239,8 @@ func newCluster(opts Options, now time.Time) *cluster {
 		nextCheck:      now.Add(checkerInterval),
 		img:            newImageState(now, opts.CheckpointInterval),
 		releases:       map[string]string{},
+		bk:             backupModel{jobs: map[string]*bjob{}, next: now.Add(backupInterval)},
+		objects:        opts.Store,
 	}
 }
 

@@ -152,6 +152,17 @@ func (h *handler) ComQuery(_ context.Context, c *mysql.Conn, query string, callb
 			return mysql.NewSQLError(e.Code, e.State, "%s", e.Message)
 		}
 	}
+	if s.opts.LoseAnswer != nil && s.opts.LoseAnswer(query) {
+		// The statement runs; its answer is lost with the connection.
+		err := h.answer(c, query, func(*sqltypes.Result, bool) error { return nil })
+		msg := "simstarrocks: answer lost"
+		if err != nil {
+			msg += " (" + err.Error() + ")"
+		}
+		s.answered(query, msg)
+		c.Close()
+		return mysql.NewSQLError(mysql.CRServerLost, mysql.SSUnknownSQLState, "simstarrocks: the answer was lost")
+	}
 	err := h.answer(c, query, callback)
 	msg := ""
 	if err != nil {
@@ -171,7 +182,7 @@ func (s *StarRocks) answered(query, err string) {
 // answer parses and runs the statement.
 func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	s := h.s
-	st, err := parse(query, s.opts.Version != "3.1" && s.opts.Version != "3.2")
+	st, err := parse(query, grammarOf(s.opts.Version))
 	if err != nil {
 		// A syntax error: 1064 / HY000 like every ParsingException (sheet §0);
 		// the simulation's own refusals likewise.

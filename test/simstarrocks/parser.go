@@ -213,6 +213,23 @@ const (
 	stAdminShowConfig
 	stCreateImage
 	stSetPassword
+	// The backup statements (backup_parse.go).
+	stCreateRepository
+	stDropRepository
+	stShowRepositories
+	stBackup
+	stShowBackup
+	stCancelBackup
+	stShowSnapshot
+	stRestore
+	stShowRestore
+	stCancelRestore
+	stDropSnapshot
+	stClusterSnapshot
+	stSelectInfo
+	stShowDatabases
+	stShowTables
+	stCreateDatabase
 )
 
 type statement struct {
@@ -236,6 +253,8 @@ type statement struct {
 	// plainPassword, SET PASSWORD = PASSWORD('password').
 	password      string
 	plainPassword bool
+	// bk is what a backup statement says (backup_parse.go).
+	bk *backupStmt
 }
 
 // syntaxError is the parser's refusal: the offending token and what the
@@ -388,9 +407,10 @@ var errMultiStatement = errors.New("simstarrocks: one statement per query is sim
 type parser struct {
 	toks []token
 	pos  int
-	// warehouseClauses: the CN clauses take INTO/FROM WAREHOUSE (sheet §8:
-	// not in the ≤3.2 grammar).
-	warehouseClauses bool
+	// grammar is what the FE's version takes: the CN clauses' INTO/FROM
+	// WAREHOUSE (sheet §8: not in the ≤3.2 grammar), the backup forms
+	// (backup_parse.go).
+	grammar
 }
 
 func kw(words ...string) []string {
@@ -500,16 +520,15 @@ func (p *parser) end(more ...string) error {
 	return p.fail(append(append([]string{}, more...), "<EOF>", "';'")...)
 }
 
-// parse reads one statement. warehouseClauses enables INTO/FROM WAREHOUSE on
-// the compute-node clauses.
-func parse(src string, warehouseClauses bool) (*statement, error) {
+// parse reads one statement as the grammar of g takes it.
+func parse(src string, g grammar) (*statement, error) {
 	toks, le := lex(src)
 	if le != nil {
 		// UNVERIFIED: the text the FE gives for a lexer error (an
 		// unterminated quote); the frame is ParsingException's.
 		return nil, &syntaxError{tok: le.tok, detail: le.msg}
 	}
-	p := &parser{toks: toks, warehouseClauses: warehouseClauses}
+	p := &parser{toks: toks, grammar: g}
 	return p.statement()
 }
 
@@ -527,9 +546,19 @@ func (p *parser) statement() (*statement, error) {
 	case p.acceptWord("ADMIN"):
 		return p.admin()
 	case p.acceptWord("CANCEL"):
+		// CANCEL BACKUP | RESTORE ((FROM | IN) identifier)? (backup §2.5, §4).
+		for word, kind := range map[string]stmtKind{"BACKUP": stCancelBackup, "RESTORE": stCancelRestore} {
+			if p.acceptWord(word) {
+				db, err := p.fromDB()
+				if err != nil {
+					return nil, err
+				}
+				return &statement{kind: kind, bk: &backupStmt{db: db}}, p.end()
+			}
+		}
 		// cancelAlterSystemStatement: CANCEL DECOMMISSION BACKEND string (COMMA string)* (sheet §5).
 		if err := p.expectWord("DECOMMISSION"); err != nil {
-			return nil, err
+			return nil, p.fail(kw("DECOMMISSION", "BACKUP", "RESTORE")...)
 		}
 		if err := p.expectWord("BACKEND"); err != nil {
 			return nil, err
@@ -540,8 +569,39 @@ func (p *parser) statement() (*statement, error) {
 		}
 		return &statement{kind: stCancelDecommission, hostPorts: hps}, p.end("','")
 	case p.acceptWord("CREATE"):
+		switch {
+		case p.acceptWord("READ"):
+			if err := p.expectWord("ONLY"); err != nil {
+				return nil, err
+			}
+			if err := p.expectWord("REPOSITORY"); err != nil {
+				return nil, err
+			}
+			return p.createRepository(true)
+		case p.acceptWord("REPOSITORY"):
+			return p.createRepository(false)
+		case p.acceptWord("DATABASE"):
+			// createDbStatement: CREATE DATABASE (IF NOT EXISTS)? identifier (the
+			// catalog prefix, charset and properties are not simulated).
+			st := &statement{kind: stCreateDatabase, bk: &backupStmt{}}
+			if p.acceptWord("IF") {
+				if err := p.expectWord("NOT"); err != nil {
+					return nil, err
+				}
+				if err := p.expectWord("EXISTS"); err != nil {
+					return nil, err
+				}
+				st.bk.ifNotExists = true
+			}
+			db, err := p.identifier()
+			if err != nil {
+				return nil, err
+			}
+			st.bk.db = db
+			return st, p.end()
+		}
 		if err := p.expectWord("WAREHOUSE"); err != nil {
-			return nil, err
+			return nil, p.fail(kw("WAREHOUSE", "REPOSITORY", "READ", "DATABASE")...)
 		}
 		st := &statement{kind: stCreateWarehouse}
 		if p.acceptWord("IF") {
@@ -560,9 +620,38 @@ func (p *parser) statement() (*statement, error) {
 		st.warehouse = name
 		return st, p.end()
 	case p.acceptWord("DROP"):
+		switch {
+		case p.acceptWord("REPOSITORY"):
+			repo, err := p.identifier()
+			if err != nil {
+				return nil, err
+			}
+			return &statement{kind: stDropRepository, bk: &backupStmt{repo: repo}}, p.end()
+		case p.dropSnapshot && p.acceptWord("SNAPSHOT"):
+			label, err := p.identifier()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectWord("ON"); err != nil {
+				return nil, err
+			}
+			repo, err := p.identifier()
+			if err != nil {
+				return nil, err
+			}
+			st := &statement{kind: stDropSnapshot, bk: &backupStmt{label: label, repo: repo}}
+			if p.acceptWord("FORCE") {
+				st.bk.force = true
+				return st, p.end()
+			}
+			return st, p.end("'FORCE'")
+		}
 		// DROP WAREHOUSE (IF EXISTS)? identifierOrString (sheet §13).
 		if err := p.expectWord("WAREHOUSE"); err != nil {
-			return nil, err
+			if p.dropSnapshot {
+				return nil, p.fail(kw("WAREHOUSE", "REPOSITORY", "SNAPSHOT")...)
+			}
+			return nil, p.fail(kw("WAREHOUSE", "REPOSITORY")...)
 		}
 		st := &statement{kind: stDropWarehouse}
 		if p.acceptWord("IF") {
@@ -577,8 +666,14 @@ func (p *parser) statement() (*statement, error) {
 		}
 		st.warehouse = name
 		return st, p.end()
+	case p.acceptWord("BACKUP"):
+		return p.backup(p.grammar)
+	case p.acceptWord("RESTORE"):
+		return p.restore(p.grammar)
+	case p.acceptWord("SELECT"):
+		return p.selectInfo()
 	}
-	return nil, p.fail(kw("SHOW", "ALTER", "SET", "ADMIN", "CANCEL", "CREATE", "DROP")...)
+	return nil, p.fail(kw("SHOW", "ALTER", "SET", "ADMIN", "CANCEL", "CREATE", "DROP", "BACKUP", "RESTORE", "SELECT")...)
 }
 
 // admin is the two FE configuration statements (StarRocks.g4):
@@ -588,6 +683,9 @@ func (p *parser) statement() (*statement, error) {
 // PERSISTENT and SHOW's predicate clauses are not simulated.
 func (p *parser) admin() (*statement, error) {
 	set := p.acceptWord("SET")
+	if set && p.acceptWord("AUTOMATED") {
+		return p.adminClusterSnapshot()
+	}
 	if !set {
 		if err := p.expectWord("SHOW"); err != nil {
 			return nil, p.fail(kw("SET", "SHOW")...)
@@ -715,8 +813,34 @@ func (p *parser) show() (*statement, error) {
 			return nil, err
 		}
 		return &statement{kind: stShowProc, procPath: path}, p.end()
+	case p.acceptWord("REPOSITORIES"):
+		return &statement{kind: stShowRepositories}, p.end()
+	case p.acceptWord("SNAPSHOT"):
+		return p.showSnapshot()
+	case p.acceptWord("DATABASES"):
+		return &statement{kind: stShowDatabases}, p.end()
+	case p.acceptWord("TABLES"):
+		// showTableStatement: SHOW FULL? TABLES ((FROM | IN) qualifiedName)?;
+		// the simulation needs the FROM.
+		db, err := p.fromDB()
+		if err != nil {
+			return nil, err
+		}
+		if db == "" {
+			return nil, errors.New("simstarrocks: SHOW TABLES FROM <db> is simulated, not the session's database")
+		}
+		return &statement{kind: stShowTables, bk: &backupStmt{db: db}}, p.end()
 	}
-	return nil, p.fail(kw("FRONTENDS", "BACKENDS", "COMPUTE", "PROC")...)
+	for word, kind := range map[string]stmtKind{"BACKUP": stShowBackup, "RESTORE": stShowRestore} {
+		if p.acceptWord(word) {
+			db, err := p.fromDB()
+			if err != nil {
+				return nil, err
+			}
+			return &statement{kind: kind, bk: &backupStmt{db: db}}, p.end("'FROM'", "'IN'")
+		}
+	}
+	return nil, p.fail(kw("FRONTENDS", "BACKENDS", "COMPUTE", "PROC", "REPOSITORIES", "SNAPSHOT", "BACKUP", "RESTORE", "DATABASES", "TABLES")...)
 }
 
 func (p *parser) alterSystem() (*statement, error) {

@@ -314,6 +314,9 @@ func (c *cluster) advance(now time.Time) {
 		if t := c.img.next(); t.Before(next) {
 			next = t
 		}
+		if c.bk.next.Before(next) {
+			next = c.bk.next
+		}
 		if next.After(now) {
 			break
 		}
@@ -331,6 +334,10 @@ func (c *cluster) advance(now time.Time) {
 			c.nextCheck = c.nextCheck.Add(checkerInterval)
 		}
 		c.imageRounds(next)
+		if !c.bk.next.After(next) {
+			c.backupRounds(next) // backup.go
+			c.bk.next = c.bk.next.Add(backupInterval)
+		}
 	}
 	c.run(now)
 }

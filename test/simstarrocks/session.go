@@ -69,6 +69,13 @@ func (st *statement) forwarded(s *session) bool {
 	switch st.kind {
 	case stShowFrontends, stShowBackends, stShowComputeNodes:
 		return true
+	case stShowBackup, stShowRestore, stShowRepositories, stShowSnapshot, stShowDatabases, stShowTables, stSelectInfo:
+		// ShowStmt's redirect: forwarded to the leader when the session sets
+		// forward_to_leader, else answered by the FE reached. UNVERIFIED for
+		// these statements (backup §7: "Whether forward_to_leader forwards
+		// SHOW BACKUP is UNVERIFIED"); the simulation treats them as SHOW
+		// PROC without a forwarded root.
+		return s != nil && s.forwardToLeader
 	case stShowProc:
 		if s != nil && s.forwardToLeader {
 			return true

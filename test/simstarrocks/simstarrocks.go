@@ -87,7 +87,9 @@ import (
 type Options struct {
 	// Version picks the column lists: "3.3" (default), and "3.1", "3.2",
 	// "3.5" where the sheet gives their columns (SHOW BACKENDS has all four;
-	// other statements use 3.3's lists where a version has none).
+	// other statements use 3.3's lists where a version has none). "3.4"
+	// and "4.2" add the backup grammar of their release (backup_parse.go)
+	// and take 3.3's and 3.5's lists.
 	Version string
 	// SharedData is run_mode = shared_data: the extra shared-data columns,
 	// no decommission checks, cloud-native tablets never unhealthy.
@@ -203,6 +205,32 @@ type Options struct {
 	// StatementError is asked before each statement runs, after
 	// StatementDelay: a non-nil *SQLError is sent instead of running it.
 	StatementError func(stmt string) *SQLError
+	// LoseAnswer is asked once a statement ran: true closes the
+	// connection instead of answering, so that the statement's effect
+	// happened though the client saw an error (a read timeout, a
+	// connection reset: backup-design §3.3, "a statement whose outcome is
+	// unknown").
+	LoseAnswer func(stmt string) bool
+
+	// ClusterID is the FE's cluster id (the ClusterId column, and what
+	// 4.2 records in each snapshot it makes, backup §5); 0 is a fixed
+	// simulated value. Two clusters sharing a Store need two ids.
+	ClusterID int
+	// Store is the object store the repositories live in (backup_store.go):
+	// clusters given the same one see each other's repositories. nil: a
+	// store of this FE's own.
+	Store *ObjectStore
+	// BackupTabletTime and RestoreTabletTime are how long a BE takes to
+	// upload, or to download, one tablet (backup.go: the simulation's
+	// speeds, no source gives one); default 100 ms each.
+	BackupTabletTime, RestoreTabletTime time.Duration
+	// HistoryJobKeep is history_job_keep_max_second (default 7 days,
+	// backup §2.4): a finished or cancelled job leaves SHOW BACKUP and
+	// SHOW RESTORE this long after it ended.
+	HistoryJobKeep time.Duration
+	// ClusterSnapshotInterval is automated_cluster_snapshot_interval_seconds
+	// (default 600 s, backup §9).
+	ClusterSnapshotInterval time.Duration
 }
 
 // Hang is what StatementDelay returns to hold a statement until its client
@@ -303,7 +331,9 @@ type StarRocks struct {
 }
 
 // The versions whose column lists the simulation knows.
-var knownVersions = []string{"3.1", "3.2", "3.3", "3.5"}
+// 3.4 and 4.2 differ from 3.3 and 3.5 only where the backup model says
+// (backup_parse.go, backup.go): their node column lists are 3.3's and 3.5's.
+var knownVersions = []string{"3.1", "3.2", "3.3", "3.4", "3.5", "4.2"}
 
 // Start runs a simulated FE on 127.0.0.1 ephemeral ports until the test ends.
 func Start(t testing.TB, opts Options) *StarRocks {
@@ -349,6 +379,21 @@ func Start(t testing.TB, opts Options) *StarRocks {
 	}
 	if opts.MaxGracefulExit <= 0 {
 		opts.MaxGracefulExit = defaultMaxGracefulExit
+	}
+	if opts.Store == nil {
+		opts.Store = NewObjectStore()
+	}
+	if opts.BackupTabletTime <= 0 {
+		opts.BackupTabletTime = defaultTabletTime
+	}
+	if opts.RestoreTabletTime <= 0 {
+		opts.RestoreTabletTime = defaultTabletTime
+	}
+	if opts.HistoryJobKeep <= 0 {
+		opts.HistoryJobKeep = defaultHistoryJobKeep
+	}
+	if opts.ClusterSnapshotInterval <= 0 {
+		opts.ClusterSnapshotInterval = defaultClusterSnapshotInterval
 	}
 	s := &StarRocks{opts: opts, stopped: make(chan struct{})}
 	s.state = newCluster(opts, opts.Clock.Now())
@@ -713,7 +758,12 @@ func (s *StarRocks) Warehouses() []string {
 }
 
 // ClusterID is the FE's cluster id (the ClusterId column).
-func (s *StarRocks) ClusterID() int { return clusterID }
+func (s *StarRocks) ClusterID() int {
+	if s.opts.ClusterID != 0 {
+		return s.opts.ClusterID
+	}
+	return clusterID
+}
 
 // Token is the FE's token, which GET /api/bootstrap?token= checks.
 func (s *StarRocks) Token() string { return clusterToken }

@@ -501,7 +501,11 @@ var statementCases = []statementCase{
 	// --- anything else (sheet §0) ---
 	{
 		name: "an unknown statement: the FE's syntax error; the suggestion list is the simulation's (UNVERIFIED)",
-		stmt: "SELECT 1", wantErr: "Getting syntax error at line 1, column 0. Detail message: Unexpected input 'SELECT', the most similar input is {", errPrefix: true,
+		stmt: "INSERT INTO t VALUES (1)", wantErr: "Getting syntax error at line 1, column 0. Detail message: Unexpected input 'INSERT', the most similar input is {", errPrefix: true,
+	},
+	{
+		name: "a SELECT other than the cluster snapshot views: the simulation says it is not simulated",
+		stmt: "SELECT 1", wantErr: "simstarrocks: only SELECT * FROM information_schema.cluster_snapshots or cluster_snapshot_jobs is simulated",
 	},
 	{
 		name: "DROP WAREHOUSE of a number: digits lex as INTEGER_VALUE, not an identifier",
