@@ -625,4 +625,3 @@ func NothingToCancel(err error) bool {
 func (r BackupRefusal) String() string {
 	return [...]string{"none", "database busy", "submission locked", "label taken", "no such database", "read-only repository", "no such repository", "wrong snapshot", "other"}[r]
 }
-
