@@ -23,6 +23,7 @@ import (
 )
 
 // StarRocksClusterSpec describes a StarRocks cluster: FE, and optionally BE, CN and an FE proxy.
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.clusterSnapshot) || !oldSelf.clusterSnapshot.enabled || (has(self.clusterSnapshot) && (self.clusterSnapshot.enabled || (has(self.clusterSnapshot.confirmPurge) && self.clusterSnapshot.confirmPurge)))",message="turning clusterSnapshot off deletes StarRocks' cluster snapshot: set clusterSnapshot.enabled: false with confirmPurge: true"
 type StarRocksClusterSpec struct {
 	// ServiceAccount is deprecated: set serviceAccount on each component instead.
 	// +optional
@@ -52,6 +53,12 @@ type StarRocksClusterSpec struct {
 	// has fully rolled out, not just until one FE is ready.
 	// +optional
 	WaitForFullRollout *bool `json:"waitForFullRollout,omitempty"`
+
+	// ClusterSnapshot turns StarRocks' automated cluster snapshot of a
+	// shared-data cluster (3.4.2+) on or off; absent, the operator leaves
+	// it as it is. It needs the operator's backup feature (--enable-backup).
+	// +optional
+	ClusterSnapshot *ClusterSnapshotSpec `json:"clusterSnapshot,omitempty"`
 }
 
 // StarRocksFeSpec describes the frontends.

@@ -316,6 +316,11 @@ type StarRocksClusterStatus struct {
 	// DisasterRecoveryStatus is the state of the last disaster recovery.
 	// +optional
 	DisasterRecoveryStatus *DisasterRecoveryStatus `json:"disasterRecoveryStatus,omitempty"`
+
+	// ClusterSnapshot is FE's automated cluster snapshot, while
+	// spec.clusterSnapshot is set (written by the backup controllers).
+	// +optional
+	ClusterSnapshot *ClusterSnapshotStatus `json:"clusterSnapshot,omitempty"`
 }
 
 // StarRocksComponentStatus is the observed state of one component.

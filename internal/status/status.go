@@ -136,6 +136,8 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 		ObservedGeneration:     src.Generation,
 		Conditions:             slices.Clone(src.Status.Conditions),
 		DisasterRecoveryStatus: src.Status.DisasterRecoveryStatus,
+		// The backup controllers write it (internal/controller/backup): kept as read.
+		ClusterSnapshot: src.Status.ClusterSnapshot,
 	}
 	if obs.DisasterRecovery != nil {
 		st.DisasterRecoveryStatus = obs.DisasterRecovery
