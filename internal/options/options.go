@@ -104,6 +104,12 @@ type Options struct {
 	// cluster's namespace. Empty logs in as root with MYSQL_PWD, as the
 	// upstream does.
 	FECredentialsSecret string
+	// EnableBackup starts the backup controllers (StarRocksBackupRepository,
+	// StarRocksBackup, StarRocksBackupSchedule, StarRocksRestore and the
+	// clusters' clusterSnapshot setting). Off by default: backup needs the
+	// operator's FE user to hold REPOSITORY and EXPORT, which let it copy
+	// every table anywhere (docs/security.md).
+	EnableBackup bool
 	// UnsupportedEnvs are container variables the operator must not add
 	// (KUBE_STARROCKS_UNSUPPORTED_ENVS, comma-separated, read from the
 	// environment as the upstream does).
@@ -181,6 +187,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.FECredentialsSecret, "fe-credentials-secret", o.FECredentialsSecret,
 		"Secret whose keys username and password the operator logs in to FE with: <namespace>/<name>, or <name> for that Secret in each cluster's namespace (default: root with MYSQL_PWD). A cluster's annotation "+
 			"starrocks.com/fe-credentials-secret overrides it.")
+	fs.BoolVar(&o.EnableBackup, "enable-backup", o.EnableBackup,
+		"Run the backup controllers (StarRocksBackupRepository, StarRocksBackup, StarRocksBackupSchedule, StarRocksRestore, spec.clusterSnapshot). "+
+			"Off by default: the operator's FE user then needs REPOSITORY and EXPORT, which let it copy every table anywhere (docs/security.md).")
 	fs.Func("deny-list", "Comma-separated namespaces whose clusters are never reconciled.", func(s string) error {
 		o.DenyList = splitList(s)
 		return nil
@@ -371,6 +380,7 @@ func (o Options) Log(log logr.Logger) {
 		"feCAFile", o.FECAFile,
 		"unsupportedEnvs", o.UnsupportedEnvs,
 		"feCredentialsSecret", o.FECredentialsSecret,
+		"enableBackup", o.EnableBackup,
 		"leaderElect", o.LeaderElect,
 		"metricsBindAddress", o.MetricsBindAddress,
 		"metricsSecure", o.MetricsSecure,

@@ -89,6 +89,9 @@ limit flags only when set (0 means the operator's default of 20/30).
 {{- with $op.feCredentialsSecret }}
 - --fe-credentials-secret={{ . }}
 {{- end }}
+{{- if ($op.backup | default dict).enabled }}
+- --enable-backup
+{{- end }}
 {{- range $op.log }}
 - {{ . | quote }}
 {{- end }}
