@@ -656,6 +656,9 @@ type ClusterSnapshotSpec struct {
 type ClusterSnapshotStatus struct {
 	// Enabled is what the operator last set and FE took.
 	Enabled bool `json:"enabled"`
+	// StorageVolume is the volume it was turned on in ("" the default).
+	// +optional
+	StorageVolume string `json:"storageVolume,omitempty"`
 	// +optional
 	LastSnapshotName string `json:"lastSnapshotName,omitempty"`
 	// +optional

@@ -51,6 +51,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/controller/backup"
 	"github.com/srscale/starrocks-operator/internal/controller/cluster"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
@@ -90,6 +91,10 @@ type Config struct {
 	// ImageWaitLimit bounds each metadata image step of a version change
 	// (starrocks.ImageWaitLimit when zero). Tests shorten it.
 	ImageWaitLimit time.Duration
+	// EnableBackup starts the backup controllers (--enable-backup;
+	// setup_backup.go), with Backup's settings.
+	EnableBackup bool
+	Backup       backup.Config
 }
 
 // reconcileTimeout bounds one reconcile, every API call in it included.
@@ -223,7 +228,11 @@ func SetupWithManager(mgr ctrl.Manager, cfg Config) error {
 		return err
 	}
 	// Warehouses: their own controller (setup_warehouses.go).
-	return setupWarehouses(mgr, cfg, r.Configs, configMetadata, r.FE)
+	if err := setupWarehouses(mgr, cfg, r.Configs, configMetadata, r.FE); err != nil {
+		return err
+	}
+	// Backups: their own controllers (setup_backup.go).
+	return setupBackup(mgr, cfg, r.Configs, r.FE)
 }
 
 // watchConfigMaps starts the metadata cache of every ConfigMap and the

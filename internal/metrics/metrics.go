@@ -70,8 +70,46 @@ var (
 	})
 )
 
+// The backup controllers' metrics (docs/backup.md): what an alert needs to
+// see a database whose backups stopped or keep failing, per cluster and
+// database.
+var (
+	// BackupLastSuccess is when a database's newest backup that succeeded completed.
+	BackupLastSuccess = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "starrocks_operator_backup_last_success_timestamp_seconds",
+		Help: "When the newest backup of a database that succeeded completed (Unix seconds).",
+	}, []string{"namespace", "cluster", "database"})
+	// BackupConsecutiveFailures counts a database's backups that failed since its last success.
+	BackupConsecutiveFailures = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "starrocks_operator_backup_consecutive_failures",
+		Help: "Backups of a database that failed in a row, since its last one that succeeded.",
+	}, []string{"namespace", "cluster", "database"})
+	// BackupsEnded counts backups and restores that ended, by kind and result.
+	BackupsEnded = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "starrocks_operator_backups_total",
+		Help: "Backups and restores that ended, by kind (backup, restore) and result (succeeded, failed, cancelled).",
+	}, []string{"kind", "result"})
+	// BackupDuration observes how long a backup or a restore ran, from its statement to its end.
+	BackupDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "starrocks_operator_backup_duration_seconds",
+		Help:    "Time from a backup's or restore's statement until it ended.",
+		Buckets: prometheus.ExponentialBuckets(1, 2, 18),
+	}, []string{"kind"})
+	// BackupQueueDepth is how many backups and restores wait for their turn.
+	BackupQueueDepth = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "starrocks_operator_backup_queue_depth",
+		Help: "Backups and restores in phase Pending, by kind.",
+	}, []string{"kind"})
+	// ClusterSnapshotLastSuccess is when a shared-data cluster's newest automated snapshot finished.
+	ClusterSnapshotLastSuccess = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "starrocks_operator_cluster_snapshot_last_success_timestamp_seconds",
+		Help: "When the newest automated cluster snapshot of a shared-data cluster was made, as FE reported it (Unix seconds).",
+	}, []string{"namespace", "cluster"})
+)
+
 func init() {
-	crmetrics.Registry.MustRegister(APIRequests, ReconcileOutcomes, ObjectWrites, WriteOrderWait, ClusterReady, TimeToReady, DecommissionTablets)
+	crmetrics.Registry.MustRegister(APIRequests, ReconcileOutcomes, ObjectWrites, WriteOrderWait, ClusterReady, TimeToReady, DecommissionTablets,
+		BackupLastSuccess, BackupConsecutiveFailures, BackupsEnded, BackupDuration, BackupQueueDepth, ClusterSnapshotLastSuccess)
 }
 
 // InstrumentConfig makes every client built from cfg count its requests in APIRequests.

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/internal/controller/backup"
 	"github.com/srscale/starrocks-operator/internal/crdcheck"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/metrics"
@@ -46,6 +47,10 @@ import (
 type Wiring struct {
 	// FE locates a cluster's FE; nil means DNS (fe.DNS), as shipped.
 	FE fe.Resolver
+	// Backup are the backup controllers' settings; the zero value is
+	// shipped. A test's operator shortens their periods, or switches a
+	// safety rule off for its control case.
+	Backup backup.Config
 }
 
 // Run runs the operator with args (the command line without the program
@@ -116,6 +121,8 @@ func Run(args []string, stderr io.Writer, w Wiring) int {
 		FETLS:         feTLS,
 		FECredentials: feCredentials,
 		FE:            w.FE,
+		EnableBackup:  opts.EnableBackup,
+		Backup:        w.Backup,
 	}); err != nil {
 		log.Error(err, "setting up the StarRocksCluster controller")
 		return 1

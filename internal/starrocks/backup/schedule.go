@@ -86,6 +86,10 @@ type Runs struct {
 	Skipped int64
 	// Next is the next scheduled time after now.
 	Next time.Time
+	// Newest is the newest scheduled time at or before now, started or
+	// skipped: the schedule's lastScheduleTime from now on; nil when no
+	// run fell due.
+	Newest *time.Time
 }
 
 // Due decides a schedule's runs from what outlives the operator: the
@@ -110,6 +114,7 @@ func Due(s Schedule, created time.Time, last *time.Time, now time.Time, deadline
 	if newest == nil || suspend {
 		return out
 	}
+	out.Newest = newest
 	out.Skipped = count - 1
 	if deadline != nil && now.Sub(*newest) > *deadline {
 		out.Skipped++

@@ -101,23 +101,33 @@
 - apiGroups:
   - starrocks.com
   resources:
-  - starrocksclusters
+  - starrocksbackuprepositories
+  - starrocksrestores
+  - starrockswarehouses
   verbs:
   - get
   - list
   - patch
+  - update
   - watch
 - apiGroups:
   - starrocks.com
   resources:
+  - starrocksbackuprepositories/finalizers
+  - starrocksbackups/finalizers
   - starrocksclusters/finalizers
+  - starrocksrestores/finalizers
   - starrockswarehouses/finalizers
   verbs:
   - update
 - apiGroups:
   - starrocks.com
   resources:
+  - starrocksbackuprepositories/status
+  - starrocksbackups/status
+  - starrocksbackupschedules/status
   - starrocksclusters/status
+  - starrocksrestores/status
   - starrockswarehouses/status
   verbs:
   - get
@@ -126,12 +136,31 @@
 - apiGroups:
   - starrocks.com
   resources:
-  - starrockswarehouses
+  - starrocksbackups
   verbs:
+  - create
+  - delete
   - get
   - list
   - patch
   - update
+  - watch
+- apiGroups:
+  - starrocks.com
+  resources:
+  - starrocksbackupschedules
+  verbs:
+  - get
+  - list
+  - watch
+- apiGroups:
+  - starrocks.com
+  resources:
+  - starrocksclusters
+  verbs:
+  - get
+  - list
+  - patch
   - watch
 - apiGroups:
   - storage.k8s.io
