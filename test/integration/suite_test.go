@@ -42,6 +42,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/controller"
+	"github.com/srscale/starrocks-operator/internal/controller/backup"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/options"
@@ -185,6 +186,8 @@ type operatorOptions struct {
 	// imageWaitLimit bounds each metadata image step of a version change;
 	// zero is the operator's (starrocks.ImageWaitLimit).
 	imageWaitLimit time.Duration
+	// backup, when set, is --enable-backup with these settings.
+	backup *backup.Config
 }
 
 func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo operatorOptions) *operator {
@@ -212,7 +215,11 @@ func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo op
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := controller.SetupWithManager(mgr, controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace, DenyList: oo.denyList, FE: oo.fe, FELookEvery: oo.feLookEvery, SyncPeriod: opts.SyncPeriod, FECredentials: oo.feCredentials, ImageWaitLimit: oo.imageWaitLimit}); err != nil {
+	cc := controller.Config{Controller: opts.ControllerOptions(), Namespace: namespace, DenyList: oo.denyList, FE: oo.fe, FELookEvery: oo.feLookEvery, SyncPeriod: opts.SyncPeriod, FECredentials: oo.feCredentials, ImageWaitLimit: oo.imageWaitLimit}
+	if oo.backup != nil {
+		cc.EnableBackup, cc.Backup = true, *oo.backup
+	}
+	if err := controller.SetupWithManager(mgr, cc); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

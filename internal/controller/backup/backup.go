@@ -236,7 +236,8 @@ func (r *BackupReconciler) step(ctx context.Context, b *srv1.StarRocksBackup, st
 	}
 	if a.Job != nil && a.Job.Label == label {
 		// Ours already: sent before a restart, its answer lost.
-		return 0, r.started(b, st, label, a.Job)
+		r.started(b, st, label, a.Job)
+		return r.cfg.PollEvery, nil
 	}
 	var feJobs []*backup.FEJob
 	if a.Job != nil {
@@ -279,7 +280,8 @@ func (r *BackupReconciler) sent(ctx context.Context, b *srv1.StarRocksBackup, st
 	case a.SendErr == nil || ours || refusal == fe.LabelTaken:
 		// Taken, or taken before (the label is ours: a resend after a lost
 		// answer): the job is FE's; its state and the repository say the rest.
-		return 0, r.started(b, st, label, a.Job)
+		r.started(b, st, label, a.Job)
+		return r.cfg.PollEvery, nil
 	case refusal == fe.DatabaseBusy:
 		r.talk.Forget(b.UID)
 		held := "a job FE runs"
@@ -311,7 +313,7 @@ func (r *BackupReconciler) sent(ctx context.Context, b *srv1.StarRocksBackup, st
 }
 
 // started records a job FE has: Running, its label fixed.
-func (r *BackupReconciler) started(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, label string, job *fe.Job) error {
+func (r *BackupReconciler) started(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, label string, job *fe.Job) {
 	r.talk.Forget(b.UID)
 	st.Phase = backup.Advance(st.Phase, srv1.BackupRunning)
 	st.Label, st.HeldBy = label, ""
@@ -326,7 +328,6 @@ func (r *BackupReconciler) started(b *srv1.StarRocksBackup, st *srv1.StarRocksBa
 	}
 	conditions(&st.Conditions, b.Generation, r.now(), st.Phase, reason, fmt.Sprintf("FE runs BACKUP %s of database %s", label, b.Spec.Database), false)
 	r.recorder.Eventf(b, nil, corev1.EventTypeNormal, "BackupStarted", "Backup", "FE took BACKUP %s of database %s into repository %s", label, b.Spec.Database, b.Spec.Repository)
-	return nil
 }
 
 // running reads FE's job by its label, and the repository once FE says
