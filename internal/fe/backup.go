@@ -588,8 +588,38 @@ func ClassifyBackupRefusal(err error) BackupRefusal {
 	return OtherRefusal
 }
 
-// errBadDB is ERR_BAD_DB_ERROR's number (1049, "Unknown database '%s'").
-const errBadDB = 1049
+// errBadDB is ERR_BAD_DB_ERROR's number (1049, "Unknown database '%s'");
+// errBadTable ERR_BAD_TABLE_ERROR's (1051, "Unknown table '%s'").
+const (
+	errBadDB    = 1049
+	errBadTable = 1051
+)
+
+// PermanentRefusal is FE refusing what the spec says, which asking again
+// cannot change (backup §2.1, §2.2, §4): a table or partition FE does not
+// have, a property it does not take, a snapshot that is not there. Any
+// other refusal (the store's error while FE lists the repository, say) is
+// tried again.
+func PermanentRefusal(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == errBadTable {
+		return true
+	}
+	msg, ok := Refusal(err)
+	if !ok {
+		return false
+	}
+	for _, s := range []string{"Unknown partition ", "Unknown backup job properties", "Unknown restore job properties", "Invalid ",
+		"Can not set alias", "can not support backup restore", "Do not support ", "does not exist in snapshot", "is not existed in snapshot",
+		"Getting syntax error", "ttl must be"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	// A snapshot's info file that is not there (Repository.download: "Expected
+	// one file with path: ... get: 0"), not the store failing to answer.
+	return strings.Contains(msg, "Maybe specified wrong backup timestamp") && strings.Contains(msg, "Expected one file with path")
+}
 
 // UnknownDatabase is FE's ERR_BAD_DB_ERROR.
 func UnknownDatabase(err error) bool {

@@ -299,12 +299,17 @@ func (r *BackupReconciler) sent(ctx context.Context, b *srv1.StarRocksBackup, st
 		r.talk.Forget(b.UID)
 		r.refuse(b, st, &backup.Refusal{Reason: srv1.ReasonDatabaseNotFound, Message: trouble(a.SendErr)})
 		return 0, nil
-	case refusal != fe.NotRefused:
+	case fe.PermanentRefusal(a.SendErr):
 		// FE refused what the spec asks (a table it does not have, ...):
 		// the spec cannot change, so the backup failed.
 		r.talk.Forget(b.UID)
 		r.fail(b, st, srv1.BackupFailed, srv1.ReasonFECancelled, "FE refused the backup: "+trouble(a.SendErr), "")
 		return 0, nil
+	case refusal != fe.NotRefused:
+		// FE refused for now (its store did not answer the label check, ...): asked again.
+		r.talk.Forget(b.UID)
+		r.wait(b, st, srv1.ReasonWaitingForFE, "FE refused the backup for now, it is sent again: "+trouble(a.SendErr))
+		return r.cfg.PollEvery, nil
 	}
 	// No answer: FE may have taken it. A fresh read decides, by the label.
 	r.talk.Forget(b.UID)

@@ -67,6 +67,11 @@ func (r *ClusterSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		st = *src.Status.ClusterSnapshot.DeepCopy()
 	}
 	after := r.step(ctx, src, spec, &st)
+	if after > time.Minute {
+		// The next read, on the clock.
+		r.wakeAt(clusterKind, src, after)
+		after = 0
+	}
 	if !equality.Semantic.DeepEqual(src.Status.ClusterSnapshot, &st) {
 		body, err := json.Marshal(map[string]any{"status": map[string]any{"clusterSnapshot": st}})
 		if err != nil {

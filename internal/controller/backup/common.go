@@ -44,6 +44,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
@@ -111,8 +112,42 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// timers bring objects back at a time of the clock (a test's fake clock
+// moves it there), where a RequeueAfter would wait real time.
+type timers struct {
+	mu sync.Mutex
+	m  map[types.UID]clock.Timer
+}
+
+// wakeAt brings obj back through the talk's wake channel of kind after d,
+// replacing the timer obj had.
+func (b *base) wakeAt(kind string, obj client.Object, d time.Duration) {
+	wake := b.talk.Wake(kind)
+	key := client.ObjectKeyFromObject(obj)
+	ghost := obj.DeepCopyObject().(client.Object)
+	ghost.SetNamespace(key.Namespace)
+	ghost.SetName(key.Name)
+	b.timers.mu.Lock()
+	defer b.timers.mu.Unlock()
+	if old := b.timers.m[obj.GetUID()]; old != nil {
+		old.Stop()
+	}
+	b.timers.m[obj.GetUID()] = b.cfg.Clock.AfterFunc(max(d, 0), func() { wake <- event.GenericEvent{Object: ghost} })
+}
+
+// stopTimer drops obj's timer.
+func (b *base) stopTimer(uid types.UID) {
+	b.timers.mu.Lock()
+	defer b.timers.mu.Unlock()
+	if old := b.timers.m[uid]; old != nil {
+		old.Stop()
+		delete(b.timers.m, uid)
+	}
+}
+
 // base is what the backup reconcilers share.
 type base struct {
+	timers   *timers
 	client   client.Client
 	live     client.Reader
 	recorder events.EventRecorder

@@ -344,9 +344,12 @@ func (r *RestoreReconciler) sent(rs *srv1.StarRocksRestore, st *srv1.StarRocksRe
 	case refusal == fe.SubmitLocked:
 		r.wait(rs, st, srv1.ReasonWaitingForFE, "FE is taking another backup or restore: the restore is sent again")
 		return r.cfg.TalkEvery
-	case refusal != fe.NotRefused:
+	case fe.PermanentRefusal(a.SendErr) || refusal == fe.NoSuchRepository:
 		r.fail(rs, st, srv1.ReasonFECancelled, "FE refused the restore: "+trouble(a.SendErr))
 		return 0
+	case refusal != fe.NotRefused:
+		r.wait(rs, st, srv1.ReasonWaitingForFE, "FE refused the restore for now, it is sent again: "+trouble(a.SendErr))
+		return r.cfg.PollEvery
 	}
 	if a.Err != nil && a.SendErr == nil {
 		r.wait(rs, st, feReason(a.Err), trouble(a.Err))

@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,12 +27,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -63,9 +60,6 @@ type ScheduleReconciler struct {
 	base
 	memos  *reconcile.Memos
 	status *reconcile.StatusPath[*srv1.StarRocksBackupSchedule, srv1.StarRocksBackupScheduleStatus]
-
-	mu     sync.Mutex
-	timers map[types.UID]clock.Timer
 }
 
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrocksbackupschedules,verbs=get;list;watch
@@ -73,7 +67,7 @@ type ScheduleReconciler struct {
 
 func newScheduleReconciler(b base) *ScheduleReconciler {
 	memos := reconcile.NewMemos()
-	return &ScheduleReconciler{base: b, memos: memos, timers: map[types.UID]clock.Timer{},
+	return &ScheduleReconciler{base: b, memos: memos,
 		status: reconcile.NewStatusPath(b.client, reconcile.FieldOwner, scheduleKind, func() *srv1.StarRocksBackupSchedule { return &srv1.StarRocksBackupSchedule{} },
 			func(o *srv1.StarRocksBackupSchedule) *srv1.StarRocksBackupScheduleStatus { return &o.Status }, memos)}
 }
@@ -108,28 +102,12 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	return ctrl.Result{RequeueAfter: after}, nil
 }
 
-// arm brings the schedule back at t, on the clock (a test's fake clock
-// moves it there).
+// arm brings the schedule back at t, on the clock.
 func (r *ScheduleReconciler) arm(s *srv1.StarRocksBackupSchedule, t time.Time) {
-	d := max(t.Sub(r.now()), 0)
-	obj := &srv1.StarRocksBackupSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}
-	wake := r.talk.Wake(scheduleKind)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if old := r.timers[s.UID]; old != nil {
-		old.Stop()
-	}
-	r.timers[s.UID] = r.cfg.Clock.AfterFunc(d, func() { wake <- event.GenericEvent{Object: obj} })
+	r.wakeAt(scheduleKind, s, t.Sub(r.now()))
 }
 
-func (r *ScheduleReconciler) disarm(uid types.UID) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if old := r.timers[uid]; old != nil {
-		old.Stop()
-		delete(r.timers, uid)
-	}
-}
+func (r *ScheduleReconciler) disarm(uid types.UID) { r.stopTimer(uid) }
 
 func (r *ScheduleReconciler) set(s *srv1.StarRocksBackupSchedule, st *srv1.StarRocksBackupScheduleStatus, t string, on bool, reason, message string) {
 	v := metav1.ConditionFalse

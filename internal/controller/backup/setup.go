@@ -23,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,7 +59,7 @@ func Setup(mgr ctrl.Manager, cfg Config, opts controller.Options, configs *rk.Co
 		}
 		return err == nil, err
 	}
-	b := base{client: mgr.GetClient(), live: mgr.GetAPIReader(), recorder: mgr.GetEventRecorder("starrocks-operator"), configs: configs, door: door, cfg: cfg,
+	b := base{timers: &timers{m: map[types.UID]clock.Timer{}}, client: mgr.GetClient(), live: mgr.GetAPIReader(), recorder: mgr.GetEventRecorder("starrocks-operator"), configs: configs, door: door, cfg: cfg,
 		talk: NewTalk(door, cfg.Slots, cfg.TalkEvery, cfg.Clock)}
 	idx := mgr.GetFieldIndexer()
 	ctx := context.Background()
