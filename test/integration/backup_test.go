@@ -44,8 +44,9 @@ import (
 // books. The simulated FEs and the operator share a clock that runs at the
 // real pace and that a test moves on by days at once.
 
-// runningClock is a fake clock that moves on by itself at the real pace
-// (FE's heartbeats go on), and that a test steps by hours or days.
+// runningClock is a fake clock that moves on by itself, clockPace times
+// the real pace (FE's heartbeats go on, its backup rounds every 3 s come
+// faster), and that a test steps by hours or days.
 type runningClock struct {
 	*clocktesting.FakeClock
 }
@@ -62,7 +63,7 @@ func newRunningClock(t *testing.T, start time.Time) runningClock {
 			case <-done:
 				return
 			case <-tick.C:
-				fc.Step(50 * time.Millisecond)
+				fc.Step(clockPace * 50 * time.Millisecond)
 			}
 		}
 	}()
@@ -76,6 +77,9 @@ func backupConfig(clk runningClock) *backup.Config {
 }
 
 const s3Location = "s3a://backups/sr"
+
+// clockPace is how much faster than real time the shared clock runs.
+const clockPace = 4
 
 // s3Repository is a repository of cluster, keys from Secret <name>-keys.
 func s3Repository(t *testing.T, c *testcluster.Cluster, ns, name, cluster string, readOnly bool) *srv1.StarRocksBackupRepository {
@@ -165,8 +169,14 @@ func jobsStarted(f *simstarrocks.StarRocks, prefix string) []string {
 // its simulated FE on clk and store; FE's data is db1.t1 and db2.t2.
 func backupClusterOn(t *testing.T, c *testcluster.Cluster, dir *feDirectory, ns, name string, be int32, opts simstarrocks.Options) *simstarrocks.StarRocks {
 	t.Helper()
+	return backupClusterWith(t, c, dir, ns, name, 1, be, opts)
+}
+
+func backupClusterWith(t *testing.T, c *testcluster.Cluster, dir *feDirectory, ns, name string, fes, be int32, opts simstarrocks.Options) *simstarrocks.StarRocks {
+	t.Helper()
 	f := startFE(t, dir, ns, name, opts)
 	src := beCluster(ns, name, be)
+	src.Spec.StarRocksFeSpec.Replicas = ptr.To(fes)
 	if err := c.Client.Create(t.Context(), src); err != nil {
 		t.Fatal(err)
 	}
@@ -183,10 +193,12 @@ func TestBackupAndRestore(t *testing.T) {
 	}
 	t.Parallel()
 	c, dir := simulatedWithStarRocks(t)
-	clk := newRunningClock(t, time.Date(2026, 12, 1, 0, 30, 0, 0, time.UTC))
+	// The clock starts at the real time: the API server stamps objects
+	// with it (a schedule's runs come after its creation).
+	clk := newRunningClock(t, time.Now().UTC().Truncate(time.Second))
 	const ns = "backup"
 	testutil.CreateNamespace(t, c.Client, ns)
-	startOperator(t, c, ns, operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: time.Second, backup: backupConfig(clk)})
+	op := startOperator(t, c, ns, operatorOptions{workers: 4, fe: dir.resolve, feLookEvery: time.Second, backup: backupConfig(clk)})
 	store := simstarrocks.NewObjectStore()
 
 	t.Run("a backup, then its restore into a second cluster from a read-only repository", func(t *testing.T) {
@@ -228,7 +240,533 @@ func TestBackupAndRestore(t *testing.T) {
 			t.Errorf("%d RESTORE statements taken, want 1", n)
 		}
 	})
-	_ = slices.Contains[[]string]
-	_ = fmt.Sprint
-	_ = ptr.To[int]
+
+	t.Run("a nightly schedule of two databases across 10 days: one run a night, retention keeps 3 and never the data below 4.2", func(t *testing.T) {
+		testNightlySchedule(t, c, dir, clk, op, store)
+	})
+	t.Run("retention by age keeps the newest good backup; without the rule it deletes the last one", func(t *testing.T) {
+		testNewestGoodBackupKept(t, c, dir, clk, store)
+	})
+	t.Run("a user's BACKUP holds the database: named in status, then the operator's runs once", func(t *testing.T) {
+		testForeignJobHoldsTheSlot(t, c, dir, clk)
+	})
+	t.Run("a restore that would overwrite tables is refused; with existingTables: Overwrite it runs", func(t *testing.T) {
+		testRefusedOverwrite(t, c, dir, clk)
+	})
+	t.Run("a BE stopped mid-upload and an FE leader change mid-upload: the backup waits, then succeeds, one job", func(t *testing.T) {
+		testFaultsMidUpload(t, c, dir, clk)
+	})
+	t.Run("an unreachable repository: nothing fails for good, the backup runs once the store answers", func(t *testing.T) {
+		testUnreachableRepository(t, c, dir, clk)
+	})
+	t.Run("bad input: one condition, one Event, no statement", func(t *testing.T) {
+		testBackupBadInput(t, c, dir, clk)
+	})
+	t.Run("the shared-data cluster snapshot setting: on, its state in status, off only with confirmPurge", func(t *testing.T) {
+		testClusterSnapshotSetting(t, c, dir, clk)
+	})
+}
+
+// statusWrites counts the operator's writes of the status of a kind
+// ("starrocksbackups/status").
+func statusWrites(l *requestLog, since int, resource string) int {
+	n := 0
+	for _, r := range l.since(since) {
+		if isWrite(r) && r.resource == resource {
+			n++
+		}
+	}
+	return n
+}
+
+func testNightlySchedule(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock, op *operator, store *simstarrocks.ObjectStore) {
+	ctx := t.Context()
+	const ns = "backup"
+	f := backupClusterOn(t, c, dir, ns, "nightly", 1, simstarrocks.Options{Clock: clk.FakeClock, Store: store, ClusterID: 3})
+	for _, db := range []string{"db1", "db2"} {
+		if err := f.CreateTable(db, "t", 1, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repo := s3Repository(t, c, ns, "nightly-repo", "nightly", false)
+	repo.Spec.Name = "nightly_repo"
+	mark := op.log.mark()
+	sched := &srv1.StarRocksBackupSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nightly"}, Spec: srv1.StarRocksBackupScheduleSpec{
+		StarRocksCluster: "nightly", Repository: "nightly-repo", Databases: []string{"db1", "db2"}, Schedule: "0 1 * * *", TimeZone: "UTC",
+		Retention: srv1.BackupRetention{KeepLast: ptr.To(int32(3)), DeleteData: true}}}
+	if err := c.Client.Create(ctx, sched); err != nil {
+		t.Fatal(err)
+	}
+	owned := func() map[string][]srv1.StarRocksBackup {
+		list := &srv1.StarRocksBackupList{}
+		if err := c.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{backup.LabelSchedule: "nightly"}); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]srv1.StarRocksBackup{}
+		for _, b := range list.Items {
+			out[b.Spec.Database] = append(out[b.Spec.Database], b)
+		}
+		return out
+	}
+	// The first 01:00 UTC after now.
+	start := clk.Now().UTC().Truncate(24 * time.Hour).Add(time.Hour)
+	if !start.After(clk.Now()) {
+		start = start.AddDate(0, 0, 1)
+	}
+	for day := range 10 {
+		run := start.AddDate(0, 0, day)
+		// The operator's cache shows the last night's backups ended: a run
+		// skips a database whose previous backup still runs.
+		op.log.waitQuiet(time.Second, 10*time.Second)
+		clk.SetTime(run.Add(time.Second))
+		for _, db := range []string{"db1", "db2"} {
+			backupPhase(t, c, ns, fmt.Sprintf("nightly-%s-%s", db, run.Format("200601021504")), srv1.BackupSucceeded, time.Minute)
+		}
+		// Between runs: the schedule costs no FE statement and no API request.
+		if day == 2 {
+			op.log.waitQuiet(2*time.Second, 20*time.Second)
+			before, feBefore := op.log.mark(), len(backupStatementsOf(f))
+			clk.SetTime(run.Add(20 * time.Hour))
+			time.Sleep(3 * time.Second)
+			var backupRequests []request
+			for _, r := range op.log.since(before) {
+				if strings.HasPrefix(r.resource, "starrocksbackup") || strings.HasPrefix(r.resource, "starrocksrestore") {
+					backupRequests = append(backupRequests, r)
+				}
+			}
+			if n := len(backupStatementsOf(f)) - feBefore; n != 0 || len(backupRequests) != 0 {
+				t.Errorf("20 idle hours of a schedule: %d backup statements to FE, %d API requests of the backup kinds, want 0 and 0:\n%s", n, len(backupRequests), summary(backupRequests))
+			}
+		}
+	}
+	got := owned()
+	for _, db := range []string{"db1", "db2"} {
+		var succeeded []string
+		for _, b := range got[db] {
+			if b.Status.Phase == srv1.BackupSucceeded {
+				succeeded = append(succeeded, b.Name)
+			}
+		}
+		// keepLast: 3, pruned as each new one succeeded.
+		if err := pollFor(10*time.Second, func(context.Context) bool { return len(owned()[db]) == 3 }); err != nil || len(succeeded) < 3 {
+			t.Errorf("%s: %d backups (%d succeeded), want 3: %v", db, len(owned()[db]), len(succeeded), succeeded)
+		}
+		newest := fmt.Sprintf("nightly-%s-%s", db, start.AddDate(0, 0, 9).Format("200601021504"))
+		if !slices.Contains(succeeded, newest) {
+			t.Errorf("%s: the newest backup %s is not kept: %v", db, newest, succeeded)
+		}
+	}
+	// Below 4.2 the data stays, every night's, and the schedule says where to expire it.
+	if snaps := store.Snapshots(s3Location, "repo"); len(snaps) < 20 {
+		t.Errorf("%d snapshots in the repository, want the 20 nights' (none deleted below 4.2)", len(snaps))
+	}
+	s := &srv1.StarRocksBackupSchedule{}
+	if err := get(ctx, c.Client, ns, "nightly", s); err != nil {
+		t.Fatal(err)
+	}
+	if cond := meta.FindStatusCondition(s.Status.Conditions, srv1.ConditionRetentionDataNotDeleted); cond == nil || cond.Status != metav1.ConditionTrue ||
+		!strings.Contains(cond.Message, s3Location+"/__starrocks_repository_repo/__ss_") {
+		t.Errorf("RetentionDataNotDeleted: %+v", cond)
+	}
+	if n := len(jobsStarted(f, "BACKUP")); n != 20 {
+		t.Errorf("%d BACKUP statements taken for 10 nights of 2 databases, want 20", n)
+	}
+	// At most 4 status writes per backup that succeeded.
+	if n := statusWrites(op.log, mark, "starrocksbackups/status"); n > 4*20 {
+		t.Errorf("%d status writes for 20 backups, want at most 80", n)
+	} else {
+		t.Logf("%d status writes of starrocksbackups for 20 backups", n)
+	}
+}
+
+func testNewestGoodBackupKept(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock, store *simstarrocks.ObjectStore) {
+	ctx := t.Context()
+	const control = "backup-control"
+	testutil.CreateNamespace(t, c.Client, control)
+	unsafe := backupConfig(clk)
+	unsafe.Safety.RetentionMayDeleteNewest = true
+	startOperator(t, c, control, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: time.Second, backup: unsafe})
+	for _, ns := range []string{"backup", control} {
+		f := backupClusterOn(t, c, dir, ns, "aged", 1, simstarrocks.Options{Clock: clk.FakeClock, Store: store})
+		if err := f.CreateTable("ops", "t", 1, 2); err != nil {
+			t.Fatal(err)
+		}
+		s3Repository(t, c, ns, "aged-repo", "aged", false)
+		repoReady(t, c, ns, "aged-repo")
+		sched := &srv1.StarRocksBackupSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "aged"}, Spec: srv1.StarRocksBackupScheduleSpec{
+			StarRocksCluster: "aged", Repository: "aged-repo", Databases: []string{"ops"}, Schedule: "0 13 * * *", StartingDeadlineSeconds: ptr.To(int64(600)),
+			Retention: srv1.BackupRetention{MaxAge: &metav1.Duration{Duration: 2 * time.Hour}}}}
+		if err := c.Client.Create(ctx, sched); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(ns string) []string {
+		list := &srv1.StarRocksBackupList{}
+		if err := c.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{backup.LabelSchedule: "aged"}); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, b := range list.Items {
+			if b.DeletionTimestamp == nil {
+				out = append(out, b.Name)
+			}
+		}
+		return out
+	}
+	// The shared clock runs days ahead of the API server's timestamps (the
+	// nightly test stepped it): the schedule's catch-up run at creation is
+	// past its deadline. Its first run is the next 13:00 UTC.
+	start := clk.Now().UTC().Truncate(24 * time.Hour).Add(13 * time.Hour)
+	if !start.After(clk.Now()) {
+		start = start.AddDate(0, 0, 1)
+	}
+	for day := range 2 {
+		run := start.AddDate(0, 0, day)
+		clk.SetTime(run.Add(time.Second))
+		for _, ns := range []string{"backup", control} {
+			if err := pollFor(30*time.Second, func(ctx context.Context) bool {
+				return get(ctx, c.Client, ns, "aged-ops-"+run.Format("200601021504"), &srv1.StarRocksBackup{}) == nil
+			}); err != nil {
+				s := &srv1.StarRocksBackupSchedule{}
+				_ = get(ctx, c.Client, ns, "aged", s)
+				st, _ := json.MarshalIndent(s.Status, "", "  ")
+				t.Fatalf("%s: the run of %s made no backup; the schedule (now %s):\n%s", ns, run, clk.Now(), st)
+			}
+			backupPhase(t, c, ns, "aged-ops-"+run.Format("200601021504"), srv1.BackupSucceeded, time.Minute)
+		}
+		// Three hours on, every backup is older than maxAge.
+		clk.SetTime(run.Add(3 * time.Hour))
+		if err := pollFor(20*time.Second, func(context.Context) bool { return len(count("backup")) == 1 && len(count(control)) == 0 }); err != nil {
+			t.Fatalf("day %d, 3 h after the run: kept %v with the rule, want the newest; %v without it, want none", day+1, count("backup"), count(control))
+		}
+		if got := count("backup"); got[0] != "aged-ops-"+run.Format("200601021504") {
+			t.Fatalf("kept %v, want the newest", got)
+		}
+	}
+}
+
+// backupStatementsOf are the statements of the backup feature f received.
+func backupStatementsOf(f *simstarrocks.StarRocks) []string {
+	var out []string
+	for _, s := range f.Statements() {
+		u := strings.ToUpper(s)
+		for _, p := range []string{"BACKUP", "RESTORE", "SHOW BACKUP", "SHOW RESTORE", "SHOW SNAPSHOT", "SHOW REPOSITORIES", "CREATE REPOSITORY", "CREATE READ ONLY", "DROP REPOSITORY", "DROP SNAPSHOT", "CANCEL", "SHOW DATABASES", "SHOW TABLES", "ADMIN SET AUTOMATED", "SELECT"} {
+			if strings.HasPrefix(u, p) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func testForeignJobHoldsTheSlot(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+	ctx := t.Context()
+	const ns = "backup"
+	f := backupClusterOn(t, c, dir, ns, "held", 1, simstarrocks.Options{Clock: clk.FakeClock, BackupTabletTime: 2 * time.Second})
+	if err := f.CreateTable("sales", "orders", 1, 4); err != nil {
+		t.Fatal(err)
+	}
+	s3Repository(t, c, ns, "held-repo", "held", false)
+	repoReady(t, c, ns, "held-repo")
+	execFE(t, f, "pw-held", "BACKUP SNAPSHOT sales.manual_1 TO repo")
+	b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "after-manual"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "held", Repository: "held-repo", Database: "sales"}}
+	if err := c.Client.Create(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollFor(30*time.Second, func(ctx context.Context) bool {
+		return get(ctx, c.Client, ns, b.Name, b) == nil && b.Status.Phase == srv1.BackupPending && strings.Contains(b.Status.HeldBy, "manual_1")
+	}); err != nil {
+		t.Fatalf("not held by the user's job: %+v", b.Status)
+	}
+	done := backupPhase(t, c, ns, b.Name, srv1.BackupSucceeded, 2*time.Minute)
+	if n := len(jobsStarted(f, "BACKUP SNAPSHOT `sales`")); n != 1 {
+		t.Errorf("%d operator BACKUPs taken, want 1 (%s)", n, done.Status.Label)
+	}
+}
+
+func repoReady(t *testing.T, c *testcluster.Cluster, ns, name string) {
+	t.Helper()
+	r := &srv1.StarRocksBackupRepository{}
+	if err := pollFor(30*time.Second, func(ctx context.Context) bool {
+		return get(ctx, c.Client, ns, name, r) == nil && meta.IsStatusConditionTrue(r.Status.Conditions, srv1.ConditionReady)
+	}); err != nil {
+		t.Fatalf("repository %s not ready: %+v", name, r.Status)
+	}
+}
+
+func testRefusedOverwrite(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+	ctx := t.Context()
+	const ns = "backup"
+	f := backupClusterOn(t, c, dir, ns, "over", 1, simstarrocks.Options{Clock: clk.FakeClock})
+	if err := f.CreateTable("sales", "orders", 1, 4); err != nil {
+		t.Fatal(err)
+	}
+	s3Repository(t, c, ns, "over-repo", "over", false)
+	b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "over-once"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "over", Repository: "over-repo", Database: "sales"}}
+	if err := c.Client.Create(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	backupPhase(t, c, ns, b.Name, srv1.BackupSucceeded, time.Minute)
+	one := int32(1)
+	r := &srv1.StarRocksRestore{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "over-in-place"}, Spec: srv1.StarRocksRestoreSpec{
+		StarRocksCluster: "over", Repository: "over-repo", ReplicationNum: &one, Source: srv1.RestoreSource{Backup: b.Name}}}
+	if err := c.Client.Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	stalledWith(t, c, r, func() []metav1.Condition { return r.Status.Conditions }, srv1.ReasonTargetExists)
+	time.Sleep(2 * time.Second)
+	if n := len(f.StatementsLike("RESTORE")); n != 0 {
+		t.Errorf("%d RESTORE statements sent for a refused overwrite", n)
+	}
+	if n := warningsIn(ctx, t, c, ns, r.Name, srv1.ReasonTargetExists); n != 1 {
+		t.Errorf("%d Warning Events TargetExists, want 1", n)
+	}
+	r2 := r.DeepCopy()
+	r2.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "over-asked"}
+	r2.Spec.ExistingTables = srv1.ExistingTablesOverwrite
+	if err := c.Client.Create(ctx, r2); err != nil {
+		t.Fatal(err)
+	}
+	// The refused one still holds its place in the queue: delete it.
+	if err := c.Client.Delete(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	done := restorePhase(t, c, ns, r2.Name, srv1.BackupSucceeded, time.Minute)
+	if !done.Status.PastPointOfNoReturn || f.CancelledPastCommit() != 0 {
+		t.Errorf("status %+v, cancelled past COMMIT %d", done.Status, f.CancelledPastCommit())
+	}
+}
+
+func testFaultsMidUpload(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+	ctx := t.Context()
+	const ns = "backup"
+	f := backupClusterWith(t, c, dir, ns, "faulty", 3, 2, simstarrocks.Options{Clock: clk.FakeClock, BackupTabletTime: 3 * time.Second})
+	if err := f.CreateTable("sales", "orders", 1, 6); err != nil {
+		t.Fatal(err)
+	}
+	s3Repository(t, c, ns, "faulty-repo", "faulty", false)
+	uploading := func(name string) {
+		b := &srv1.StarRocksBackup{}
+		if err := pollFor(time.Minute, func(ctx context.Context) bool {
+			for _, j := range f.BackupJobs() {
+				if j.DB == "sales" && j.State == "UPLOADING" {
+					return get(ctx, c.Client, ns, name, b) == nil && b.Status.Phase == srv1.BackupRunning
+				}
+			}
+			return false
+		}); err != nil {
+			t.Fatalf("not uploading: %+v %+v", f.BackupJobs(), b.Status)
+		}
+	}
+	// A BE stopped mid-upload: its tasks wait (backup §7), the job goes on once it is back.
+	b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "be-down"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "faulty", Repository: "faulty-repo", Database: "sales"}}
+	if err := c.Client.Create(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	uploading(b.Name)
+	be := beHost(ns, "faulty", 1)
+	f.StopProcess(be, false)
+	time.Sleep(3 * time.Second)
+	if j := f.BackupJobs()[0]; j.State != "UPLOADING" {
+		t.Errorf("with be-1 down the job is %s, want it waiting in UPLOADING", j.State)
+	}
+	f.StartProcess(be)
+	backupPhase(t, c, ns, b.Name, srv1.BackupSucceeded, time.Minute)
+
+	// An FE leader change mid-upload: UPLOADING falls back to UPLOAD_SNAPSHOT
+	// on the new leader (backup §7); the phase never goes back.
+	b2 := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "leader-change"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "faulty", Repository: "faulty-repo", Database: "sales"}}
+	if err := c.Client.Create(ctx, b2); err != nil {
+		t.Fatal(err)
+	}
+	uploading(b2.Name)
+	next := feHost(ns, "faulty", 1)
+	if f.Leader() == next {
+		next = feHost(ns, "faulty", 2)
+	}
+	if !f.ElectLeader(next) {
+		t.Fatalf("%s not elected", next)
+	}
+	done := backupPhase(t, c, ns, b2.Name, srv1.BackupSucceeded, time.Minute)
+	if n := len(jobsStarted(f, "BACKUP")); n != 2 {
+		t.Errorf("%d BACKUPs taken for two backups, want 2 (%s)", n, done.Status.Label)
+	}
+}
+
+func testUnreachableRepository(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+	ctx := t.Context()
+	const ns = "backup"
+	store := simstarrocks.NewObjectStore()
+	f := backupClusterOn(t, c, dir, ns, "dark", 1, simstarrocks.Options{Clock: clk.FakeClock, Store: store})
+	if err := f.CreateTable("sales", "orders", 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	s3Repository(t, c, ns, "dark-repo", "dark", false)
+	repoReady(t, c, ns, "dark-repo")
+	store.SetUnreachable(s3Location, true)
+	b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "in-the-dark"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "dark", Repository: "dark-repo", Database: "sales"}}
+	if err := c.Client.Create(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollFor(30*time.Second, func(ctx context.Context) bool {
+		cond := meta.FindStatusCondition(b.Status.Conditions, srv1.ConditionReconciling)
+		return get(ctx, c.Client, ns, b.Name, b) == nil && b.Status.Phase == srv1.BackupPending && cond != nil && strings.Contains(cond.Message, "unreachable")
+	}); err != nil {
+		t.Fatalf("the store's error in status: %+v", b.Status)
+	}
+	store.SetUnreachable(s3Location, false)
+	backupPhase(t, c, ns, b.Name, srv1.BackupSucceeded, time.Minute)
+	if n := len(jobsStarted(f, "BACKUP")); n != 1 {
+		t.Errorf("%d BACKUPs taken, want 1", n)
+	}
+}
+
+func testBackupBadInput(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+	ctx := t.Context()
+	const ns = "backup"
+	f := backupClusterOn(t, c, dir, ns, "bad", 1, simstarrocks.Options{Clock: clk.FakeClock})
+	if err := f.CreateTable("sales", "orders", 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	statements := len(backupStatementsOf(f))
+	// A repository whose Secret is missing, and one whose key is.
+	missing := &srv1.StarRocksBackupRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-secret"}, Spec: srv1.StarRocksBackupRepositorySpec{
+		StarRocksCluster: "bad", Location: s3Location, S3: &srv1.S3Repository{Credentials: srv1.S3Credentials{SecretRef: &srv1.S3SecretRef{Name: "nope"}}}}}
+	noKey := missing.DeepCopy()
+	noKey.Name, noKey.Spec.S3.Credentials.SecretRef = "no-key", &srv1.S3SecretRef{Name: "bad-keys", SecretKeyKey: "nope"}
+	if err := c.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad-keys"}, Data: map[string][]byte{"access_key": []byte("a")}}); err != nil {
+		t.Fatal(err)
+	}
+	// A repository name FE has at another location.
+	execFE(t, f, "pw-bad", "CREATE REPOSITORY taken WITH BROKER ON LOCATION 's3a://elsewhere/x'")
+	taken := s3RepositoryObject(ns, "taken-name", "bad", "taken")
+	good := s3RepositoryObject(ns, "bad-repo", "bad", "repo")
+	for _, o := range []client.Object{missing, noKey, taken} {
+		if err := c.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taken-name-keys"}, Data: map[string][]byte{"access_key": []byte("a"), "secret_key": []byte("b")}}); err != nil {
+		t.Fatal(err)
+	}
+	s3Repository(t, c, ns, good.Name, "bad", false)
+	repoReady(t, c, ns, good.Name)
+	// A schedule with a bad cron, one with a bad zone; a backup of a
+	// database FE does not have; a ttl below 4.2.
+	badCron := &srv1.StarRocksBackupSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad-cron"}, Spec: srv1.StarRocksBackupScheduleSpec{
+		StarRocksCluster: "bad", Repository: good.Name, Databases: []string{"sales"}, Schedule: "every night"}}
+	badZone := badCron.DeepCopy()
+	badZone.Name, badZone.Spec.Schedule, badZone.Spec.TimeZone = "bad-zone", "0 1 * * *", "Mars/Olympus"
+	noDB := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-db"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "bad", Repository: good.Name, Database: "nope"}}
+	ttl := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ttl-33"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "bad", Repository: good.Name, Database: "sales",
+		BackupTemplate: srv1.BackupTemplate{TTL: "7 DAY"}}}
+	for _, o := range []client.Object{badCron, badZone, noDB, ttl} {
+		if err := c.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		obj    client.Object
+		conds  func() []metav1.Condition
+		reason string
+	}{
+		{missing, func() []metav1.Condition { return missing.Status.Conditions }, srv1.ReasonCredentialsMissing},
+		{noKey, func() []metav1.Condition { return noKey.Status.Conditions }, srv1.ReasonCredentialsMissing},
+		{taken, func() []metav1.Condition { return taken.Status.Conditions }, srv1.ReasonRepositoryNameTaken},
+		{badCron, func() []metav1.Condition { return badCron.Status.Conditions }, srv1.ReasonInvalidSchedule},
+		{badZone, func() []metav1.Condition { return badZone.Status.Conditions }, srv1.ReasonInvalidTimeZone},
+		{noDB, func() []metav1.Condition { return noDB.Status.Conditions }, srv1.ReasonDatabaseNotFound},
+		{ttl, func() []metav1.Condition { return ttl.Status.Conditions }, srv1.ReasonTTLUnsupported},
+	}
+	for _, k := range cases {
+		stalledWith(t, c, k.obj, k.conds, k.reason)
+	}
+	time.Sleep(3 * time.Second)
+	for _, k := range cases {
+		if n := warningsIn(ctx, t, c, ns, k.obj.GetName(), k.reason); n != 1 {
+			t.Errorf("%s: %d Warning Events %s, want 1", k.obj.GetName(), n, k.reason)
+		}
+	}
+	var sent []string
+	for _, s := range backupStatementsOf(f)[statements:] {
+		if !strings.HasPrefix(strings.ToUpper(s), "SHOW") {
+			sent = append(sent, s)
+		}
+	}
+	// The one good repository's CREATE, and the test's own.
+	if len(sent) != 2 {
+		t.Errorf("statements other than reads: %q, want the good repository's CREATE and the test's", sent)
+	}
+}
+
+func s3RepositoryObject(ns, name, cluster, sqlName string) *srv1.StarRocksBackupRepository {
+	return &srv1.StarRocksBackupRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: srv1.StarRocksBackupRepositorySpec{
+		StarRocksCluster: cluster, Name: sqlName, Location: s3Location,
+		S3: &srv1.S3Repository{Region: "us-east-1", Credentials: srv1.S3Credentials{SecretRef: &srv1.S3SecretRef{Name: name + "-keys"}}}}}
+}
+
+func testClusterSnapshotSetting(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+	ctx := t.Context()
+	const ns = "backup"
+	f := startFE(t, dir, ns, "lake", simstarrocks.Options{Clock: clk.FakeClock, SharedData: true, Version: "3.5"})
+	// FE reports the release of its pod's image (the registrar): 3.5.1 has
+	// the automated cluster snapshot (3.4.2+).
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lake-fe-conf"}, Data: map[string]string{"fe.conf": feConfShared}}
+	if err := c.Client.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	src := feOnly(ns, "lake")
+	src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:3.5.1"
+	src.Spec.StarRocksFeSpec.ConfigMapInfo = srv1.ConfigMapInfo{ConfigMapName: cm.Name, ResolveKey: "fe.conf"}
+	src.Spec.StarRocksFeSpec.FeEnvVars = []corev1.EnvVar{{Name: "MYSQL_PWD", Value: "pw-lake"}}
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, ns, "lake", 2*time.Minute)
+	// A restore into a shared-data cluster is refused, with no statement.
+	s3Repository(t, c, ns, "lake-repo", "lake", false)
+	r := &srv1.StarRocksRestore{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "into-lake"}, Spec: srv1.StarRocksRestoreSpec{StarRocksCluster: "lake", Repository: "lake-repo",
+		Source: srv1.RestoreSource{Snapshot: &srv1.RestoreSnapshot{Label: "l", Timestamp: "t", Database: "d"}}}}
+	if err := c.Client.Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	stalledWith(t, c, r, func() []metav1.Condition { return r.Status.Conditions }, srv1.ReasonSharedDataUnsupported)
+
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.ClusterSnapshot = &srv1.ClusterSnapshotSpec{Enabled: true} })
+	if err := pollFor(30*time.Second, func(ctx context.Context) bool {
+		return get(ctx, c.Client, ns, "lake", src) == nil && src.Status.ClusterSnapshot != nil && src.Status.ClusterSnapshot.Enabled
+	}); err != nil {
+		t.Fatalf("not on: %+v", src.Status.ClusterSnapshot)
+	}
+	if !f.ClusterSnapshotOn() {
+		t.Fatal("FE's automated cluster snapshot is off")
+	}
+	// FE takes one every 600 s; the operator reads it every 10 minutes.
+	clk.Step(11 * time.Minute)
+	if err := pollFor(30*time.Second, func(ctx context.Context) bool {
+		return get(ctx, c.Client, ns, "lake", src) == nil && src.Status.ClusterSnapshot.LastSnapshotName != ""
+	}); err != nil {
+		t.Fatalf("no snapshot in status: %+v", src.Status.ClusterSnapshot)
+	}
+	if cs := src.Status.ClusterSnapshot; cs.LastJobState != "FINISHED" || !strings.HasPrefix(cs.LastSnapshotName, "automated_cluster_snapshot_") {
+		t.Errorf("status %+v", cs)
+	}
+	// Off without confirmPurge: the API refuses it.
+	err := func() error {
+		cp := src.DeepCopy()
+		cp.Spec.ClusterSnapshot.Enabled = false
+		return c.Client.Update(ctx, cp)
+	}()
+	if err == nil || !strings.Contains(err.Error(), "confirmPurge") {
+		t.Fatalf("off without confirmPurge: %v", err)
+	}
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.ClusterSnapshot = &srv1.ClusterSnapshotSpec{Enabled: false, ConfirmPurge: true}
+	})
+	if err := pollFor(30*time.Second, func(ctx context.Context) bool {
+		return get(ctx, c.Client, ns, "lake", src) == nil && !src.Status.ClusterSnapshot.Enabled && !f.ClusterSnapshotOn()
+	}); err != nil {
+		t.Fatalf("not off: %+v", src.Status.ClusterSnapshot)
+	}
 }

@@ -19,6 +19,7 @@ package backup
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"slices"
 	"strings"
 	"time"
@@ -124,7 +125,10 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, err
 	}
 	r.pending.set(req.NamespacedName, st.Phase == srv1.BackupPending || st.Phase == "")
-	st.ObservedGeneration = b.Generation
+	if !equality.Semantic.DeepEqual(st, b.Status) {
+		// observedGeneration moves with a change, never alone: no write of its own.
+		st.ObservedGeneration = b.Generation
+	}
 	if _, err := r.status.Write(ctx, b, st); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"slices"
 	"strings"
 	"time"
@@ -103,7 +104,10 @@ func (r *RepositoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	st.ObservedGeneration = repo.Generation
+	if !equality.Semantic.DeepEqual(st, repo.Status) {
+		// observedGeneration moves with a change, never alone: no write of its own.
+		st.ObservedGeneration = repo.Generation
+	}
 	if _, err := r.status.Write(ctx, repo, st); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -19,6 +19,7 @@ package backup
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -99,7 +100,10 @@ func (r *RestoreReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, err
 	}
 	r.pending.set(req.NamespacedName, st.Phase == srv1.BackupPending || st.Phase == "")
-	st.ObservedGeneration = rs.Generation
+	if !equality.Semantic.DeepEqual(st, rs.Status) {
+		// observedGeneration moves with a change, never alone: no write of its own.
+		st.ObservedGeneration = rs.Generation
+	}
 	if _, err := r.status.Write(ctx, rs, st); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -19,6 +19,7 @@ package backup
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"slices"
 	"time"
 
@@ -90,7 +91,10 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	st.ObservedGeneration = s.Generation
+	if !equality.Semantic.DeepEqual(st, s.Status) {
+		// observedGeneration moves with a change, never alone: no write of its own.
+		st.ObservedGeneration = s.Generation
+	}
 	if _, err := r.status.Write(ctx, s, st); err != nil {
 		return ctrl.Result{}, err
 	}

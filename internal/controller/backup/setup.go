@@ -168,6 +168,10 @@ func Setup(mgr ctrl.Manager, cfg Config, opts controller.Options, configs *rk.Co
 		r := newScheduleReconciler(b)
 		if err := ctrl.NewControllerManagedBy(mgr).Named("starrocksbackupschedule").
 			For(&srv1.StarRocksBackupSchedule{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			// A backup that ends starts its age for retention: the schedule
+			// arms the timer of its expiry (no write).
+			Watches(&srv1.StarRocksBackup{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &srv1.StarRocksBackupSchedule{}, handler.OnlyControllerOwner()),
+				builder.WithPredicates(ended())).
 			Watches(&srv1.StarRocksCluster{}, handler.EnqueueRequestsFromMapFunc(byCluster(b.client, &srv1.StarRocksBackupScheduleList{})), builder.WithPredicates(createdOrDeleted())).
 			WatchesRawSource(wake(scheduleKind)).
 			WithOptions(opts).Complete(r); err != nil {
