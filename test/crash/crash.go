@@ -78,6 +78,8 @@ type Options struct {
 	// Args are its flags beside --kubeconfig (and the metrics and probe
 	// addresses, which are set to 0 unless given here).
 	Args []string
+	// Env are further environment variables of its processes ("K=V").
+	Env []string
 }
 
 // Killed says which process a kill point killed, and why.
@@ -160,7 +162,7 @@ func (o *Operator) Start() {
 		o.t.Fatal(err)
 	}
 	cmd := exec.Command(o.opts.Binary, args...)
-	cmd.Env = append(os.Environ(), feaddress.Var+"="+o.fe.Encode())
+	cmd.Env = append(append(os.Environ(), o.opts.Env...), feaddress.Var+"="+o.fe.Encode())
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		o.t.Fatalf("crash: starting %s: %v", o.opts.Binary, err)

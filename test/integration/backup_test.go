@@ -81,15 +81,21 @@ const s3Location = "s3a://backups/sr"
 // clockPace is how much faster than real time the shared clock runs.
 const clockPace = 4
 
-// s3Repository is a repository of cluster, keys from Secret <name>-keys.
+// s3Repository is a repository of cluster, keys from Secret <name>-keys,
+// named repo in FE at s3Location.
 func s3Repository(t *testing.T, c *testcluster.Cluster, ns, name, cluster string, readOnly bool) *srv1.StarRocksBackupRepository {
+	t.Helper()
+	return s3RepositoryAt(t, c, ns, name, cluster, "repo", s3Location, readOnly)
+}
+
+func s3RepositoryAt(t *testing.T, c *testcluster.Cluster, ns, name, cluster, sqlName, location string, readOnly bool) *srv1.StarRocksBackupRepository {
 	t.Helper()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-keys"}, Data: map[string][]byte{"access_key": []byte("AKIA" + name), "secret_key": []byte("s3cret-" + name)}}
 	if err := c.Client.Create(t.Context(), secret); client.IgnoreAlreadyExists(err) != nil {
 		t.Fatal(err)
 	}
 	repo := &srv1.StarRocksBackupRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: srv1.StarRocksBackupRepositorySpec{
-		StarRocksCluster: cluster, Name: "repo", Location: s3Location, ReadOnly: readOnly,
+		StarRocksCluster: cluster, Name: sqlName, Location: location, ReadOnly: readOnly,
 		S3: &srv1.S3Repository{Region: "us-east-1", Credentials: srv1.S3Credentials{SecretRef: &srv1.S3SecretRef{Name: secret.Name}}}}}
 	if err := c.Client.Create(t.Context(), repo); err != nil {
 		t.Fatal(err)
@@ -247,20 +253,28 @@ func TestBackupAndRestore(t *testing.T) {
 	t.Run("retention by age keeps the newest good backup; without the rule it deletes the last one", func(t *testing.T) {
 		testNewestGoodBackupKept(t, c, dir, clk, store)
 	})
+	// One cluster for the tests that need only a database of their own.
+	var work *simstarrocks.StarRocks
+	workCluster := func(t *testing.T) *simstarrocks.StarRocks {
+		if work == nil {
+			work = backupClusterOn(t, c, dir, ns, "work", 1, simstarrocks.Options{Clock: clk.FakeClock, BackupTabletTime: 2 * time.Second})
+		}
+		return work
+	}
 	t.Run("a user's BACKUP holds the database: named in status, then the operator's runs once", func(t *testing.T) {
-		testForeignJobHoldsTheSlot(t, c, dir, clk)
+		testForeignJobHoldsTheSlot(t, c, workCluster(t))
 	})
 	t.Run("a restore that would overwrite tables is refused; with existingTables: Overwrite it runs", func(t *testing.T) {
-		testRefusedOverwrite(t, c, dir, clk)
+		testRefusedOverwrite(t, c, workCluster(t))
 	})
 	t.Run("a BE stopped mid-upload and an FE leader change mid-upload: the backup waits, then succeeds, one job", func(t *testing.T) {
 		testFaultsMidUpload(t, c, dir, clk)
 	})
 	t.Run("an unreachable repository: nothing fails for good, the backup runs once the store answers", func(t *testing.T) {
-		testUnreachableRepository(t, c, dir, clk)
+		testUnreachableRepository(t, c, workCluster(t))
 	})
 	t.Run("bad input: one condition, one Event, no statement", func(t *testing.T) {
-		testBackupBadInput(t, c, dir, clk)
+		testBackupBadInput(t, c, workCluster(t))
 	})
 	t.Run("the shared-data cluster snapshot setting: on, its state in status, off only with confirmPurge", func(t *testing.T) {
 		testClusterSnapshotSetting(t, c, dir, clk)
@@ -460,17 +474,16 @@ func backupStatementsOf(f *simstarrocks.StarRocks) []string {
 	return out
 }
 
-func testForeignJobHoldsTheSlot(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+func testForeignJobHoldsTheSlot(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks) {
 	ctx := t.Context()
 	const ns = "backup"
-	f := backupClusterOn(t, c, dir, ns, "held", 1, simstarrocks.Options{Clock: clk.FakeClock, BackupTabletTime: 2 * time.Second})
-	if err := f.CreateTable("sales", "orders", 1, 4); err != nil {
+	if err := f.CreateTable("helddb", "orders", 1, 4); err != nil {
 		t.Fatal(err)
 	}
-	s3Repository(t, c, ns, "held-repo", "held", false)
+	s3RepositoryAt(t, c, ns, "held-repo", "work", "held_repo", s3Location, false)
 	repoReady(t, c, ns, "held-repo")
-	execFE(t, f, "pw-held", "BACKUP SNAPSHOT sales.manual_1 TO repo")
-	b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "after-manual"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "held", Repository: "held-repo", Database: "sales"}}
+	execFE(t, f, "pw-work", "BACKUP SNAPSHOT helddb.manual_1 TO held_repo")
+	b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "after-manual"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "work", Repository: "held-repo", Database: "helddb"}}
 	if err := c.Client.Create(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +493,7 @@ func testForeignJobHoldsTheSlot(t *testing.T, c *testcluster.Cluster, dir *feDir
 		t.Fatalf("not held by the user's job: %+v", b.Status)
 	}
 	done := backupPhase(t, c, ns, b.Name, srv1.BackupSucceeded, 2*time.Minute)
-	if n := len(jobsStarted(f, "BACKUP SNAPSHOT `sales`")); n != 1 {
+	if n := len(jobsStarted(f, "BACKUP SNAPSHOT `helddb`")); n != 1 {
 		t.Errorf("%d operator BACKUPs taken, want 1 (%s)", n, done.Status.Label)
 	}
 }
@@ -495,28 +508,27 @@ func repoReady(t *testing.T, c *testcluster.Cluster, ns, name string) {
 	}
 }
 
-func testRefusedOverwrite(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+func testRefusedOverwrite(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks) {
 	ctx := t.Context()
 	const ns = "backup"
-	f := backupClusterOn(t, c, dir, ns, "over", 1, simstarrocks.Options{Clock: clk.FakeClock})
-	if err := f.CreateTable("sales", "orders", 1, 4); err != nil {
+	if err := f.CreateTable("overdb", "orders", 1, 2); err != nil {
 		t.Fatal(err)
 	}
-	s3Repository(t, c, ns, "over-repo", "over", false)
-	b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "over-once"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "over", Repository: "over-repo", Database: "sales"}}
+	s3RepositoryAt(t, c, ns, "over-repo", "work", "over_repo", s3Location, false)
+	b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "over-once"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "work", Repository: "over-repo", Database: "overdb"}}
 	if err := c.Client.Create(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	backupPhase(t, c, ns, b.Name, srv1.BackupSucceeded, time.Minute)
 	one := int32(1)
 	r := &srv1.StarRocksRestore{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "over-in-place"}, Spec: srv1.StarRocksRestoreSpec{
-		StarRocksCluster: "over", Repository: "over-repo", ReplicationNum: &one, Source: srv1.RestoreSource{Backup: b.Name}}}
+		StarRocksCluster: "work", Repository: "over-repo", ReplicationNum: &one, Source: srv1.RestoreSource{Backup: b.Name}}}
 	if err := c.Client.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	stalledWith(t, c, r, func() []metav1.Condition { return r.Status.Conditions }, srv1.ReasonTargetExists)
 	time.Sleep(2 * time.Second)
-	if n := len(f.StatementsLike("RESTORE")); n != 0 {
+	if n := len(f.StatementsLike("RESTORE SNAPSHOT `overdb`")); n != 0 {
 		t.Errorf("%d RESTORE statements sent for a refused overwrite", n)
 	}
 	if n := warningsIn(ctx, t, c, ns, r.Name, srv1.ReasonTargetExists); n != 1 {
@@ -594,18 +606,18 @@ func testFaultsMidUpload(t *testing.T, c *testcluster.Cluster, dir *feDirectory,
 	}
 }
 
-func testUnreachableRepository(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+func testUnreachableRepository(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks) {
 	ctx := t.Context()
 	const ns = "backup"
-	store := simstarrocks.NewObjectStore()
-	f := backupClusterOn(t, c, dir, ns, "dark", 1, simstarrocks.Options{Clock: clk.FakeClock, Store: store})
-	if err := f.CreateTable("sales", "orders", 1, 2); err != nil {
+	const dark = "s3a://dark/sr"
+	store := f.Store()
+	if err := f.CreateTable("darkdb", "orders", 1, 2); err != nil {
 		t.Fatal(err)
 	}
-	s3Repository(t, c, ns, "dark-repo", "dark", false)
+	s3RepositoryAt(t, c, ns, "dark-repo", "work", "dark_repo", dark, false)
 	repoReady(t, c, ns, "dark-repo")
-	store.SetUnreachable(s3Location, true)
-	b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "in-the-dark"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "dark", Repository: "dark-repo", Database: "sales"}}
+	store.SetUnreachable(dark, true)
+	b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "in-the-dark"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "work", Repository: "dark-repo", Database: "darkdb"}}
 	if err := c.Client.Create(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -615,33 +627,32 @@ func testUnreachableRepository(t *testing.T, c *testcluster.Cluster, dir *feDire
 	}); err != nil {
 		t.Fatalf("the store's error in status: %+v", b.Status)
 	}
-	store.SetUnreachable(s3Location, false)
+	store.SetUnreachable(dark, false)
 	backupPhase(t, c, ns, b.Name, srv1.BackupSucceeded, time.Minute)
-	if n := len(jobsStarted(f, "BACKUP")); n != 1 {
+	if n := len(jobsStarted(f, "BACKUP SNAPSHOT `darkdb`")); n != 1 {
 		t.Errorf("%d BACKUPs taken, want 1", n)
 	}
 }
 
-func testBackupBadInput(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+func testBackupBadInput(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks) {
 	ctx := t.Context()
 	const ns = "backup"
-	f := backupClusterOn(t, c, dir, ns, "bad", 1, simstarrocks.Options{Clock: clk.FakeClock})
-	if err := f.CreateTable("sales", "orders", 1, 2); err != nil {
+	if err := f.CreateTable("baddb", "orders", 1, 2); err != nil {
 		t.Fatal(err)
 	}
 	statements := len(backupStatementsOf(f))
 	// A repository whose Secret is missing, and one whose key is.
 	missing := &srv1.StarRocksBackupRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-secret"}, Spec: srv1.StarRocksBackupRepositorySpec{
-		StarRocksCluster: "bad", Location: s3Location, S3: &srv1.S3Repository{Credentials: srv1.S3Credentials{SecretRef: &srv1.S3SecretRef{Name: "nope"}}}}}
+		StarRocksCluster: "work", Name: "no_secret", Location: s3Location, S3: &srv1.S3Repository{Credentials: srv1.S3Credentials{SecretRef: &srv1.S3SecretRef{Name: "nope"}}}}}
 	noKey := missing.DeepCopy()
-	noKey.Name, noKey.Spec.S3.Credentials.SecretRef = "no-key", &srv1.S3SecretRef{Name: "bad-keys", SecretKeyKey: "nope"}
+	noKey.Name, noKey.Spec.Name, noKey.Spec.S3.Credentials.SecretRef = "no-key", "no_key", &srv1.S3SecretRef{Name: "bad-keys", SecretKeyKey: "nope"}
 	if err := c.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad-keys"}, Data: map[string][]byte{"access_key": []byte("a")}}); err != nil {
 		t.Fatal(err)
 	}
 	// A repository name FE has at another location.
-	execFE(t, f, "pw-bad", "CREATE REPOSITORY taken WITH BROKER ON LOCATION 's3a://elsewhere/x'")
-	taken := s3RepositoryObject(ns, "taken-name", "bad", "taken")
-	good := s3RepositoryObject(ns, "bad-repo", "bad", "repo")
+	execFE(t, f, "pw-work", "CREATE REPOSITORY taken WITH BROKER ON LOCATION 's3a://elsewhere/x'")
+	taken := s3RepositoryObject(ns, "taken-name", "work", "taken")
+	good := s3RepositoryObject(ns, "bad-repo", "work", "bad_repo")
 	for _, o := range []client.Object{missing, noKey, taken} {
 		if err := c.Client.Create(ctx, o); err != nil {
 			t.Fatal(err)
@@ -650,16 +661,16 @@ func testBackupBadInput(t *testing.T, c *testcluster.Cluster, dir *feDirectory, 
 	if err := c.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taken-name-keys"}, Data: map[string][]byte{"access_key": []byte("a"), "secret_key": []byte("b")}}); err != nil {
 		t.Fatal(err)
 	}
-	s3Repository(t, c, ns, good.Name, "bad", false)
+	s3RepositoryAt(t, c, ns, good.Name, "work", "bad_repo", s3Location, false)
 	repoReady(t, c, ns, good.Name)
 	// A schedule with a bad cron, one with a bad zone; a backup of a
 	// database FE does not have; a ttl below 4.2.
 	badCron := &srv1.StarRocksBackupSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad-cron"}, Spec: srv1.StarRocksBackupScheduleSpec{
-		StarRocksCluster: "bad", Repository: good.Name, Databases: []string{"sales"}, Schedule: "every night"}}
+		StarRocksCluster: "work", Repository: good.Name, Databases: []string{"baddb"}, Schedule: "every night"}}
 	badZone := badCron.DeepCopy()
 	badZone.Name, badZone.Spec.Schedule, badZone.Spec.TimeZone = "bad-zone", "0 1 * * *", "Mars/Olympus"
-	noDB := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-db"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "bad", Repository: good.Name, Database: "nope"}}
-	ttl := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ttl-33"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "bad", Repository: good.Name, Database: "sales",
+	noDB := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-db"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "work", Repository: good.Name, Database: "nope"}}
+	ttl := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ttl-33"}, Spec: srv1.StarRocksBackupSpec{StarRocksCluster: "work", Repository: good.Name, Database: "baddb",
 		BackupTemplate: srv1.BackupTemplate{TTL: "7 DAY"}}}
 	for _, o := range []client.Object{badCron, badZone, noDB, ttl} {
 		if err := c.Client.Create(ctx, o); err != nil {

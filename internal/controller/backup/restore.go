@@ -204,7 +204,7 @@ func (r *RestoreReconciler) step(ctx context.Context, rs *srv1.StarRocksRestore,
 	}
 	f := r.features(src, feConf)
 	if !f.Known {
-		r.wait(rs, st, srv1.ReasonWaitingForFE, "reading FE's version")
+		// The door reads FE's version now: no status of its own for that.
 		return r.door.Every(), nil, nil
 	}
 	if st.TargetDatabase != st.Database && !f.RenameOnRestore {
