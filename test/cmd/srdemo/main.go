@@ -32,6 +32,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -83,6 +84,8 @@ var errReported = errors.New("bad flags")
 type config struct {
 	clusters int
 	once     bool
+	// backup runs the backup scene (backup.go) after the clusters ran.
+	backup bool
 	timeout  time.Duration
 	knobs    options.Options
 	// operatorArgs are the knob flags given on the command line, as the operator takes them.
@@ -96,6 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.clusters, "clusters", 1, "Number of sample StarRocksClusters to create (demo-1..N in namespace "+namespace+").")
 	fs.BoolVar(&cfg.once, "once", false, "Exit after the summary: 0 if every cluster reached running, 1 otherwise.")
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "How long the clusters may take to reach running before the demo gives up.")
+	fs.BoolVar(&cfg.backup, "backup", true, "Then show backup: a schedule's backup of a cluster and its restore into a second cluster, on simulated FEs (namespace "+backupNamespace+").")
 	// The operator's own flag definitions, so that defaults, help and parsing are the operator's.
 	operatorFlags := flag.NewFlagSet("starrocks-operator", flag.ContinueOnError)
 	cfg.knobs.BindFlags(operatorFlags)
@@ -191,6 +195,7 @@ type demo struct {
 	workDir  string
 	cluster  *testcluster.Cluster
 	operator *operator
+	backup   *backupScene
 }
 
 // run is the demo's table of contents; it returns the exit code.
@@ -238,6 +243,11 @@ func (d *demo) run(ctx context.Context) int {
 	printSummary(ctx, d.out, states, d.operator.metricsURL)
 	if waitErr != nil {
 		return fail(waitErr)
+	}
+	if d.cfg.backup {
+		if err := d.runBackupScene(ctx, root); err != nil {
+			return fail(err)
+		}
 	}
 	if d.cfg.once {
 		return exitOK
@@ -304,7 +314,12 @@ func (d *demo) startOperator(ctx context.Context, bin string) error {
 	qps, burst := d.cfg.knobs.EffectiveRateLimit()
 	d.step("operator: %d worker(s), sync period %s, client QPS %s, burst %d (as user %q with the generated ClusterRole)",
 		d.cfg.knobs.MaxConcurrentReconciles, d.cfg.knobs.SyncPeriod, formatQPS(qps), burst, operatorUser)
-	if d.operator, err = startOperator(bin, kubeconfig, filepath.Join(d.workDir, "operator.log"), d.cfg.operatorArgs); err != nil {
+	args := d.cfg.operatorArgs
+	if d.cfg.backup {
+		// The backup scene's namespace is its own operator's.
+		args = append(slices.Clone(args), "--deny-list="+backupNamespace)
+	}
+	if d.operator, err = startOperator(bin, kubeconfig, filepath.Join(d.workDir, "operator.log"), args); err != nil {
 		return err
 	}
 	return d.operator.waitReady(ctx, time.Minute)
@@ -334,6 +349,8 @@ func (d *demo) printHowToUse() {
   # change the images and watch the StatefulSets roll (on an upgrade BE and CN go first, then FE):
   kubectl -n %[2]s patch src demo-1 --type merge -p '{"spec":{"starRocksFeSpec":{"image":"starrocks/fe-ubuntu:3.4-latest"},"starRocksBeSpec":{"image":"starrocks/be-ubuntu:3.4-latest"},"starRocksCnSpec":{"image":"starrocks/cn-ubuntu:3.4-latest"}}}'
   kubectl -n %[2]s edit src demo-1
+  # backup (with --backup): the schedule, its backups and the restore
+  kubectl -n backup-demo get srbs,srb,srr
 
   operator log:     %[3]s
   operator metrics: %[4]s
@@ -348,6 +365,9 @@ func (d *demo) printHowToUse() {
 // errors about a vanishing API server, and removes the demo's files.
 func (d *demo) cleanup() error {
 	var errs []error
+	if d.backup != nil {
+		d.backup.stop()
+	}
 	if d.operator != nil {
 		errs = append(errs, d.operator.stop())
 	}

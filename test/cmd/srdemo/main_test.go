@@ -212,7 +212,7 @@ func TestOnceRunsTwoClustersToRunningAndCleansUp(t *testing.T) {
 	tmp := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--clusters", "2", "--once", "--timeout", "90s")
+	cmd := exec.CommandContext(ctx, bin, "--clusters", "2", "--once", "--timeout", "90s", "--backup=false")
 	// A TMPDIR of its own: files left behind show up, and a demo a developer runs meanwhile does not hold the lock.
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var stdout, stderr bytes.Buffer
@@ -240,6 +240,34 @@ func TestOnceRunsTwoClustersToRunningAndCleansUp(t *testing.T) {
 	assertEmpty(t, tmp)
 }
 
+// The backup scene, as make demo shows it: a schedule's backup of one
+// cluster, and its restore into a second cluster.
+func TestBackupSceneTakesAScheduledBackupAndRestoresIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated cluster and two operators")
+	}
+	bin := buildDemo(t)
+	tmp := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--clusters", "1", "--once", "--timeout", "90s")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	t.Logf("output:\n%s%s", stdout.String(), stderr.String())
+	if err != nil {
+		t.Fatalf("srdemo --clusters 1 --once: %v", err)
+	}
+	out := stdout.String()
+	for _, want := range []string{"StarRocksBackup nightly-sales-", "succeeded: snapshot k8s_nightly_sales_", "StarRocksRestore sales-into-copy succeeded (past FE's COMMIT: true)", "restored from k8s_nightly_sales_"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output does not say %q", want)
+		}
+	}
+	assertEmpty(t, tmp)
+}
+
 // Without --once the demo runs until Ctrl-C, refuses a second demo meanwhile,
 // then stops everything it started.
 func TestRunsUntilInterruptedAndRefusesASecondDemo(t *testing.T) {
@@ -249,7 +277,7 @@ func TestRunsUntilInterruptedAndRefusesASecondDemo(t *testing.T) {
 	bin := buildDemo(t)
 	tmp := t.TempDir()
 	env := append(os.Environ(), "TMPDIR="+tmp)
-	first := exec.Command(bin, "--timeout", "90s")
+	first := exec.Command(bin, "--timeout", "90s", "--backup=false")
 	first.Env = env
 	pipe, err := first.StdoutPipe()
 	if err != nil {
