@@ -161,6 +161,10 @@ hostile-tenants: testbin ## The hostile-tenant table (10 healthy beside 1, then 
 		SRSCALE_HOSTILE_CLUSTERS=100 go test -count=1 -timeout=60m -v -run 'TestHostileTenants' ./integration/; hundred=$$?; \
 		exit $$((one | hundred))
 
+.PHONY: bench-backup
+bench-backup: testbin ## The backup measurement of docs/benchmark.md: 1,000 clusters × 5 databases nightly (BACKUP_CLUSTERS=1000); under the exclusive lock.
+	cd test && SRSCALE_BACKUP_SCALE=1 SRSCALE_BACKUP_CLUSTERS=$(or $(BACKUP_CLUSTERS),1000) go test -count=1 -timeout=90m -v -run 'TestBackupAtScale' ./integration/
+
 .PHONY: reliability
 reliability: testbin ## Fault tests at full size (API faults, crash, failover: about 10 min); writes docs/reliability.md.
 	cd test && RELIABILITY_FULL=1 RELIABILITY_REPORT=$(CURDIR)/docs/reliability.md go test -count=1 -timeout=40m -v -run . ./reliability/

@@ -535,9 +535,9 @@ type RestoreTable struct {
 type ExistingTablesPolicy string
 
 const (
-	// ExistingTablesRefuse: a restore that would overwrite a table is refused.
+	// ExistingTablesRefuse refuses a restore that would overwrite a table is refused.
 	ExistingTablesRefuse ExistingTablesPolicy = "Refuse"
-	// ExistingTablesOverwrite: existing tables are overwritten; past FE's
+	// ExistingTablesOverwrite overwrites existing tables are overwritten; past FE's
 	// COMMIT what was there cannot come back.
 	ExistingTablesOverwrite ExistingTablesPolicy = "Overwrite"
 )

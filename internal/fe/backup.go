@@ -347,8 +347,10 @@ type Job struct {
 // Done is FINISHED or CANCELLED.
 func (j *Job) Done() bool { return j != nil && (j.State == "FINISHED" || j.State == "CANCELLED") }
 
-// ShowBackupSQL and ShowRestoreSQL read a database's last job.
-func ShowBackupSQL(db string) string  { return "SHOW BACKUP FROM " + QuoteIdentifier(db) }
+// ShowBackupSQL reads a database's last job (ShowRestoreSQL its restore).
+func ShowBackupSQL(db string) string { return "SHOW BACKUP FROM " + QuoteIdentifier(db) }
+
+// ShowRestoreSQL reads a database's last job, a restore.
 func ShowRestoreSQL(db string) string { return "SHOW RESTORE FROM " + QuoteIdentifier(db) }
 
 // ShowBackup reads the last backup job of db, nil when its last job is
@@ -536,29 +538,29 @@ func (c *Client) ClusterSnapshots(ctx context.Context) (ClusterSnapshot, error) 
 	return out, nil
 }
 
-// What FE's refusals of BACKUP and RESTORE mean (backup §2.2, §4).
+// BackupRefusal is what FE's refusal of BACKUP or RESTORE means (backup §2.2, §4).
 type BackupRefusal int
 
 const (
-	// NotRefused: no refusal of these (no error, no answer, another text).
+	// NotRefused is no refusal of these (no error, no answer, another text).
 	NotRefused BackupRefusal = iota
-	// DatabaseBusy: "Can only run one backup or restore job of a database
+	// DatabaseBusy is "Can only run one backup or restore job of a database
 	// at same time": a job of the database is not done, anyone's.
 	DatabaseBusy
-	// SubmitLocked: "Another backup or restore job is being submitted.
+	// SubmitLocked is "Another backup or restore job is being submitted.
 	// Please wait and try again": try again.
 	SubmitLocked
-	// LabelTaken: "Snapshot with name '<label>' already exist in repository".
+	// LabelTaken is "Snapshot with name '<label>' already exist in repository".
 	LabelTaken
-	// NoSuchDatabase: ERR_BAD_DB_ERROR.
+	// NoSuchDatabase is ERR_BAD_DB_ERROR.
 	NoSuchDatabase
-	// ReadOnlyRepository: "Repository <repo> is read only".
+	// ReadOnlyRepository is "Repository <repo> is read only".
 	ReadOnlyRepository
-	// NoSuchRepository: "Repository <repo> does not exist".
+	// NoSuchRepository is "Repository <repo> does not exist".
 	NoSuchRepository
-	// WrongSnapshot: RESTORE's "Failed to get info of snapshot ...".
+	// WrongSnapshot is RESTORE's "Failed to get info of snapshot ...".
 	WrongSnapshot
-	// OtherRefusal: any other answer with an error.
+	// OtherRefusal is any other answer with an error.
 	OtherRefusal
 )
 

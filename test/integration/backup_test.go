@@ -52,6 +52,13 @@ type runningClock struct {
 }
 
 func newRunningClock(t *testing.T, start time.Time) runningClock {
+	t.Helper()
+	return newRunningClockAt(t, start, clockPace)
+}
+
+// newRunningClockAt is a running clock at pace times the real pace.
+func newRunningClockAt(t *testing.T, start time.Time, pace int) runningClock {
+	t.Helper()
 	fc := clocktesting.NewFakeClock(start)
 	done := make(chan struct{})
 	t.Cleanup(func() { close(done) })
@@ -63,7 +70,7 @@ func newRunningClock(t *testing.T, start time.Time) runningClock {
 			case <-done:
 				return
 			case <-tick.C:
-				fc.Step(clockPace * 50 * time.Millisecond)
+				fc.Step(time.Duration(pace) * 50 * time.Millisecond)
 			}
 		}
 	}()
@@ -91,7 +98,7 @@ func s3Repository(t *testing.T, c *testcluster.Cluster, ns, name, cluster string
 func s3RepositoryAt(t *testing.T, c *testcluster.Cluster, ns, name, cluster, sqlName, location string, readOnly bool) *srv1.StarRocksBackupRepository {
 	t.Helper()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-keys"}, Data: map[string][]byte{"access_key": []byte("AKIA" + name), "secret_key": []byte("s3cret-" + name)}}
-	if err := c.Client.Create(t.Context(), secret); client.IgnoreAlreadyExists(err) != nil {
+	if err := client.IgnoreAlreadyExists(c.Client.Create(t.Context(), secret)); err != nil {
 		t.Fatal(err)
 	}
 	repo := &srv1.StarRocksBackupRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: srv1.StarRocksBackupRepositorySpec{

@@ -166,15 +166,6 @@ func (c *cluster) repoNamed(name string) *repository {
 	return nil
 }
 
-func (c *cluster) repoByID(id int64) *repository {
-	for _, r := range c.bk.repos {
-		if r.id == id {
-			return r
-		}
-	}
-	return nil
-}
-
 // backupRounds runs BackupHandler's daemon at each of its times up to t:
 // on the leader only; a follower's replayed state does not run jobs.
 func (c *cluster) backupRounds(t time.Time) {
@@ -359,12 +350,13 @@ func (c *cluster) tasksRun(j *bjob, per time.Duration, store bool, t time.Time) 
 			continue
 		}
 		if store {
-			msg := ""
-			if r == nil {
+			var msg string
+			switch {
+			case r == nil:
 				msg = "repository " + j.repo + " is gone"
-			} else if j.restore {
+			case j.restore:
 				_, msg = c.store().list(r.location, r.name)
-			} else {
+			default:
 				msg = c.store().write(r.location, r.name, j.label, false, "", nil, t)
 			}
 			if msg != "" {

@@ -65,15 +65,15 @@ func jobOf(t *testing.T, db *sql.DB, kind, name string) map[string]string {
 }
 
 // until steps the clock 3 s (one BackupHandler round) at a time, at most
-// max, until SHOW <kind> FROM db shows state.
-func until(t *testing.T, db *sql.DB, fc *clocktesting.FakeClock, kind, name, state string, max time.Duration) map[string]string {
+// limit, until SHOW <kind> FROM db shows state.
+func until(t *testing.T, db *sql.DB, fc *clocktesting.FakeClock, kind, name, state string, limit time.Duration) map[string]string {
 	t.Helper()
 	for waited := time.Duration(0); ; waited += 3 * time.Second {
 		if j := jobOf(t, db, kind, name); j != nil && j["State"] == state {
 			return j
 		}
-		if waited > max {
-			t.Fatalf("SHOW %s FROM %s: not %s after %s: %v", kind, name, state, max, jobOf(t, db, kind, name))
+		if waited > limit {
+			t.Fatalf("SHOW %s FROM %s: not %s after %s: %v", kind, name, state, limit, jobOf(t, db, kind, name))
 		}
 		fc.Step(3 * time.Second)
 	}

@@ -54,9 +54,9 @@ const SlotIndex = "backup.slot"
 // SlotKey is a slot's index value.
 func SlotKey(cluster, db string) string { return cluster + "/" + db }
 
-// BackupReconciler runs StarRocksBackups: one FE BACKUP each, found again
+// Reconciler runs StarRocksBackups: one FE BACKUP each, found again
 // by its label.
-type BackupReconciler struct {
+type Reconciler struct {
 	base
 	memos   *reconcile.Memos
 	status  *reconcile.StatusPath[*srv1.StarRocksBackup, srv1.StarRocksBackupStatus]
@@ -70,9 +70,9 @@ type BackupReconciler struct {
 // +kubebuilder:rbac:groups=starrocks.com,resources=starrocksbackups/finalizers,verbs=update
 
 // NewBackupReconciler wires a backup reconciler.
-func newBackupReconciler(b base) *BackupReconciler {
+func newBackupReconciler(b base) *Reconciler {
 	memos := reconcile.NewMemos()
-	r := &BackupReconciler{base: b, memos: memos, pending: newCountSet(memos, "backup"), wallClockLabels: reconcile.NewMemo[string](memos),
+	r := &Reconciler{base: b, memos: memos, pending: newCountSet(memos, "backup"), wallClockLabels: reconcile.NewMemo[string](memos),
 		status: reconcile.NewStatusPath(b.client, reconcile.FieldOwner, backupKind, func() *srv1.StarRocksBackup { return &srv1.StarRocksBackup{} },
 			func(o *srv1.StarRocksBackup) *srv1.StarRocksBackupStatus { return &o.Status }, memos)}
 	return r
@@ -81,7 +81,7 @@ func newBackupReconciler(b base) *BackupReconciler {
 // labelOf is the backup's label: the spec's (a schedule sets it from the
 // scheduled time), else derived from the object, which outlives the
 // operator (backup.AdHocLabel).
-func (r *BackupReconciler) labelOf(b *srv1.StarRocksBackup) string {
+func (r *Reconciler) labelOf(b *srv1.StarRocksBackup) string {
 	if b.Status.Label != "" {
 		return b.Status.Label
 	}
@@ -103,7 +103,7 @@ func (r *BackupReconciler) labelOf(b *srv1.StarRocksBackup) string {
 }
 
 // Reconcile moves one backup on by what FE last said.
-func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	b, ok, err := r.status.Get(ctx, req.NamespacedName)
 	if err != nil || !ok {
 		if !ok {
@@ -137,14 +137,14 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 
 // wait keeps the backup Pending (or Running) with a reason; stalled when
 // the user must act, in which case one Warning Event tells it.
-func (r *BackupReconciler) wait(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, reason, message string) {
+func (r *Reconciler) wait(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, reason, message string) {
 	if st.Phase == "" {
 		st.Phase = srv1.BackupPending
 	}
 	conditions(&st.Conditions, b.Generation, r.now(), st.Phase, reason, message, false)
 }
 
-func (r *BackupReconciler) refuse(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, ref *backup.Refusal) {
+func (r *Reconciler) refuse(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, ref *backup.Refusal) {
 	r.warnOnce(b, st.Conditions, ref)
 	if st.Phase == "" {
 		st.Phase = srv1.BackupPending
@@ -153,7 +153,7 @@ func (r *BackupReconciler) refuse(b *srv1.StarRocksBackup, st *srv1.StarRocksBac
 }
 
 // step decides and asks; it returns how soon to look again.
-func (r *BackupReconciler) step(ctx context.Context, b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus) (time.Duration, error) {
+func (r *Reconciler) step(ctx context.Context, b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus) (time.Duration, error) {
 	src, feConf, ref, err := r.cluster(ctx, b.Namespace, b.Spec.StarRocksCluster)
 	if err != nil {
 		return 0, err
@@ -260,7 +260,7 @@ func (r *BackupReconciler) step(ctx context.Context, b *srv1.StarRocksBackup, st
 }
 
 // send asks FE for the backup, then reads its job: one conversation.
-func (r *BackupReconciler) send(b *srv1.StarRocksBackup, src *srv1.StarRocksCluster, feConf string, repo *srv1.StarRocksBackupRepository, label string) {
+func (r *Reconciler) send(b *srv1.StarRocksBackup, src *srv1.StarRocksCluster, feConf string, repo *srv1.StarRocksBackupRepository, label string) {
 	stmt := fe.Backup{DB: b.Spec.Database, Label: label, Repository: repoName(repo), TTL: b.Spec.TTL}
 	if b.Spec.Timeout != nil {
 		stmt.Timeout = b.Spec.Timeout.Duration
@@ -277,7 +277,7 @@ func (r *BackupReconciler) send(b *srv1.StarRocksBackup, src *srv1.StarRocksClus
 }
 
 // sent reads FE's answer to the BACKUP.
-func (r *BackupReconciler) sent(ctx context.Context, b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, src *srv1.StarRocksCluster, feConf string,
+func (r *Reconciler) sent(ctx context.Context, b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, src *srv1.StarRocksCluster, feConf string,
 	repo *srv1.StarRocksBackupRepository, label string, a *Answer) (time.Duration, error) {
 	ours := a.JobRead && a.Job != nil && a.Job.Label == label
 	switch refusal := fe.ClassifyBackupRefusal(a.SendErr); {
@@ -322,7 +322,7 @@ func (r *BackupReconciler) sent(ctx context.Context, b *srv1.StarRocksBackup, st
 }
 
 // started records a job FE has: Running, its label fixed.
-func (r *BackupReconciler) started(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, label string, job *fe.Job) {
+func (r *Reconciler) started(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, label string, job *fe.Job) {
 	r.talk.Forget(b.UID)
 	st.Phase = backup.Advance(st.Phase, srv1.BackupRunning)
 	st.Label, st.HeldBy = label, ""
@@ -331,7 +331,7 @@ func (r *BackupReconciler) started(b *srv1.StarRocksBackup, st *srv1.StarRocksBa
 	}
 	reason := srv1.ReasonSubmitted
 	if job != nil && job.Label == label {
-		out := backup.BackupOutcome(job.State, job.Status)
+		out := backup.ReadBackup(job.State, job.Status)
 		reason = out.Reason
 		st.FEState, st.FEStatus, st.JobID = job.State, job.Status, job.JobID
 	}
@@ -341,12 +341,12 @@ func (r *BackupReconciler) started(b *srv1.StarRocksBackup, st *srv1.StarRocksBa
 
 // running reads FE's job by its label, and the repository once FE says
 // FINISHED (or forgot the job).
-func (r *BackupReconciler) running(ctx context.Context, b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, src *srv1.StarRocksCluster, feConf string, repo *srv1.StarRocksBackupRepository) (time.Duration, error) {
+func (r *Reconciler) running(ctx context.Context, b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, src *srv1.StarRocksCluster, feConf string, repo *srv1.StarRocksBackupRepository) (time.Duration, error) {
 	label := st.Label
 	if a := r.talk.Last(b, "send:"+label); a != nil {
 		// A resend of a statement FE never got (below).
 		r.talk.Forget(b.UID)
-		if a.SendErr != nil && fe.ClassifyBackupRefusal(a.SendErr) != fe.LabelTaken && !(a.Job != nil && a.Job.Label == label) {
+		if a.SendErr != nil && fe.ClassifyBackupRefusal(a.SendErr) != fe.LabelTaken && (a.Job == nil || a.Job.Label != label) {
 			conditions(&st.Conditions, b.Generation, r.now(), st.Phase, feReason(a.SendErr), "sending BACKUP again: "+trouble(a.SendErr), false)
 		}
 		return r.cfg.TalkEvery, nil
@@ -371,7 +371,7 @@ func (r *BackupReconciler) running(ctx context.Context, b *srv1.StarRocksBackup,
 		return r.cfg.PollEvery, nil
 	}
 	if a.Job != nil && a.Job.Label == label {
-		out := backup.BackupOutcome(a.Job.State, a.Job.Status)
+		out := backup.ReadBackup(a.Job.State, a.Job.Status)
 		switch {
 		case out.Phase == srv1.BackupFailed:
 			r.record(st, a.Job)
@@ -423,11 +423,11 @@ func conditionReason(conds []metav1.Condition) string {
 	return ""
 }
 
-func (r *BackupReconciler) record(st *srv1.StarRocksBackupStatus, job *fe.Job) {
+func (r *Reconciler) record(st *srv1.StarRocksBackupStatus, job *fe.Job) {
 	st.FEState, st.FEStatus, st.JobID = job.State, job.Status, job.JobID
 }
 
-func (r *BackupReconciler) succeed(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, snap *fe.Snapshot, message string) {
+func (r *Reconciler) succeed(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, snap *fe.Snapshot, message string) {
 	r.talk.Forget(b.UID)
 	st.Phase = backup.Advance(st.Phase, srv1.BackupSucceeded)
 	if len(snap.Timestamps) > 0 {
@@ -445,7 +445,7 @@ func (r *BackupReconciler) succeed(b *srv1.StarRocksBackup, st *srv1.StarRocksBa
 	r.observe(done)
 }
 
-func (r *BackupReconciler) fail(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, phase srv1.BackupPhase, reason, message, feStatus string) {
+func (r *Reconciler) fail(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, phase srv1.BackupPhase, reason, message, feStatus string) {
 	r.talk.Forget(b.UID)
 	st.Phase = backup.Advance(st.Phase, phase)
 	if feStatus != "" {
@@ -467,7 +467,7 @@ func (r *BackupReconciler) fail(b *srv1.StarRocksBackup, st *srv1.StarRocksBacku
 
 // observe sets the database's metrics from the backups the cache has: its
 // newest success, and the failures since.
-func (r *BackupReconciler) observe(b *srv1.StarRocksBackup) {
+func (r *Reconciler) observe(b *srv1.StarRocksBackup) {
 	list := &srv1.StarRocksBackupList{}
 	if err := r.client.List(context.Background(), list, client.InNamespace(b.Namespace), client.MatchingFields{SlotIndex: SlotKey(b.Spec.StarRocksCluster, b.Spec.Database)}); err != nil {
 		return
@@ -501,7 +501,7 @@ func (r *BackupReconciler) observe(b *srv1.StarRocksBackup) {
 }
 
 // finalize cancels a running job of ours, then lets the object go.
-func (r *BackupReconciler) finalize(ctx context.Context, b *srv1.StarRocksBackup) (ctrl.Result, error) {
+func (r *Reconciler) finalize(ctx context.Context, b *srv1.StarRocksBackup) (ctrl.Result, error) {
 	r.pending.set(client.ObjectKeyFromObject(b), false)
 	if b.Status.Phase != srv1.BackupRunning {
 		r.talk.Forget(b.UID)

@@ -47,7 +47,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
@@ -112,6 +111,18 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// base is what the backup reconcilers share.
+type base struct {
+	timers   *timers
+	client   client.Client
+	live     client.Reader
+	recorder events.EventRecorder
+	configs  *reconcile.ConfigSource
+	door     feaccess.Door
+	talk     *Talk
+	cfg      Config
+}
+
 // timers bring objects back at a time of the clock (a test's fake clock
 // moves it there), where a RequeueAfter would wait real time.
 type timers struct {
@@ -143,18 +154,6 @@ func (b *base) stopTimer(uid types.UID) {
 		old.Stop()
 		delete(b.timers.m, uid)
 	}
-}
-
-// base is what the backup reconcilers share.
-type base struct {
-	timers   *timers
-	client   client.Client
-	live     client.Reader
-	recorder events.EventRecorder
-	configs  *reconcile.ConfigSource
-	door     feaccess.Door
-	talk     *Talk
-	cfg      Config
 }
 
 func (b *base) now() time.Time { return b.cfg.Clock.Now() }
@@ -275,19 +274,6 @@ func trouble(err error) string {
 		return t.Message
 	}
 	return t.What + ": " + err.Error()
-}
-
-// readVersions lists FE's versions, from the leader (SHOW FRONTENDS).
-func readVersions(ctx context.Context, c *fe.Client) []string {
-	fs, err := c.ShowFrontends(ctx)
-	if err != nil {
-		return nil
-	}
-	out := make([]string, 0, len(fs))
-	for _, f := range fs {
-		out = append(out, f.Version)
-	}
-	return out
 }
 
 // feReason is the condition reason of FE's error.

@@ -382,7 +382,7 @@ func (r *RestoreReconciler) record(rs *srv1.StarRocksRestore, st *srv1.StarRocks
 		st.PastPointOfNoReturn = true
 		r.recorder.Eventf(rs, nil, corev1.EventTypeNormal, "RestoreCommitting", "Restore", "RESTORE of %s into database %s reached FE's COMMIT: what it overwrites cannot come back, and the operator will not cancel it", st.Label, st.TargetDatabase)
 	}
-	return backup.RestoreOutcome(job.State, job.Status).Reason
+	return backup.ReadRestore(job.State, job.Status).Reason
 }
 
 func (r *RestoreReconciler) running(rs *srv1.StarRocksRestore, st *srv1.StarRocksRestoreStatus, src *srv1.StarRocksCluster, feConf string) time.Duration {
@@ -403,7 +403,7 @@ func (r *RestoreReconciler) running(rs *srv1.StarRocksRestore, st *srv1.StarRock
 		r.fail(rs, st, srv1.ReasonJobLost, fmt.Sprintf("FE no longer lists the RESTORE of %s into database %s", st.Label, st.TargetDatabase))
 		return 0
 	}
-	out := backup.RestoreOutcome(a.Job.State, a.Job.Status)
+	out := backup.ReadRestore(a.Job.State, a.Job.Status)
 	switch out.Phase {
 	case srv1.BackupSucceeded:
 		r.record(rs, st, a.Job)

@@ -238,13 +238,13 @@ func (r *ScheduleReconciler) run(ctx context.Context, s *srv1.StarRocksBackupSch
 	var skipped int64
 	for _, db := range dbs {
 		if slices.ContainsFunc(owned, func(b srv1.StarRocksBackup) bool {
-			return b.Spec.Database == db && !backup.Terminal(b.Status.Phase) && b.Name != backup.BackupName(s.Name, db, at)
+			return b.Spec.Database == db && !backup.Terminal(b.Status.Phase) && b.Name != backup.ObjectName(s.Name, db, at)
 		}) {
 			skipped++
 			continue
 		}
 		b := &srv1.StarRocksBackup{
-			ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: backup.BackupName(s.Name, db, at),
+			ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: backup.ObjectName(s.Name, db, at),
 				Labels:     map[string]string{LabelCluster: s.Spec.StarRocksCluster, LabelSchedule: s.Name, LabelDatabase: labelValue(db), LabelManaged: managedBy},
 				Finalizers: []string{Finalizer}},
 			Spec: srv1.StarRocksBackupSpec{StarRocksCluster: s.Spec.StarRocksCluster, Repository: s.Spec.Repository, Database: db,
@@ -399,7 +399,7 @@ func (r *ScheduleReconciler) retain(ctx context.Context, s *srv1.StarRocksBackup
 			continue
 		}
 		b := &srv1.StarRocksBackup{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: pr.Name}}
-		if err := r.client.Delete(ctx, b); client.IgnoreNotFound(err) != nil {
+		if err := client.IgnoreNotFound(r.client.Delete(ctx, b)); err != nil {
 			return 0, nil, err
 		}
 		deleted = append(deleted, pr.Name)

@@ -134,10 +134,10 @@ func TestLabelsAreDerivedFromTheScheduledTime(t *testing.T) {
 	if len(long) != MaxLabel || !labelForm.MatchString(long) || long == ScheduledLabel(strings.Repeat("s", 50), strings.Repeat("d", 41), run) {
 		t.Fatalf("a long label is cut with a hash of the whole: %s (%d)", long, len(long))
 	}
-	if a, b := BackupName("nightly", "a_b", run), BackupName("nightly", "a-b", run); a == b || a != "nightly-a-b-"+a[len("nightly-a-b-"):] {
+	if a, b := ObjectName("nightly", "a_b", run), ObjectName("nightly", "a-b", run); a == b || a != "nightly-a-b-"+a[len("nightly-a-b-"):] {
 		t.Fatalf("two databases, two names: %s %s", a, b)
 	}
-	if got := BackupName("nightly", "sales", run); got != "nightly-sales-202612060100" {
+	if got := ObjectName("nightly", "sales", run); got != "nightly-sales-202612060100" {
 		t.Fatalf("a clean database keeps its name: %s", got)
 	}
 }
@@ -260,9 +260,9 @@ func TestFEStatesAndThePhaseThatNeverGoesBack(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := BackupOutcome(c.state, c.status)
+			got := ReadBackup(c.state, c.status)
 			if c.restore {
-				got = RestoreOutcome(c.state, c.status)
+				got = ReadRestore(c.state, c.status)
 			}
 			if got != c.want {
 				t.Fatalf("got %+v, want %+v", got, c.want)

@@ -78,13 +78,13 @@ func cut(s string) string {
 	return s[:MaxLabel-len(h)-1] + "_" + h
 }
 
-// BackupName is the name of the StarRocksBackup a schedule makes for a
+// ObjectName is the name of the StarRocksBackup a schedule makes for a
 // database's run: <schedule>-<database>-<yyyymmddhhmm>, a DNS subdomain,
 // with a hash of the database when it is not one as it is (a '_', upper
 // case), so that two databases never share a name. Made twice (a resent
 // create after a restart), it is the same name: the API server answers
 // AlreadyExists, never a duplicate.
-func BackupName(schedule, db string, scheduled time.Time) string {
+func ObjectName(schedule, db string, scheduled time.Time) string {
 	d := strings.ToLower(db)
 	clean := true
 	var b strings.Builder

@@ -51,14 +51,14 @@ func RefuseSchedule(expr, zone string) *Refusal {
 	return nil
 }
 
-// RefuseSharedData: StarRocks' BACKUP and RESTORE are for shared-nothing
+// RefuseSharedData refuses a shared-data cluster: StarRocks' BACKUP and RESTORE are for shared-nothing
 // clusters (backup §0); a restore of a shared-nothing snapshot into a
 // shared-data cluster gave unreadable tables (StarRocks issue #61444).
 func RefuseSharedData(kind, cluster string) *Refusal {
 	return refuse(srv1.ReasonSharedDataUnsupported, "StarRocksCluster %q runs in shared-data mode, where StarRocks has no %s: use spec.clusterSnapshot on the cluster (docs/backup.md)", cluster, kind)
 }
 
-// RefuseTTL: the ttl property is StarRocks 4.2's.
+// RefuseTTL refuses a ttl below 4.2: the ttl property is StarRocks 4.2's.
 func RefuseTTL(ttl string, f Features) *Refusal {
 	if ttl == "" || f.TTL {
 		return nil
@@ -70,7 +70,7 @@ func RefuseTTL(ttl string, f Features) *Refusal {
 	return refuse(srv1.ReasonTTLUnsupported, "spec.ttl %q needs StarRocks 4.2 or later, and FE runs %s: remove it (retention can prune the backups)", ttl, v)
 }
 
-// RefuseDatabase: the database must be one FE lists.
+// RefuseDatabase refuses a database FE does not list: the database must be one FE lists.
 func RefuseDatabase(db string, databases []string) *Refusal {
 	if slices.Contains(databases, db) {
 		return nil
@@ -88,7 +88,7 @@ func listOf(xs []string) string {
 	return strings.Join(xs, ", ")
 }
 
-// RefuseOverwrite: a restore that would overwrite tables that exist is
+// RefuseOverwrite refuses an overwrite not asked for: a restore that would overwrite tables that exist is
 // refused unless the user asked for it: past FE's COMMIT the overwritten
 // data cannot come back (backup §4).
 func RefuseOverwrite(policy srv1.ExistingTablesPolicy, target string, restored, existing []string) *Refusal {
@@ -108,7 +108,7 @@ func RefuseOverwrite(policy srv1.ExistingTablesPolicy, target string, restored, 
 	return refuse(srv1.ReasonTargetExists, "the restore would overwrite %s in database %q, which cannot come back once StarRocks commits it: restore into another targetDatabase, or set existingTables: Overwrite", listOf(clash), target)
 }
 
-// RefuseRepositoryName: a repository name FE has at another location is
+// RefuseRepositoryName refuses a name FE has elsewhere: a repository name FE has at another location is
 // another repository; nothing is dropped, the object waits.
 func RefuseRepositoryName(name, location, theirs string) *Refusal {
 	if theirs == "" || strings.TrimRight(theirs, "/") == strings.TrimRight(location, "/") {

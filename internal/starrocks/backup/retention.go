@@ -141,7 +141,7 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 // a repository: every snapshot is a prefix __ss_<label>/ under it, beside
 // __repo_info, which must never expire (backup §1.4).
 func LifecyclePrefix(location, repository string) string {
-	for len(location) > 0 && location[len(location)-1] == '/' {
+	for location != "" && location[len(location)-1] == '/' {
 		location = location[:len(location)-1]
 	}
 	return location + "/__starrocks_repository_" + repository + "/__ss_"

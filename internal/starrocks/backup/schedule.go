@@ -51,17 +51,17 @@ func ParseSchedule(expr, zone string) (Schedule, error) {
 	if zone != "" {
 		l, err := time.LoadLocation(zone)
 		if err != nil {
-			return Schedule{}, fmt.Errorf("%w %q: %v", ErrTimeZone, zone, err)
+			return Schedule{}, fmt.Errorf("%w %q: %w", ErrTimeZone, zone, err)
 		}
 		loc = l
 	}
-	if len(expr) > 0 && (expr[0] == 'T' || expr[0] == 'C') {
+	if expr != "" && (expr[0] == 'T' || expr[0] == 'C') {
 		// TZ= and CRON_TZ= prefixes would bypass timeZone.
 		return Schedule{}, fmt.Errorf("schedule %q: give the time zone in timeZone, not in the expression", expr)
 	}
 	s, err := parser.Parse(expr)
 	if err != nil {
-		return Schedule{}, fmt.Errorf("schedule %q: %v", expr, err)
+		return Schedule{}, fmt.Errorf("schedule %q: %w", expr, err)
 	}
 	if sc, ok := s.(*cron.SpecSchedule); ok {
 		sc.Location = loc

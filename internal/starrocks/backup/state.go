@@ -59,10 +59,10 @@ type Outcome struct {
 	Verify bool
 }
 
-// BackupOutcome reads SHOW BACKUP's State and Status (backup §2.3). An
+// ReadBackup reads SHOW BACKUP's State and Status (backup §2.3). An
 // unknown state is taken as running: FE may add states (backup §4: an
 // operator "should accept unknown state strings").
-func BackupOutcome(state, status string) Outcome {
+func ReadBackup(state, status string) Outcome {
 	switch state {
 	case "PENDING", "SNAPSHOTING":
 		return Outcome{Phase: srv1.BackupRunning, Reason: srv1.ReasonPreparing}
@@ -76,8 +76,8 @@ func BackupOutcome(state, status string) Outcome {
 	return Outcome{Phase: srv1.BackupRunning, Reason: srv1.ReasonSubmitted}
 }
 
-// RestoreOutcome reads SHOW RESTORE's State and Status (backup §4).
-func RestoreOutcome(state, status string) Outcome {
+// ReadRestore reads SHOW RESTORE's State and Status (backup §4).
+func ReadRestore(state, status string) Outcome {
 	switch state {
 	case "PENDING", "SNAPSHOTING":
 		return Outcome{Phase: srv1.BackupRunning, Reason: srv1.ReasonPreparing}
@@ -111,7 +111,7 @@ func PastPointOfNoReturn(state string) bool {
 	return false
 }
 
-// MayCancelRestore: a restore is cancelled (its object deleted) only
+// MayCancelRestore says whether a restore may be cancelled: it is is cancelled (its object deleted) only
 // before FE's COMMIT, ever. FE itself would cancel it later too
 // (RestoreJob.cancel refuses nothing short of done).
 func MayCancelRestore(state string, pastPoint bool) bool {

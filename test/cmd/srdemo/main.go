@@ -85,9 +85,9 @@ type config struct {
 	clusters int
 	once     bool
 	// backup runs the backup scene (backup.go) after the clusters ran.
-	backup bool
-	timeout  time.Duration
-	knobs    options.Options
+	backup  bool
+	timeout time.Duration
+	knobs   options.Options
 	// operatorArgs are the knob flags given on the command line, as the operator takes them.
 	operatorArgs []string
 }
