@@ -151,7 +151,7 @@ helm: ## Regenerate chart files derived from the code (parent values, CRDs, RBAC
 starrocks-faults: testbin ## The StarRocks fault tests (about 10 min); rewrites the StarRocks faults section of docs/reliability.md.
 	mkdir -p $(CURDIR)/bin && rm -f $(CURDIR)/bin/starrocks-faults.jsonl
 	cd test && STARROCKS_FAULTS=$(CURDIR)/bin/starrocks-faults.jsonl go test -count=1 -timeout=40m -v \
-		-run 'TestScaleInWithoutDataLoss/(operator_process|the_FE_leader_killed|clusters_whose_FE|followers_60|a_node_drain|BE_4_to_3_and_back|FE_3_to_2_reverted)|TestGatedRollouts/a_BE_(down|restarted)|TestFEReadsOfOne|TestUpgradeProcedure/(an_operator_SIGKILLed|an_FE_FE|FE.s_HTTP)' ./integration/
+		-run 'TestScaleInWithoutDataLoss/(operator_process|the_FE_leader_killed|clusters_whose_FE|followers_60|a_node_drain|BE_4_to_3_and_back|FE_3_to_2_reverted)|TestGatedRollouts/a_BE_(down|restarted)|TestFEReadsOfOne|TestUpgradeProcedure/(an_operator_SIGKILLed|an_FE_FE|FE.s_HTTP)|TestBackupAcrossSIGKILL|TestBackupAndRestore/(retention|a_user|a_BE_stopped|an_unreachable)' ./integration/
 	cd test && go run ./cmd/faulttable -in $(CURDIR)/bin/starrocks-faults.jsonl -doc $(CURDIR)/docs/reliability.md
 
 .PHONY: hostile-tenants

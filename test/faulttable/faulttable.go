@@ -58,6 +58,14 @@ var Wanted = []string{
 	"a zombie FE answering through the Service",
 	"a node drain during an FE step",
 	"1,000 clusters whose FE never answers, beside 10 healthy clusters scaling in",
+	// Backup (issue 52).
+	"operator SIGKILL at each phase of a backup",
+	"operator SIGKILL at each phase of a restore",
+	"an FE leader change mid-upload",
+	"a BE crash mid-upload",
+	"an unreachable backup repository",
+	"a user's own backup job on the database",
+	"retention by age past a database's last good backup",
 }
 
 // Heading opens the section; Marker tells `make reliability` to keep it.

@@ -27,6 +27,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/test/crash"
+	"github.com/srscale/starrocks-operator/test/faulttable"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -115,6 +116,7 @@ func TestBackupAcrossSIGKILL(t *testing.T) {
 		op.Start()
 	}
 	var last *srv1.StarRocksBackup
+	var backupKilled, restoreKilled []string
 	backupKills := []struct {
 		name string
 		arm  func(b string) <-chan crash.Killed
@@ -151,6 +153,8 @@ func TestBackupAcrossSIGKILL(t *testing.T) {
 			last = backupPhase(t, c, ns, name, srv1.BackupSucceeded, 2*time.Minute)
 			if n := jobs(f, "BACKUP SNAPSHOT", last.Status.Label); n != 1 {
 				t.Errorf("%d BACKUP jobs FE took for %s, want 1", n, last.Status.Label)
+			} else {
+				backupKilled = append(backupKilled, k.name)
 			}
 		})
 	}
@@ -195,6 +199,8 @@ func TestBackupAcrossSIGKILL(t *testing.T) {
 			restorePhase(t, c, ns, name, srv1.BackupSucceeded, 2*time.Minute)
 			if n := len(jobsStarted(g, "RESTORE SNAPSHOT")) - before; n != 1 {
 				t.Errorf("%d RESTORE jobs FE took, want 1", n)
+			} else {
+				restoreKilled = append(restoreKilled, k.name)
 			}
 			if g.CancelledPastCommit() != 0 {
 				t.Error("a restore was cancelled past COMMIT")
@@ -219,10 +225,25 @@ func TestBackupAcrossSIGKILL(t *testing.T) {
 		}
 		killed(t, ch)
 		backupPhase(t, c, ns, "control", srv1.BackupSucceeded, 2*time.Minute)
-		if n := len(jobsStarted(f, "BACKUP SNAPSHOT `sales`")) - before; n != 2 {
+		n := len(jobsStarted(f, "BACKUP SNAPSHOT `sales`")) - before
+		if n != 2 {
 			t.Errorf("control: %d BACKUP jobs FE took for one StarRocksBackup, want 2 (the label rule off)", n)
-		} else {
-			t.Logf("control: without the label rule the restarted operator started a second job: %d BACKUP jobs for one StarRocksBackup", n)
+			return
+		}
+		t.Logf("control: without the label rule the restarted operator started a second job: %d BACKUP jobs for one StarRocksBackup", n)
+		if len(backupKilled) == len(backupKills) {
+			recordFault(t, faulttable.Row{Fault: "operator SIGKILL at each phase of a backup",
+				Injected:  "the operator binary SIGKILLed, one backup each: " + strings.Join(backupKilled, "; ") + "; restarted",
+				Converged: "each backup Succeeded under the next process, found again by its label",
+				Lost:      fmt.Sprintf("0: one FE BACKUP job per backup (%d backups)", len(backupKilled)),
+				Control:   fmt.Sprintf("%d FE jobs for one backup (labelled from the moment of sending, killed right after FE took it)", n)})
+		}
+		if len(restoreKilled) == len(restoreKills) {
+			recordFault(t, faulttable.Row{Fault: "operator SIGKILL at each phase of a restore",
+				Injected:  "the operator binary SIGKILLed, one restore each: " + strings.Join(restoreKilled, "; ") + "; restarted",
+				Converged: "each restore Succeeded under the next process; none cancelled past COMMIT",
+				Lost:      fmt.Sprintf("0: one FE RESTORE job per restore (%d restores)", len(restoreKilled)),
+				Control:   "–"})
 		}
 	})
 }

@@ -34,6 +34,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/controller/backup"
+	"github.com/srscale/starrocks-operator/test/faulttable"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -464,6 +465,11 @@ func testNewestGoodBackupKept(t *testing.T, c *testcluster.Cluster, dir *feDirec
 			t.Fatalf("kept %v, want the newest", got)
 		}
 	}
+	recordFault(t, faulttable.Row{Fault: "retention by age past a database's last good backup",
+		Injected:  "a daily schedule with maxAge 2h; the clock moved 3 h past each of two runs",
+		Converged: "the older backup pruned, the newest kept, each day",
+		Lost:      "0: one good backup of the database kept",
+		Control:   "0 backups left 3 h after each run (the newest-good rule off)"})
 }
 
 // backupStatementsOf are the statements of the backup feature f received.
@@ -503,6 +509,10 @@ func testForeignJobHoldsTheSlot(t *testing.T, c *testcluster.Cluster, f *simstar
 	if n := len(jobsStarted(f, "BACKUP SNAPSHOT `helddb`")); n != 1 {
 		t.Errorf("%d operator BACKUPs taken, want 1 (%s)", n, done.Status.Label)
 	}
+	recordFault(t, faulttable.Row{Fault: "a user's own backup job on the database",
+		Injected:  "a user's BACKUP SNAPSHOT helddb.manual_1 running when the operator's backup of helddb is created",
+		Converged: "the backup waited Pending, heldBy naming manual_1, then ran once the user's job ended; one operator BACKUP, the user's job untouched",
+		Lost:      "0", Control: "–"})
 }
 
 func repoReady(t *testing.T, c *testcluster.Cluster, ns, name string) {
@@ -590,8 +600,13 @@ func testFaultsMidUpload(t *testing.T, c *testcluster.Cluster, dir *feDirectory,
 	if j := f.BackupJobs()[0]; j.State != "UPLOADING" {
 		t.Errorf("with be-1 down the job is %s, want it waiting in UPLOADING", j.State)
 	}
+	downFor := time.Now()
 	f.StartProcess(be)
 	backupPhase(t, c, ns, b.Name, srv1.BackupSucceeded, time.Minute)
+	recordFault(t, faulttable.Row{Fault: "a BE crash mid-upload",
+		Injected:  "FE 3, BE 2, 6 single-replica tablets at 3 s each; faulty-be-1's process stopped while FE's job was UPLOADING, started again 3 s later",
+		Converged: fmt.Sprintf("FE's job waited in UPLOADING, the backup Running; it succeeded %s after the BE was back, one FE job", time.Since(downFor).Round(100*time.Millisecond)),
+		Lost:      "0: the snapshot is in the repository", Control: "–"})
 
 	// An FE leader change mid-upload: UPLOADING falls back to UPLOAD_SNAPSHOT
 	// on the new leader (backup §7); the phase never goes back.
@@ -607,10 +622,15 @@ func testFaultsMidUpload(t *testing.T, c *testcluster.Cluster, dir *feDirectory,
 	if !f.ElectLeader(next) {
 		t.Fatalf("%s not elected", next)
 	}
+	elected := time.Now()
 	done := backupPhase(t, c, ns, b2.Name, srv1.BackupSucceeded, time.Minute)
 	if n := len(jobsStarted(f, "BACKUP")); n != 2 {
 		t.Errorf("%d BACKUPs taken for two backups, want 2 (%s)", n, done.Status.Label)
 	}
+	recordFault(t, faulttable.Row{Fault: "an FE leader change mid-upload",
+		Injected:  "FE 3, BE 2; another FE elected leader while the job was UPLOADING (the new leader resumes it from the edit log: UPLOAD_SNAPSHOT)",
+		Converged: fmt.Sprintf("the backup stayed Running (the phase never went back) and succeeded %s after the election, one FE job", time.Since(elected).Round(100*time.Millisecond)),
+		Lost:      "0: the snapshot is in the repository", Control: "–"})
 }
 
 func testUnreachableRepository(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks) {
@@ -635,10 +655,15 @@ func testUnreachableRepository(t *testing.T, c *testcluster.Cluster, f *simstarr
 		t.Fatalf("the store's error in status: %+v", b.Status)
 	}
 	store.SetUnreachable(dark, false)
+	back := time.Now()
 	backupPhase(t, c, ns, b.Name, srv1.BackupSucceeded, time.Minute)
 	if n := len(jobsStarted(f, "BACKUP SNAPSHOT `darkdb`")); n != 1 {
 		t.Errorf("%d BACKUPs taken, want 1", n)
 	}
+	recordFault(t, faulttable.Row{Fault: "an unreachable backup repository",
+		Injected:  "the repository's store cut off (every request fails) before a backup was created, back after its status said so",
+		Converged: fmt.Sprintf("the backup waited Pending with the store's error, FE refusing each submission; it succeeded %s after the store answered, one FE job", time.Since(back).Round(100*time.Millisecond)),
+		Lost:      "0", Control: "–"})
 }
 
 func testBackupBadInput(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks) {
