@@ -262,10 +262,12 @@ func TestBackupAndRestore(t *testing.T) {
 		testNewestGoodBackupKept(t, c, dir, clk, store)
 	})
 	// One cluster for the tests that need only a database of their own.
+	// Made on the parent test: a subtest's cleanup would stop its FE.
+	parent := t
 	var work *simstarrocks.StarRocks
-	workCluster := func(t *testing.T) *simstarrocks.StarRocks {
+	workCluster := func(*testing.T) *simstarrocks.StarRocks {
 		if work == nil {
-			work = backupClusterOn(t, c, dir, ns, "work", 1, simstarrocks.Options{Clock: clk.FakeClock, BackupTabletTime: 2 * time.Second})
+			work = backupClusterOn(parent, c, dir, ns, "work", 1, simstarrocks.Options{Clock: clk.FakeClock, BackupTabletTime: 2 * time.Second})
 		}
 		return work
 	}

@@ -95,7 +95,7 @@ func (r *Reconciler) labelOf(b *srv1.StarRocksBackup) string {
 		if l, ok := r.wallClockLabels.Get(key); ok {
 			return l
 		}
-		l := backup.AdHocLabel(b.Name, b.Spec.Database, r.now())
+		l := backup.AdHocLabel(fmt.Sprintf("%s_%d", b.Name, r.now().UnixNano()), b.Spec.Database, r.now())
 		r.wallClockLabels.Put(key, l)
 		return l
 	}
