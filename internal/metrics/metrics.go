@@ -110,6 +110,15 @@ var (
 func init() {
 	crmetrics.Registry.MustRegister(APIRequests, ReconcileOutcomes, ObjectWrites, WriteOrderWait, ClusterReady, TimeToReady, DecommissionTablets,
 		BackupLastSuccess, BackupConsecutiveFailures, BackupsEnded, BackupDuration, BackupQueueDepth, ClusterSnapshotLastSuccess)
+	// The series of fixed labels exist from the start, at zero: a rate or a
+	// sum over them is 0, not empty, before the first backup.
+	for _, kind := range []string{"backup", "restore"} {
+		BackupQueueDepth.WithLabelValues(kind)
+		BackupDuration.WithLabelValues(kind)
+		for _, result := range []string{"succeeded", "failed", "cancelled"} {
+			BackupsEnded.WithLabelValues(kind, result)
+		}
+	}
 }
 
 // InstrumentConfig makes every client built from cfg count its requests in APIRequests.

@@ -31,12 +31,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/apply"
+	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
@@ -93,6 +95,17 @@ func TestDashboardAndAlertsNameServedMetrics(t *testing.T) {
 		return served["starrocks_operator_object_writes_total"] && served["workqueue_depth"]
 	}}); err != nil {
 		t.Fatalf("the operator did not count an object write within 90s; it serves %d metrics (%v)", len(served), err)
+	}
+
+	// The backup metrics have a series per cluster and database, made when
+	// a backup ends (the operator here runs none): they are served from
+	// then on, and named by their descriptions.
+	for _, c := range []prometheus.Collector{metrics.BackupLastSuccess, metrics.BackupConsecutiveFailures, metrics.ClusterSnapshotLastSuccess} {
+		ch := make(chan *prometheus.Desc, 1)
+		c.Describe(ch)
+		if m := regexp.MustCompile(`fqName: "([^"]+)"`).FindStringSubmatch((<-ch).String()); m != nil {
+			served[m[1]] = true
+		}
 	}
 
 	actions := map[string]bool{}
@@ -168,7 +181,8 @@ var (
 	braces   = regexp.MustCompile(`\{[^}]*\}|\[[^\]]*\]|"[^"]*"`)
 	ident    = regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*`)
 	promQL   = map[string]bool{"sum": true, "by": true, "rate": true, "histogram_quantile": true, "min_over_time": true, "le": true,
-		"outcome": true, "kind": true, "action": true, "verb": true, "resource": true, "namespace": true, "pod": true, "max": true, "without": true}
+		"outcome": true, "kind": true, "action": true, "verb": true, "resource": true, "namespace": true, "pod": true, "max": true, "without": true,
+		"time": true, "cluster": true, "database": true, "result": true}
 )
 
 // metricNames returns the metrics a PromQL expression selects. Every selector
