@@ -80,7 +80,7 @@ func Setup(mgr ctrl.Manager, cfg Config, opts controller.Options, configs *rk.Co
 		}
 		r := newRepositoryReconciler(b)
 		if err := ctrl.NewControllerManagedBy(mgr).Named("starrocksbackuprepository").
-			For(&srv1.StarRocksBackupRepository{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+			For(&srv1.StarRocksBackupRepository{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, finalizing()))).
 			Watches(&srv1.StarRocksCluster{}, handler.EnqueueRequestsFromMapFunc(byCluster(b.client, &srv1.StarRocksBackupRepositoryList{})), builder.WithPredicates(createdOrDeleted())).
 			WatchesRawSource(wake(repositoryKind)).
 			WithOptions(opts).Complete(r); err != nil {
