@@ -271,6 +271,12 @@ func TestBackupAndRestore(t *testing.T) {
 		}
 		return work
 	}
+	t.Run("on StarRocks 4.2 retention deletes the data with DROP SNAPSHOT, never FORCE", func(t *testing.T) {
+		testDropSnapshotOn42(t, c, dir, clk)
+	})
+	t.Run("a credentials change is DROP and CREATE of the repository, asked for by annotation", func(t *testing.T) {
+		testCredentialsRotation(t, c, workCluster(t))
+	})
 	t.Run("a user's BACKUP holds the database: named in status, then the operator's runs once", func(t *testing.T) {
 		testForeignJobHoldsTheSlot(t, c, workCluster(t))
 	})
@@ -472,6 +478,94 @@ func testNewestGoodBackupKept(t *testing.T, c *testcluster.Cluster, dir *feDirec
 		Converged: "the older backup pruned, the newest kept, each day",
 		Lost:      "0: one good backup of the database kept",
 		Control:   "0 backups left 3 h after each run (the newest-good rule off)"})
+}
+
+func testDropSnapshotOn42(t *testing.T, c *testcluster.Cluster, dir *feDirectory, clk runningClock) {
+	ctx := t.Context()
+	const ns = "backup"
+	f := startFE(t, dir, ns, "v42", simstarrocks.Options{Clock: clk.FakeClock, Version: "4.2"})
+	src := beCluster(ns, "v42", 1)
+	// FE reports its pod's release (the registrar): 4.2.0.
+	src.Spec.StarRocksFeSpec.Image, src.Spec.StarRocksBeSpec.Image = "starrocks/fe-ubuntu:4.2.0", "starrocks/be-ubuntu:4.2.0"
+	if err := c.Client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, c, ns, "v42", 2*time.Minute)
+	if err := pollFor(time.Minute, func(context.Context) bool { return aliveBEs(f) == 1 }); err != nil {
+		t.Fatal("BE not alive")
+	}
+	if err := f.CreateTable("ops", "t", 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	s3RepositoryAt(t, c, ns, "v42-repo", "v42", "v42_repo", "s3a://v42/sr", false)
+	repoReady(t, c, ns, "v42-repo")
+	sched := &srv1.StarRocksBackupSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "v42"}, Spec: srv1.StarRocksBackupScheduleSpec{
+		StarRocksCluster: "v42", Repository: "v42-repo", Databases: []string{"ops"}, Schedule: "0 7 * * *", StartingDeadlineSeconds: ptr.To(int64(600)),
+		Retention: srv1.BackupRetention{KeepLast: ptr.To(int32(1)), DeleteData: true}}}
+	if err := c.Client.Create(ctx, sched); err != nil {
+		t.Fatal(err)
+	}
+	start := clk.Now().UTC().Truncate(24 * time.Hour).Add(7 * time.Hour)
+	if !start.After(clk.Now()) {
+		start = start.AddDate(0, 0, 1)
+	}
+	var first srv1.StarRocksBackup
+	for day := range 2 {
+		run := start.AddDate(0, 0, day)
+		clk.SetTime(run.Add(time.Second))
+		b := backupPhase(t, c, ns, "v42-ops-"+run.Format("200601021504"), srv1.BackupSucceeded, time.Minute)
+		if day == 0 {
+			first = *b
+		}
+	}
+	// keepLast 1: the first night's backup goes, its snapshot with it.
+	if err := pollFor(30*time.Second, func(context.Context) bool {
+		_, there := f.Store().Snapshots("s3a://v42/sr", "v42_repo")[first.Status.Label]
+		return !there && get(ctx, c.Client, ns, first.Name, &srv1.StarRocksBackup{}) != nil
+	}); err != nil {
+		t.Fatalf("the first backup %s or its snapshot is still there: %v", first.Name, f.Store().Snapshots("s3a://v42/sr", "v42_repo"))
+	}
+	drops := f.StatementsLike("DROP SNAPSHOT")
+	if len(drops) != 1 || strings.Contains(strings.ToUpper(drops[0]), "FORCE") || !strings.Contains(drops[0], first.Status.Label) {
+		t.Errorf("DROP SNAPSHOT statements %q, want one of %s without FORCE", drops, first.Status.Label)
+	}
+	s := &srv1.StarRocksBackupSchedule{}
+	if err := get(ctx, c.Client, ns, "v42", s); err != nil {
+		t.Fatal(err)
+	}
+	if meta.FindStatusCondition(s.Status.Conditions, srv1.ConditionRetentionDataNotDeleted) != nil {
+		t.Errorf("RetentionDataNotDeleted on 4.2 with deleteData: %+v", s.Status.Conditions)
+	}
+}
+
+func testCredentialsRotation(t *testing.T, c *testcluster.Cluster, f *simstarrocks.StarRocks) {
+	ctx := t.Context()
+	const ns = "backup"
+	repo := s3RepositoryAt(t, c, ns, "rotated", "work", "rotated_repo", "s3a://rotated/sr", false)
+	repoReady(t, c, ns, repo.Name)
+	before := len(f.StatementsLike("CREATE REPOSITORY `rotated_repo`"))
+	secret := &corev1.Secret{}
+	if err := get(ctx, c.Client, ns, "rotated-keys", secret); err != nil {
+		t.Fatal(err)
+	}
+	secret.Data["secret_key"] = []byte("rotated-secret")
+	if err := c.Client.Update(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	mutate(t, c.Client, repo, func(r *srv1.StarRocksBackupRepository) {
+		r.Annotations = map[string]string{backup.CredentialsVersionAnnotation: "2"}
+	})
+	if err := pollFor(30*time.Second, func(context.Context) bool {
+		return len(f.StatementsLike("DROP REPOSITORY `rotated_repo`")) == 1 && len(f.StatementsLike("CREATE REPOSITORY `rotated_repo`")) == before+1
+	}); err != nil {
+		t.Fatalf("no DROP then CREATE: %q %q", f.StatementsLike("DROP REPOSITORY"), f.StatementsLike("CREATE REPOSITORY `rotated_repo`"))
+	}
+	for _, stmt := range f.Statements() {
+		if strings.Contains(stmt, "rotated-secret") {
+			return // sent to FE, as it must be
+		}
+	}
+	t.Error("the new secret key never reached FE")
 }
 
 // backupStatementsOf are the statements of the backup feature f received.
