@@ -200,7 +200,15 @@ func TestBackupAtScale(t *testing.T) {
 		}
 		return k
 	}
-	if err := pollFor(10*time.Minute, func(context.Context) bool { return ready() == n }); err != nil {
+	lastLog := time.Now()
+	if err := pollFor(10*time.Minute, func(context.Context) bool {
+		k := ready()
+		if time.Since(lastLog) > 30*time.Second {
+			t.Logf("%d of %d repositories ready after %s", k, n, time.Since(setup).Round(time.Second))
+			lastLog = time.Now()
+		}
+		return k == n
+	}); err != nil {
 		t.Fatalf("%d of %d repositories ready", ready(), n)
 	}
 	log.waitQuiet(5*time.Second, 5*time.Minute)
@@ -248,6 +256,10 @@ func TestBackupAtScale(t *testing.T) {
 	if err := pollFor(60*time.Minute, func(context.Context) bool {
 		var k int
 		items, k = succeeded()
+		if time.Since(lastLog) > 30*time.Second {
+			t.Logf("%d of %d backups succeeded %s after the run", k, total, time.Since(t0).Round(time.Second))
+			lastLog = time.Now()
+		}
 		return k == total
 	}); err != nil {
 		_, k := succeeded()

@@ -37,21 +37,27 @@ const talkTimeout = 30 * time.Second
 
 // Talk runs each object's conversation with FE off the reconcile workers,
 // through the FE door (feaccess.Door.Exec): the reconcile says what to ask
-// or send, the conversation runs in a slot of the pool (feaccess.Reads:
-// at most Slots at once across the operator, one per object, the others
-// waiting their turn in order), and its end brings the object's reconcile
+// or send, the conversation runs in a slot of the pool (at most Slots at
+// once across the operator, one per object; an object whose last
+// conversation failed takes one of half the slots, so FEs that do not
+// answer never hold them all), and its end brings the object's reconcile
 // back (the wake channel, a controller source) with the answer kept here.
-// An object is asked at most once per Every unless a statement changed
-// FE since (the answer of a conversation that sent one is never stale for
-// what it read after).
+// A question asked while the object's conversation runs is asked after
+// it, never dropped: the reconcile its end brings back may ask the next
+// one before the slot is free.
 type Talk struct {
-	door  feaccess.Door
-	reads *feaccess.Reads
-	every time.Duration
-	clock clock.PassiveClock
+	door    feaccess.Door
+	slots   chan struct{}
+	failing chan struct{}
+	every   time.Duration
+	clock   clock.PassiveClock
 
 	mu   sync.Mutex
 	last map[types.UID]*Answer
+	// running holds the objects whose conversation runs; next the
+	// question each asked meanwhile (the latest).
+	running map[types.UID]bool
+	next    map[types.UID]func()
 	// wake gets the object whose conversation ended, by kind.
 	wake map[string]chan event.GenericEvent
 }
@@ -87,8 +93,8 @@ type Answer struct {
 // NewTalk is a pool of slots conversations at once; every is the least
 // time between two conversations of one object.
 func NewTalk(door feaccess.Door, slots int, every time.Duration, clk clock.PassiveClock) *Talk {
-	return &Talk{door: door, reads: feaccess.NewReads(slots), every: every, clock: clk,
-		last: map[types.UID]*Answer{}, wake: map[string]chan event.GenericEvent{}}
+	return &Talk{door: door, slots: make(chan struct{}, slots), failing: make(chan struct{}, max(1, slots/2)), every: every, clock: clk,
+		last: map[types.UID]*Answer{}, running: map[types.UID]bool{}, next: map[types.UID]func(){}, wake: map[string]chan event.GenericEvent{}}
 }
 
 // Wake is the channel the conversations of kind's objects end on.
@@ -128,19 +134,28 @@ func (t *Talk) Forget(uid types.UID) {
 	delete(t.last, uid)
 }
 
-// Ask starts a conversation of obj with src's FE about topic, unless one
-// of obj runs: conv runs in a slot with a client of the door, and fills
-// the answer. It returns at once.
+// Ask starts a conversation of obj with src's FE about topic: conv runs in
+// a slot with a client of the door, and fills the answer. It returns at
+// once; while obj's conversation runs, this one waits to follow it (the
+// latest asked replaces one waiting).
 func (t *Talk) Ask(kind string, obj client.Object, src *srv1.StarRocksCluster, feConf, topic string, conv func(ctx context.Context, c *fe.Client, a *Answer)) {
 	src = src.DeepCopy()
 	key := client.ObjectKeyFromObject(obj)
 	uid := obj.GetUID()
 	wakeObj := obj.DeepCopyObject().(client.Object)
-	lane := feaccess.Answering
-	if a := t.Last(obj, topic); a != nil && a.Err != nil && a.SendErr == nil {
-		lane = feaccess.Failing
-	}
-	t.reads.Ask(string(uid), lane, func() {
+	wakeObj.SetNamespace(key.Namespace)
+	wakeObj.SetName(key.Name)
+	job := func() {
+		t.mu.Lock()
+		prev := t.last[uid]
+		t.mu.Unlock()
+		if prev != nil && prev.Err != nil && prev.SendErr == nil {
+			// Its FE did not answer last time: one of half the slots.
+			t.failing <- struct{}{}
+			defer func() { <-t.failing }()
+		}
+		t.slots <- struct{}{}
+		defer func() { <-t.slots }()
 		ctx, cancel := context.WithTimeout(context.Background(), talkTimeout)
 		defer cancel()
 		a := &Answer{Topic: topic, At: t.clock.Now()}
@@ -156,9 +171,27 @@ func (t *Talk) Ask(kind string, obj client.Object, src *srv1.StarRocksCluster, f
 		ch := t.wake[kind]
 		t.mu.Unlock()
 		if ch != nil {
-			wakeObj.SetNamespace(key.Namespace)
-			wakeObj.SetName(key.Name)
 			ch <- event.GenericEvent{Object: wakeObj}
 		}
-	})
+	}
+	t.mu.Lock()
+	if t.running[uid] {
+		t.next[uid] = job
+		t.mu.Unlock()
+		return
+	}
+	t.running[uid] = true
+	t.mu.Unlock()
+	go func() {
+		for job != nil {
+			job()
+			t.mu.Lock()
+			job = t.next[uid]
+			delete(t.next, uid)
+			if job == nil {
+				delete(t.running, uid)
+			}
+			t.mu.Unlock()
+		}
+	}()
 }
