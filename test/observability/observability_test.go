@@ -203,9 +203,9 @@ func metricNames(expr string) []string {
 
 // sampleNames returns the names of the samples in an answer of /metrics
 // (with _bucket, _sum, _count).
-func sampleNames(metrics []byte) map[string]bool {
+func sampleNames(body []byte) map[string]bool {
 	names := map[string]bool{}
-	s := bufio.NewScanner(bytes.NewReader(metrics))
+	s := bufio.NewScanner(bytes.NewReader(body))
 	s.Buffer(make([]byte, 1<<20), 1<<20)
 	for s.Scan() {
 		line := s.Text()
