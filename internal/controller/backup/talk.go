@@ -58,6 +58,8 @@ type Talk struct {
 	// question each asked meanwhile (the latest).
 	running map[types.UID]bool
 	next    map[types.UID]func()
+	// asked is the topic of the latest conversation queued (running or next).
+	asked map[types.UID]string
 	// wake gets the object whose conversation ended, by kind.
 	wake map[string]chan event.GenericEvent
 }
@@ -88,13 +90,16 @@ type Answer struct {
 	Cluster       *fe.ClusterSnapshot
 	// Switched is what a cluster snapshot switch asked (on or off).
 	Switched bool
+
+	// used is when a reconcile first took the answer (Fresh); zero until then.
+	used time.Time
 }
 
 // NewTalk is a pool of slots conversations at once; every is the least
 // time between two conversations of one object.
 func NewTalk(door feaccess.Door, slots int, every time.Duration, clk clock.PassiveClock) *Talk {
 	return &Talk{door: door, slots: make(chan struct{}, slots), failing: make(chan struct{}, max(1, slots/2)), every: every, clock: clk,
-		last: map[types.UID]*Answer{}, running: map[types.UID]bool{}, next: map[types.UID]func(){}, wake: map[string]chan event.GenericEvent{}}
+		last: map[types.UID]*Answer{}, running: map[types.UID]bool{}, next: map[types.UID]func(){}, asked: map[types.UID]string{}, wake: map[string]chan event.GenericEvent{}}
 }
 
 // Wake is the channel the conversations of kind's objects end on.
@@ -118,10 +123,24 @@ func (t *Talk) Last(obj client.Object, topic string) *Answer {
 	return a
 }
 
-// Fresh is the last answer about topic when it is younger than Every.
+// Fresh is the last answer about topic when no reconcile has taken it yet,
+// however long it waited for one, or when the first took it less than
+// Every ago. Counted from the answer's start, a reconcile queue longer
+// than Every (a thousand objects at the API's rate) found every answer
+// stale and asked again, for ever; FE checks what is sent anyway (a taken
+// label, a busy database), so an answer that waited is safe to act on.
 func (t *Talk) Fresh(obj client.Object, topic string) *Answer {
-	a := t.Last(obj, topic)
-	if a == nil || t.clock.Since(a.At) >= t.every {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a := t.last[obj.GetUID()]
+	if a == nil || a.Topic != topic {
+		return nil
+	}
+	now := t.clock.Now()
+	if a.used.IsZero() {
+		a.used = now
+	}
+	if now.Sub(a.used) >= t.every {
 		return nil
 	}
 	return a
@@ -137,7 +156,7 @@ func (t *Talk) Forget(uid types.UID) {
 // Ask starts a conversation of obj with src's FE about topic: conv runs in
 // a slot with a client of the door, and fills the answer. It returns at
 // once; while obj's conversation runs, this one waits to follow it (the
-// latest asked replaces one waiting).
+// latest asked replaces one waiting), unless it is the question queued last.
 func (t *Talk) Ask(kind string, obj client.Object, src *srv1.StarRocksCluster, feConf, topic string, conv func(ctx context.Context, c *fe.Client, a *Answer)) {
 	src = src.DeepCopy()
 	key := client.ObjectKeyFromObject(obj)
@@ -176,11 +195,17 @@ func (t *Talk) Ask(kind string, obj client.Object, src *srv1.StarRocksCluster, f
 	}
 	t.mu.Lock()
 	if t.running[uid] {
-		t.next[uid] = job
+		// The same question already queued is not asked twice: its
+		// answer serves (a requeue before the answer came, say).
+		if t.asked[uid] != topic {
+			t.next[uid] = job
+			t.asked[uid] = topic
+		}
 		t.mu.Unlock()
 		return
 	}
 	t.running[uid] = true
+	t.asked[uid] = topic
 	t.mu.Unlock()
 	go func() {
 		for job != nil {
@@ -190,6 +215,7 @@ func (t *Talk) Ask(kind string, obj client.Object, src *srv1.StarRocksCluster, f
 			delete(t.next, uid)
 			if job == nil {
 				delete(t.running, uid)
+				delete(t.asked, uid)
 			}
 			t.mu.Unlock()
 		}
