@@ -255,7 +255,7 @@ func TestBackupAndRestore(t *testing.T) {
 		}
 	})
 
-	t.Run("a nightly schedule of two databases across 10 days: one run a night, retention keeps 3 and never the data below 4.2", func(t *testing.T) {
+	t.Run("a nightly schedule of two databases across 10 days: one run a night, retention keeps 3 and never the data below 4.2; after an outage of three nights one run", func(t *testing.T) {
 		testNightlySchedule(t, c, dir, clk, op, store)
 	})
 	t.Run("retention by age keeps the newest good backup; without the rule it deletes the last one", func(t *testing.T) {
@@ -369,6 +369,32 @@ func testNightlySchedule(t *testing.T, c *testcluster.Cluster, dir *feDirectory,
 			}
 		}
 	}
+	// An outage: the operator sees no clock for three nights (the clock
+	// jumps past them). One missed run starts, the newest; two are skipped.
+	skippedBefore := func() int64 {
+		s := &srv1.StarRocksBackupSchedule{}
+		if err := get(ctx, c.Client, ns, "nightly", s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Status.SkippedRuns
+	}()
+	op.log.waitQuiet(time.Second, 10*time.Second)
+	outage := start.AddDate(0, 0, 12)
+	clk.SetTime(outage.Add(2 * time.Hour))
+	for _, db := range []string{"db1", "db2"} {
+		backupPhase(t, c, ns, fmt.Sprintf("nightly-%s-%s", db, outage.Format("200601021504")), srv1.BackupSucceeded, time.Minute)
+		for _, missed := range []time.Time{start.AddDate(0, 0, 10), start.AddDate(0, 0, 11)} {
+			if err := get(ctx, c.Client, ns, fmt.Sprintf("nightly-%s-%s", db, missed.Format("200601021504")), &srv1.StarRocksBackup{}); err == nil {
+				t.Errorf("%s: the run of %s missed in the outage started too", db, missed.Format(time.DateOnly))
+			}
+		}
+	}
+	if err := pollFor(10*time.Second, func(ctx context.Context) bool {
+		s := &srv1.StarRocksBackupSchedule{}
+		return get(ctx, c.Client, ns, "nightly", s) == nil && s.Status.SkippedRuns == skippedBefore+2
+	}); err != nil {
+		t.Errorf("skippedRuns: not %d after three missed nights", skippedBefore+2)
+	}
 	got := owned()
 	for _, db := range []string{"db1", "db2"} {
 		var succeeded []string
@@ -381,14 +407,14 @@ func testNightlySchedule(t *testing.T, c *testcluster.Cluster, dir *feDirectory,
 		if err := pollFor(10*time.Second, func(context.Context) bool { return len(owned()[db]) == 3 }); err != nil || len(succeeded) < 3 {
 			t.Errorf("%s: %d backups (%d succeeded), want 3: %v", db, len(owned()[db]), len(succeeded), succeeded)
 		}
-		newest := fmt.Sprintf("nightly-%s-%s", db, start.AddDate(0, 0, 9).Format("200601021504"))
+		newest := fmt.Sprintf("nightly-%s-%s", db, outage.Format("200601021504"))
 		if !slices.Contains(succeeded, newest) {
 			t.Errorf("%s: the newest backup %s is not kept: %v", db, newest, succeeded)
 		}
 	}
 	// Below 4.2 the data stays, every night's, and the schedule says where to expire it.
-	if snaps := store.Snapshots(s3Location, "repo"); len(snaps) < 20 {
-		t.Errorf("%d snapshots in the repository, want the 20 nights' (none deleted below 4.2)", len(snaps))
+	if snaps := store.Snapshots(s3Location, "repo"); len(snaps) < 22 {
+		t.Errorf("%d snapshots in the repository, want the 11 nights' (none deleted below 4.2)", len(snaps))
 	}
 	s := &srv1.StarRocksBackupSchedule{}
 	if err := get(ctx, c.Client, ns, "nightly", s); err != nil {
@@ -398,14 +424,14 @@ func testNightlySchedule(t *testing.T, c *testcluster.Cluster, dir *feDirectory,
 		!strings.Contains(cond.Message, s3Location+"/__starrocks_repository_repo/__ss_") {
 		t.Errorf("RetentionDataNotDeleted: %+v", cond)
 	}
-	if n := len(jobsStarted(f, "BACKUP")); n != 20 {
-		t.Errorf("%d BACKUP statements taken for 10 nights of 2 databases, want 20", n)
+	if n := len(jobsStarted(f, "BACKUP")); n != 22 {
+		t.Errorf("%d BACKUP statements taken for 11 nights of 2 databases, want 22", n)
 	}
 	// At most 4 status writes per backup that succeeded.
-	if n := statusWrites(op.log, mark, "starrocksbackups/status"); n > 4*20 {
-		t.Errorf("%d status writes for 20 backups, want at most 80", n)
+	if n := statusWrites(op.log, mark, "starrocksbackups/status"); n > 4*22 {
+		t.Errorf("%d status writes for 22 backups, want at most 88", n)
 	} else {
-		t.Logf("%d status writes of starrocksbackups for 20 backups", n)
+		t.Logf("%d status writes of starrocksbackups for 22 backups", n)
 	}
 }
 
@@ -781,13 +807,13 @@ func testBackupBadInput(t *testing.T, c *testcluster.Cluster, f *simstarrocks.St
 	execFE(t, f, "pw-work", "CREATE REPOSITORY taken WITH BROKER ON LOCATION 's3a://elsewhere/x'")
 	taken := s3RepositoryObject(ns, "taken-name", "work", "taken")
 	good := s3RepositoryObject(ns, "bad-repo", "work", "bad_repo")
+	if err := c.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taken-name-keys"}, Data: map[string][]byte{"access_key": []byte("a"), "secret_key": []byte("b")}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, o := range []client.Object{missing, noKey, taken} {
 		if err := c.Client.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := c.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taken-name-keys"}, Data: map[string][]byte{"access_key": []byte("a"), "secret_key": []byte("b")}}); err != nil {
-		t.Fatal(err)
 	}
 	s3RepositoryAt(t, c, ns, good.Name, "work", "bad_repo", s3Location, false)
 	repoReady(t, c, ns, good.Name)
@@ -871,6 +897,13 @@ func testClusterSnapshotSetting(t *testing.T, c *testcluster.Cluster, dir *feDir
 		t.Fatal(err)
 	}
 	stalledWith(t, c, r, func() []metav1.Condition { return r.Status.Conditions }, srv1.ReasonSharedDataUnsupported)
+	_ = pollFor(10*time.Second, func(ctx context.Context) bool { return warningsIn(ctx, t, c, ns, r.Name, srv1.ReasonSharedDataUnsupported) > 0 })
+	if n := warningsIn(ctx, t, c, ns, r.Name, srv1.ReasonSharedDataUnsupported); n != 1 {
+		t.Errorf("%s: %d Warning Events %s, want 1", r.Name, n, srv1.ReasonSharedDataUnsupported)
+	}
+	if sent := jobsStarted(f, "RESTORE"); len(sent) != 0 {
+		t.Errorf("a restore into a shared-data cluster sent %q", sent)
+	}
 
 	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) { s.Spec.ClusterSnapshot = &srv1.ClusterSnapshotSpec{Enabled: true} })
 	if err := pollFor(30*time.Second, func(ctx context.Context) bool {

@@ -264,8 +264,10 @@ func (r *RepositoryReconciler) step(ctx context.Context, repo *srv1.StarRocksBac
 		return 0, nil, err
 	}
 	if ref != nil {
+		// Secrets are not watched (the operator caches none): the Secret is
+		// looked for again each PollEvery, so one made later is found.
 		r.refuse(repo, st, ref)
-		return 0, nil, nil
+		return r.cfg.PollEvery, nil, nil
 	}
 	if a := r.talk.Last(repo, "send"); a != nil {
 		r.talk.Forget(repo.UID)
