@@ -897,7 +897,9 @@ func testClusterSnapshotSetting(t *testing.T, c *testcluster.Cluster, dir *feDir
 		t.Fatal(err)
 	}
 	stalledWith(t, c, r, func() []metav1.Condition { return r.Status.Conditions }, srv1.ReasonSharedDataUnsupported)
-	_ = pollFor(10*time.Second, func(ctx context.Context) bool { return warningsIn(ctx, t, c, ns, r.Name, srv1.ReasonSharedDataUnsupported) > 0 })
+	_ = pollFor(10*time.Second, func(ctx context.Context) bool {
+		return warningsIn(ctx, t, c, ns, r.Name, srv1.ReasonSharedDataUnsupported) > 0
+	})
 	if n := warningsIn(ctx, t, c, ns, r.Name, srv1.ReasonSharedDataUnsupported); n != 1 {
 		t.Errorf("%s: %d Warning Events %s, want 1", r.Name, n, srv1.ReasonSharedDataUnsupported)
 	}
