@@ -863,6 +863,21 @@ func testBackupBadInput(t *testing.T, c *testcluster.Cluster, f *simstarrocks.St
 	if len(sent) != 2 {
 		t.Errorf("statements other than reads: %q, want the good repository's CREATE and the test's", sent)
 	}
+
+	// Nothing lost: a schedule made before its repository (kubectl apply
+	// of a file listing it first) is scheduled once the repository appears.
+	early := &srv1.StarRocksBackupSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "before-its-repo"}, Spec: srv1.StarRocksBackupScheduleSpec{
+		StarRocksCluster: "work", Repository: "late-repo", Databases: []string{"baddb"}, Schedule: "0 1 * * *"}}
+	if err := c.Client.Create(ctx, early); err != nil {
+		t.Fatal(err)
+	}
+	stalledWith(t, c, early, func() []metav1.Condition { return early.Status.Conditions }, srv1.ReasonRepositoryNotFound)
+	s3RepositoryAt(t, c, ns, "late-repo", "work", "late_repo", s3Location, false)
+	if err := pollFor(30*time.Second, func(ctx context.Context) bool {
+		return get(ctx, c.Client, ns, early.Name, early) == nil && meta.IsStatusConditionTrue(early.Status.Conditions, srv1.ConditionReady)
+	}); err != nil {
+		t.Errorf("a schedule made before its repository: not Ready 30 s after the repository was made: %+v", early.Status.Conditions)
+	}
 }
 
 func s3RepositoryObject(ns, name, cluster, sqlName string) *srv1.StarRocksBackupRepository {

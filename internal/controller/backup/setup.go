@@ -173,6 +173,10 @@ func Setup(mgr ctrl.Manager, cfg Config, opts controller.Options, configs *rk.Co
 			Watches(&srv1.StarRocksBackup{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &srv1.StarRocksBackupSchedule{}, handler.OnlyControllerOwner()),
 				builder.WithPredicates(ended())).
 			Watches(&srv1.StarRocksCluster{}, handler.EnqueueRequestsFromMapFunc(byCluster(b.client, &srv1.StarRocksBackupScheduleList{})), builder.WithPredicates(createdOrDeleted())).
+			// A schedule made with (or before) its repository may be
+			// reconciled before the cache has the repository: it comes
+			// back when the repository appears.
+			Watches(&srv1.StarRocksBackupRepository{}, handler.EnqueueRequestsFromMapFunc(schedulesOf(b.client)), builder.WithPredicates(createdOrDeleted())).
 			WatchesRawSource(wake(scheduleKind)).
 			WithOptions(opts).Complete(r); err != nil {
 			return err
@@ -257,6 +261,23 @@ func slotWaiters(c client.Client, list client.ObjectList) handler.MapFunc {
 			return nil
 		}
 		return waiting(l, func(x client.Object) bool { return x.GetUID() != o.GetUID() })
+	}
+}
+
+// schedulesOf maps a repository to the schedules that name it.
+func schedulesOf(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		l := &srv1.StarRocksBackupScheduleList{}
+		if err := c.List(ctx, l, client.InNamespace(o.GetNamespace())); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		for _, s := range l.Items {
+			if s.Spec.Repository == o.GetName() {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&s)})
+			}
+		}
+		return out
 	}
 }
 

@@ -187,6 +187,10 @@ func (t *Talk) Ask(kind string, obj client.Object, src *srv1.StarRocksCluster, f
 		}
 		t.mu.Lock()
 		t.last[uid] = a
+		if t.next[uid] == nil {
+			// Answered: the reconcile the wake brings may ask it again.
+			delete(t.asked, uid)
+		}
 		ch := t.wake[kind]
 		t.mu.Unlock()
 		if ch != nil {
