@@ -20,18 +20,18 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/srscale/starrocks-operator/internal/controller/backup"
-	"github.com/srscale/starrocks-operator/internal/controller/frontend"
+	"github.com/srscale/starrocks-operator/internal/feaccess"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 )
 
 // setupBackup registers the backup controllers when the operator runs
 // with --enable-backup (each only when the API server serves its kind);
 // without it, it logs so and registers nothing.
-func setupBackup(mgr ctrl.Manager, cfg Config, configs *reconcile.ConfigSource, access frontend.Access) error {
+func setupBackup(mgr ctrl.Manager, cfg Config, configs *reconcile.ConfigSource, door feaccess.Door) error {
 	if !cfg.EnableBackup {
 		mgr.GetLogger().WithName("backup").Info("backup is off (--enable-backup): StarRocksBackupRepository, StarRocksBackup, StarRocksBackupSchedule, StarRocksRestore and spec.clusterSnapshot are not reconciled")
 		return nil
 	}
 	opts := cfg.Controller
-	return backup.Setup(mgr, cfg.Backup, opts, configs, access.Door)
+	return backup.Setup(mgr, cfg.Backup, opts, configs, door)
 }

@@ -34,6 +34,20 @@ import (
 // BackupJob.java, RestoreJob.java, Repository.java @1085f5e4). Every
 // statement quotes its identifiers and escapes its literals.
 
+// The backup statements are Statements as the cluster's are
+// (statements.go): each sends itself through a client of the door.
+var (
+	_ Statement = CreateRepository{}
+	_ Statement = DropRepository{}
+	_ Statement = Backup{}
+	_ Statement = Restore{}
+	_ Statement = CancelBackup{}
+	_ Statement = CancelRestore{}
+	_ Statement = DropSnapshot{}
+	_ Statement = CreateDatabase{}
+	_ Statement = SetClusterSnapshot{}
+)
+
 // TableRef is one table of a BACKUP or RESTORE ON list: its partitions,
 // and in a restore the name it is restored as.
 type TableRef struct {

@@ -17,7 +17,7 @@ limitations under the License.
 package backup
 
 import (
-	"github.com/srscale/starrocks-operator/internal/starrocks"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // The version gates of StarRocks' backup statements (backup §0), read
@@ -45,7 +45,7 @@ type Features struct {
 
 // FeaturesOf reads the Version cells of SHOW FRONTENDS.
 func FeaturesOf(versions []string) Features {
-	o := starrocks.LowestReported(versions)
+	o := version.Lowest(versions)
 	if !o.Known() {
 		return Features{}
 	}
