@@ -46,14 +46,14 @@ func TestStatusLineOfEachState(t *testing.T) {
 	}{
 		{examples.Healthy("ns", "a", now), plugin.Healthy, "3/3", "3/3", "-", "3.3.2", "yes", ""},
 		{examples.RollingOut("ns", "a", now), plugin.Progressing, "3/3", "3/3", "-", "3.3.2,3.3.3", "no: TabletsUnhealthy",
-			"BE rollout 2/3, pod 3 (a-be-0) waits for FE to count no unhealthy tablet (14 now)"},
+			"BE rollout 2/3, waiting for 14 unhealthy tablets: pod 3 (a-be-0) waits for FE to report every tablet healthy"},
 		{examples.ScalingIn("ns", "a", now), plugin.Progressing, "3/3", "6/4", "-", "3.3.2", "yes", "scale-in BE 6→4, 1,203 tablets to move"},
 		{examples.PausedForUpgrade("ns", "a", now), plugin.Progressing, "3/3", "3/3", "-", "3.3.2 → 3.4.1", "yes",
 			"upgrade paused clone since 10m ago: upgrading to 3.4.1: BE and CN roll first, FE waits"},
 		{examples.Refused("ns", "a", now), plugin.Attention, "3/3", "3/3", "-", "3.3.2 → 3.2.1", "yes", "refused: UpgradePathRefused 3.3.2→3.2.1"},
 		{examples.FEUnreachable("ns", "a", now), plugin.Attention, "3/3", "3/3", "-", "3.3.2", "no: FEUnreachable", "FE unreachable since 5m ago"},
 		{examples.Recovering("ns", "a", now), plugin.Progressing, "1/3", "-", "0/2", "? → 3.3.2", "no: NotRegistered",
-			"recovering: FE is restoring the cluster snapshot; BE and CN are held, since 3m ago"},
+			"recovering since 3m ago: FE is restoring the cluster snapshot"},
 		{examples.PausedByUser("ns", "a", now), plugin.Attention, "3/3", "3/3", "-", "3.3.2", "yes",
 			"paused: the operator leaves it alone (kubectl starrocks resume a)"},
 	}

@@ -294,9 +294,9 @@ func doing(src *srv1.StarRocksCluster, now time.Time) (State, string, string, *m
 		}
 	}
 	if dr := src.Status.DisasterRecoveryStatus; dr != nil && (dr.Phase == srv1.DisasterRecoveryTodo || dr.Phase == srv1.DisasterRecoveryDoing) {
-		words := "recovering: " + dr.Reason
+		words := "recovering: " + firstClause(dr.Reason)
 		if dr.StartTimestamp > 0 {
-			words += ", since " + Ago(time.Unix(dr.StartTimestamp, 0), now)
+			words = "recovering since " + Ago(time.Unix(dr.StartTimestamp, 0), now) + ": " + firstClause(dr.Reason)
 		}
 		return Progressing, words, srv1.ReasonDisasterRecovery, nil
 	}
@@ -385,6 +385,10 @@ func progressWords(src *srv1.StarRocksCluster, c *metav1.Condition, now time.Tim
 		return "removal held: " + firstClause(msg)
 	}
 	if m := rolledForm.FindStringSubmatch(msg); m != nil {
+		if n := unhealthyTablets(src); n > 0 && strings.Contains(m[4], "tablet") {
+			// The gate waits for FE's count, which the status carries.
+			return fmt.Sprintf("%s rollout %s/%s, waiting for %s unhealthy tablets: %s", m[1], m[2], m[3], thousands(int(n)), firstClause(m[4]))
+		}
 		return fmt.Sprintf("%s rollout %s/%s, %s", m[1], m[2], m[3], firstClause(m[4]))
 	}
 	if m := podForm.FindStringSubmatch(msg); m != nil {
@@ -398,6 +402,14 @@ func progressWords(src *srv1.StarRocksCluster, c *metav1.Condition, now time.Tim
 		return "starting: " + firstClause(msg)
 	}
 	return c.Reason + ": " + firstClause(msg)
+}
+
+// unhealthyTablets is FE's count at the operator's last read; 0 when none.
+func unhealthyTablets(src *srv1.StarRocksCluster) int32 {
+	if be := src.Status.StarRocksBeStatus; be != nil && be.Nodes != nil && be.Nodes.UnhealthyTablets != nil {
+		return *be.Nodes.UnhealthyTablets
+	}
+	return 0
 }
 
 // firstClause is a message up to its first "; ", for a line of the table

@@ -46,7 +46,7 @@ import (
 )
 
 // RBACDoc is where the Role a user of the plugin needs is documented.
-const RBACDoc = "docs/kubectl-plugin.md"
+const RBACDoc = "docs/kubectl-plugin-rbac.yaml"
 
 // Options are what the commands share.
 type Options struct {
@@ -59,8 +59,11 @@ type Options struct {
 }
 
 // NewCommand is `kubectl starrocks` with its subcommands.
-func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &Options{Config: genericclioptions.NewConfigFlags(true), Streams: streams, Now: time.Now}
+func NewCommand(streams genericiooptions.IOStreams) *cobra.Command { return NewCommandAt(streams, time.Now) }
+
+// NewCommandAt is NewCommand with ages relative to now() (tests' golden files).
+func NewCommandAt(streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
+	o := &Options{Config: genericclioptions.NewConfigFlags(true), Streams: streams, Now: now}
 	root := &cobra.Command{
 		Use:           "kubectl-starrocks",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl starrocks"},
@@ -129,17 +132,12 @@ func explain(err error, what, ns string) error {
 		return fmt.Errorf("%s: not allowed (%s); your user needs get and list on starrocksclusters and events, and patch on starrocksclusters to pause or resume (the Role in %s)", what, apierrors.ReasonForError(err), RBACDoc)
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("%s: the API server does not know your credentials: log in again or check --kubeconfig and --context", what)
-	case meta.IsNoMatchError(err) || discoveryMissing(err):
+	case meta.IsNoMatchError(err):
 		return fmt.Errorf("%s: the API server does not serve starrocks.com/v1 StarRocksCluster: install the operator's CRDs (kubectl apply --server-side -f config/crd/bases)", what)
 	case errors.As(err, &dns), errors.As(err, &op):
 		return fmt.Errorf("%s: cannot reach the API server (%v): check --kubeconfig, --context and --server", what, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
-}
-
-func discoveryMissing(err error) bool {
-	var status apierrors.APIStatus
-	return errors.As(err, &status) && status.Status().Reason == "NotFound" && status.Status().Details == nil
 }
 
 func newStatus(o *Options) *cobra.Command {

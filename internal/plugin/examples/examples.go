@@ -134,7 +134,7 @@ func RollingOut(ns, name string, now time.Time) *srv1.StarRocksCluster {
 	src.Status.StarRocksBeStatus = component(name, "be", 3, 0, srv1.PhaseReconciling, "", &srv1.StarRocksNodesStatus{
 		Alive: 3, Total: 3, UnhealthyTablets: ptr.To[int32](14), Versions: []string{"3.3.2", "3.3.3"}})
 	set(src, cond(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonRollingOut,
-		fmt.Sprintf("BE: 2 of 3 pods replaced; pod 3 (%s-be-0) waits for FE to count no unhealthy tablet (14 now)", name), ago(now, 4*time.Minute)))
+		fmt.Sprintf("BE: 2 of 3 pods replaced; pod 3 (%s-be-0) waits for FE to report every tablet healthy", name), ago(now, 4*time.Minute)))
 	set(src, cond(srv1.ConditionReady, metav1.ConditionFalse, srv1.ReasonComponentsNotReady, "BE: rolling out", ago(now, 4*time.Minute)))
 	set(src, cond(srv1.ConditionStarRocksHealthy, metav1.ConditionFalse, srv1.ReasonTabletsUnhealthy,
 		"FE counts 14 unhealthy tablets (UnhealthyTabletNum of SHOW PROC '/statistic')", ago(now, 50*time.Second)))
