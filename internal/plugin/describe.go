@@ -120,7 +120,9 @@ func WriteDescribe(w io.Writer, src *srv1.StarRocksCluster, events []corev1.Even
 	l := StatusLine(src, now)
 	st := &src.Status
 	var b strings.Builder
-	field := func(k, format string, args ...any) { fmt.Fprintf(&b, "%-13s "+format+"\n", append([]any{k + ":"}, args...)...) }
+	field := func(k, format string, args ...any) {
+		fmt.Fprintf(&b, "%-13s "+format+"\n", append([]any{k + ":"}, args...)...)
+	}
 	field("Name", "%s/%s", src.Namespace, src.Name)
 	field("State", "%s", l.State)
 	if l.Doing != "" {

@@ -91,7 +91,7 @@ func NodesOf(rep *Report, names PodNames, c resources.Component) (alive map[int]
 type node struct {
 	alive, leads bool
 	version      string // the Version column as FE prints it
-	heard        Heard // LastHeartbeat (BE, CN), the tablet report (BE)
+	heard        Heard  // LastHeartbeat (BE, CN), the tablet report (BE)
 }
 
 // eachNode calls f for each row of component c that FE lists under one of

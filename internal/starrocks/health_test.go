@@ -18,17 +18,17 @@ package starrocks
 
 import (
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"fmt"
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"strings"
-	"slices"
 )
 
 func TestFEIsReadAgainUntilItsHeartbeatsCaughtUp(t *testing.T) {

@@ -59,7 +59,9 @@ type Options struct {
 }
 
 // NewCommand is `kubectl starrocks` with its subcommands.
-func NewCommand(streams genericiooptions.IOStreams) *cobra.Command { return NewCommandAt(streams, time.Now) }
+func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	return NewCommandAt(streams, time.Now)
+}
 
 // NewCommandAt is NewCommand with ages relative to now() (tests' golden files).
 func NewCommandAt(streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
@@ -135,7 +137,7 @@ func explain(err error, what, ns string) error {
 	case meta.IsNoMatchError(err):
 		return fmt.Errorf("%s: the API server does not serve starrocks.com/v1 StarRocksCluster: install the operator's CRDs (kubectl apply --server-side -f config/crd/bases)", what)
 	case errors.As(err, &dns), errors.As(err, &op):
-		return fmt.Errorf("%s: cannot reach the API server (%v): check --kubeconfig, --context and --server", what, err)
+		return fmt.Errorf("%s: cannot reach the API server (%w): check --kubeconfig, --context and --server", what, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -144,7 +146,7 @@ func newStatus(o *Options) *cobra.Command {
 	var all bool
 	var selector string
 	var chunk int64
-	print := genericclioptions.NewPrintFlags("")
+	printFlags := genericclioptions.NewPrintFlags("")
 	cmd := &cobra.Command{
 		Use:   "status [-A | -n NAMESPACE] [-l SELECTOR]",
 		Short: "One line per cluster, those needing a person first, and a summary",
@@ -166,13 +168,13 @@ func newStatus(o *Options) *cobra.Command {
 			if err != nil {
 				return explain(err, "listing StarRocks clusters in "+where, ns)
 			}
-			return RenderStatus(o.Streams.Out, clusters, print, all, o.color(), o.Now())
+			return RenderStatus(o.Streams.Out, clusters, printFlags, all, o.color(), o.Now())
 		},
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "every namespace's clusters")
 	cmd.Flags().StringVarP(&selector, "selector", "l", "", "label selector (=, ==, !=, in, notin), as kubectl's")
 	cmd.Flags().Int64Var(&chunk, "chunk-size", 500, "list this many clusters per request (kubectl's default); 0 lists all in one")
-	print.AddFlags(cmd)
+	printFlags.AddFlags(cmd)
 	cmd.Flag("output").Usage = "output format: wide, json, yaml, jsonpath=..., go-template=...; default a table"
 	return cmd
 }
@@ -206,16 +208,16 @@ func List(ctx context.Context, c client.Client, ns, selector string, chunk int64
 
 // RenderStatus prints clusters as status does: a table (wide with -o
 // wide), or the StatusList through cli-runtime's printers.
-func RenderStatus(w io.Writer, clusters []srv1.StarRocksCluster, print *genericclioptions.PrintFlags, all, color bool, now time.Time) error {
+func RenderStatus(w io.Writer, clusters []srv1.StarRocksCluster, printFlags *genericclioptions.PrintFlags, all, color bool, now time.Time) error {
 	lines := plugin.Lines(clusters, now)
 	format := ""
-	if print != nil && print.OutputFormat != nil {
-		format = *print.OutputFormat
+	if printFlags != nil && printFlags.OutputFormat != nil {
+		format = *printFlags.OutputFormat
 	}
 	if format == "" || format == "wide" {
 		return plugin.WriteStatus(w, lines, plugin.TableOptions{AllNamespaces: all, Wide: format == "wide", Color: color, Now: now})
 	}
-	p, err := print.ToPrinter()
+	p, err := printFlags.ToPrinter()
 	if err != nil {
 		return err
 	}
