@@ -34,6 +34,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // State is how much a cluster needs a person, most first.
@@ -125,7 +126,7 @@ func StatusLine(src *srv1.StarRocksCluster, now time.Time) Line {
 	l := Line{
 		Namespace: src.Namespace, Name: src.Name, Phase: string(st.Phase),
 		Created: src.CreationTimestamp, Generation: src.Generation, ObservedGeneration: st.ObservedGeneration,
-		Version: version(src),
+		Version: versionWords(src),
 		Healthy: healthy(src),
 		state:   Healthy,
 	}
@@ -185,15 +186,7 @@ func images(src *srv1.StarRocksCluster) [][2]string {
 }
 
 // Tag is the tag of an image reference: "3.3.2" of "starrocks/fe-ubuntu:3.3.2"; "" when none.
-func Tag(image string) string {
-	if i := strings.Index(image, "@"); i >= 0 {
-		image = image[:i]
-	}
-	if i := strings.LastIndex(image, ":"); i >= 0 && !strings.Contains(image[i:], "/") {
-		return image[i+1:]
-	}
-	return ""
-}
+func Tag(image string) string { return version.Tag(image) }
 
 // reported is every version FE reports for src's nodes, distinct and sorted.
 func reported(src *srv1.StarRocksCluster) []string {
@@ -220,10 +213,10 @@ func cnBase(cn *srv1.StarRocksCnStatus) *srv1.StarRocksComponentStatus {
 	return &cn.StarRocksComponentStatus
 }
 
-// version is what FE reports against what the spec's image tags name:
+// versionWords is what FE reports against what the spec's image tags name:
 // "3.3.2" when they agree, "3.3.2 → 3.4.1" while they do not, "? → 3.3.2"
 // before FE reported any.
-func version(src *srv1.StarRocksCluster) string {
+func versionWords(src *srv1.StarRocksCluster) string {
 	var tags []string
 	for _, im := range images(src) {
 		if t := Tag(im[1]); t != "" && !slices.Contains(tags, t) {

@@ -27,6 +27,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // HeartbeatSettle is how long after a pod change FE's list of alive nodes
@@ -142,17 +143,17 @@ func heardOf(rep *Report, names PodNames, c resources.Component) map[int]Heard {
 
 // nodeVersions is the versions FE reports for the rows of names' pods,
 // distinct and sorted, each without its commit ("3.3.10-227b0b3" is
-// "3.3.10"); a form ReportedVersion cannot read is kept as FE prints it,
+// "3.3.10"); a form version.Reported cannot read is kept as FE prints it,
 // NULL is left out. nil when there is none, so that a status without
 // versions stays as it was.
 func nodeVersions(rep *Report, names PodNames, c resources.Component) []string {
 	var out []string
 	eachNode(rep, names, c, func(_ int, n node) {
 		v := strings.TrimSpace(n.version)
-		if v == "" || strings.EqualFold(v, "NULL") {
+		if version.Null(v) {
 			return
 		}
-		if o := ReportedVersion(v); o.Known() {
+		if o := version.Reported(v); o.Known() {
 			v = o.Version.String()
 		}
 		if !slices.Contains(out, v) {

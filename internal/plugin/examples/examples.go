@@ -30,6 +30,7 @@ import (
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // Now is the moment the examples' times are relative to.
@@ -182,7 +183,7 @@ func Refused(ns, name string, now time.Time) *srv1.StarRocksCluster {
 	src.Status.ObservedGeneration = 2
 	// The pre-flight's own message for this path (internal/starrocks).
 	check := starrocks.ImageCheck{Name: "FE", From: "starrocks/fe-ubuntu:3.3.2", To: src.Spec.StarRocksFeSpec.Image,
-		Verdict: starrocks.UpgradePath(starrocks.ReportedVersion("3.3.2-227b0b3"), starrocks.ImageVersion(src.Spec.StarRocksFeSpec.Image))}
+		Verdict: starrocks.UpgradePath(version.Reported("3.3.2-227b0b3"), version.OfImage(src.Spec.StarRocksFeSpec.Image))}
 	set(src, cond(srv1.ConditionReconcileError, metav1.ConditionTrue, srv1.ReasonUpgradePathRefused, check.Message(), ago(now, 2*time.Minute)))
 	set(src, cond(srv1.ConditionReady, metav1.ConditionFalse, srv1.ReasonReconcileFailed, "see ReconcileError", ago(now, 2*time.Minute)))
 	return src
