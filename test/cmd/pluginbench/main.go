@@ -31,6 +31,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -85,7 +86,9 @@ func flock(path string, mode int) (func(), error) {
 }
 
 func run(n, namespaces, rounds, workers int, lock string) error {
-	ctx := context.Background()
+	// Ctrl-C or SIGTERM stops the control plane too (Stop below).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	release, err := flock(lock, syscall.LOCK_SH)
 	if err != nil {
 		return err
