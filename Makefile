@@ -35,6 +35,12 @@ IMAGE_PLATFORMS ?= linux/amd64
 RELEASE_PLATFORMS ?= linux/amd64 linux/arm64
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 
+# `make` builds the operator and the kubectl plugin for every platform; `make help` lists the targets.
+.DEFAULT_GOAL := all
+
+.PHONY: all
+all: build plugin ## Build the operator and bin/kubectl-starrocks, and the plugin's archives and krew manifest (make plugin).
+
 .PHONY: help
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -44,8 +50,26 @@ run: ## Run the operator against $$KUBECONFIG (pass flags with ARGS="--max-concu
 	go run ./cmd/starrocks-operator $(ARGS)
 
 .PHONY: build
-build: ## Build the operator binary into bin/.
+build: ## Build the operator binary and the kubectl plugin (this platform) into bin/.
 	go build -o bin/starrocks-operator ./cmd/starrocks-operator
+	go build -o bin/kubectl-starrocks ./cmd/kubectl-starrocks
+
+# The kubectl plugin's archives, one per platform krew installs it on, and
+# its krew manifest rendered from plugins/starrocks.yaml with their SHA-256.
+PLUGIN_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+PLUGIN_DIST ?= dist/plugin
+
+.PHONY: plugin
+plugin: ## kubectl starrocks for linux and darwin, amd64 and arm64: $(PLUGIN_DIST)/kubectl-starrocks_<os>_<arch>.tar.gz and the krew manifest starrocks.yaml.
+	@mkdir -p $(PLUGIN_DIST)
+	@for p in $(PLUGIN_PLATFORMS); do \
+		os=$${p%%/*}; arch=$${p##*/}; dir=$(PLUGIN_DIST)/$${os}_$${arch}; \
+		echo "go build kubectl-starrocks for $$p"; \
+		mkdir -p $$dir && cp LICENSE $$dir/ && \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags "-s -w" -o $$dir/kubectl-starrocks ./cmd/kubectl-starrocks || exit 1; \
+		tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C $$dir -cf - kubectl-starrocks LICENSE | gzip -n > $(PLUGIN_DIST)/kubectl-starrocks_$${os}_$${arch}.tar.gz || exit 1; \
+	done
+	go run ./hack/krewmanifest --template plugins/starrocks.yaml --dist $(PLUGIN_DIST) --version $(VERSION)
 
 .PHONY: image
 image: ## Build the operator image without Docker: bin/image/oci (OCI layout) and bin/image/starrocks-operator.tar (docker load).

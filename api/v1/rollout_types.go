@@ -78,4 +78,11 @@ type StarRocksNodesStatus struct {
 	// '/statistic', the whole cluster's (BE only).
 	// +optional
 	UnhealthyTablets *int32 `json:"unhealthyTablets,omitempty"`
+
+	// Versions are the StarRocks versions FE reports these nodes run (the
+	// Version column, without its commit: "3.3.10"), distinct and sorted:
+	// one on a settled cluster, two mid-rollout. A node FE has not heard
+	// from since it started (NULL) adds none.
+	// +optional
+	Versions []string `json:"versions,omitempty"`
 }

@@ -27,6 +27,7 @@ import (
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/status"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // HeartbeatSettle is how long after a pod change FE's list of alive nodes
@@ -90,7 +91,8 @@ func NodesOf(rep *Report, names PodNames, c resources.Component) (alive map[int]
 // node is what the status and the gates read of one row of FE's report.
 type node struct {
 	alive, leads bool
-	heard        Heard // LastHeartbeat (BE, CN), the tablet report (BE)
+	version      string // the Version column as FE prints it
+	heard        Heard  // LastHeartbeat (BE, CN), the tablet report (BE)
 }
 
 // eachNode calls f for each row of component c that FE lists under one of
@@ -104,15 +106,15 @@ func eachNode(rep *Report, names PodNames, c resources.Component, f func(ord int
 	switch c {
 	case resources.ComponentFE:
 		for _, fe := range rep.Frontends {
-			add(fe.Host, node{alive: fe.Alive, leads: fe.Leader()})
+			add(fe.Host, node{alive: fe.Alive, leads: fe.Leader(), version: fe.Version})
 		}
 	case resources.ComponentBE:
 		for _, b := range rep.Backends {
-			add(b.Host, node{alive: b.Alive, heard: Heard{Heartbeat: b.LastHeartbeat, Tablets: b.TabletsReported, Reports: b.Reports}})
+			add(b.Host, node{alive: b.Alive, version: b.Version, heard: Heard{Heartbeat: b.LastHeartbeat, Tablets: b.TabletsReported, Reports: b.Reports}})
 		}
 	case resources.ComponentCN:
 		for _, n := range rep.ComputeNodes {
-			add(n.Host, node{alive: n.Alive, heard: Heard{Heartbeat: n.LastHeartbeat}})
+			add(n.Host, node{alive: n.Alive, version: n.Version, heard: Heard{Heartbeat: n.LastHeartbeat}})
 		}
 	}
 }
@@ -139,6 +141,29 @@ func heardOf(rep *Report, names PodNames, c resources.Component) map[int]Heard {
 	return out
 }
 
+// nodeVersions is the versions FE reports for the rows of names' pods,
+// distinct and sorted, each without its commit ("3.3.10-227b0b3" is
+// "3.3.10"); a form version.Reported cannot read is kept as FE prints it,
+// NULL is left out. nil when there is none, so that a status without
+// versions stays as it was.
+func nodeVersions(rep *Report, names PodNames, c resources.Component) []string {
+	var out []string
+	eachNode(rep, names, c, func(_ int, n node) {
+		v := strings.TrimSpace(n.version)
+		if version.Null(v) {
+			return
+		}
+		if o := version.Reported(v); o.Known() {
+			v = o.Version.String()
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
 // Health is what the status says of a report FE answered: the nodes of
 // each component the spec has (Alive, total, FE's leader, BE's unhealthy
 // tablets) and StarRocksHealthy's reason: nodes not Alive first, then pods
@@ -153,7 +178,7 @@ func Health(src *srv1.StarRocksCluster, rep *Report, pods map[resources.Componen
 		}
 		names := NamesOf(src, c)
 		alive, leader := NodesOf(rep, names, c)
-		n := &srv1.StarRocksNodesStatus{Total: int32(len(alive))}
+		n := &srv1.StarRocksNodesStatus{Total: int32(len(alive)), Versions: nodeVersions(rep, names, c)}
 		for ord, up := range alive {
 			if up {
 				n.Alive++

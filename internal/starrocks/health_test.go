@@ -18,16 +18,17 @@ package starrocks
 
 import (
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"fmt"
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
-	"strings"
 )
 
 func TestFEIsReadAgainUntilItsHeartbeatsCaughtUp(t *testing.T) {
@@ -130,5 +131,35 @@ func TestHealthWithoutFEsTabletCountIsNotHealthy(t *testing.T) {
 	}
 	if w.BE == nil || w.BE.UnhealthyTablets != nil || w.BE.Alive != 1 {
 		t.Errorf("BE %+v, want 1 Alive and no count of unhealthy tablets", w.BE)
+	}
+}
+
+// The status carries the versions FE reports each component's nodes run,
+// without their commit, one per distinct version: the plugin shows them
+// beside the spec's images, and a settled cluster's stay as they are.
+func TestHealthReportsTheVersionsFEReports(t *testing.T) {
+	src := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: "sr", Namespace: "ns"}, Spec: srv1.StarRocksClusterSpec{
+		StarRocksFeSpec: &srv1.StarRocksFeSpec{}, StarRocksBeSpec: &srv1.StarRocksBeSpec{}}}
+	be := func(ord int, version string) fe.Backend {
+		return fe.Backend{Host: fmt.Sprintf("sr-be-%d.sr-be-search.ns", ord), Alive: true, Version: version}
+	}
+	cases := []struct {
+		name     string
+		backends []fe.Backend
+		want     []string
+	}{
+		{"one version, commit dropped", []fe.Backend{be(0, "3.3.10-227b0b3"), be(1, "3.3.10-227b0b3")}, []string{"3.3.10"}},
+		{"mid-rollout: both, sorted", []fe.Backend{be(0, "3.4.1-aaaaaaa"), be(1, "3.3.10-227b0b3")}, []string{"3.3.10", "3.4.1"}},
+		{"a candidate reads as one", []fe.Backend{be(0, "3.3.0-RC01-6d0be6f")}, []string{"3.3.0-rc01"}},
+		{"NULL and empty add none", []fe.Backend{be(0, "NULL"), be(1, "")}, nil},
+		{"a form not read is kept as FE prints it", []fe.Backend{be(0, "main-abc")}, []string{"main-abc"}},
+		{"another cluster's BE adds none", []fe.Backend{{Host: "x-be-0.x-be-search.ns", Alive: true, Version: "2.5.0"}, be(0, "3.3.1")}, []string{"3.3.1"}},
+	}
+	for _, tc := range cases {
+		fes := []fe.Frontend{{Host: "sr-fe-0.sr-fe-search.ns", Role: "LEADER", Alive: true, Version: "3.3.10-227b0b3"}}
+		w := Health(src, &Report{Frontends: fes, Backends: tc.backends}, map[resources.Component]int32{resources.ComponentFE: 1})
+		if !slices.Equal(w.BE.Versions, tc.want) || !slices.Equal(w.FE.Versions, []string{"3.3.10"}) {
+			t.Errorf("%s: BE versions %q, FE %q; want BE %q, FE [3.3.10]", tc.name, w.BE.Versions, w.FE.Versions, tc.want)
+		}
 	}
 }

@@ -549,8 +549,20 @@ func testStarRocksHealthy(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 		})
 	}
 	wait("StarRocksHealthy", srv1.ReasonStarRocksHealthy, "")
+	// kubectl starrocks reads what the operator wrote: the versions FE
+	// reports (nodes.versions) and StarRocks' word, both ways.
+	admin, err := c.WriteKubeconfig("plugin-gate-health", "system:masters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := pluginLine(t, admin, "gate-health", "hl"); l.State != "healthy" || l.Healthy != "yes" || l.FE.String() != "1/1" || l.BE.String() != "3/3" || strings.HasPrefix(l.Version, "?") {
+		t.Errorf("kubectl starrocks status of the healthy cluster: %+v", l)
+	}
 	setReady(t, c, "gate-health", "hl-be-1", false)
 	wait("NodesNotAlive for hl-be-1", srv1.ReasonNodesNotAlive, "hl-be-1")
+	if l := pluginLine(t, admin, "gate-health", "hl"); l.State == "healthy" || l.Healthy != "no: NodesNotAlive" {
+		t.Errorf("kubectl starrocks status with hl-be-1 down: %+v", l)
+	}
 	cond, got := starRocksHealthy(t, c, "gate-health", "hl")
 	if n := got.Status.StarRocksBeStatus.Nodes; cond.Status != metav1.ConditionFalse || n == nil || n.Alive != 2 || n.Total != 3 {
 		t.Errorf("StarRocksHealthy %s, BE nodes %+v; want False, 2 of 3 Alive", cond.Status, n)

@@ -23,6 +23,7 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -33,15 +34,18 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/options"
+	"github.com/srscale/starrocks-operator/internal/plugin/cli"
 	"github.com/srscale/starrocks-operator/test/testcluster"
 )
 
@@ -241,6 +245,7 @@ func (d *demo) run(ctx context.Context) int {
 	}
 	d.step("summary after %s", time.Since(d.started).Round(100*time.Millisecond))
 	printSummary(ctx, d.out, states, d.operator.metricsURL)
+	d.printPluginStatus()
 	if waitErr != nil {
 		return fail(waitErr)
 	}
@@ -332,6 +337,27 @@ func formatQPS(qps float32) string {
 	return fmt.Sprint(qps)
 }
 
+// printPluginStatus shows the clusters as `kubectl starrocks status`
+// shows them (the plugin, cmd/kubectl-starrocks, run in-process on an
+// administrator's kubeconfig).
+func (d *demo) printPluginStatus() {
+	kubeconfig, err := d.cluster.WriteKubeconfig(adminUser, "system:masters")
+	if err != nil {
+		fmt.Fprintln(d.out, "srdemo: writing an admin kubeconfig:", err)
+		return
+	}
+	d.step("kubectl starrocks status -n %s", namespace)
+	var out bytes.Buffer
+	cmd := cli.NewCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out})
+	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--color", "never", "status", "-n", namespace})
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(&out, "error:", err)
+	}
+	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		fmt.Fprintln(d.out, "    "+line)
+	}
+}
+
 func (d *demo) printHowToUse() {
 	kubeconfig, err := d.cluster.WriteKubeconfig(adminUser, "system:masters")
 	if err != nil {
@@ -341,6 +367,9 @@ func (d *demo) printHowToUse() {
 	d.step("the demo keeps running until Ctrl-C; use it from another terminal (the kubeconfig works while it runs):")
 	fmt.Fprintf(d.out, `
   kubectl --kubeconfig %[1]s get src -A
+  # the plugin (make build puts it in bin/; kubectl finds kubectl-starrocks on the PATH):
+  PATH=$PWD/bin:$PATH kubectl starrocks --kubeconfig %[1]s status -A
+  bin/kubectl-starrocks --kubeconfig %[1]s describe -n %[2]s demo-1
 
   export KUBECONFIG=%[1]s
   kubectl -n %[2]s get pods -w

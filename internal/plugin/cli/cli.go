@@ -1,0 +1,311 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cli is the glue of `kubectl starrocks`: kubectl's flags
+// (cli-runtime's ConfigFlags and PrintFlags), the API calls, and the
+// render functions of package plugin.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/plugin"
+	srscheme "github.com/srscale/starrocks-operator/internal/scheme"
+)
+
+// RBACDoc is where the Role a user of the plugin needs is documented.
+const RBACDoc = "docs/kubectl-plugin-rbac.yaml"
+
+// Options are what the commands share.
+type Options struct {
+	Config  *genericclioptions.ConfigFlags
+	Streams genericiooptions.IOStreams
+	// Now is the clock ages are relative to (time.Now unless a test sets it).
+	Now func() time.Time
+	// Color: "auto" (when stdout is a terminal and NO_COLOR is unset), "always" or "never".
+	Color string
+}
+
+// NewCommand is `kubectl starrocks` with its subcommands.
+func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	return NewCommandAt(streams, time.Now)
+}
+
+// NewCommandAt is NewCommand with ages relative to now() (tests' golden files).
+func NewCommandAt(streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
+	o := &Options{Config: genericclioptions.NewConfigFlags(true), Streams: streams, Now: now}
+	root := &cobra.Command{
+		Use:           "kubectl-starrocks",
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl starrocks"},
+		Short:         "StarRocks clusters at a glance, from what the operator writes (status, conditions, Events)",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	o.Config.AddFlags(root.PersistentFlags())
+	root.PersistentFlags().StringVar(&o.Color, "color", "auto", "colour the output: auto (only on a terminal, not with NO_COLOR), always, never")
+	root.AddCommand(newStatus(o), newDescribe(o), newPause(o, true), newPause(o, false))
+	return root
+}
+
+// Main runs the command with os.Args and returns the exit code, printing
+// an error as one line (no stack trace).
+func Main(args []string) int {
+	cmd := NewCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		return 1
+	}
+	return 0
+}
+
+func (o *Options) client() (client.Client, error) {
+	cfg, err := o.Config.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no Kubernetes client configuration (%w): pass --kubeconfig or set KUBECONFIG", err)
+	}
+	return client.New(cfg, client.Options{Scheme: srscheme.New()})
+}
+
+func (o *Options) namespace() (string, error) {
+	ns, _, err := o.Config.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", fmt.Errorf("reading the namespace from the kubeconfig: %w", err)
+	}
+	return ns, nil
+}
+
+func (o *Options) color() bool {
+	switch o.Color {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := o.Streams.Out.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// explain turns an API error into what the user should do, naming what it is about.
+func explain(err error, what, ns string) error {
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("%s not found: list the clusters with `kubectl starrocks status -n %s` (or -A)", what, ns)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%s: not allowed (%s); your user needs get and list on starrocksclusters and events, and patch on starrocksclusters to pause or resume (the Role in %s)", what, apierrors.ReasonForError(err), RBACDoc)
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("%s: the API server does not know your credentials: log in again or check --kubeconfig and --context", what)
+	case meta.IsNoMatchError(err):
+		return fmt.Errorf("%s: the API server does not serve starrocks.com/v1 StarRocksCluster: install the operator's CRDs (kubectl apply --server-side -f config/crd/bases)", what)
+	case errors.As(err, &dns), errors.As(err, &op):
+		return fmt.Errorf("%s: cannot reach the API server (%w): check --kubeconfig, --context and --server", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func newStatus(o *Options) *cobra.Command {
+	var all bool
+	var selector string
+	var chunk int64
+	printFlags := genericclioptions.NewPrintFlags("")
+	cmd := &cobra.Command{
+		Use:   "status [-A | -n NAMESPACE] [-l SELECTOR]",
+		Short: "One line per cluster, those needing a person first, and a summary",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ns, err := o.namespace()
+			if err != nil {
+				return err
+			}
+			where := "namespace " + ns
+			if all {
+				ns, where = "", "all namespaces"
+			}
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			clusters, err := List(cmd.Context(), c, ns, selector, chunk)
+			if err != nil {
+				return explain(err, "listing StarRocks clusters in "+where, ns)
+			}
+			return RenderStatus(o.Streams.Out, clusters, printFlags, all, o.color(), o.Now())
+		},
+	}
+	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "every namespace's clusters")
+	cmd.Flags().StringVarP(&selector, "selector", "l", "", "label selector (=, ==, !=, in, notin), as kubectl's")
+	cmd.Flags().Int64Var(&chunk, "chunk-size", 500, "list this many clusters per request (kubectl's default); 0 lists all in one")
+	printFlags.AddFlags(cmd)
+	cmd.Flag("output").Usage = "output format: wide, json, yaml, jsonpath=..., go-template=...; default a table"
+	return cmd
+}
+
+// List lists the clusters of ns ("" for all) matching selector, in pages of chunk.
+func List(ctx context.Context, c client.Client, ns, selector string, chunk int64) ([]srv1.StarRocksCluster, error) {
+	opts := []client.ListOption{client.InNamespace(ns)}
+	if selector != "" {
+		sel, err := labels.Parse(selector)
+		if err != nil {
+			return nil, fmt.Errorf("label selector %q: %w", selector, err)
+		}
+		opts = append(opts, client.MatchingLabelsSelector{Selector: sel})
+	}
+	var out []srv1.StarRocksCluster
+	token := ""
+	for {
+		var page srv1.StarRocksClusterList
+		if err := c.List(ctx, &page, append(opts, client.Limit(chunk), client.Continue(token))...); err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = make([]srv1.StarRocksCluster, 0, len(page.Items)+int(max(ptr.Deref(page.RemainingItemCount, 0), 0)))
+		}
+		out = append(out, page.Items...)
+		if token = page.Continue; token == "" {
+			return out, nil
+		}
+	}
+}
+
+// RenderStatus prints clusters as status does: a table (wide with -o
+// wide), or the StatusList through cli-runtime's printers.
+func RenderStatus(w io.Writer, clusters []srv1.StarRocksCluster, printFlags *genericclioptions.PrintFlags, all, color bool, now time.Time) error {
+	lines := plugin.Lines(clusters, now)
+	format := ""
+	if printFlags != nil && printFlags.OutputFormat != nil {
+		format = *printFlags.OutputFormat
+	}
+	if format == "" || format == "wide" {
+		return plugin.WriteStatus(w, lines, plugin.TableOptions{AllNamespaces: all, Wide: format == "wide", Color: color, Now: now})
+	}
+	p, err := printFlags.ToPrinter()
+	if err != nil {
+		return err
+	}
+	return p.PrintObj(plugin.NewStatusList(lines), w)
+}
+
+func newDescribe(o *Options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "describe CLUSTER",
+		Short: "One cluster's story: conditions, FE's word on its nodes, holds, escape hatches, Events",
+		Args:  exactlyOneCluster,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ns, err := o.namespace()
+			if err != nil {
+				return err
+			}
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			what := fmt.Sprintf("StarRocks cluster %s/%s", ns, args[0])
+			var src srv1.StarRocksCluster
+			if err := c.Get(cmd.Context(), types.NamespacedName{Namespace: ns, Name: args[0]}, &src); err != nil {
+				return explain(err, what, ns)
+			}
+			var events corev1.EventList
+			if err := c.List(cmd.Context(), &events, client.InNamespace(ns), client.MatchingFields{"involvedObject.uid": string(src.UID)}); err != nil {
+				return explain(err, "listing the Events of "+what, ns)
+			}
+			return plugin.WriteDescribe(o.Streams.Out, &src, events.Items, o.Now())
+		},
+	}
+}
+
+func exactlyOneCluster(_ *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return errors.New("name one cluster: kubectl starrocks <command> CLUSTER [-n NAMESPACE]")
+	}
+	return nil
+}
+
+// newPause is `pause` (pause true) or `resume`: the operator's own
+// starrocks.com/ignored annotation, set to "true" or removed, and nothing else.
+func newPause(o *Options, pause bool) *cobra.Command {
+	use, short := "resume CLUSTER", "Let the operator reconcile the cluster again (removes "+srv1.IgnoredAnnotation+")"
+	if pause {
+		use, short = "pause CLUSTER", "Make the operator leave the cluster alone: no write, no FE statement ("+srv1.IgnoredAnnotation+"=true)"
+	}
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  exactlyOneCluster,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ns, err := o.namespace()
+			if err != nil {
+				return err
+			}
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			what := fmt.Sprintf("StarRocks cluster %s/%s", ns, args[0])
+			src := &srv1.StarRocksCluster{}
+			if err := c.Get(cmd.Context(), types.NamespacedName{Namespace: ns, Name: args[0]}, src); err != nil {
+				return explain(err, what, ns)
+			}
+			if plugin.Paused(src) == pause {
+				fmt.Fprintf(o.Streams.Out, "%s is %s already\n", what, map[bool]string{true: "paused", false: "not paused"}[pause])
+				return nil
+			}
+			if err := c.Patch(cmd.Context(), src, client.RawPatch(types.MergePatchType, PausePatch(pause))); err != nil {
+				return explain(err, "annotating "+what, ns)
+			}
+			if pause {
+				fmt.Fprintf(o.Streams.Out, "%s paused: the operator leaves it alone until `kubectl starrocks resume -n %s %s`\n", what, ns, args[0])
+			} else {
+				fmt.Fprintf(o.Streams.Out, "%s resumed: the operator reconciles it again\n", what)
+			}
+			return nil
+		},
+	}
+}
+
+// PausePatch is the merge patch that pauses (sets starrocks.com/ignored
+// "true") or resumes (removes it) a cluster.
+func PausePatch(pause bool) []byte {
+	if pause {
+		return fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"true"}}}`, srv1.IgnoredAnnotation)
+	}
+	return fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, srv1.IgnoredAnnotation)
+}

@@ -1,0 +1,65 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package plugin
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+)
+
+// StatusList is what `status -o json|yaml` prints: the lines and their
+// summary, for scripts. It is no API object; its apiVersion says so.
+type StatusList struct {
+	metav1.TypeMeta `json:",inline"`
+	Summary         Summary `json:"summary"`
+	Items           []Line  `json:"items"`
+}
+
+// StatusListAPIVersion and StatusListKind name StatusList in its output.
+const (
+	StatusListAPIVersion = "kubectl-starrocks.starrocks.com/v1"
+	StatusListKind       = "StatusList"
+)
+
+// DeepCopyObject makes StatusList a runtime.Object, for cli-runtime's printers.
+func (l *StatusList) DeepCopyObject() runtime.Object {
+	out := *l
+	out.Items = append([]Line(nil), l.Items...)
+	return &out
+}
+
+// Lines are the status lines of clusters at now, sorted for a person.
+func Lines(clusters []srv1.StarRocksCluster, now time.Time) []Line {
+	lines := make([]Line, len(clusters))
+	for i := range clusters {
+		lines[i] = StatusLine(&clusters[i], now)
+	}
+	Sort(lines)
+	return lines
+}
+
+// NewStatusList wraps lines for the printers.
+func NewStatusList(lines []Line) *StatusList {
+	if lines == nil {
+		lines = []Line{}
+	}
+	return &StatusList{TypeMeta: metav1.TypeMeta{APIVersion: StatusListAPIVersion, Kind: StatusListKind}, Summary: Count(lines), Items: lines}
+}

@@ -1,0 +1,234 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// pluginbench measures `kubectl starrocks status -A` at fleet scale: it
+// starts a real kube-apiserver and etcd (test/testcluster), creates --n
+// StarRocksClusters in every state the operator reports (their status
+// written through the status subresource), then times, each round under
+// an exclusive flock of --lock (a quiet machine): the plugin binary end to
+// end (process start, one paginated list, render), and in-process the
+// list alone and the render alone. docs/benchmark.md has its results.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/plugin/cli"
+	"github.com/srscale/starrocks-operator/internal/plugin/examples"
+	"github.com/srscale/starrocks-operator/test/testcluster"
+)
+
+func main() {
+	n := flag.Int("n", 10000, "clusters to create")
+	namespaces := flag.Int("namespaces", 100, "spread over this many namespaces")
+	rounds := flag.Int("rounds", 3, "measured rounds")
+	workers := flag.Int("workers", 16, "parallel creates")
+	lock := flag.String("lock", "/tmp/cpu.lock", "flock file: shared while creating, exclusive for each measured round (\"\" for none)")
+	shared := flag.Bool("shared-rounds", false, "measure the rounds under the shared lock, beside other work (noisy: when no exclusive hold comes in time)")
+	flag.Parse()
+	roundMode = syscall.LOCK_EX
+	if *shared {
+		roundMode = syscall.LOCK_SH
+	}
+	if err := run(*n, *namespaces, *rounds, *workers, *lock); err != nil {
+		fmt.Fprintln(os.Stderr, "pluginbench:", err)
+		os.Exit(1)
+	}
+}
+
+// roundMode is how each measured round holds the lock.
+var roundMode int
+
+// flock takes the lock file in mode (syscall.LOCK_SH or LOCK_EX) and returns its release.
+func flock(path string, mode int) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), mode); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+func run(n, namespaces, rounds, workers int, lock string) error {
+	// Ctrl-C or SIGTERM stops the control plane too (Stop below).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	release, err := flock(lock, syscall.LOCK_SH)
+	if err != nil {
+		return err
+	}
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		return err
+	}
+	c, err := testcluster.Start(ctx, testcluster.Options{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}, Progress: os.Stderr})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = c.Stop() }()
+	kubeconfig, err := c.WriteKubeconfig("bench", "system:masters")
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(c.Dir, "kubectl-starrocks")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/kubectl-starrocks")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return err
+	}
+
+	// The fleet: the examples' states in turn, over the namespaces.
+	now := time.Now()
+	started := time.Now()
+	for i := range namespaces {
+		if err := c.Client.Create(ctx, nsObject(fmt.Sprintf("team-%03d", i))); err != nil {
+			return err
+		}
+	}
+	jobs := make(chan int)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range jobs {
+				all := examples.All(fmt.Sprintf("team-%03d", i%namespaces), now)
+				src := all[i%len(all)].Cluster
+				src.Name = fmt.Sprintf("sr-%05d", i)
+				st := src.Status
+				src.Status, src.CreationTimestamp, src.Generation = srv1.StarRocksClusterStatus{}, metav1.Time{}, 0
+				if err := c.Client.Create(ctx, src); err != nil {
+					errs <- err
+					return
+				}
+				src.Status = st
+				src.Status.ObservedGeneration = src.Generation
+				if err := c.Client.Status().Update(ctx, src); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for i := range n {
+		select {
+		case jobs <- i:
+		case err := <-errs:
+			return err
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	fmt.Fprintf(os.Stderr, "pluginbench: %d clusters in %d namespaces created (spec and status) in %s\n", n, namespaces, time.Since(started).Round(time.Millisecond))
+	release()
+
+	var endToEnd, cpu, list, render, renderJSON []time.Duration
+	var bytesOut int
+	for r := range rounds {
+		release, err := flock(lock, roundMode)
+		if err != nil {
+			return err
+		}
+		// The binary as a person runs it.
+		var out bytes.Buffer
+		cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "status", "-A")
+		cmd.Stdout, cmd.Stderr = &out, os.Stderr
+		t0 := time.Now()
+		if err := cmd.Run(); err != nil {
+			release()
+			return err
+		}
+		endToEnd = append(endToEnd, time.Since(t0))
+		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		bytesOut = out.Len()
+		load, _ := os.ReadFile("/proc/loadavg")
+		// In-process: the paginated list, then the render alone.
+		t0 = time.Now()
+		clusters, err := cli.List(ctx, c.Client, "", "", 500)
+		if err != nil {
+			release()
+			return err
+		}
+		list = append(list, time.Since(t0))
+		if len(clusters) != n {
+			release()
+			return fmt.Errorf("listed %d clusters, want %d", len(clusters), n)
+		}
+		t0 = time.Now()
+		if err := cli.RenderStatus(io.Discard, clusters, nil, true, false, time.Now()); err != nil {
+			release()
+			return err
+		}
+		render = append(render, time.Since(t0))
+		t0 = time.Now()
+		format := "json"
+		if err := cli.RenderStatus(io.Discard, clusters, &genericclioptions.PrintFlags{OutputFormat: &format, JSONYamlPrintFlags: genericclioptions.NewJSONYamlPrintFlags()}, true, false, time.Now()); err != nil {
+			release()
+			return err
+		}
+		renderJSON = append(renderJSON, time.Since(t0))
+		release()
+		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), list %s, render %s, render -o json %s; load before %s", r+1,
+			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), list[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
+		if r == 0 {
+			lines := bytes.Split(out.Bytes(), []byte("\n"))
+			fmt.Fprintf(os.Stderr, "pluginbench: first lines and the summary:\n%s\n%s\n", bytes.Join(lines[:min(4, len(lines))], []byte("\n")), lines[len(lines)-2])
+		}
+	}
+	fmt.Printf("| clusters | rounds | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages, render) | its CPU (user+sys) | list alone (in-process) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
+	fmt.Printf("|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Printf("| %d | %d | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(list), spread(render), spread(renderJSON), n+2, bytesOut)
+	return nil
+}
+
+// spread is "median (min–max)" of ds.
+func spread(ds []time.Duration) string {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	r := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+	return fmt.Sprintf("%s (%s–%s)", r(s[len(s)/2]), r(s[0]), r(s[len(s)-1]))
+}
+
+func nsObject(name string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+}

@@ -1,0 +1,384 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/plugin"
+	"github.com/srscale/starrocks-operator/internal/plugin/cli"
+	"github.com/srscale/starrocks-operator/internal/plugin/examples"
+	"github.com/srscale/starrocks-operator/test/internal/testutil"
+	"github.com/srscale/starrocks-operator/test/testcluster"
+)
+
+// kubectlStarRocks runs `kubectl starrocks args...` in-process with
+// kubeconfig, ages relative to now; it returns stdout and the error the
+// binary would print.
+func kubectlStarRocks(kubeconfig string, now time.Time, args ...string) (string, error) {
+	var out, errOut bytes.Buffer
+	cmd := cli.NewCommandAt(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func() time.Time { return now })
+	cmd.SetArgs(append([]string{"--kubeconfig", kubeconfig}, args...))
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+// pluginLine is `kubectl starrocks status -n ns -o json`'s line of cluster name.
+func pluginLine(t *testing.T, kubeconfig, ns, name string) plugin.Line {
+	t.Helper()
+	out, err := kubectlStarRocks(kubeconfig, time.Now(), "status", "-n", ns, "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list plugin.StatusList
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	for _, l := range list.Items {
+		if l.Name == name {
+			t.Logf("kubectl starrocks status: %+v", l)
+			return l
+		}
+	}
+	t.Fatalf("no line for %s/%s:\n%s", ns, name, out)
+	return plugin.Line{}
+}
+
+// golden compares got with testdata/plugin/<name>; SRSCALE_UPDATE_GOLDEN=1
+// writes it instead (review the diff before committing it).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "plugin", name)
+	if os.Getenv("SRSCALE_UPDATE_GOLDEN") == "1" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (SRSCALE_UPDATE_GOLDEN=1 writes it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (SRSCALE_UPDATE_GOLDEN=1 rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// createExample creates src as a user would and writes its status through
+// the status subresource, as the operator does.
+func createExample(t *testing.T, c client.Client, src *srv1.StarRocksCluster) *srv1.StarRocksCluster {
+	t.Helper()
+	ctx := context.Background()
+	obj := src.DeepCopy()
+	obj.CreationTimestamp, obj.Generation = metav1.Time{}, 0
+	if err := c.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	// The generation the status speaks of is the object's: an example of
+	// a spec the operator has seen says so whatever its number.
+	obj.Status = src.Status
+	obj.Status.ObservedGeneration = obj.Generation
+	for i := range obj.Status.Conditions {
+		obj.Status.Conditions[i].ObservedGeneration = obj.Generation
+	}
+	if err := c.Status().Update(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// TestKubectlPlugin runs `kubectl starrocks` against a real API server
+// holding clusters in every state the operator reports (their status
+// written through the status subresource in the operator's shapes,
+// internal/plugin/examples), then against a cluster the operator itself
+// reconciles. The states produced by the operator with StarRocks
+// answering (healthy, a BE not Alive) are checked in TestGatedRollouts'
+// StarRocksHealthy test, on its simulated cluster.
+func TestKubectlPlugin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	t.Parallel()
+	c := testcluster.ForTest(t, testcluster.Options{CRDDirectoryPaths: crdPaths(t)})
+	ctx := context.Background()
+	admin, err := c.WriteKubeconfig("plugin-admin", "system:masters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The examples' times are relative to now; the objects are created
+	// after it, so their ages read "just now" in every run.
+	now := time.Now()
+	testutil.CreateNamespace(t, c.Client, "prod")
+	testutil.CreateNamespace(t, c.Client, "staging")
+	byName := map[string]*srv1.StarRocksCluster{}
+	for _, e := range examples.All("prod", now) {
+		if e.Cluster.Name == "healthy" || e.Cluster.Name == "refused" {
+			e.Cluster.Labels = map[string]string{"tier": "gold"}
+		}
+		byName[e.Cluster.Name] = createExample(t, c.Client, e.Cluster)
+	}
+	createExample(t, c.Client, examples.Healthy("staging", "canary", now))
+	// The operator's Events, as its recorder writes them (events.k8s.io/v1).
+	scaling := byName["scaling-in"]
+	for i, e := range []struct{ typ, reason, note string }{
+		{corev1.EventTypeNormal, "Updated", "StatefulSet scaling-in-be: replicas"},
+		{corev1.EventTypeNormal, srv1.ReasonDecommissioning, "asked FE to decommission scaling-in-be-4:9050, scaling-in-be-5:9050 before BE shrinks from 6 to 4 replicas"},
+	} {
+		ev := &eventsv1.Event{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "scaling-in." + string(rune('a'+i))},
+			EventTime:  metav1.NewMicroTime(now.Add(-time.Duration(7-i) * time.Minute)), Type: e.typ, Reason: e.reason, Note: e.note,
+			Action: "Reconcile", ReportingController: "starrocks-operator", ReportingInstance: "starrocks-operator-0",
+			Regarding: corev1.ObjectReference{APIVersion: "starrocks.com/v1", Kind: "StarRocksCluster", Namespace: "prod", Name: scaling.Name, UID: scaling.UID},
+		}
+		if err := c.Client.Create(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("status: one line per cluster, those needing a person first, and the summary", func(t *testing.T) {
+		out, err := kubectlStarRocks(admin, now, "status", "-n", "prod")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "status.golden", out)
+		all, err := kubectlStarRocks(admin, now, "status", "-A", "-o", "wide")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "status-all-wide.golden", all)
+		gold, err := kubectlStarRocks(admin, now, "status", "-A", "-l", "tier=gold")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(gold, "refused") || !strings.Contains(gold, "healthy") || strings.Contains(gold, "canary") || !strings.Contains(gold, "2 clusters:") {
+			t.Errorf("-l tier=gold:\n%s", gold)
+		}
+	})
+
+	t.Run("status -o json and yaml give scripts every line and the summary", func(t *testing.T) {
+		out, err := kubectlStarRocks(admin, now, "status", "-A", "-o", "json", "--chunk-size", "2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list plugin.StatusList
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		if list.Kind != plugin.StatusListKind || len(list.Items) != 9 || list.Summary != (plugin.Summary{Healthy: 2, Progressing: 4, Attention: 3}) {
+			t.Errorf("kind %s, %d items, summary %+v:\n%s", list.Kind, len(list.Items), list.Summary, out)
+		}
+		states := map[string]string{}
+		for _, l := range list.Items {
+			states[l.Namespace+"/"+l.Name] = l.State + " " + l.Reason
+		}
+		for name, want := range map[string]string{
+			"prod/healthy": "healthy ", "prod/rolling-out": "progressing RollingOut", "prod/scaling-in": "progressing Decommissioning",
+			"prod/upgrade-paused": "progressing OrderedRollout", "prod/refused": "attention UpgradePathRefused",
+			"prod/fe-unreachable": "attention FEUnreachable", "prod/recovering": "progressing DisasterRecovery", "prod/paused": "attention Paused",
+			"staging/canary": "healthy ",
+		} {
+			if states[name] != want {
+				t.Errorf("%s: %q, want %q", name, states[name], want)
+			}
+		}
+		y, err := kubectlStarRocks(admin, now, "status", "-n", "prod", "-o", "yaml")
+		if err != nil || !strings.Contains(y, "kind: StatusList") || !strings.Contains(y, "doing: scale-in BE 6→4, 1,203 tablets to move") {
+			t.Errorf("-o yaml (%v):\n%s", err, y)
+		}
+		jp, err := kubectlStarRocks(admin, now, "status", "-n", "prod", "-o", "jsonpath={.summary.attention}")
+		if err != nil || jp != "3" {
+			t.Errorf("-o jsonpath: %q (%v)", jp, err)
+		}
+	})
+
+	t.Run("describe tells each cluster's story", func(t *testing.T) {
+		for _, e := range examples.All("prod", now) {
+			out, err := kubectlStarRocks(admin, now, "describe", "-n", "prod", e.Cluster.Name)
+			if err != nil {
+				t.Fatalf("%s: %v", e.Cluster.Name, err)
+			}
+			golden(t, "describe-"+e.Cluster.Name+".golden", out)
+		}
+	})
+
+	t.Run("pause and resume set and remove the operator's ignored annotation, and nothing else", func(t *testing.T) {
+		key := types.NamespacedName{Namespace: "prod", Name: "healthy"}
+		var before, after srv1.StarRocksCluster
+		if err := c.Client.Get(ctx, key, &before); err != nil {
+			t.Fatal(err)
+		}
+		out, err := kubectlStarRocks(admin, now, "pause", "-n", "prod", "healthy")
+		if err != nil || !strings.Contains(out, "StarRocks cluster prod/healthy paused") {
+			t.Fatalf("pause: %q, %v", out, err)
+		}
+		if err := c.Client.Get(ctx, key, &after); err != nil {
+			t.Fatal(err)
+		}
+		if after.Annotations[srv1.IgnoredAnnotation] != "true" || after.Generation != before.Generation || len(after.Annotations) != 1 {
+			t.Errorf("after pause: annotations %v, generation %d (was %d)", after.Annotations, after.Generation, before.Generation)
+		}
+		if line, _ := kubectlStarRocks(admin, now, "status", "-n", "prod", "-l", "tier=gold"); !strings.Contains(line, "paused: the operator leaves it alone") {
+			t.Errorf("status of a paused cluster:\n%s", line)
+		}
+		if out, err := kubectlStarRocks(admin, now, "pause", "-n", "prod", "healthy"); err != nil || !strings.Contains(out, "paused already") {
+			t.Errorf("pause twice: %q, %v", out, err)
+		}
+		if out, err := kubectlStarRocks(admin, now, "resume", "-n", "prod", "healthy"); err != nil || !strings.Contains(out, "resumed") {
+			t.Fatalf("resume: %q, %v", out, err)
+		}
+		if err := c.Client.Get(ctx, key, &after); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := after.Annotations[srv1.IgnoredAnnotation]; ok || after.Generation != before.Generation {
+			t.Errorf("after resume: annotations %v, generation %d", after.Annotations, after.Generation)
+		}
+	})
+
+	t.Run("errors name the cluster and what to do", func(t *testing.T) {
+		_, err := kubectlStarRocks(admin, now, "describe", "-n", "prod", "nope")
+		if err == nil || err.Error() != "StarRocks cluster prod/nope not found: list the clusters with `kubectl starrocks status -n prod` (or -A)" {
+			t.Errorf("describe of a missing cluster: %v", err)
+		}
+		_, err = kubectlStarRocks(admin, now, "pause", "-n", "prod")
+		if err == nil || !strings.Contains(err.Error(), "name one cluster") {
+			t.Errorf("pause without a name: %v", err)
+		}
+		_, err = kubectlStarRocks(admin, now, "status", "-l", "tier in (")
+		if err == nil || !strings.Contains(err.Error(), `label selector "tier in ("`) {
+			t.Errorf("a bad selector: %v", err)
+		}
+	})
+
+	t.Run("the Role in docs/ is enough for status and describe; pause needs patch, and says so", func(t *testing.T) {
+		applyRBACDoc(t, c)
+		bind(t, c, "prod", "starrocks-plugin-viewer", "viewer")
+		viewer, err := c.WriteKubeconfig("viewer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := kubectlStarRocks(viewer, now, "status", "-n", "prod"); err != nil || !strings.Contains(out, "8 clusters") {
+			t.Errorf("status as the viewer: %v\n%s", err, out)
+		}
+		if out, err := kubectlStarRocks(viewer, now, "describe", "-n", "prod", "scaling-in"); err != nil || !strings.Contains(out, "asked FE to decommission") {
+			t.Errorf("describe as the viewer: %v\n%s", err, out)
+		}
+		_, err = kubectlStarRocks(viewer, now, "pause", "-n", "prod", "healthy")
+		if err == nil || !strings.Contains(err.Error(), "annotating StarRocks cluster prod/healthy: not allowed") || !strings.Contains(err.Error(), cli.RBACDoc) {
+			t.Errorf("pause as the viewer: %v", err)
+		}
+		_, err = kubectlStarRocks(viewer, now, "status", "-A")
+		if err == nil || !strings.Contains(err.Error(), "listing StarRocks clusters in all namespaces: not allowed") {
+			t.Errorf("status -A with a namespaced Role: %v", err)
+		}
+		// The control: a user without the Role is refused status itself.
+		stranger, err := c.WriteKubeconfig("stranger")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := kubectlStarRocks(stranger, now, "status", "-n", "prod"); err == nil {
+			t.Error("status without the Role worked: the Role test proves nothing")
+		}
+	})
+
+	t.Run("a cluster the operator reconciles reads as it writes it", func(t *testing.T) {
+		testutil.CreateNamespace(t, c.Client, "live")
+		startOperator(t, c, "live", operatorOptions{})
+		src := feOnly("live", "fresh")
+		if err := c.Client.Create(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+		var out string
+		eventually(t, time.Minute, "the operator's status", func(context.Context) (bool, error) {
+			var err error
+			out, err = kubectlStarRocks(admin, time.Now(), "status", "-n", "live", "-o", "json")
+			return err == nil && strings.Contains(out, `"phase": "reconciling"`), nil
+		})
+		var list plugin.StatusList
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatal(err)
+		}
+		// No pods on an API server alone: FE is created and never ready.
+		if l := list.Items[0]; l.State != "progressing" || l.FE.String() != "0/1" || l.Healthy != "?" || l.Version != "? → 3.3.2" || !strings.HasPrefix(l.Doing, "starting: FE") {
+			t.Errorf("the operator's new cluster: %+v", l)
+		}
+	})
+}
+
+// applyRBACDoc creates the Roles of docs/kubectl-plugin-rbac.yaml in prod.
+func applyRBACDoc(t *testing.T, c *testcluster.Cluster) {
+	t.Helper()
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(root, "docs", "kubectl-plugin-rbac.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	for {
+		var role rbacv1.Role
+		if err := dec.Decode(&role); err != nil {
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			t.Fatal(err)
+		}
+		var obj client.Object = &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: role.Name, Namespace: "prod"}, Rules: role.Rules}
+		if role.Kind == "ClusterRole" {
+			obj = &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role.Name}, Rules: role.Rules}
+		}
+		if err := c.Client.Create(context.Background(), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func bind(t *testing.T, c *testcluster.Cluster, ns, role, user string) {
+	t.Helper()
+	rb := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: role + "-" + user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}
+	if err := c.Client.Create(context.Background(), rb); err != nil {
+		t.Fatal(err)
+	}
+}
