@@ -225,7 +225,7 @@ func (s *Summary) acrossVariations() string {
 			b.WriteString(" highest |\n|---|" + strings.Repeat("--:|", len(variations)+1) + "\n")
 			for _, m := range SummaryMetrics[:6] { // the times
 				fmt.Fprintf(&b, "| %s |", m.Name)
-				worst, any := 0.0, false
+				worst, seen := 0.0, false
 				for _, v := range variations {
 					i := slices.IndexFunc(s.Groups, func(g SummaryGroup) bool {
 						return g.Variation == v && g.Preset == k.preset && g.Setting == k.setting
@@ -235,10 +235,10 @@ func (s *Summary) acrossVariations() string {
 						continue
 					}
 					med := Median(s.Groups[i].Values[l][m.Name])
-					worst, any = max(worst, med), true
+					worst, seen = max(worst, med), true
 					fmt.Fprintf(&b, " %s |", m.Format(med))
 				}
-				if any {
+				if seen {
 					fmt.Fprintf(&b, " %s |\n", m.Format(worst))
 				} else {
 					b.WriteString(" – |\n")

@@ -137,11 +137,11 @@ const tenantNamespace = "tenant"
 // in turn, a ClusterIP Service created, the Service created 20 turns
 // earlier deleted, and a ConfigMap rewritten.
 func startChurn(ctx context.Context, c client.Client, rate float64) (func(), error) {
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenantNamespace}}); client.IgnoreAlreadyExists(err) != nil {
+	if err := client.IgnoreAlreadyExists(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenantNamespace}})); err != nil {
 		return nil, err
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNamespace, Name: "churn"}, Data: map[string]string{"n": "0"}}
-	if err := c.Create(ctx, cm); client.IgnoreAlreadyExists(err) != nil {
+	if err := client.IgnoreAlreadyExists(c.Create(ctx, cm)); err != nil {
 		return nil, err
 	}
 	cctx, cancel := context.WithCancel(ctx)
