@@ -27,7 +27,7 @@ limitations under the License.
 // the wait is at most one gating write's round trip, and with one worker
 // (the default) nothing ever waits.
 //
-// One kind of write waits less: a create marked Early starts a line on the
+// One kind of write is exempt: a create marked Early starts a line on the
 // API server that its own cluster's readiness does not wait for but that
 // serves one request at a time. kube-apiserver allocates a Service's
 // ClusterIP under one lock for the whole server, held across the write of
@@ -35,13 +35,7 @@ limitations under the License.
 // MetaAllocator.AllocateNextService), so the client Services of a burst of
 // new clusters are created one after the other. Held back until the other
 // clusters' StatefulSets are done, that line would start a round trip late
-// and make every client Service later by as much; sent at once, it lands
-// among a burst's StatefulSet creates and slows them (issue 54: a
-// StatefulSet create took a median 85 ms on the server beside 100 client
-// Services). So an early create waits only while other owners' gating
-// writes are still being sent: until none in flight was sent less than
-// earlyQuiet ago, and earlyCap at most. The line then starts while the
-// StatefulSet creates are still on the server, not a round trip later.
+// and make every client Service later by as much.
 //
 // The order is kept in an HTTP transport (rest.Config.Wrap), below the
 // client-side rate limiter: a write that waits for a token is not in flight.
@@ -74,16 +68,9 @@ func Gating(ctx context.Context) context.Context {
 
 type earlyKey struct{}
 
-// An early create waits until no other owner's gating write in flight was
-// sent less than earlyQuiet ago, and earlyCap at most (see the package
-// comment; docs/benchmark.md, issue 54, has the measurements). Variables
-// for the tests only.
-var earlyQuiet, earlyCap = 30 * time.Millisecond, 200 * time.Millisecond
-
-// Early marks a create made with ctx as one that waits for other owners'
-// gating writes only while they are being sent, not until they complete
-// (see the package comment). It applies to creates only: an update
-// allocates nothing.
+// Early marks a create made with ctx as one that waits for no other
+// owner's gating writes (see the package comment). It applies to creates
+// only: an update allocates nothing.
 func Early(ctx context.Context) context.Context {
 	return context.WithValue(ctx, earlyKey{}, true)
 }
@@ -102,20 +89,18 @@ func OnSend(ctx context.Context, sent func()) context.Context {
 type Order struct {
 	mu       sync.Mutex
 	inflight map[*gatingWrite]struct{}
-	changed  chan struct{} // closed and made anew when a gating write begins or ends
 	// Waited, if set, observes how long each non-gating write waited.
 	Waited func(time.Duration)
 }
 
 type gatingWrite struct {
 	owner string
-	sent  time.Time
 	done  chan struct{}
 }
 
 // New returns an empty Order.
 func New() *Order {
-	return &Order{inflight: map[*gatingWrite]struct{}{}, changed: make(chan struct{})}
+	return &Order{inflight: map[*gatingWrite]struct{}{}}
 }
 
 // Wrap is a rest.Config WrapTransport.
@@ -142,9 +127,6 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.next.RoundTrip(req)
 	}
 	if ctx.Value(earlyKey{}) != nil && req.Method == http.MethodPost {
-		if err := t.order.waitQuiet(ctx, owner, earlyQuiet, earlyCap); err != nil {
-			return nil, err
-		}
 		return t.next.RoundTrip(req)
 	}
 	if err := t.order.waitOthers(ctx, owner); err != nil {
@@ -163,63 +145,15 @@ func isWrite(method string) bool {
 
 // begin records a gating write of owner in flight; the returned func ends it.
 func (o *Order) begin(owner string) func() {
-	w := &gatingWrite{owner: owner, sent: time.Now(), done: make(chan struct{})}
+	w := &gatingWrite{owner: owner, done: make(chan struct{})}
 	o.mu.Lock()
 	o.inflight[w] = struct{}{}
-	o.notifyLocked()
 	o.mu.Unlock()
 	return func() {
 		o.mu.Lock()
 		delete(o.inflight, w)
-		o.notifyLocked()
 		o.mu.Unlock()
 		close(w.done)
-	}
-}
-
-// notifyLocked wakes the early creates waiting in waitQuiet; o.mu is held.
-func (o *Order) notifyLocked() {
-	close(o.changed)
-	o.changed = make(chan struct{})
-}
-
-// waitQuiet waits while a gating write of another owner in flight was sent
-// less than quiet ago, limit at most.
-func (o *Order) waitQuiet(ctx context.Context, owner string, quiet, limit time.Duration) error {
-	start := time.Now()
-	deadline := start.Add(limit)
-	waited := false
-	for {
-		o.mu.Lock()
-		var until time.Time
-		for w := range o.inflight {
-			if t := w.sent.Add(quiet); w.owner != owner && t.After(until) {
-				until = t
-			}
-		}
-		changed := o.changed
-		o.mu.Unlock()
-		now := time.Now()
-		if until.IsZero() || !now.Before(until) || !now.Before(deadline) {
-			if o.Waited != nil && waited {
-				o.Waited(now.Sub(start))
-			}
-			return nil
-		}
-		waited = true
-		wake := until
-		if deadline.Before(wake) {
-			wake = deadline
-		}
-		timer := time.NewTimer(wake.Sub(now))
-		select {
-		case <-timer.C:
-		case <-changed:
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		}
-		timer.Stop()
 	}
 }
 
