@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -52,6 +53,7 @@ type write struct {
 	verb      string // create, update, patch, apply, delete
 	name      string
 	patchType types.PatchType
+	body      string // the Go type of what was sent, for a create
 	create    client.CreateOptions
 	apply     client.ApplyOptions
 	delete    client.DeleteOptions
@@ -100,7 +102,7 @@ func newRig(t *testing.T, override interceptor.Funcs, objs ...client.Object) *ri
 			return err
 		},
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			w := write{verb: "create", name: obj.GetName()}
+			w := write{verb: "create", name: obj.GetName(), body: fmt.Sprintf("%T", obj)}
 			w.create.ApplyOptions(opts)
 			r.record(w)
 			if override.Create != nil {
@@ -298,6 +300,10 @@ func TestApplyCreatesMissingObjects(t *testing.T) {
 		if w[0].create.FieldManager != owner {
 			t.Errorf("create's field manager = %q, want %q", w[0].create.FieldManager, owner)
 		}
+		// Typed, so that the client sends a built-in kind as protobuf.
+		if w[0].body != "*v1.Service" {
+			t.Errorf("created a %s, want the typed *v1.Service", w[0].body)
+		}
 		live := r.stored(t, desired).(*corev1.Service)
 		if got, want := live.Annotations[apply.HashAnnotation], hashOf(t, desired); got != want {
 			t.Errorf("stored %s = %q, want %q", apply.HashAnnotation, got, want)
@@ -373,6 +379,30 @@ func TestApplyCreatesMissingObjects(t *testing.T) {
 		}
 		r.expectWrites(t, "create a-fe-service")
 	})
+}
+
+// Every object the operator wrote carries the hash of its desired state;
+// an operator that hashed the same desired object otherwise would rewrite
+// every object of every cluster once upgraded. These are the hashes
+// 5c3a961 stamped, when creates went as JSON: sending creates as protobuf
+// changed the wire only, and what is hashed is the desired object as before.
+func TestTheHashOfADesiredObjectIsTheOneEarlierReleasesStamped(t *testing.T) {
+	for _, tt := range []struct {
+		obj  client.Object
+		want string
+	}{
+		{service("a-fe-service", 9030), "a2559d95a8294222cdd8"},
+		{statefulSet("a-fe"), "5070d6c2f9d98c3114d0"},
+	} {
+		if got := hashOf(t, tt.obj); got != tt.want {
+			t.Errorf("%T %s hashes to %s, want %s as before: every object written before would be written again", tt.obj, tt.obj.GetName(), got, tt.want)
+		}
+		r := newRig(t, interceptor.Funcs{})
+		expectResult(t, mustApply(t, r.applier(), tt.obj), apply.Created, false, false)
+		if got := r.stored(t, tt.obj).GetAnnotations()[apply.HashAnnotation]; got != tt.want {
+			t.Errorf("the create of %s stamped %s, want %s", tt.obj.GetName(), got, tt.want)
+		}
+	}
 }
 
 func TestApplyUnchangedSendsNothing(t *testing.T) {
@@ -546,18 +576,22 @@ func TestApplyPendingWhileTheCacheLagsOurWrite(t *testing.T) {
 
 // overTheWire creates as a client does over HTTP: the server gets a copy of
 // what is sent (mutate, if set, rewrites it as an admission webhook would),
-// and the answer is decoded into a new map, not into the one sent.
-func overTheWire(mutate func(*unstructured.Unstructured)) func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
+// and the answer is decoded into the object sent, an unstructured one into a
+// new map, not into the one sent.
+func overTheWire(mutate func(client.Object)) func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
 	return func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-		u := obj.(*unstructured.Unstructured)
-		sent := u.DeepCopy()
+		sent := obj.DeepCopyObject().(client.Object)
 		if mutate != nil {
 			mutate(sent)
 		}
 		if err := c.Create(ctx, sent, opts...); err != nil {
 			return err
 		}
-		u.Object = sent.Object
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			u.Object = sent.(*unstructured.Unstructured).Object
+			return nil
+		}
+		reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(sent).Elem())
 		return nil
 	}
 }
@@ -601,11 +635,7 @@ func TestApplyTrustsACachedCopyOfItsOwnWrite(t *testing.T) {
 		// An admission webhook rewrites the selector on create: the server's
 		// answer, and the cache's copy at its resourceVersion, lack what was sent.
 		edited = nil
-		r := newRig(t, interceptor.Funcs{Get: cached, Create: overTheWire(func(u *unstructured.Unstructured) {
-			if err := unstructured.SetNestedField(u.Object, rewritten, "spec", "selector", "app.kubernetes.io/component"); err != nil {
-				t.Fatal(err)
-			}
-		})})
+		r := newRig(t, interceptor.Funcs{Get: cached, Create: overTheWire(func(o client.Object) { rewrite(o.(*corev1.Service)) })})
 		a := r.applier()
 		desired := service("a-fe-service", 9030)
 		expectResult(t, mustApply(t, a, desired), apply.Created, false, false)
@@ -615,13 +645,28 @@ func TestApplyTrustsACachedCopyOfItsOwnWrite(t *testing.T) {
 	})
 
 	t.Run("a client that decodes the answer into the map sent is not trusted", func(t *testing.T) {
-		edited = nil
-		r := newRig(t, interceptor.Funcs{Get: cached}) // the fake client writes the answer into the object sent
+		// An unstructured desired object is created as the map Desired
+		// made of it (a typed one goes typed, and its answer is converted
+		// to a map of its own), and the fake client writes the answer into
+		// the object sent.
+		edit := false
+		r := newRig(t, interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := c.Get(ctx, key, obj, opts...); err != nil || !edit {
+				return err
+			}
+			return unstructured.SetNestedField(obj.(*unstructured.Unstructured).Object, rewritten, "spec", "selector", "app.kubernetes.io/component")
+		}})
 		a := r.applier()
-		desired := service("a-fe-service", 9030)
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(service("a-fe-service", 9030))
+		if err != nil {
+			t.Fatal(err)
+		}
+		desired := &unstructured.Unstructured{Object: m}
+		desired.SetAPIVersion("v1")
+		desired.SetKind("Service")
 		expectResult(t, mustApply(t, a, desired), apply.Created, false, false)
 		r.expectWrites(t, "create a-fe-service")
-		edited = rewrite
+		edit = true
 		expectResult(t, mustApply(t, a, desired), apply.Restored, false, false)
 		r.expectWrites(t, jsonPatch, "apply a-fe-service")
 	})

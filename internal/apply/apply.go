@@ -37,6 +37,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -161,7 +162,7 @@ func (a Applier) apply(ctx context.Context, desired client.Object, gvk schema.Gr
 	if a.Early != nil && a.Early(desired) {
 		ctx = writeorder.Early(ctx)
 	}
-	want, hash, err := a.hashes.take(desired)
+	want, typed, hash, err := a.hashes.take(desired)
 	if err != nil {
 		return res, err
 	}
@@ -176,7 +177,7 @@ func (a Applier) apply(ctx context.Context, desired client.Object, gvk schema.Gr
 			res.Pending = true
 			return res, nil
 		}
-		return a.create(ctx, want, res, key, hash)
+		return a.create(ctx, want, typed, res, key, hash)
 	case err != nil:
 		return res, fmt.Errorf("reading %s %s: %w", gvk.Kind, desired.GetName(), err)
 	default:
@@ -238,9 +239,22 @@ func (a Applier) apply(ctx context.Context, desired client.Object, gvk schema.Gr
 // of our manager, which adopt hands over to our apply entry before the first
 // apply to the object, so that a field later dropped from the desired state
 // is removed.
-func (a Applier) create(ctx context.Context, want *unstructured.Unstructured, res Result, key, hash string) (Result, error) {
+//
+// A typed object is created as typed, not as want: the client sends a
+// built-in kind as protobuf, which costs the API server less to decode and
+// answer than JSON (controller-runtime's client picks protobuf for the
+// kinds client-go's scheme knows; a custom resource goes as JSON either
+// way). typed is desired as hashed, with the hash stamped and the fields
+// Desired strips cleared: the same object as want, in another encoding, so
+// the hash annotation is the one a JSON create would have stored.
+func (a Applier) create(ctx context.Context, want *unstructured.Unstructured, typed client.Object, res Result, key, hash string) (Result, error) {
 	sent := want.Object
-	err := a.Client.Create(ctx, want, client.FieldOwner(a.FieldOwner))
+	body := client.Object(want)
+	if typed != nil {
+		asDesired(typed, hash)
+		body = typed
+	}
+	err := a.Client.Create(ctx, body, client.FieldOwner(a.FieldOwner))
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return a.existing(ctx, want, res, key, hash)
@@ -249,8 +263,45 @@ func (a Applier) create(ctx context.Context, want *unstructured.Unstructured, re
 		return res, fmt.Errorf("creating %s %s: %w", res.Kind, res.Name, err)
 	}
 	res.Action = Created
-	a.remember(key, hash, sent, want)
+	reply := want
+	if typed != nil {
+		// The answer, decoded into typed, as a map for remember's comparison.
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+		reply = &unstructured.Unstructured{Object: m}
+		if err != nil { // an answer not to trust; its resourceVersion still counts
+			reply.Object = map[string]any{}
+			reply.SetResourceVersion(typed.GetResourceVersion())
+		}
+	}
+	a.remember(key, hash, sent, reply)
 	return res, nil
+}
+
+// asDesired makes o, a copy of a desired object, what Desired sends of it:
+// no server-owned metadata, and HashAnnotation set to hash. (A desired
+// object's status is empty, and the API server drops a status sent with a
+// create.)
+func asDesired(o client.Object, hash string) {
+	o.SetResourceVersion("")
+	o.SetUID("")
+	o.SetGeneration(0)
+	o.SetCreationTimestamp(metav1.Time{})
+	o.SetManagedFields(nil)
+	anns := maps.Clone(o.GetAnnotations())
+	if anns == nil {
+		anns = map[string]string{}
+	}
+	anns[HashAnnotation] = hash
+	o.SetAnnotations(anns)
+}
+
+// typedCopy is a copy of desired to create as typed; nil for an
+// unstructured one, which is created as the map Desired made.
+func typedCopy(desired client.Object) client.Object {
+	if _, ok := desired.(runtime.Unstructured); ok {
+		return nil
+	}
+	return desired.DeepCopyObject().(client.Object)
 }
 
 // foreignController is live's controller when it is not the one desired
@@ -546,10 +597,12 @@ type Hashes struct {
 	m  map[client.Object]converted
 }
 
-// converted is Desired's result for one object; body is nil once an Apply took it.
+// converted is Desired's result for one object, and a copy of the object
+// as it was hashed (see Applier.create); body is nil once an Apply took it.
 type converted struct {
-	body *unstructured.Unstructured
-	hash string
+	body  *unstructured.Unstructured
+	typed client.Object
+	hash  string
 }
 
 // NewHashes returns an empty memo.
@@ -570,17 +623,19 @@ func (h *Hashes) Written(live, desired client.Object) bool {
 		if err != nil {
 			return false
 		}
-		c = converted{body: body, hash: sum}
+		c = converted{body: body, typed: typedCopy(desired), hash: sum}
 		h.m[desired] = c
 	}
 	return live.GetAnnotations()[HashAnnotation] == c.hash
 }
 
-// take returns Desired(desired), converted earlier if it was, and keeps only
-// the hash: the body goes into one request, whose answer replaces it.
-func (h *Hashes) take(desired client.Object) (*unstructured.Unstructured, string, error) {
+// take returns Desired(desired), converted earlier if it was, with a copy
+// of desired as hashed (nil for an unstructured one), and keeps only the
+// hash: the body goes into one request, whose answer replaces it.
+func (h *Hashes) take(desired client.Object) (*unstructured.Unstructured, client.Object, string, error) {
 	if h == nil {
-		return Desired(desired)
+		body, sum, err := Desired(desired)
+		return body, typedCopy(desired), sum, err
 	}
 	h.mu.Lock()
 	c, ok := h.m[desired]
@@ -589,7 +644,7 @@ func (h *Hashes) take(desired client.Object) (*unstructured.Unstructured, string
 	}
 	h.mu.Unlock()
 	if ok && c.body != nil {
-		return c.body, c.hash, nil
+		return c.body, c.typed, c.hash, nil
 	}
 	body, sum, err := Desired(desired)
 	if err == nil && !ok {
@@ -597,7 +652,7 @@ func (h *Hashes) take(desired client.Object) (*unstructured.Unstructured, string
 		h.m[desired] = converted{hash: sum}
 		h.mu.Unlock()
 	}
-	return body, sum, err
+	return body, typedCopy(desired), sum, err
 }
 
 // Forget drops the hash of desired, which its caller changed after it was

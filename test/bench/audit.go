@@ -30,7 +30,8 @@ import (
 // else: the benchmark's own client, the controllers and kwok would otherwise
 // fill the log (and slow the API server, which writes it in blocking mode).
 // With allocations, it logs the creates of IPAddress objects too: the API
-// server writes one for each ClusterIP it allocates (see allocations).
+// server writes one for each ClusterIP it allocates (see allocations), one
+// line per client Service.
 func auditPolicy(user string, allocations bool) string {
 	extra := ""
 	if allocations {
@@ -253,6 +254,97 @@ func auditMarks(reqs []request, from, to time.Time) AuditMarks {
 		}
 	}
 	return m
+}
+
+// ClusterMarks are the audit log's marks of each cluster counted from its
+// own create (when the benchmark's create returned): the slowest cluster
+// and the median one. With clusters created at a pace, the marks from the
+// first create mostly measure the pace; these measure the operator.
+type ClusterMarks struct {
+	// FEStatefulSet: its FE StatefulSet created (201).
+	FEStatefulSet spread `json:"feStatefulSetSeconds"`
+	// Objects: its last StatefulSet or Service created.
+	Objects spread `json:"objectsSeconds"`
+}
+
+// clusterMarks reads each cluster's creates in [from, to) from reqs by
+// their names (<cluster>-fe, <cluster>-fe-service, ...), against created.
+func clusterMarks(reqs []request, created map[string]time.Time, from, to time.Time) ClusterMarks {
+	fe, objects := map[string]time.Time{}, map[string]time.Time{}
+	owner := func(name string) string {
+		for _, suffix := range []string{"-fe", "-fe-service", "-fe-search", "-be", "-be-service", "-be-search", "-cn", "-cn-service", "-cn-search"} {
+			if c, ok := strings.CutSuffix(name, suffix); ok {
+				if _, known := created[c]; known {
+					return c
+				}
+			}
+		}
+		return ""
+	}
+	for _, r := range reqs {
+		if r.Received.Before(from) || !r.Received.Before(to) || r.Verb != "create" || r.Code != 201 || (r.Resource != "statefulsets" && r.Resource != "services") {
+			continue
+		}
+		c := owner(r.Name)
+		if c == "" {
+			continue
+		}
+		if r.Completed.After(objects[c]) {
+			objects[c] = r.Completed
+		}
+		if r.Resource == "statefulsets" && strings.HasSuffix(r.Name, "-fe") {
+			fe[c] = r.Completed
+		}
+	}
+	since := func(m map[string]time.Time) spread {
+		var v []float64
+		for c, t := range m {
+			v = append(v, t.Sub(created[c]).Seconds())
+		}
+		return spreadOf(v)
+	}
+	return ClusterMarks{FEStatefulSet: since(fe), Objects: since(objects)}
+}
+
+// Overlap is how the operator's StatefulSet creates met its other writes on
+// the API server: StatefulSets first means the others arrive once the
+// StatefulSets are done.
+type Overlap struct {
+	// StatefulSetsDone: seconds after the first create when the last
+	// StatefulSet create completed.
+	StatefulSetsDone float64 `json:"statefulSetsDoneSeconds"`
+	// WritesBefore: the operator's other writes (Services, status, Events)
+	// received while StatefulSet creates were still being handled, before
+	// the last of them completed.
+	WritesBefore int `json:"writesBeforeStatefulSetsDone"`
+	// StatefulSetServerMs: the StatefulSet creates' time on the server,
+	// median and p90.
+	StatefulSetServerMs spread `json:"statefulSetServerMs"`
+}
+
+func overlapOf(reqs []request, from, to time.Time) Overlap {
+	var o Overlap
+	var last time.Time
+	var server []float64
+	for _, r := range reqs {
+		if r.Verb == "create" && r.Resource == "statefulsets" && !r.Received.Before(from) && r.Received.Before(to) {
+			if r.Completed.After(last) {
+				last = r.Completed
+			}
+			server = append(server, float64(r.Server.Microseconds())/1000)
+		}
+	}
+	if last.IsZero() {
+		return o
+	}
+	o.StatefulSetsDone = last.Sub(from).Seconds()
+	o.StatefulSetServerMs = spreadOf(server)
+	for _, r := range reqs {
+		if r.write() && r.Resource != "statefulsets" && !r.Received.Before(from) && r.Received.Before(last) {
+			o.WritesBefore++
+		}
+	}
+	return o
 }
 
 // Allocations are the API server's ClusterIP allocations while clusters

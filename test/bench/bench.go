@@ -87,6 +87,12 @@ type Config struct {
 	// (heap-created.pprof), deletes every cluster and its objects, waits
 	// for the operator to settle, and saves it again (heap-deleted.pprof).
 	HeapProfile bool
+	// Variation is how the API server and the creation differ from the
+	// article's setup (see Variation); the zero value is that setup.
+	Variation Variation
+	// Label names the operator binary in the report (summaries compare
+	// runs by label), e.g. "now" and "base".
+	Label string
 }
 
 // Result is one setting's measurements.
@@ -109,6 +115,18 @@ type Result struct {
 	AllCompleted int     `json:"allCompleted"`
 	// Audit: the last object created and status written, by the audit log.
 	Audit AuditMarks `json:"audit"`
+	// OwnCreate: the same, each cluster from its own create (what a paced
+	// creation is measured by).
+	OwnCreate ClusterMarks `json:"fromOwnCreate"`
+	// Allocations: the API server's ClusterIP allocations meanwhile (its
+	// IPAddress creates, which the audit policy logs for every user).
+	Allocations *Allocations `json:"clusterIPAllocations,omitempty"`
+	// Overlap: how the operator's StatefulSet creates and its other writes
+	// met on the API server.
+	Overlap Overlap `json:"overlap"`
+	// BusyCPU is, for a busy variation, the CPU seconds per second each
+	// process took in the second before the first create (the load alone).
+	BusyCPU map[string]float64 `json:"busyCpu,omitempty"`
 	// LastWriteSeconds: first create until the operator's last write before the steady window.
 	LastWriteSeconds float64 `json:"lastWriteSeconds"`
 	// SettledSeconds: first create until the operator stopped reconciling.
@@ -192,7 +210,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		cfg.OperatorBinary = bin
 	}
-	rep := &Report{Preset: cfg.Preset, Started: time.Now()}
+	if err := cfg.Variation.Validate(); err != nil {
+		return nil, err
+	}
+	rep := &Report{Preset: cfg.Preset, Started: time.Now(), Variation: cfg.Variation, Label: cfg.Label}
 	for i, s := range cfg.Preset.Settings {
 		dir := filepath.Join(cfg.WorkDir, fmt.Sprintf("%s-%d", cfg.Preset.Name, i))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -219,7 +240,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	fmt.Fprintf(cfg.Progress, "srbench: %s: starting a fresh control plane (%s)\n", label, s.Knobs())
 
 	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy(OperatorUser, cfg.Timeline)), 0o600); err != nil {
+	if err := os.WriteFile(policy, []byte(auditPolicy(OperatorUser, true)), 0o600); err != nil {
 		return res, err
 	}
 	auditLog := filepath.Join(dir, "audit.log")
@@ -243,15 +264,24 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	if err != nil {
 		return res, fmt.Errorf("parsing the API server address %q: %w", cluster.Config.Host, err)
 	}
-	proxy, err := startLatencyProxy(upstream.Host, p.Latency)
+	kubeconfig, err := operatorKubeconfig(cluster, filepath.Join(dir, "operator.kubeconfig"), func(user *rest.Config) (string, []byte, func(), error) {
+		if cfg.Variation.LatencyMode == LatencyRequest {
+			rp, err := startRequestProxy(upstream, user, p.Latency)
+			if err != nil {
+				return "", nil, nil, err
+			}
+			return rp.Addr, rp.CA, rp.Stop, nil
+		}
+		proxy, err := startLatencyProxy(upstream.Host, p.Latency)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		return proxy.Addr, nil, proxy.Stop, nil
+	})
 	if err != nil {
 		return res, err
 	}
-	defer proxy.Stop()
-	kubeconfig, err := operatorKubeconfig(cluster, filepath.Join(dir, "operator.kubeconfig"), proxy.Addr)
-	if err != nil {
-		return res, err
-	}
+	defer kubeconfig.stop()
 	if err := cluster.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
 		return res, err
 	}
@@ -271,7 +301,7 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	if cfg.Timeline {
 		extra = []string{"--zap-log-level=5", "--zap-time-encoding=rfc3339nano"}
 	}
-	op, err := startOperator(cfg.OperatorBinary, kubeconfig, filepath.Join(dir, "operator.log"), s, pprofAddr, extra...)
+	op, err := startOperator(cfg.OperatorBinary, kubeconfig.path, filepath.Join(dir, "operator.log"), s, pprofAddr, extra...)
 	if err != nil {
 		return res, err
 	}
@@ -306,13 +336,30 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 	} else if d > 100*time.Millisecond {
 		fmt.Fprintf(cfg.Progress, "srbench: %s: a dry-run create waited %s for the API server before the clock started\n", label, d.Round(time.Millisecond))
 	}
-	// Creation: as fast as the benchmark's own (unproxied, high-QPS) client can.
+	if cfg.Variation.Busy != "" {
+		stopBusy, err := startBusy(ctx, cfg.Variation, cluster.Client)
+		if err != nil {
+			return res, err
+		}
+		defer stopBusy()
+		time.Sleep(time.Second) // steady before measuring it
+		before := controlPlaneCPU()
+		time.Sleep(time.Second)
+		res.BusyCPU = controlPlaneCPU()
+		for k, v := range before {
+			res.BusyCPU[k] -= v
+		}
+		fmt.Fprintf(cfg.Progress, "srbench: %s: %s: kube-apiserver %.2f, etcd %.2f, the benchmark %.2f, the hog %.2f CPU-seconds per second before the first create\n",
+			label, cfg.Variation.Name(), res.BusyCPU["kube-apiserver"], res.BusyCPU["etcd"], res.BusyCPU["srbench"], res.BusyCPU["hog"])
+	}
+	// Creation: as fast as the benchmark's own (unproxied, high-QPS) client
+	// can, or at the variation's pace.
 	cpuBefore := controlPlaneCPU()
 	if st, err := op.procStats(); err == nil {
 		cpuBefore["operator"] = st.CPUSeconds
 	}
 	first := time.Now()
-	created, err := createClusters(ctx, cluster.Client, p)
+	created, err := createClusters(ctx, cluster.Client, p, cfg.Variation.Pace)
 	if err != nil {
 		return res, err
 	}
@@ -400,21 +447,26 @@ func runSetting(ctx context.Context, cfg Config, s Setting, dir string) (Result,
 		res.LastWriteSeconds = lw.Sub(first).Seconds()
 	}
 	res.Audit = auditMarks(reqs, first, steadyFrom)
+	res.OwnCreate = clusterMarks(reqs, created, first, steadyFrom)
 	res.WritesAfterCompletion = countRequests(reqs, completion, steadyTo).Writes
 	res.SteadyWindowSeconds = steadyTo.Sub(steadyFrom).Seconds()
 	res.Steady = countRequests(reqs, steadyFrom, steadyTo)
 	if res.Creation.Total == 0 {
 		return res, errors.New("the audit log holds no request of the operator: is the audit policy right?")
 	}
+	all, err := readAudit(auditLog, "")
+	if err != nil {
+		return res, err
+	}
+	res.Allocations = allocationsOf(all, first, steadyFrom)
+	res.Overlap = overlapOf(reqs, first, steadyFrom)
 	if cfg.Timeline {
 		tl, err := buildTimeline(first, created, watcher.seen(), reqs, filepath.Join(dir, "operator.log"))
 		if err != nil {
 			return res, fmt.Errorf("timeline: %w", err)
 		}
 		res.Timeline = tl
-		if all, err := readAudit(auditLog, ""); err == nil {
-			tl.Allocations = allocationsOf(all, first, steadyFrom)
-		}
+		tl.Allocations = res.Allocations
 	}
 	return res, nil
 }
@@ -485,22 +537,41 @@ func forEach(n, parallel int, f func(int) error) error {
 	return errors.Join(errs...)
 }
 
+// kubeconfigFile is the operator's kubeconfig and the proxy it points at.
+type kubeconfigFile struct {
+	path string
+	stop func()
+}
+
 // operatorKubeconfig gives the operator a user of its own (so that the audit
-// log can tell its requests apart) whose server is the latency proxy; the
-// API server's certificate is valid for 127.0.0.1, so TLS still verifies.
-func operatorKubeconfig(c *testcluster.Cluster, path, proxyAddr string) (string, error) {
-	_, raw, err := c.AddUser(OperatorUser, "system:masters")
+// log can tell its requests apart) whose server is a proxy that proxy
+// starts for that user: its address, and the certificate authority of its
+// serving certificate (nil: the API server's own, valid for 127.0.0.1, so
+// that TLS through a TCP proxy still verifies).
+func operatorKubeconfig(c *testcluster.Cluster, path string, proxy func(user *rest.Config) (addr string, ca []byte, stop func(), err error)) (*kubeconfigFile, error) {
+	user, raw, err := c.AddUser(OperatorUser, "system:masters")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	kc, err := clientcmd.Load(raw)
 	if err != nil {
-		return "", err
+		return nil, err
+	}
+	addr, ca, stop, err := proxy(user)
+	if err != nil {
+		return nil, err
 	}
 	for _, cl := range kc.Clusters {
-		cl.Server = "https://" + proxyAddr
+		cl.Server = "https://" + addr
+		if ca != nil {
+			cl.CertificateAuthorityData, cl.CertificateAuthority = ca, ""
+		}
 	}
-	return path, clientcmd.WriteToFile(*kc, path)
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		stop()
+		return nil, err
+	}
+	return &kubeconfigFile{path: path, stop: stop}, nil
 }
 
 func newCluster(p Preset, i int) *srv1.StarRocksCluster {
@@ -530,8 +601,10 @@ func warmCreate(ctx context.Context, c client.Client, p Preset) (time.Duration, 
 	return time.Since(start), nil
 }
 
-// createClusters creates the preset's clusters and returns when each create returned, by name.
-func createClusters(ctx context.Context, c client.Client, p Preset) (map[string]time.Time, error) {
+// createClusters creates the preset's clusters, at pace per second if
+// positive, and returns when each create returned, by name.
+func createClusters(ctx context.Context, c client.Client, p Preset, pace float64) (map[string]time.Time, error) {
+	start := time.Now()
 	const parallel = 32
 	var (
 		next    int64 = -1
@@ -544,7 +617,10 @@ func createClusters(ctx context.Context, c client.Client, p Preset) (map[string]
 		wg.Go(func() {
 			for i := int(atomic.AddInt64(&next, 1)); i < p.N; i = int(atomic.AddInt64(&next, 1)) {
 				src := newCluster(p, i)
-				err := c.Create(ctx, src)
+				err := pacedSlot(ctx, start, i, pace)
+				if err == nil {
+					err = c.Create(ctx, src)
+				}
 				now := time.Now()
 				mu.Lock()
 				if err != nil {

@@ -94,6 +94,31 @@ func TestHarnessSmoke(t *testing.T) {
 	if !strings.Contains(string(md), "| default |") {
 		t.Errorf("the Markdown report lacks the default setting's row:\n%s", md)
 	}
+
+	// The variations, all at once on the tuned setting: paced creates,
+	// latency per request (an L7 proxy) and another tenant's churn.
+	p.Settings = p.Settings[1:]
+	v := Variation{Pace: 10, LatencyMode: LatencyRequest, Busy: BusyChurn, ChurnRate: 20}
+	rep, err = Run(ctx, Config{Preset: p, RepoRoot: root, WorkDir: t.TempDir(), Timeout: time.Minute, Quiet: 2 * time.Second, Progress: testWriter{t}, Variation: v, Label: "smoke"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rep.Results[0]
+	if res.Error != "" || res.Completed != p.N {
+		t.Fatalf("%s: %d of %d clusters reached the stage; %s", v.Name(), res.Completed, p.N, res.Error)
+	}
+	if res.CreatedSeconds < float64(p.N-1)/v.Pace {
+		t.Errorf("%d clusters created in %.2f s at %g per second", p.N, res.CreatedSeconds, v.Pace)
+	}
+	if res.Creation.Writes == 0 || res.OwnCreate.FEStatefulSet.Max <= 0 || res.OwnCreate.Objects.Max < res.OwnCreate.FEStatefulSet.Max {
+		t.Errorf("%s: the audit log shows %+v writes by the operator's user through the request proxy, marks from each create %+v", v.Name(), res.Creation, res.OwnCreate)
+	}
+	if res.BusyCPU["kube-apiserver"] <= 0 {
+		t.Errorf("%s: no CPU measured for the load before the first create: %v", v.Name(), res.BusyCPU)
+	}
+	if sum := Summarize([]*Report{rep}).Markdown(); !strings.Contains(sum, v.Name()) {
+		t.Errorf("the summary does not name the variation:\n%s", sum)
+	}
 }
 
 // Only the operator's completed requests count, leases excluded, and conflicts are found.

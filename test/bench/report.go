@@ -38,8 +38,12 @@ type Report struct {
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`
 	// Command is how the run was started, for the record.
-	Command string   `json:"command,omitempty"`
-	Results []Result `json:"results"`
+	Command string `json:"command,omitempty"`
+	// Variation is how the run differed from the article's setup; Label
+	// names the operator binary (Config.Label).
+	Variation Variation `json:"variation"`
+	Label     string    `json:"label,omitempty"`
+	Results   []Result  `json:"results"`
 }
 
 // WriteFiles writes <preset>.json, <preset>.md and <preset>.png into dir.
@@ -75,8 +79,14 @@ func (r *Report) Markdown() string {
 	if p.Simulated {
 		cp = "simulated cluster (kube-controller-manager, kube-scheduler, kwok)"
 	}
-	fmt.Fprintf(&b, "N = %d, stage `%s`, added latency %s, %s, steady window %s. Run %s, %s.\n\n",
-		p.N, p.Stage, latency, cp, p.SteadyWindow, r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Finished.Sub(r.Started).Round(time.Second))
+	if p.Latency > 0 && r.Variation.LatencyMode == LatencyRequest {
+		latency += ", per request (an L7 proxy)"
+	}
+	fmt.Fprintf(&b, "N = %d, stage `%s`, added latency %s, %s, steady window %s. Variation: %s. Run %s, %s.\n\n",
+		p.N, p.Stage, latency, cp, p.SteadyWindow, r.Variation.Name(), r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Finished.Sub(r.Started).Round(time.Second))
+	if r.Label != "" {
+		fmt.Fprintf(&b, "Operator: %s.\n\n", r.Label)
+	}
 
 	b.WriteString("| setting | knobs | done | all created by the benchmark | completion | every object + status | every object, audit log | upstream v1.11.5: completion, every object | article | last write | requests / cluster | writes / cluster | 409 | writes after completion | throttled requests (s waited) | throttle log lines | steady req/s | steady writes | steady reconciles | CPU s | peak RSS |\n")
 	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
@@ -121,10 +131,27 @@ func (r *Report) Markdown() string {
 func (r *Report) auditTable() string {
 	var b strings.Builder
 	b.WriteString("\nBy the audit log alone (the API server's completion time of each request, after the first create; how the upstream's figures were taken): the last StatefulSet or Service created (201), the last FE StatefulSet, the last Service, and the last status write.\n\n")
-	b.WriteString("| setting | every object (STS or Service 201) | FE StatefulSet | Services | last status write |\n|---|--:|--:|--:|--:|\n")
+	b.WriteString("| setting | every object (STS or Service 201) | FE StatefulSet | Services | last status write | from each cluster's own create: FE StatefulSet, median / slowest | every object, median / slowest |\n|---|--:|--:|--:|--:|--:|--:|\n")
 	for _, res := range r.Results {
-		a := res.Audit
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", res.Setting.Name, seconds(a.Objects), seconds(a.FEStatefulSet), seconds(a.Services), seconds(a.Status))
+		a, o := res.Audit, res.OwnCreate
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s / %s | %s / %s |\n", res.Setting.Name, seconds(a.Objects), seconds(a.FEStatefulSet), seconds(a.Services), seconds(a.Status),
+			seconds(o.FEStatefulSet.Median), seconds(o.FEStatefulSet.Max), seconds(o.Objects.Median), seconds(o.Objects.Max))
+	}
+	b.WriteString("\nThe StatefulSet creates and the rest on the API server: when the last StatefulSet create completed, the operator's other writes received before that, the StatefulSet creates' time on the server (median, p90); and the ClusterIP line, the API server's IPAddress creates (one per client Service, one at a time under its allocation lock): how many, the first received, the last done.\n\n")
+	b.WriteString("| setting | StatefulSets done | other writes before | StatefulSet on the server | ClusterIP allocations | first received | last done |\n|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, res := range r.Results {
+		o, a := res.Overlap, res.Allocations
+		if a == nil {
+			a = &Allocations{}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %.0f / %.0f ms | %d | %s | %s |\n", res.Setting.Name, seconds(o.StatefulSetsDone), o.WritesBefore,
+			o.StatefulSetServerMs.Median, o.StatefulSetServerMs.P90, a.Count, seconds(a.FirstReceived), seconds(a.LastCompleted))
+	}
+	for _, res := range r.Results {
+		if c := res.BusyCPU; c != nil {
+			fmt.Fprintf(&b, "\n%s, the load alone before the first create, CPU-seconds per second: kube-apiserver %.2f, etcd %.2f, the benchmark %.2f, the hog %.2f.\n",
+				res.Setting.Name, c["kube-apiserver"], c["etcd"], c["srbench"], c["hog"])
+		}
 	}
 	return b.String()
 }

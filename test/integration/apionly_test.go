@@ -63,6 +63,7 @@ func TestOnAPIServer(t *testing.T) {
 	t.Run("a budget is never written before its StatefulSet", func(t *testing.T) { testNoBudgetBeforeItsStatefulSet(t, c) })
 	t.Run("a claim growth makes the StatefulSet again as it ran, once the old one is gone", func(t *testing.T) { testClaimsGrowWhileTheOldStatefulSetGoes(t, c) })
 	t.Run("a grace period that cuts FE's graceful exit short is told until taken back", func(t *testing.T) { testGracefulExitCutShort(t, c) })
+	t.Run("creates go as protobuf and store what a JSON create stored: an upgraded operator rewrites nothing", func(t *testing.T) { testProtobufCreates(t, c) })
 }
 
 // The operator's cache sees only objects with its owner label. A child it

@@ -42,6 +42,7 @@ import (
 )
 
 func main() {
+	bench.MaybeHog()                  // when this process is a busy variation's CPU hog, it never returns
 	ctrllog.SetLogger(logr.Discard()) // the benchmark's own watch has nothing to say
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -66,10 +67,41 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "docs/benchmark", "Directory for <preset>.md, .json and .png.")
 	workDir := fs.String("work-dir", "", "Keep audit logs, kubeconfigs and operator logs here (default: a temporary directory).")
 	operatorBin := fs.String("operator-binary", "", "A built operator binary (default: go build ./cmd/starrocks-operator once).")
+	label := fs.String("label", "", "Names the operator binary in the report, for --summarize (e.g. now, base).")
+	var v bench.Variation
+	fs.Float64Var(&v.Pace, "pace", 0, "Create the clusters at this many per second (0: all at once, as fast as the benchmark can).")
+	fs.StringVar(&v.LatencyMode, "latency-mode", bench.LatencyConnection, "Where --latency sits: connection (every byte of each TCP connection, toxiproxy) or request (each HTTP request and its answer, an L7 proxy).")
+	fs.StringVar(&v.Busy, "busy", "", "A steady load beside the API server from before the first create: churn (another tenant's ClusterIP Services and a ConfigMap, --churn-rate writes/s) or hog (a process spinning on CPU 0).")
+	fs.Float64Var(&v.ChurnRate, "churn-rate", bench.DefaultChurnRate, "Writes per second of --busy=churn.")
+	costs := fs.Int("request-costs", 0, "Instead of a preset, measure what each request of a new FE-only cluster costs the API server in CPU, JSON against protobuf, this many of each, on a fresh control plane.")
+	summarize := fs.Bool("summarize", false, "Read the reports (<preset>.json) named by the arguments instead of running, and print each setting's median and spread over them, per --label and variation.")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		return 2
+	}
+	if *summarize {
+		return summarizeReports(fs.Args(), stdout, stderr)
+	}
+	if *costs > 0 {
+		root, err := testcluster.RepoRoot()
+		if err == nil {
+			var c []bench.Cost
+			if c, err = bench.RequestCosts(ctx, root, *costs, stderr); err == nil {
+				fmt.Fprint(stdout, bench.CostsMarkdown(c))
+				return 0
+			}
+		}
+		fmt.Fprintf(stderr, "srbench: %v\n", err)
+		return 1
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "srbench: unexpected arguments %q (reports are read with --summarize)\n", fs.Args())
+		return 2
+	}
+	if err := v.Validate(); err != nil {
+		fmt.Fprintf(stderr, "srbench: %v\n", err)
 		return 2
 	}
 	var selected []bench.Preset
@@ -124,7 +156,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fi, _ := os.Stderr.Stat()
 	tty := stderr == os.Stderr && fi != nil && fi.Mode()&os.ModeCharDevice != 0
-	cfg := bench.Config{RepoRoot: root, OperatorBinary: *operatorBin, WorkDir: *workDir, Timeout: *timeout, Quiet: *quiet, CPUProfile: *cpuProfile, Timeline: *timeline, HeapProfile: *heap, Progress: stderr, TTY: tty}
+	cfg := bench.Config{RepoRoot: root, OperatorBinary: *operatorBin, WorkDir: *workDir, Timeout: *timeout, Quiet: *quiet, CPUProfile: *cpuProfile, Timeline: *timeline, HeapProfile: *heap, Progress: stderr, TTY: tty,
+		Variation: v, Label: *label}
 	if cfg.OperatorBinary == "" {
 		fmt.Fprintf(stderr, "srbench: building the operator into %s\n", *workDir)
 		if cfg.OperatorBinary, err = testcluster.BuildOperator(ctx, root, *workDir); err != nil {
@@ -158,6 +191,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if failed {
 		return 1
 	}
+	return 0
+}
+
+// summarizeReports prints the summary of the reports at paths (globs allowed).
+func summarizeReports(paths []string, stdout, stderr io.Writer) int {
+	var reports []*bench.Report
+	for _, p := range paths {
+		matches, err := filepath.Glob(p)
+		if err != nil || len(matches) == 0 {
+			fmt.Fprintf(stderr, "srbench: no report at %s\n", p)
+			return 2
+		}
+		for _, m := range matches {
+			r, err := bench.ReadReport(m)
+			if err != nil {
+				fmt.Fprintf(stderr, "srbench: %v\n", err)
+				return 1
+			}
+			reports = append(reports, r)
+		}
+	}
+	fmt.Fprint(stdout, bench.Summarize(reports).Markdown())
 	return 0
 }
 
