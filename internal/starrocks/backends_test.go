@@ -405,7 +405,9 @@ func TestScaleInBackendsDecidesOnFEsWord(t *testing.T) {
 }
 
 func TestADrainIsStalledOnceNoTabletMovedForTheTimeout(t *testing.T) {
-	d := drainOf(scaleIn(be(0, false, 9), be(1, false, 9), be(2, true, 4)))
+	in := scaleIn(be(0, false, 9), be(1, false, 9), be(2, true, 4))
+	in.Report.Statistic.UnhealthyTablets = 4 // the 4 left are of tables that exist: FE still moves them
+	d := drainOf(in)
 	now := time.Now()
 	if h := d.Hold("shown", now.Add(-29*time.Minute), now); h.Reason != srv1.ReasonDecommissioning || h.Message != "shown; BE keeps 3 replicas until FE let them go" {
 		t.Errorf("within the timeout: %+v", h)
@@ -461,6 +463,48 @@ func TestAStalledDrainNamesWhatItWaitsOn(t *testing.T) {
 		}
 		if tc.reason == srv1.ReasonDecommissionStalled && strings.Contains(h.Message, "recycle bin") != strings.Contains(tc.name, "bin") {
 			t.Errorf("%s: %q names the recycle bin wrongly", tc.name, h.Message)
+		}
+	}
+}
+
+// Issue 50 item 23: a decommission whose tablets of tables that exist have
+// all left, and whose BE still holds tablets FE's '/statistic' does not
+// count (the recycle bin's, facts sheet §14), says so at once, not only
+// after the 30-minute stall timeout. A copy just done leaves a REDUNDANT
+// (healthy) tablet whose draining replica FE deletes next: a zero read
+// while the count still falls names nothing.
+func TestADrainLeftWithOnlyRecycleBinTabletsSaysSoAtOnce(t *testing.T) {
+	now := time.Now()
+	drain := func(stat *fe.Statistic) Drain {
+		in := scaleIn(be(0, false, 9), be(1, false, 9), be(2, true, 4))
+		if stat != nil {
+			in.Report.Statistic = *stat
+		} else {
+			in.Report.StatisticErr = errors.New("slow")
+		}
+		return drainOf(in)
+	}
+	cases := []struct {
+		name  string
+		d     Drain
+		quiet time.Duration
+		bin   bool
+	}{
+		{"no tablet unhealthy, none copied, count still for 1 minute: the bin, named now", drain(&fe.Statistic{}), time.Minute, true},
+		{"the same at 29 minutes", drain(&fe.Statistic{}), 29 * time.Minute, true},
+		{"control: the count fell just now (a copied tablet's replica about to go)", drain(&fe.Statistic{}), 5 * time.Second, false},
+		{"control: FE still moves tablets of tables that exist", drain(&fe.Statistic{UnhealthyTablets: 2}), time.Minute, false},
+		{"control: FE still copies one", drain(&fe.Statistic{CloningTablets: 1}), time.Minute, false},
+		{"control: FE gave no count", drain(nil), time.Minute, false},
+	}
+	for _, tc := range cases {
+		h := tc.d.Hold("shown", now.Add(-tc.quiet), now)
+		if h.Reason != srv1.ReasonDecommissioning {
+			t.Errorf("%s: %s, want %s (within the stall timeout)", tc.name, h.Reason, srv1.ReasonDecommissioning)
+		}
+		says := strings.Contains(h.Message, "recycle bin") && strings.Contains(h.Message, "DROP TABLE ... FORCE") && strings.Contains(h.Message, "the 4 tablets left")
+		if says != tc.bin {
+			t.Errorf("%s: names the recycle bin = %v, want %v: %q", tc.name, says, tc.bin, h.Message)
 		}
 	}
 }

@@ -61,6 +61,13 @@ const MaxCloneTime = 2 * time.Hour
 func (d Drain) Hold(shown string, since, now time.Time) Hold {
 	quiet := now.Sub(since)
 	if quiet < d.stall {
+		if n := d.binnedOnly(); n > 0 && quiet >= DrainReportEvery {
+			// Every tablet of a table that exists has left: what is left
+			// waits on the recycle bin, not on FE, and says so now, not
+			// after the stall timeout (issue 50 item 23).
+			return decommissioning("%s; FE counts no unhealthy tablet and copies none, and the count has not fallen for %s, so the %d tablets left on a BE it drains belong to no table that exists: %s; BE keeps %d replicas until FE let them go",
+				shown, quiet.Round(time.Second), n, binCause, d.from)
+		}
 		return decommissioning("%s; BE keeps %d replicas until FE let them go", shown, d.from)
 	}
 	if d.statistic != nil && d.statistic.CloningTablets > 0 && quiet < d.stall+MaxCloneTime {
@@ -73,8 +80,8 @@ func (d Drain) Hold(shown string, since, now time.Time) Hold {
 		// '/statistic' walks the tables that exist; TabletNum counts FE's
 		// inverted index, which keeps the tablets of dropped tables and
 		// partitions in the recycle bin, never relocated (facts sheet §14).
-		cause = fmt.Sprintf("at least %d of them belong to no table that exists (FE counts %d unhealthy tablets in all, and a BE it drains holds %d): tables or partitions dropped within catalog_trash_expire_second (1 day by default) stay in FE's recycle bin, and FE neither moves their tablets nor lets the BE go. On StarRocks 4.0 and later SELECT * FROM information_schema.recyclebin_catalogs lists them. RECOVER what you want back (FE then moves it), and let FE erase the rest sooner: ADMIN SET FRONTEND CONFIG (\"catalog_trash_expire_second\" = \"600\"); DROP TABLE ... FORCE skips the bin next time",
-			binned, d.statistic.UnhealthyTablets, d.most)
+		cause = fmt.Sprintf("at least %d of them belong to no table that exists (FE counts %d unhealthy tablets in all, and a BE it drains holds %d): %s",
+			binned, d.statistic.UnhealthyTablets, d.most, binCause)
 	} else {
 		cause = "check that the other BEs are alive and have room"
 	}
@@ -92,6 +99,23 @@ func (d Drain) binned() int {
 		return 0
 	}
 	return max(0, d.most-d.statistic.UnhealthyTablets)
+}
+
+// binCause is what tablets of no table that exists wait on, and what to do.
+const binCause = "tables or partitions dropped within catalog_trash_expire_second (1 day by default) stay in FE's recycle bin, and FE neither moves their tablets nor lets the BE go. On StarRocks 4.0 and later SELECT * FROM information_schema.recyclebin_catalogs lists them. RECOVER what you want back (FE then moves it), and let FE erase the rest sooner: ADMIN SET FRONTEND CONFIG (\"catalog_trash_expire_second\" = \"600\"); DROP TABLE ... FORCE skips the bin next time"
+
+// binnedOnly is the tablets on the fullest draining BE when every one of
+// them is in the recycle bin: FE counts no unhealthy tablet and copies
+// none. A tablet of a table that exists with a replica on a draining BE is
+// unhealthy until its copy is done (REPLICA_RELOCATING or FORCE_REDUNDANT,
+// facts sheet §14); once copied it is REDUNDANT, healthy, until FE deletes
+// the draining BE's replica, so a zero is read only once the count has
+// stood still a while (Hold). 0 when FE gave no count, or counts any.
+func (d Drain) binnedOnly() int {
+	if d.statistic == nil || d.statistic.UnhealthyTablets > 0 || d.statistic.CloningTablets > 0 {
+		return 0
+	}
+	return d.most
 }
 
 // DrainReportEvery spaces the status updates of a draining BE's tablet

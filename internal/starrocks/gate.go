@@ -191,7 +191,7 @@ func Partitioned(g Gate) GateStep {
 		return GateStep{}
 	}
 	update := live.Status.UpdateRevision
-	if update == "" || update == live.Status.CurrentRevision {
+	if update == "" || (update == live.Status.CurrentRevision && !PodsBehind(live, g.Pods)) {
 		return GateStep{}
 	}
 	n := int(ptr.Deref(live.Spec.Replicas, 0))
@@ -282,6 +282,45 @@ func Partitioned(g Gate) GateStep {
 	step.Partition = int32(next)
 	step.Message = fmt.Sprintf("replacing pod %d of %d (%s)", n-next, n, podName(live, next))
 	return step
+}
+
+// PodsBehind reports whether a pod of live (an ordinal below its replicas,
+// not being deleted) carries another revision label than live's update
+// revision: a rollout is under way, whatever status.currentRevision says.
+// A StatefulSet made again (a claim growth, a user's orphaning delete, an
+// adoption) starts with no currentRevision, and the StatefulSet controller
+// sets it to the update revision at once while the pods still run the old
+// one (issue 50 item 22); read alone, it would let the rest roll ungated.
+func PodsBehind(live *appsv1.StatefulSet, pods []corev1.Pod) bool {
+	update := live.Status.UpdateRevision
+	if update == "" {
+		return false
+	}
+	n := int(ptr.Deref(live.Spec.Replicas, 0))
+	for i, p := range byOrdinal(live, pods) {
+		if i < n && p.DeletionTimestamp == nil && revision(p) != update {
+			return true
+		}
+	}
+	return false
+}
+
+// GateRolls reports whether a rollout a gate drives is under way on live:
+// its strategy is one a gate sets (a partition above 0, or OnDelete), or a
+// pod runs another revision than the update revision (PodsBehind). own is
+// true when the strategy is the user's (UserStrategy of the spec) and off
+// when the cluster's gate is off: neither is a gate's rollout. A claim
+// growth deletes and makes again the StatefulSet, which drops the gate's
+// partition: it waits while this holds (issue 50 items 19 and 22).
+func GateRolls(live *appsv1.StatefulSet, pods []corev1.Pod, own, off bool) bool {
+	if live == nil || own || off {
+		return false
+	}
+	u := live.Spec.UpdateStrategy
+	if onDelete(live) || (u.RollingUpdate != nil && ptr.Deref(u.RollingUpdate.Partition, 0) > 0) {
+		return true
+	}
+	return PodsBehind(live, pods)
 }
 
 // Stalled reports whether a step that began at since has waited longer than after.

@@ -57,7 +57,7 @@ func LeaderLast(g Gate) GateStep {
 			outdated = append(outdated, i)
 		}
 	}
-	if update == "" || (update == live.Status.CurrentRevision && !ownStrategy) {
+	if update == "" || (update == live.Status.CurrentRevision && !ownStrategy && len(outdated) == 0) {
 		return GateStep{}
 	}
 	step := GateStep{Rolling: true, Key: fmt.Sprintf("%s/%s/%d", live.UID, update, len(outdated))}

@@ -133,7 +133,7 @@ func changesImage(a ParallelAsk, target string) int {
 		return otherChange
 	}
 	update := a.Live.Status.UpdateRevision
-	if a.Live.Status.ObservedGeneration >= a.Live.Generation && (update == "" || update == a.Live.Status.CurrentRevision) && !onDelete(a.Live) {
+	if a.Live.Status.ObservedGeneration >= a.Live.Generation && (update == "" || (update == a.Live.Status.CurrentRevision && !PodsBehind(a.Live, a.Pods))) && !onDelete(a.Live) {
 		return noRollout
 	}
 	old := false
@@ -262,7 +262,7 @@ func AllAtOnce(g Gate, isFE bool) GateStep {
 		return GateStep{}
 	}
 	update := live.Status.UpdateRevision
-	if update == "" || (update == live.Status.CurrentRevision && !onDelete(live)) {
+	if update == "" || (update == live.Status.CurrentRevision && !onDelete(live) && !PodsBehind(live, g.Pods)) {
 		return GateStep{}
 	}
 	pods := byOrdinal(live, g.Pods)

@@ -53,7 +53,7 @@ func (r *Reconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
 	r.scaleInBackends(ctx, s)
 	r.scaleInFrontends(ctx, s)
 	for _, c := range statefulSetComponents {
-		s.deferGrowth(c) // before the gates, which stand aside for a StatefulSet about to be made again
+		r.deferGrowth(ctx, s, c) // before the gates, which stand aside for a StatefulSet about to be made again
 	}
 	return true
 }

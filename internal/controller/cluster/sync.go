@@ -21,10 +21,14 @@ import (
 	"errors"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	srv1 "github.com/srscale/starrocks-operator/api/v1"
 
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
@@ -45,7 +49,7 @@ func (r *Reconciler) write(ctx context.Context, s *clusterScope) error {
 	feReady := status.FEReady(s.src, s.in.live[resources.ComponentFE])
 	var growErrs []error
 	for _, c := range statefulSetComponents {
-		s.deferGrowth(c)
+		r.deferGrowth(ctx, s, c)
 		if grow, ok := s.want.grow[c]; ok && (c == resources.ComponentFE || feReady) {
 			if err := r.expandClaims(ctx, s.in.live[c], grow); err != nil {
 				growErrs = append(growErrs, err)
@@ -80,11 +84,13 @@ var claimTemplatesField = []string{"spec", "volumeClaimTemplates"}
 
 // deferGrowth keeps c's claims as they are while its StatefulSet is held
 // whole (a decommission, an ordered rollout) or at a replica count (an FE
-// step, FE's quorum): growing them deletes the StatefulSet, and the one
-// made again from the spec would drop the hold, and after an operator
-// restart would be built without it (issue 34 items 2 and 31). The claims
-// grow once nothing holds it.
-func (s *clusterScope) deferGrowth(c resources.Component) {
+// step, FE's quorum), or while a gated rollout of it is under way
+// (starrocks.GateRolls): growing them deletes the StatefulSet, and the one
+// made again from the spec would drop the hold or the gate's partition,
+// and after an operator restart would be built without it (issue 34 items
+// 2 and 31, issue 50 items 19 and 22). The claims grow once nothing holds
+// it and every pod runs the update revision.
+func (r *Reconciler) deferGrowth(ctx context.Context, s *clusterScope, c resources.Component) {
 	want := s.want.objects.StatefulSet(c)
 	if _, ok := s.want.grow[c]; !ok || want == nil || slices.Contains(s.in.regrown, c) {
 		return
@@ -92,12 +98,29 @@ func (s *clusterScope) deferGrowth(c resources.Component) {
 	i := slices.IndexFunc(s.holds, func(h reconcile.Hold) bool {
 		return h.Component == c && (h.Object == nil || h.Object == want) && (len(h.Field) == 0 || slices.Equal(h.Field, replicasField))
 	})
-	if i < 0 {
+	reason, msg := "", ""
+	switch {
+	case i >= 0:
+		reason, msg = s.holds[i].Reason, "the claims grow once the StatefulSet is no longer held: "+s.holds[i].Message
+	case s.gateRolls(c, r.clusterPods(ctx, s)):
+		reason, msg = srv1.ReasonRollingOut, "the claims grow once the rollout under way is done: every pod runs the update revision"
+	default:
 		return
 	}
 	delete(s.want.grow, c)
-	s.hold(reconcile.Hold{Component: c, Object: want, Field: claimTemplatesField, Reason: s.holds[i].Reason, Report: reconcile.Quiet,
-		Message: "the claims grow once the StatefulSet is no longer held: " + s.holds[i].Message})
+	s.hold(reconcile.Hold{Component: c, Object: want, Field: claimTemplatesField, Reason: reason, Report: reconcile.Quiet, Message: msg})
+}
+
+// gateRolls reports whether a gated rollout of c is under way
+// (starrocks.GateRolls); true when the pods could not be listed, which
+// says nothing of it.
+func (s *clusterScope) gateRolls(c resources.Component, pods map[resources.Component][]corev1.Pod) bool {
+	if pods == nil {
+		return true
+	}
+	own := starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy)
+	off := s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateOff
+	return starrocks.GateRolls(s.in.live[c], pods[c], own, off)
 }
 
 // applicable is what to write of a component now: its objects less those
