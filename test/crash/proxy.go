@@ -32,6 +32,9 @@ import (
 	"sync"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -254,8 +257,9 @@ func objectOf(path string) (ns, resource, name, sub string, ok bool) {
 	return ns, resource, name, sub, true
 }
 
-// nameInBody is metadata.name of a JSON create, which names its object in
-// the body; the body is left for the proxy to send.
+// nameInBody is metadata.name of a create, which names its object in the
+// body, JSON or protobuf (the operator creates built-in kinds as protobuf);
+// the body is left for the proxy to send.
 func nameInBody(r *http.Request) string {
 	if r.Body == nil {
 		return ""
@@ -264,6 +268,17 @@ func nameInBody(r *http.Request) string {
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	if err != nil {
 		return ""
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), runtime.ContentTypeProtobuf) {
+		obj, _, err := clientscheme.Codecs.UniversalDeserializer().Decode(b, nil, nil)
+		if err != nil {
+			return ""
+		}
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return ""
+		}
+		return m.GetName()
 	}
 	var obj struct {
 		Metadata struct {
