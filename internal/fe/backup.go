@@ -29,7 +29,7 @@ import (
 
 // Backup, restore and the automated cluster snapshot, as StarRocks' FE
 // takes them. The grammar and the answers are those of the backup facts
-// sheet (../shared/reference/starrocks-backup.md, "backup §N" below) and
+// sheet (starrocks-backup.md in the upstream reference, "backup §N" below) and
 // of FE's source it cites (backup/BackupHandler.java @014f91e2,
 // BackupJob.java, RestoreJob.java, Repository.java @1085f5e4). Every
 // statement quotes its identifiers and escapes its literals.

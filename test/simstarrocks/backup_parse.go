@@ -23,7 +23,7 @@ import (
 
 // The backup and restore statements, parsed as StarRocks' grammar reads
 // them (StarRocks.g4, newest copy; the backup facts sheet
-// ../shared/reference/starrocks-backup.md, "backup §N" below):
+// starrocks-backup.md in the upstream reference, "backup §N" below):
 //
 //	createRepositoryStatement: CREATE (READ ONLY)? REPOSITORY identifier
 //	    WITH BROKER identifierOrString? ON LOCATION string properties?   (backup §1.1)
