@@ -80,6 +80,9 @@ func (p PathVerdict) Message() string {
 	head := fmt.Sprintf("%s to %s", describe(p.From), describe(p.To))
 	switch p.Kind {
 	case PathRefused:
+		if p.Why != "" {
+			head += " (" + p.Why + ")"
+		}
 		return fmt.Sprintf("%s refused: %s [%s] Next: %s", head, p.Rule.Text, p.Rule.Source, p.NextStep)
 	case PathUnknown:
 		return fmt.Sprintf("%s not checked: %s", head, p.Why)
@@ -90,7 +93,7 @@ func (p PathVerdict) Message() string {
 }
 
 func describe(o version.Observed) string {
-	if !o.Known() {
+	if !o.Known() && !o.Read {
 		return "an unknown version"
 	}
 	return o.Version.String()
@@ -98,40 +101,98 @@ func describe(o version.Observed) string {
 
 // UpgradePath checks one version change against the documented paths.
 func UpgradePath(from, to version.Observed) PathVerdict {
+	return UpgradePathAfter(from, to, version.Observed{})
+}
+
+// UpgradePathAfter checks one version change against the documented paths,
+// knowing the highest version the cluster has run (ran: the cluster's
+// status.highestVersion, not known when none is recorded). The downgrade
+// floors hold from it as from the running version, since the notes speak
+// of what the cluster has run ("After upgrading StarRocks to v4.1, DO NOT
+// downgrade to any v4.0 version below v4.0.6"): 4.1 -> 4.0.6 -> 4.0.5 is
+// refused at its second hop, and so is any change to a target below a
+// floor while FE reports no running version.
+func UpgradePathAfter(from, to, ran version.Observed) PathVerdict {
 	p := PathVerdict{From: from, To: to, PauseBalance: true, ImageAfter: true, Direction: version.DirectionOf(from, to)}
-	switch {
-	case !from.Known():
-		return notChecked(p, "the running version: "+from.Unknown)
-	case !to.Known():
-		return notChecked(p, "the new image: "+to.Unknown)
+	if !to.Known() {
+		if to.Read {
+			// A version read from a tag StarRocks does not publish
+			// ("3.3.5-ubuntu"), or beside a digest: checked for a refusal,
+			// not checked otherwise.
+			as := to
+			as.Unknown = ""
+			if v := UpgradePathAfter(from, as, ran); v.Kind == PathRefused {
+				v.To, v.Why = to, "the version is read from the image's tag: "+to.Unknown
+				return v
+			}
+		}
+		return withImages(notChecked(p, "the new image: "+to.Unknown))
 	}
-	f, t := from.Version, to.Version
+	t := to.Version
+	if t.Major < firstFQDN.Major || t.Major == firstFQDN.Major && t.Minor < firstFQDN.Minor {
+		return refuse(p, ruleFQDN, "use 2.4 or later")
+	}
+	if t == ver(4, 1, 0) && (!from.Known() || from.Version != t) {
+		// Whatever the starting version, FE's report or not.
+		return refuse(p, ruleContainer410, "use v4.1.1 or later")
+	}
+	if !from.Known() {
+		if ran.Known() {
+			if fl, ok := violatedFloor(t, ran.Version); ok {
+				return refuse(p, fl.Rule, fmt.Sprintf("downgrade to %s or a later %s (the cluster ran %s)",
+					fl.min, fl.min.Line(), ran.Version))
+			}
+		}
+		return withImages(notChecked(p, "the running version: "+from.Unknown))
+	}
+	f := from.Version
 	p.ImageBeforeFE = p.Direction == version.Downgrade
 	p = shape(p, f, t)
 	if p.Kind == PathRefused {
 		return p
 	}
-	if t.Major == 4 && t.Minor == 1 && f != t {
-		if !t.PatchKnown {
-			return notChecked(p, fmt.Sprintf("the image names no patch of 4.1, and v4.1.0 is refused: %s [%s]",
-				ruleContainer410.Text, ruleContainer410.Source))
-		}
-		if t == ver(4, 1, 0) {
-			return refuse(p, ruleContainer410, "use v4.1.1 or later")
-		}
+	if t.Major == 4 && t.Minor == 1 && f != t && !t.PatchKnown {
+		return withImages(notChecked(p, fmt.Sprintf("the image names no patch of 4.1, and v4.1.0 is refused: %s [%s]",
+			ruleContainer410.Text, ruleContainer410.Source)))
 	}
-	if fl, ok := violatedFloor(f, t); ok {
-		return refuse(p, fl.Rule, fmt.Sprintf("downgrade to %s or a later %s", fl.min, fl.min.Line()))
+	froms := []version.Version{f}
+	if ran.Known() && below(f, ran.Version) {
+		froms = append(froms, ran.Version)
 	}
-	if fl, ok := uncheckedFloor(f, t); ok {
-		return notChecked(p, fmt.Sprintf("the image names no patch of %s, and the docs forbid %s below %s: %s [%s]",
-			t.Line(), t.Line(), fl.min, fl.Text, fl.Source))
+	if fl, ok := violatedFloor(t, froms...); ok {
+		next := fmt.Sprintf("downgrade to %s or a later %s", fl.min, fl.min.Line())
+		if len(froms) > 1 && len(floorsFor(f, t)) == 0 {
+			next += fmt.Sprintf(" (the cluster ran %s)", ran.Version)
+		}
+		return refuse(p, fl.Rule, next)
+	}
+	if fl, ok := uncheckedFloor(t, froms...); ok {
+		return withImages(notChecked(p, fmt.Sprintf("the image names no patch of %s, and the docs forbid %s below %s: %s [%s]",
+			t.Line(), t.Line(), fl.min, fl.Text, fl.Source)))
 	}
 	lines := p.Kind != PathSame && p.Kind != PathPatch
 	for _, r := range requirements {
 		if r.applies(f, t, lines) {
 			p.Requires = append(p.Requires, r.Rule)
 		}
+	}
+	return withImages(p)
+}
+
+// withImages leaves out the metadata image a version before 2.5.3 cannot
+// take: ALTER SYSTEM CREATE IMAGE "is only supported in from v2.5.3 and
+// later" (Downgrade StarRocks, "Downgrade FE" step 1), and FE's parser
+// before it has no such clause (StarRocks.g4's alterClause): the statement
+// would be refused for good, and the pause it belongs to would never be
+// lifted. The image before a downgrade is sent to the running FE, the one
+// after the change to the new one; one whose version may be before 2.5.3
+// (a line tag, 2.5-latest) takes none.
+func withImages(p PathVerdict) PathVerdict {
+	if p.From.Known() && maybeBelow(p.From.Version, imageStatement) {
+		p.ImageBeforeFE = false
+	}
+	if p.To.Read && maybeBelow(p.To.Version, imageStatement) {
+		p.ImageAfter = false
 	}
 	return p
 }
@@ -182,6 +243,12 @@ func upgradeShape(p PathVerdict, f, t version.Version) PathVerdict {
 	case !ok:
 		return notChecked(p, fmt.Sprintf("no page names the last minor version of %d.x, so no path into %d.0 is known",
 			f.Major, f.Major+1))
+	case rule == ruleMajorOther && t.Major == f.Major+1 && (f.Minor != last || t.Minor != 0):
+		// No page gates this way in: a warning, as a minor skip is.
+		p.Kind, p.Rule = PathMinorSkip, rule
+		p.Warning = fmt.Sprintf("no page gates the way into %d.x; the operator recommends the pages' rule for 3.0: "+
+			"%d.%d, then %d.0, then one minor version at a time", t.Major, f.Major, last, t.Major)
+		return p
 	case f.Minor != last:
 		return refuse(p, rule, fmt.Sprintf("upgrade to %d.%d first, one minor version at a time", f.Major, last))
 	case t.Major > f.Major+1 || t.Minor != 0:
@@ -232,6 +299,12 @@ func lineSteps(f, t version.Version) string {
 // first. Nodes on both sides of `to` are refused: no documented order fits an
 // upgrade and a downgrade at once.
 func ClusterPath(cells []string, to version.Observed) PathVerdict {
+	return ClusterPathAfter(cells, to, version.Observed{})
+}
+
+// ClusterPathAfter is ClusterPath knowing the highest version the cluster
+// has run (UpgradePathAfter).
+func ClusterPathAfter(cells []string, to, ran version.Observed) PathVerdict {
 	var froms []version.Observed
 	seen := map[string]bool{}
 	for _, c := range cells {
@@ -242,13 +315,13 @@ func ClusterPath(cells []string, to version.Observed) PathVerdict {
 		froms = append(froms, version.Reported(c))
 	}
 	if len(froms) == 0 {
-		return UpgradePath(version.NotKnown("FE reports no version for any node"), to)
+		return UpgradePathAfter(version.NotKnown("FE reports no version for any node"), to, ran)
 	}
 	sort.SliceStable(froms, func(i, j int) bool { return below(froms[i].Version, froms[j].Version) })
 	var best PathVerdict
 	dirs := map[version.Direction]bool{}
 	for i, from := range froms {
-		p := UpgradePath(from, to)
+		p := UpgradePathAfter(from, to, ran)
 		if p.Kind != PathUnknown {
 			dirs[p.Direction] = true // a path not checked refuses nothing
 		}

@@ -61,11 +61,29 @@ var (
 	ruleMajorInto3 = Rule{"To upgrade to v3.0 you must first upgrade to v2.5 (zh: from v1.19 to v2.0, " +
 		"from v2.5 to v3.0).", srcUpgrade + "; " + srcUpgradeZh}
 	ruleMajorOther = Rule{"Into any other major version (4.0): from the last minor line of the previous major " +
-		"to X.0, as the pages require for 3.0.", srcOurs}
+		"to X.0, as the pages require for 3.0; no page gates it, so another way in is allowed with a warning, " +
+		"as a minor skip is.", srcOurs}
 	ruleMajorDown = Rule{"A major downgrade goes from X.0 to the last minor line of X-1 (v3.0 only to v2.5.3 " +
 		"and later); other major downgrades are refused.", srcDowngrade}
+	ruleFQDN = Rule{"If you have enabled FQDN access (supported from v2.4 onwards) and need to downgrade to versions " +
+		"earlier than v2.4, you must switch to IP address access before downgrading. The operator registers every " +
+		"node by its pod's DNS name, so a version before 2.4 cannot run here.", srcDowngrade}
+	ruleBDBJE = Rule{"If you are downgrading StarRocks v3.0 to v2.5, you must follow these steps after you replace the " +
+		"deployment files: 1. Copy the file fe/lib/starrocks-bdb-je-18.3.13.jar of the v3.0 deployment to the " +
+		"directory fe/lib of the v2.5 deployment. 2. Delete the file fe/lib/je-7.*.jar. (\"Downgrade FE\", step 3; " +
+		"no stock 2.5 image carries that jar.)", srcDowngrade}
 	ruleContainer410 = Rule{"Container environment users should NOT upgrade to v4.1.0 (BE may fail to start); " +
 		"wait for v4.1.1.", srcRelease41}
+)
+
+// firstFQDN is the first line that registers nodes by FQDN (ruleFQDN);
+// imageStatement the first release with ALTER SYSTEM CREATE IMAGE ("The
+// ALTER SYSTEM CREATE IMAGE statement is only supported in from v2.5.3 and
+// later. On earlier versions, you need to create a metadata snapshot by
+// restarting the Leader FE", Downgrade StarRocks, "Downgrade FE" step 1).
+var (
+	firstFQDN      = version.Version{Major: 2, Minor: 4}
+	imageStatement = ver(2, 5, 3)
 )
 
 // lastLine is the last minor line of each major version: 1.19, 2.5 and 3.5
@@ -103,11 +121,14 @@ var downgradeFloors = []floor{
 		"versions (BDBJE cannot be rolled back).", srcDowngrade}},
 }
 
-// floorsFor are the floors that hold from f into t's line.
+// floorsFor are the floors that hold from f into t's line. A floor from
+// X.Y.0 ("after upgrading StarRocks to v3.3") holds from every version of
+// the line, its release candidates too: 3.3.0-rc01 ran 3.3's metadata.
 func floorsFor(f, t version.Version) []floor {
 	var out []floor
 	for _, fl := range downgradeFloors {
-		if f.Major == fl.from.Major && f.Minor == fl.from.Minor && !below(f, fl.from) &&
+		wholeLine := fl.from.Patch == 0
+		if f.Major == fl.from.Major && f.Minor == fl.from.Minor && (wholeLine || !below(f, fl.from)) &&
 			t.Major == fl.min.Major && t.Minor == fl.min.Minor {
 			out = append(out, fl)
 		}
@@ -115,19 +136,26 @@ func floorsFor(f, t version.Version) []floor {
 	return out
 }
 
-func violatedFloor(f, t version.Version) (floor, bool) {
-	for _, fl := range floorsFor(f, t) {
-		if below(t, fl.min) {
-			return fl, true
+// violatedFloor is the first floor t breaks from any of froms: the running
+// version and the highest the cluster has run (the notes speak of what the
+// cluster has run: "after upgrading StarRocks to v4.1").
+func violatedFloor(t version.Version, froms ...version.Version) (floor, bool) {
+	for _, f := range froms {
+		for _, fl := range floorsFor(f, t) {
+			if below(t, fl.min) {
+				return fl, true
+			}
 		}
 	}
 	return floor{}, false
 }
 
-func uncheckedFloor(f, t version.Version) (floor, bool) {
-	for _, fl := range floorsFor(f, t) {
-		if _, ok := t.Compare(fl.min); !ok {
-			return fl, true
+func uncheckedFloor(t version.Version, froms ...version.Version) (floor, bool) {
+	for _, f := range froms {
+		for _, fl := range floorsFor(f, t) {
+			if _, ok := t.Compare(fl.min); !ok {
+				return fl, true
+			}
 		}
 	}
 	return floor{}, false

@@ -29,6 +29,7 @@ func TestUpgradePath(t *testing.T) {
 	tests := []struct {
 		name     string
 		from, to string // a reported Version cell; an image reference
+		ran      string // the highest version the cluster ran (status.highestVersion); "" for none
 		kind     PathKind
 		dir      version.Direction
 		pause    bool
@@ -61,8 +62,16 @@ func TestUpgradePath(t *testing.T) {
 		// Major: to v3.0 only from v2.5 (en); v1.19 to v2.0 and v2.5 to v3.0 (zh).
 		{name: "2.5 to 3.0 is the documented major step", from: "2.5.13-a1b2c3d", to: "sr/fe:3.0.9",
 			kind: PathMajorStep, dir: version.Upgrade, pause: true},
-		{name: "1.19 to 2.0 is the documented major step", from: "1.19.7-a1b2c3d", to: "sr/fe:2.0.0",
-			kind: PathMajorStep, dir: version.Upgrade, pause: true},
+		// Downgrade StarRocks: FQDN access is "supported from v2.4 onwards";
+		// the operator registers every node by FQDN (issue 50 item 10).
+		{name: "1.19 to 2.0, the documented major step, is refused: 2.0 has no FQDN", from: "1.19.7-a1b2c3d", to: "sr/fe:2.0.0",
+			kind: PathRefused, dir: version.Upgrade, next: "use 2.4 or later", text: "FQDN"},
+		{name: "a downgrade below 2.4 is refused: no FQDN", from: "2.4.5-a1b2c3d", to: "sr/fe:2.3.12",
+			kind: PathRefused, dir: version.Downgrade, next: "use 2.4 or later", text: "FQDN"},
+		{name: "a target below 2.4 is refused whatever runs", from: "UNKNOWN-a1b2c3d", to: "sr/fe:2.3-latest",
+			kind: PathRefused, dir: version.DirectionUnknown, next: "use 2.4 or later", text: "FQDN"},
+		{name: "2.4 is the first line with FQDN", from: "2.4.5-a1b2c3d", to: "sr/fe:2.4.6",
+			kind: PathPatch, dir: version.Upgrade},
 		{name: "2.5 to 3.1 is refused until 3.0", from: "2.5.13-a1b2c3d", to: "sr/fe:3.1.0",
 			kind: PathRefused, dir: version.Upgrade, next: "upgrade to 3.0 first"},
 		{name: "2.4 to 3.0 is refused until 2.5", from: "2.4.5-a1b2c3d", to: "sr/fe:3.0.0",
@@ -72,9 +81,12 @@ func TestUpgradePath(t *testing.T) {
 		// No page gates 4.0: the operator's choice, as for 3.0 (docs/upgrades.md).
 		{name: "3.5 to 4.0 is a major step by the operator's choice", from: "3.5.9-a1b2c3d", to: "sr/fe:4.0.6",
 			kind: PathMajorStep, dir: version.Upgrade, pause: true, text: "as the pages require for 3.0"},
-		{name: "3.4 to 4.0 is refused until 3.5", from: "3.4.8-a1b2c3d", to: "sr/fe:4.0.6",
-			kind: PathRefused, dir: version.Upgrade, next: "upgrade to 3.5 first"},
-		{name: "3.5 to 4.1 is refused until 4.0", from: "3.5.9-a1b2c3d", to: "sr/fe:4.1.2",
+		// ... and so another way into 4.x warns, as a minor skip does (issue 50 item 9).
+		{name: "3.4 to 4.0 warns: no page gates it", from: "3.4.8-a1b2c3d", to: "sr/fe:4.0.6",
+			kind: PathMinorSkip, dir: version.Upgrade, pause: true, text: "3.5, then 4.0", requires: []string{"JDK 17"}},
+		{name: "3.5 to 4.1 warns: no page gates it", from: "3.5.9-a1b2c3d", to: "sr/fe:4.1.2",
+			kind: PathMinorSkip, dir: version.Upgrade, pause: true, text: "no page gates the way into 4.x"},
+		{name: "3.5 to 5.0 is refused until 4.0", from: "3.5.9-a1b2c3d", to: "sr/fe:5.0.0",
 			kind: PathRefused, dir: version.Upgrade, next: "upgrade to 4.0 first"},
 
 		// Major downgrade: v3.0 only to v2.5.3 and later.
@@ -108,6 +120,42 @@ func TestUpgradePath(t *testing.T) {
 			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 4.0.6 or a later 4.0"},
 		{name: "4.1 to 4.0.6 is allowed", from: "4.1.2-a1b2c3d", to: "sr/fe:4.0.6",
 			kind: PathMinorStep, dir: version.Downgrade, pause: true, requires: []string{"ignore_unknown_log_id"}},
+		// A floor from X.Y.0 holds from the whole line: its release candidates ran its metadata (issue 50 item 4).
+		{name: "a release candidate of 3.3 to 3.2.2 is refused", from: "3.3.0-RC01-a1b2c3d", to: "sr/fe:3.2.2",
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.2.3 or a later 3.2", text: "metadata loss"},
+		{name: "a release candidate of 4.1 to 4.0.5 is refused", from: "4.1.0-RC01-a1b2c3d", to: "sr/fe:4.0.5",
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 4.0.6 or a later 4.0"},
+		{name: "a release candidate of 3.5 to 3.4.5 is refused", from: "3.5.0-rc02-a1b2c3d", to: "sr/fe:3.4.5",
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.4.6 or a later 3.4"},
+		// The floors hold from what the cluster has run, not only from what it runs (issue 50 item 3).
+		{name: "4.1 then 4.0.6 then 4.0.5 is refused at the second hop", ran: "4.1.2-a1b2c3d", from: "4.0.6-a1b2c3d",
+			to: "sr/fe:4.0.5", kind: PathRefused, dir: version.Downgrade, next: "downgrade to 4.0.6 or a later 4.0 (the cluster ran 4.1.2)"},
+		{name: "4.0.6 to 4.0.5 without a record of 4.1 is a patch downgrade", from: "4.0.6-a1b2c3d",
+			to: "sr/fe:4.0.5", kind: PathPatch, dir: version.Downgrade},
+		{name: "3.3 then 3.2.3 then 3.2.2 is refused at the second hop", ran: "3.3.1-a1b2c3d", from: "3.2.3-a1b2c3d",
+			to: "sr/fe:3.2.2", kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.2.3 or a later 3.2", text: "metadata loss"},
+		{name: "3.5 then 3.4.6 then 3.4.5 is refused at the second hop", ran: "3.5.0-a1b2c3d", from: "3.4.6-a1b2c3d",
+			to: "sr/fe:3.4.5", kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.4.6 or a later 3.4"},
+		{name: "a record below the running version changes nothing", ran: "3.2.1-a1b2c3d", from: "3.3.5-a1b2c3d",
+			to: "sr/fe:3.3.6", kind: PathPatch, dir: version.Upgrade},
+		// With FE not reporting, the floors hold from the record, and 4.1.0 is refused (issue 50 item 6).
+		{name: "FE not reporting, the record of 4.1 refuses 4.0.5", ran: "4.1.2-a1b2c3d", from: "NULL",
+			to: "sr/fe:4.0.5", kind: PathRefused, dir: version.DirectionUnknown, next: "downgrade to 4.0.6 or a later 4.0 (the cluster ran 4.1.2)"},
+		{name: "FE not reporting and no record is not checked", from: "NULL",
+			to: "sr/fe:4.0.5", kind: PathUnknown, dir: version.DirectionUnknown, pause: true, text: "running version"},
+		{name: "FE not reporting, 4.1.0 is refused", from: "NULL",
+			to: "sr/fe:4.1.0", kind: PathRefused, dir: version.DirectionUnknown, next: "v4.1.1 or later"},
+		{name: "4.1.0 is refused from an unreadable version", from: "UNKNOWN-a1b2c3d",
+			to: "sr/fe:4.1.0", kind: PathRefused, dir: version.DirectionUnknown, next: "v4.1.1 or later"},
+		// A version read from a tag StarRocks does not publish, or beside a digest: checked for a refusal (issue 50 item 5).
+		{name: "a tag beside a digest is read for a refusal", from: "3.3.5-a1b2c3d", to: "sr/be-ubuntu:3.2.1@sha256:0123456789abcdef",
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.2.3 or a later 3.2", text: "metadata loss"},
+		{name: "a -ubuntu suffix is read for a refusal", from: "3.3.5-a1b2c3d", to: "sr/be-ubuntu:3.2.2-ubuntu",
+			kind: PathRefused, dir: version.Downgrade, next: "downgrade to 3.2.3 or a later 3.2", text: "metadata loss"},
+		{name: "a -ubuntu suffix the docs allow is not checked", from: "3.3.5-a1b2c3d", to: "sr/be-ubuntu:3.3.6-ubuntu",
+			kind: PathUnknown, dir: version.Upgrade, pause: true, text: "not a StarRocks release tag"},
+		{name: "a tag beside a digest the docs allow is not checked", from: "3.3.5-a1b2c3d", to: "sr/be-ubuntu:3.3.6@sha256:0123456789abcdef",
+			kind: PathUnknown, dir: version.Upgrade, pause: true, text: "pinned by digest"},
 		{name: "4.1 to a 4.0 image without a patch is not checked", from: "4.1.2-a1b2c3d", to: "sr/fe:4.0-latest",
 			kind: PathUnknown, dir: version.Downgrade, pause: true, text: "4.0.6"},
 
@@ -136,7 +184,11 @@ func TestUpgradePath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := UpgradePath(version.Reported(tt.from), version.OfImage(tt.to))
+			var ran version.Observed
+			if tt.ran != "" {
+				ran = version.Reported(tt.ran)
+			}
+			p := UpgradePathAfter(version.Reported(tt.from), version.OfImage(tt.to), ran)
 			if p.Kind != tt.kind || p.Direction != tt.dir || p.PauseBalance != tt.pause {
 				t.Fatalf("kind %d dir %d pause %v, want %d %d %v: %s",
 					p.Kind, p.Direction, p.PauseBalance, tt.kind, tt.dir, tt.pause, p.Message())
@@ -183,6 +235,32 @@ func TestUpgradePathImages(t *testing.T) {
 	if !down.ImageBeforeFE || !down.ImageAfter || up.ImageBeforeFE || !up.ImageAfter || same.ImageAfter {
 		t.Fatalf("images: down %v/%v up %v/%v same %v", down.ImageBeforeFE, down.ImageAfter,
 			up.ImageBeforeFE, up.ImageAfter, same.ImageAfter)
+	}
+}
+
+// ALTER SYSTEM CREATE IMAGE "is only supported in from v2.5.3 and later"
+// (Downgrade StarRocks, "Downgrade FE" step 1): an FE before it is never
+// sent one, before a downgrade (the running FE) or after the change (the
+// new one), so that the pause it belongs to is lifted (issue 50 item 10).
+func TestUpgradePathImagesBefore253(t *testing.T) {
+	tests := []struct {
+		from, to      string
+		before, after bool
+	}{
+		{"2.4.5", "x:2.5.2", false, false},
+		{"2.5.2", "x:2.5.3", false, true},
+		{"2.5.3", "x:2.5.2", true, false},
+		{"2.5.13", "x:2.5-latest", false, false}, // a patch of 2.5 that may be before 2.5.3
+		{"2.5.2", "x:2.5.1-ubuntu", false, false},
+		{"3.0.9", "x:2.5.3", true, true},
+		{"2.5.13", "x:3.0.1", false, true},
+	}
+	for _, tt := range tests {
+		p := UpgradePath(version.Reported(tt.from), version.OfImage(tt.to))
+		if p.ImageBeforeFE != tt.before || p.ImageAfter != tt.after {
+			t.Errorf("%s to %s: image before FE %v, after %v; want %v, %v (%s)", tt.from, tt.to,
+				p.ImageBeforeFE, p.ImageAfter, tt.before, tt.after, p.Message())
+		}
 	}
 }
 
