@@ -53,9 +53,14 @@ type PreflightIn struct {
 	// into a wait, and back, each time FE's last report ages.
 	Decided *Preflight
 	// Unreadable, when set, says why FE's report cannot be had (no FE pod
-	// is Ready, the operator reaches no FE): the change is then not checked,
-	// and goes on.
+	// is Ready, the operator reaches no FE): the change is then checked
+	// only against Ran and the rules of the new version alone, and goes on
+	// unless they refuse it.
 	Unreadable string
+	// Ran is the highest version the cluster has run (its
+	// status.highestVersion); not known when none is recorded. The
+	// downgrade floors hold from it as from what runs (UpgradePathAfter).
+	Ran version.Observed
 }
 
 // ImageCheck is the verdict on one component's image change.
@@ -92,7 +97,7 @@ func CheckImagePaths(in PreflightIn) Preflight {
 	}
 	comps := []comp{
 		{in.FE, func(r *Report) []string {
-			return append(frontendVersions(r, in.FENames), backendVersions(r, in.BENames)...)
+			return slices.Concat(frontendVersions(r, in.FENames), backendVersions(r, in.BENames), computeNodeVersions(r, in.CNNames))
 		}},
 		{in.BE, func(r *Report) []string { return backendVersions(r, in.BENames) }},
 		{in.CN, func(r *Report) []string { return computeNodeVersions(r, in.CNNames) }},
@@ -112,27 +117,30 @@ func CheckImagePaths(in PreflightIn) Preflight {
 		check := ImageCheck{Name: c.w.Name, From: from, To: to}
 		keys = append(keys, c.w.Name+"="+to)
 		switch {
-		case !target.Known():
+		case !target.Read:
 			// Nothing to check it against: no wait for FE.
 			check.Verdict = notChecked(PathVerdict{From: version.NotKnown("not read"), To: target, PauseBalance: true, ImageAfter: true},
 				"the new image: "+target.Unknown)
 		case in.Unreadable != "":
-			check.Verdict = UpgradePath(version.NotKnown("FE's report cannot be read: "+in.Unreadable), target)
+			check.Verdict = UpgradePathAfter(version.NotKnown("FE's report cannot be read: "+in.Unreadable), target, in.Ran)
 		case rep == nil:
 			out.Read, out.Waiting = true, append(out.Waiting, c.w.Name)
 			continue
 		case rep.Err != nil:
-			check.Verdict = UpgradePath(version.NotKnown("FE did not answer: "+rep.Err.Error()), target)
+			check.Verdict = UpgradePathAfter(version.NotKnown("FE did not answer: "+rep.Err.Error()), target, in.Ran)
 		default:
-			check.Verdict = ClusterPath(c.cells(rep), target)
+			check.Verdict = ClusterPathAfter(c.cells(rep), target, in.Ran)
 			if c.w.Name == in.FE.Name {
-				own := ClusterPath(frontendVersions(rep, in.FENames), target)
+				own := ClusterPathAfter(frontendVersions(rep, in.FENames), target, in.Ran)
 				check.ByBackends = severity(check.Verdict) > severity(own)
 			}
 		}
 		out.Checks = append(out.Checks, check)
 	}
 	out.Key = strings.Join(keys, ";")
+	if !out.Read && rep != nil && rep.Err == nil && in.Unreadable == "" {
+		lineOrder(out.Checks, in, rep)
+	}
 	if out.Read {
 		if d := in.Decided; d != nil && !d.Read && Covers(d.Key, out.Key) {
 			return d.narrowed(out.Key)
