@@ -321,6 +321,15 @@ type StarRocksClusterStatus struct {
 	// spec.clusterSnapshot is set (written by the backup controllers).
 	// +optional
 	ClusterSnapshot *ClusterSnapshotStatus `json:"clusterSnapshot,omitempty"`
+
+	// HighestVersion is the highest StarRocks release FE has reported for
+	// any node of the cluster ("4.1.2"); a downgrade does not lower it.
+	// StarRocks' downgrade floors speak of what a cluster has run ("After
+	// upgrading StarRocks to v4.1, DO NOT downgrade to any v4.0 version
+	// below v4.0.6"): the upgrade-path check holds them from this version
+	// as from the running one, also while FE does not answer.
+	// +optional
+	HighestVersion string `json:"highestVersion,omitempty"`
 }
 
 // StarRocksComponentStatus is the observed state of one component.

@@ -125,3 +125,33 @@ func refuseCheck(checks []ImageCheck, name, why, next string) {
 		}
 	}
 }
+
+// HighestRun is what the cluster's status.highestVersion should say: the
+// highest release among the one recorded and every Version FE reports for
+// its frontends, backends and compute nodes (issue 50 item 3); the record
+// as it is when the report has none higher, or there is no report. A
+// record that does not read is replaced by the report's.
+func HighestRun(recorded string, rep *Report) string {
+	best := version.Reported(recorded)
+	if recorded == "" {
+		best = version.NotKnown("none recorded")
+	}
+	if rep == nil || rep.Err != nil {
+		return recorded
+	}
+	var cells []string
+	for _, f := range rep.Frontends {
+		cells = append(cells, f.Version)
+	}
+	for _, b := range rep.Backends {
+		cells = append(cells, b.Version)
+	}
+	for _, n := range rep.ComputeNodes {
+		cells = append(cells, n.Version)
+	}
+	top := highestOf(cells)
+	if !top.Known() || best.Known() && !below(best.Version, top.Version) {
+		return recorded
+	}
+	return top.Version.String()
+}

@@ -17,8 +17,11 @@ limitations under the License.
 package starrocks
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/srscale/starrocks-operator/internal/fe"
 
 	"github.com/srscale/starrocks-operator/internal/version"
 )
@@ -303,5 +306,37 @@ func TestClusterPath(t *testing.T) {
 				t.Errorf("from %s, want %s", p.From.Version, tt.from)
 			}
 		})
+	}
+}
+
+// status.highestVersion: the highest release FE ever reported, never
+// lowered by a downgrade (issue 50 item 3).
+func TestHighestRun(t *testing.T) {
+	rep := func(f, be, cn string) *Report {
+		return &Report{Frontends: []fe.Frontend{{Version: f}}, Backends: []fe.Backend{{Version: be}}, ComputeNodes: []fe.ComputeNode{{Version: cn}}}
+	}
+	tests := []struct {
+		name, recorded string
+		rep            *Report
+		want           string
+	}{
+		{"nothing recorded, no report", "", nil, ""},
+		{"the first report records its highest node", "", rep("3.3.9-abc1234", "3.4.1-abc1234", "NULL"), "3.4.1"},
+		{"a compute node counts", "", rep("3.3.9-abc1234", "", "4.1.2-abc1234"), "4.1.2"},
+		{"a downgrade keeps the record", "4.1.2", rep("4.0.6-abc1234", "4.0.6-abc1234", ""), "4.1.2"},
+		{"an upgrade raises it", "4.0.6", rep("4.1.2-abc1234", "4.0.6-abc1234", ""), "4.1.2"},
+		{"a candidate is below its release", "3.3.0", rep("3.3.0-RC01-abc1234", "", ""), "3.3.0"},
+		{"a candidate above the record is recorded", "3.2.9", rep("3.3.0-RC01-abc1234", "", ""), "3.3.0-rc01"},
+		{"FE not answering keeps the record", "4.1.2", &Report{Err: errors.New("refused")}, "4.1.2"},
+		{"a report without versions keeps the record", "4.1.2", rep("NULL", "UNKNOWN-abc1234", ""), "4.1.2"},
+		{"an unreadable record is replaced", "garbage", rep("3.3.9-abc1234", "", ""), "3.3.9"},
+	}
+	for _, tt := range tests {
+		if got := HighestRun(tt.recorded, tt.rep); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+		if got := HighestRun(tt.recorded, tt.rep); got != "" && !version.Reported(got).Known() {
+			t.Errorf("%s: %q does not read back", tt.name, got)
+		}
 	}
 }

@@ -74,6 +74,8 @@ type Observed struct {
 	Step, StepReason string
 	// DisasterRecovery replaces status.disasterRecoveryStatus when set.
 	DisasterRecovery *srv1.DisasterRecoveryStatus
+	// HighestVersion replaces status.highestVersion when set.
+	HighestVersion string
 	// ConfigWarning says why a running component's .conf could not be read
 	// (its live objects are kept as they are); nil when every .conf was read.
 	ConfigWarning       error
@@ -141,6 +143,10 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 	}
 	if obs.DisasterRecovery != nil {
 		st.DisasterRecoveryStatus = obs.DisasterRecovery
+	}
+	st.HighestVersion = src.Status.HighestVersion
+	if obs.HighestVersion != "" {
+		st.HighestVersion = obs.HighestVersion
 	}
 	st.StarRocksFeStatus = componentStatus(obs.FE)
 	st.StarRocksBeStatus = componentStatus(obs.BE)

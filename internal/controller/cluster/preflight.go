@@ -27,6 +27,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
+	"github.com/srscale/starrocks-operator/internal/version"
 )
 
 // preflight checks the version path of an FE, BE or CN image change before
@@ -48,6 +49,9 @@ func (r *Reconciler) preflight(ctx context.Context, s *clusterScope) bool {
 		Off:          s.src.Annotations[srv1.UpgradePathCheckAnnotation] == srv1.UpgradePathCheckOff || s.recovering(),
 		ConfChanging: live != nil && want != nil && r.FE.Configured() && feAnswers(s) && live.Annotations[resources.ConfigHashAnnotation] != want.Annotations[resources.ConfigHashAnnotation],
 		SharedData:   fe.SharedData(s.want.feConf), Every: r.FE.Every(), Now: time.Now(),
+	}
+	if rec := s.src.Status.HighestVersion; rec != "" {
+		in.Paths.Ran = version.Reported(rec)
 	}
 	switch {
 	case !r.FE.Configured():

@@ -32,6 +32,7 @@ import (
 	"github.com/srscale/starrocks-operator/internal/metrics"
 	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
+	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
 )
 
@@ -83,6 +84,7 @@ func (r *Reconciler) observe(ctx context.Context, s *clusterScope) *status.Obser
 	obs.UnboundClaims = r.unboundClaims(ctx, s)
 	obs.FEQuorumUnprotected = s.feQuorumUnprotected()
 	obs.GracefulExitCutShort = s.gracefulExitCutShort()
+	obs.HighestVersion = starrocks.HighestRun(src.Status.HighestVersion, s.gates.report.Pure())
 	obs.DisasterRecovery = disasterRecoveryStatus(src, s.in.confs[resources.ComponentFE].content, s.in.live[resources.ComponentFE])
 	return obs
 }
