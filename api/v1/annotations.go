@@ -73,6 +73,27 @@ const UpgradePathCheckAnnotation = "starrocks.com/upgrade-path-check"
 // UpgradePathCheckOff is the value of UpgradePathCheckAnnotation that skips the check.
 const UpgradePathCheckOff = "off"
 
+// UpgradePathConfirmAnnotation on a StarRocksCluster confirms, one by one,
+// the steps of StarRocks' upgrade and downgrade pages the pre-flight holds
+// an FE image change for and cannot see done: a comma-separated list of
+// the step names below. Each confirmed step is the user's word; the rest
+// of the pre-flight still applies (docs/upgrades.md).
+const UpgradePathConfirmAnnotation = "starrocks.com/upgrade-path-confirm"
+
+// The steps UpgradePathConfirmAnnotation confirms.
+const (
+	// ConfirmBDBJEJar: the 2.5 FE image of a 3.0 -> 2.5 downgrade carries
+	// 3.0's fe/lib/starrocks-bdb-je-18.3.13.jar and no fe/lib/je-7.*.jar
+	// (Downgrade StarRocks, "Downgrade FE" step 3).
+	ConfirmBDBJEJar = "bdbje-jar"
+	// ConfirmIgnoreUnknownLogID: FE downgrades across lines without
+	// ignore_unknown_log_id = true in the fe.conf the operator holds.
+	ConfirmIgnoreUnknownLogID = "ignore-unknown-log-id"
+	// ConfirmJavaOpts: FE goes to 3.5 or later (JDK 17) with the CMS or GC
+	// options of fe.conf's JAVA_OPTS kept.
+	ConfirmJavaOpts = "java-opts"
+)
+
 // CompatibilityPauseAnnotation on a StarRocksCluster records, while a
 // minor or major version change rolls, what FE's tablet clone and balance
 // configuration was before the operator paused them (JSON: {"values":

@@ -131,6 +131,13 @@ const (
 	// downgrade, JAVA_OPTS for JDK 17, a session variable); the change rolls,
 	// and Progressing's message repeats it while it does.
 	ReasonUpgradeRequires = "UpgradeRequires"
+	// ReasonUpgradeNeedsConf (ReconcileError): FE's image change is held,
+	// its pod template kept, until the fe.conf the operator holds carries
+	// what StarRocks' pages ask before it (ignore_unknown_log_id = true
+	// before a downgrade across lines; no CMS or GC option in JAVA_OPTS
+	// before 3.5's JDK 17), or the user confirms the step
+	// (starrocks.com/upgrade-path-confirm).
+	ReasonUpgradeNeedsConf = "UpgradeNeedsConf"
 	// ReasonCompatibilityPause (Progressing, and a Normal Event): a minor or
 	// major version change waits while the operator pauses FE's tablet
 	// clone and balancing (ADMIN SET FRONTEND CONFIG), or sets the pause

@@ -61,6 +61,11 @@ type PreflightIn struct {
 	// status.highestVersion); not known when none is recorded. The
 	// downgrade floors hold from it as from what runs (UpgradePathAfter).
 	Ran version.Observed
+	// FEConf is the fe.conf the spec asks for, and Confirmed the steps the
+	// user confirmed (starrocks.com/upgrade-path-confirm): what FE's change
+	// is held for until the pages' asks are met (feAsks).
+	FEConf    string
+	Confirmed []string
 }
 
 // ImageCheck is the verdict on one component's image change.
@@ -138,6 +143,9 @@ func CheckImagePaths(in PreflightIn) Preflight {
 		out.Checks = append(out.Checks, check)
 	}
 	out.Key = strings.Join(keys, ";")
+	if !out.Read {
+		feAsks(out.Checks, in.FEConf, in.Confirmed)
+	}
 	if !out.Read && rep != nil && rep.Err == nil && in.Unreadable == "" {
 		lineOrder(out.Checks, in, rep)
 	}

@@ -112,9 +112,13 @@ func PlanPreflight(in PreflightInput, m PathCheck, r Reads) (Step[PathCheck], Pa
 		m.Decided = &pre
 	}
 	for _, chk := range pre.Refused() {
-		st.Holds = append(st.Holds, Hold{Component: componentTitled(chk.Name), Template: true, Refuses: true, Reason: srv1.ReasonUpgradePathRefused,
+		h := Hold{Component: componentTitled(chk.Name), Template: true, Refuses: true, Reason: srv1.ReasonUpgradePathRefused,
 			Message: chk.Message() + "; the pod template is kept, no pod restarts (annotate the cluster " +
-				srv1.UpgradePathCheckAnnotation + "=" + srv1.UpgradePathCheckOff + " to roll it anyway)"})
+				srv1.UpgradePathCheckAnnotation + "=" + srv1.UpgradePathCheckOff + " to roll it anyway)"}
+		if chk.Verdict.NeedsConf {
+			h.Reason, h.Message = srv1.ReasonUpgradeNeedsConf, chk.Message()+"; the pod template is kept, no pod restarts"
+		}
+		st.Holds = append(st.Holds, h)
 	}
 	var note string
 	m, note, st.Events = m.noted(in.Paths, pre)

@@ -70,6 +70,10 @@ type PathVerdict struct {
 	Why string
 	// Requires lists the per-version items the pages ask for this change.
 	Requires []Rule
+	// NeedsConf is true when the refusal is a hold until the fe.conf the
+	// operator holds carries what the pages ask before FE's change
+	// (feAsks); Why says what it lacks.
+	NeedsConf bool
 }
 
 // Allowed reports whether the change may start.

@@ -18,6 +18,7 @@ package starrocks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/version"
@@ -48,7 +49,7 @@ type sideOf struct {
 
 // lineOrder refuses, among checks, a change that leaves FE on a newer minor
 // or major line than a BE or CN FE reports, unless the change that brings
-// that BE or CN along is in the same update. A change that does not move
+// that BE or CN along is in the same update (and not refused itself). A change that does not move
 // its component's line (a patch) is not refused for a state it did not
 // make; a version not known on either side checks nothing.
 func lineOrder(checks []ImageCheck, in PreflightIn, rep *Report) {
@@ -61,6 +62,9 @@ func lineOrder(checks []ImageCheck, in PreflightIn, rep *Report) {
 			s.now = highestOf(cells)
 		}
 		_, to, changing := imageChange(w)
+		if i := slices.IndexFunc(checks, func(c ImageCheck) bool { return c.Name == w.Name }); i >= 0 && !checks[i].Verdict.Allowed() {
+			changing = false // a refused change leaves its component where it runs
+		}
 		s.end, s.changing = s.now, changing
 		if changing {
 			s.end = version.OfImage(to)

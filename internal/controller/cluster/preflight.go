@@ -50,6 +50,7 @@ func (r *Reconciler) preflight(ctx context.Context, s *clusterScope) bool {
 		ConfChanging: live != nil && want != nil && r.FE.Configured() && feAnswers(s) && live.Annotations[resources.ConfigHashAnnotation] != want.Annotations[resources.ConfigHashAnnotation],
 		SharedData:   fe.SharedData(s.want.feConf), Every: r.FE.Every(), Now: time.Now(),
 	}
+	in.Paths.FEConf, in.Paths.Confirmed = s.want.feConf, starrocks.ConfirmedSteps(s.src.Annotations[srv1.UpgradePathConfirmAnnotation])
 	if rec := s.src.Status.HighestVersion; rec != "" {
 		in.Paths.Ran = version.Reported(rec)
 	}
