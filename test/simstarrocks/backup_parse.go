@@ -62,6 +62,10 @@ type grammar struct {
 	backup34 bool
 	// dropSnapshot: DROP SNAPSHOT (4.2, PR #78092; backup §5).
 	dropSnapshot bool
+	// createImage: the alter clause CREATE IMAGE, which FE's grammar has
+	// from 2.5.3 (image.go, hasCreateImage; the server sets it by the FE
+	// reached).
+	createImage bool
 }
 
 func grammarOf(version string) grammar {
@@ -69,6 +73,7 @@ func grammarOf(version string) grammar {
 		warehouseClauses: version != "3.1" && version != "3.2",
 		backup34:         version >= "3.4",
 		dropSnapshot:     version >= "4.2",
+		createImage:      true,
 	}
 }
 

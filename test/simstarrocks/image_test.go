@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -106,4 +107,20 @@ func TestCreateImage(t *testing.T) {
 		t.Errorf("fe-2 a round after its restart: image %d, want %d", got, v["fe-0"])
 	}
 	_ = leader
+}
+
+// ALTER SYSTEM CREATE IMAGE exists from 2.5.3 (Downgrade StarRocks,
+// "Downgrade FE" step 1): the FE reached parses it with its own release's
+// grammar, and before 2.5.3 answers its syntax error; no journal roll is
+// asked. The control: the same FE at 2.5.3 takes it.
+func TestCreateImageBefore253(t *testing.T) {
+	s, _ := threeFEs(t, time.Second)
+	s.SetRelease("fe-1", "2.5.2")
+	_, err := connectTo(t, s.AddressOf("fe-1")).Exec("ALTER SYSTEM CREATE IMAGE")
+	if err == nil || !strings.Contains(err.Error(), "1064") ||
+		!strings.Contains(err.Error(), "Getting syntax error at line 1, column 13. Detail message: Unexpected input 'CREATE'") {
+		t.Fatalf("2.5.2 answered CREATE IMAGE with %v, want its parser's syntax error", err)
+	}
+	s.SetRelease("fe-1", "2.5.3")
+	mustExec(t, connectTo(t, s.AddressOf("fe-1")), "ALTER SYSTEM CREATE IMAGE")
 }

@@ -182,7 +182,16 @@ func (s *StarRocks) answered(query, err string) {
 // answer parses and runs the statement.
 func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	s := h.s
-	st, err := parse(query, grammarOf(s.opts.Version))
+	sess, _ := c.ClientData.(*session)
+	if sess == nil {
+		sess = &session{}
+	}
+	// The FE reached parses the statement with its own release's grammar.
+	g := grammarOf(s.opts.Version)
+	s.mu.Lock()
+	g.createImage = s.state.hasCreateImage(sess.fe)
+	s.mu.Unlock()
+	st, err := parse(query, g)
 	if err != nil {
 		// A syntax error: 1064 / HY000 like every ParsingException (sheet §0);
 		// the simulation's own refusals likewise.
@@ -195,10 +204,6 @@ func (h *handler) answer(c *mysql.Conn, query string, callback mysql.ResultSpool
 	// The privilege check comes before the statement runs (users.go).
 	if serr := s.authorize(c.User, st); serr != nil {
 		return mysql.NewSQLError(serr.code, serr.state, "%s", serr.msg)
-	}
-	sess, _ := c.ClientData.(*session)
-	if sess == nil {
-		sess = &session{}
 	}
 	if st.kind == stSetPassword {
 		if serr := s.setPassword(c.User, st); serr != nil {

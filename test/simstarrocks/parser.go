@@ -859,12 +859,17 @@ func (p *parser) alterSystem() (*statement, error) {
 			return nil, err
 		}
 		return &statement{kind: stDecommissionBackend, hostPorts: hps}, p.end("','")
-	case p.acceptWord("CREATE"):
+	case p.createImage && p.acceptWord("CREATE"):
 		// createImageClause: CREATE IMAGE (StarRocks.g4).
 		if err := p.expectWord("IMAGE"); err != nil {
 			return nil, err
 		}
 		return &statement{kind: stCreateImage}, p.end()
+	}
+	if !p.createImage {
+		// Before 2.5.3 alterClause has no createImageClause: CREATE is
+		// unexpected input there, as any clause FE's grammar lacks.
+		return nil, p.fail(kw("ADD", "DROP", "DECOMMISSION")...)
 	}
 	return nil, p.fail(kw("ADD", "DROP", "DECOMMISSION", "CREATE")...)
 }
