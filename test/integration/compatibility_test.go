@@ -298,6 +298,11 @@ func testPauseAroundMinorChange(t *testing.T, c *testcluster.Cluster, dir *feDir
 	testutil.CreateNamespace(t, c.Client, ns)
 	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
 	src, f := versionCluster(t, c, dir, ns, name, simVersion, from)
+	// FE goes down a line: the pages ask ignore_unknown_log_id = true in
+	// fe.conf first, which the user confirms here (docs/upgrades.md).
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Annotations = map[string]string{srv1.UpgradePathConfirmAnnotation: srv1.ConfirmIgnoreUnknownLogID}
+	})
 
 	seen, took := changeVersion(t, c, f, src, to)
 	t.Logf("%s to %s rolled in %s; tablet_sched_max_scheduling_tablets as each pod's process stopped: %v", from, to, took.Round(100*time.Millisecond), seen)

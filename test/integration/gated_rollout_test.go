@@ -99,6 +99,9 @@ func TestGatedRollouts(t *testing.T) {
 	t.Run("an upgrade from 2.5 to 3.1 skips 3.0 and is refused: no pod restarts", func(t *testing.T) {
 		testRefusedMajorSkip(t, c, dir)
 	})
+	t.Run("a patch of 2.5 before 2.5.3 takes no metadata image, which its FE lacks, and leaves no record", func(t *testing.T) {
+		testNoImageBefore253(t, c, dir)
+	})
 	t.Run("an fe.conf that turns a shared-nothing cluster shared-data is refused and restarts no pod; with the check off FE rolls", func(t *testing.T) {
 		testRefusedRunMode(t, c, dir)
 	})

@@ -30,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
 	"github.com/srscale/starrocks-operator/test/simstarrocks"
@@ -258,5 +259,63 @@ func keepsFor(t *testing.T, c *testcluster.Cluster, ns, name string, before map[
 		if now := podUIDs(t, c, ns, name+"-"); !maps.Equal(now, before) {
 			t.Fatalf("pods changed after the refusal: %v, were %v", now, before)
 		}
+	}
+}
+
+// testNoImageBefore253: every node runs 2.5.1 (its pod's image; the
+// simulated FE answers with 3.1's column lists, the oldest it has), and FE
+// and BE go to 2.5.2, a patch. ALTER SYSTEM CREATE IMAGE exists from 2.5.3
+// (Downgrade StarRocks, "Downgrade FE" step 1), and the simulated FE before
+// it answers the statement with its parser's syntax error (image.go), so
+// the operator takes no image: both roll, no CREATE IMAGE is sent and no
+// record of the procedure stays on the cluster. Without the check, the
+// operator sent it once FE ran 2.5.2, FE refused it, and the record stayed
+// for good (issue 50 item 10). The cluster's status.highestVersion records
+// the highest release FE reported, 2.5.1, once FE answered (item 3).
+func testNoImageBefore253(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	const ns, name = "gate-253", "old"
+	testutil.CreateNamespace(t, c.Client, ns)
+	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	src := gatedCluster(ns, name, 1, 1)
+	src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:2.5.1"
+	src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:2.5.1"
+	f := startGated(t, c, dir, src, simstarrocks.Options{Version: "3.1", HeartbeatInterval: 500 * time.Millisecond, CheckpointInterval: checkpointEvery}, 0)
+	highest := func(want string) {
+		t.Helper()
+		eventually(t, 30*time.Second, "status.highestVersion "+want, func(ctx context.Context) (bool, error) {
+			if err := get(ctx, c.Client, ns, name, src); err != nil {
+				return false, err
+			}
+			return src.Status.HighestVersion == want, nil
+		})
+	}
+	highest("2.5.1")
+	start := time.Now()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:2.5.2"
+		s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:2.5.2"
+	})
+	eventually(t, time.Minute, "FE and BE rolled to 2.5.2, and no record left", func(ctx context.Context) (bool, error) {
+		if ok, err := rolledTo(ctx, c, ns, name, "2.5.2"); !ok || err != nil {
+			return false, err
+		}
+		if err := get(ctx, c.Client, ns, name, src); err != nil {
+			return false, err
+		}
+		return src.Annotations[srv1.CompatibilityPauseAnnotation] == "", nil
+	})
+	t.Logf("2.5.1 to 2.5.2 rolled in %s", time.Since(start).Round(100*time.Millisecond))
+	// Two looks at FE later, still nothing asked of FE that it lacks.
+	time.Sleep(2 * gateLookEvery)
+	for _, a := range f.Answers() {
+		if a.Statement == fe.CreateImageSQL {
+			t.Errorf("%s sent to FE 2.5.2, which answered %q", a.Statement, a.Error)
+		}
+	}
+	if err := get(context.Background(), c.Client, ns, name, src); err != nil {
+		t.Fatal(err)
+	}
+	if rec := src.Annotations[srv1.CompatibilityPauseAnnotation]; rec != "" {
+		t.Errorf("the procedure's record stays: %s", rec)
 	}
 }
