@@ -268,3 +268,16 @@ func TestGracefulExitCutShortAppearsOnlyOnceTrue(t *testing.T) {
 		t.Errorf("after the fix: %+v", c)
 	}
 }
+
+// status.highestVersion is kept as recorded until an observation raises it
+// (issue 50 item 3): a reconcile without FE's report writes nothing new.
+func TestHighestVersionIsKeptUntilObserved(t *testing.T) {
+	src := &srv1.StarRocksCluster{}
+	src.Status.HighestVersion = "4.1.2"
+	if got := Compute(src, Observed{}).HighestVersion; got != "4.1.2" {
+		t.Errorf("without an observation: %q, want the record 4.1.2", got)
+	}
+	if got := Compute(src, Observed{HighestVersion: "4.1.3"}).HighestVersion; got != "4.1.3" {
+		t.Errorf("observed 4.1.3: %q", got)
+	}
+}
