@@ -340,3 +340,42 @@ func TestHighestRun(t *testing.T) {
 		}
 	}
 }
+
+// A refusal does not depend on how the tag spells the version (issue 50
+// item 5): a release tag, a registry with a port, a leading v, a suffix
+// StarRocks does not publish, a tag beside a digest all refuse what the
+// release tag refuses; a tag that names no version refuses only what is
+// refused whatever runs (4.1.0, before 2.4), which it cannot name.
+func TestTagFormsRefuseAlike(t *testing.T) {
+	forms := []func(v string) string{
+		func(v string) string { return "starrocks/be-ubuntu:" + v },
+		func(v string) string { return "registry.local:5000/starrocks/be-ubuntu:" + v },
+		func(v string) string { return "starrocks/be-ubuntu:v" + v },
+		func(v string) string { return "starrocks/be-ubuntu:" + v + "-ubuntu" },
+		func(v string) string { return "starrocks/be-ubuntu:" + v + "@sha256:0123456789abcdef" },
+		func(v string) string { return "registry.local:5000/starrocks/be-ubuntu:" + v + "@sha256:0123456789abcdef" },
+	}
+	froms := []string{"3.3.5", "3.3.9", "3.4.2", "3.5.3", "4.0.1", "4.1.2", "3.0.9", "2.5.13"}
+	targets := []string{"3.2.1", "3.2.10", "3.2.11", "3.3.8", "3.3.9", "3.4.5", "3.4.6", "3.5.1", "3.5.2",
+		"4.0.5", "4.0.6", "4.1.0", "4.1.1", "2.5.2", "2.5.3", "2.3.9", "3.1.0"}
+	for _, from := range froms {
+		for _, to := range targets {
+			want := UpgradePath(version.Reported(from+"-abc1234"), version.OfImage(forms[0](to)))
+			for _, form := range forms[1:] {
+				got := UpgradePath(version.Reported(from+"-abc1234"), version.OfImage(form(to)))
+				if want.Kind == PathRefused && got.Kind != PathRefused || want.Kind != PathRefused && got.Kind == PathRefused {
+					t.Errorf("%s to %s: refused %v, but to %s refused %v: %s", from, forms[0](to), want.Kind == PathRefused,
+						form(to), got.Kind == PathRefused, got.Message())
+				}
+				if got.Direction != want.Direction {
+					t.Errorf("%s to %s: direction %d, want %d as for %s", from, form(to), got.Direction, want.Direction, forms[0](to))
+				}
+			}
+		}
+	}
+	for _, img := range []string{"starrocks/be-ubuntu:latest", "starrocks/be-ubuntu@sha256:0123456789abcdef", "starrocks/be-ubuntu"} {
+		if p := UpgradePath(version.Reported("3.3.5-abc1234"), version.OfImage(img)); p.Kind != PathUnknown {
+			t.Errorf("3.3.5 to %s: %s, want not checked", img, p.Message())
+		}
+	}
+}
