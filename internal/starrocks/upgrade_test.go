@@ -353,7 +353,9 @@ func TestTagFormsRefuseAlike(t *testing.T) {
 		func(v string) string { return "starrocks/be-ubuntu:v" + v },
 		func(v string) string { return "starrocks/be-ubuntu:" + v + "-ubuntu" },
 		func(v string) string { return "starrocks/be-ubuntu:" + v + "@sha256:0123456789abcdef" },
-		func(v string) string { return "registry.local:5000/starrocks/be-ubuntu:" + v + "@sha256:0123456789abcdef" },
+		func(v string) string {
+			return "registry.local:5000/starrocks/be-ubuntu:" + v + "@sha256:0123456789abcdef"
+		},
 	}
 	froms := []string{"3.3.5", "3.3.9", "3.4.2", "3.5.3", "4.0.1", "4.1.2", "3.0.9", "2.5.13"}
 	targets := []string{"3.2.1", "3.2.10", "3.2.11", "3.3.8", "3.3.9", "3.4.5", "3.4.6", "3.5.1", "3.5.2",
