@@ -42,6 +42,10 @@ func TestCheckImagePaths(t *testing.T) {
 		return Workload{Name: name, Live: stsWith(sts, from, true), Desired: stsWith(sts, to, false)}
 	}
 	same := func(name, sts, img string) Workload { return w(name, sts, img, img) }
+	// written: the operator wrote img on the StatefulSet (rolled: every pod runs it).
+	written := func(name, sts, img string, rolled bool) Workload {
+		return Workload{Name: name, Live: stsWith(sts, img, rolled), Desired: stsWith(sts, img, false), Applied: true}
+	}
 	tests := []struct {
 		name                          string
 		in                            PreflightIn
@@ -117,6 +121,24 @@ func TestCheckImagePaths(t *testing.T) {
 			in: PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.5.1", "starrocks/fe-ubuntu:3.3.9"), BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.5.1", "starrocks/be-ubuntu:3.4.9"),
 				Report: report("3.5.1-abc1234", "3.5.1-abc1234", ""), FEConf: "ignore_unknown_log_id = true\n"},
 			checked: []string{"FE", "BE"}, refused: []string{"FE", "BE"}},
+		// What a written change brings along counts, whatever FE's report
+		// (read off the reconcile, up to a look old) still lists: a BE
+		// written and rolling, or rolled out before FE's next report,
+		// does not refuse FE's turn. Refused, FE's change leaves the
+		// compatibility pause's Changes and its template is held, and the
+		// pause is lifted before FE's pods, then taken again.
+		{name: "FE's upgrade once BE's is written goes on while FE's report lists the BEs on the old line",
+			in: PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.2", "starrocks/fe-ubuntu:3.4.1"), BE: written("BE", "sr-be", "starrocks/be-ubuntu:3.4.1", false),
+				Report: report("3.3.2-abc1234", "3.3.2-abc1234", "")},
+			checked: []string{"FE"}},
+		{name: "FE's upgrade once BE rolled out goes on while FE's report is from before the last BE restarted",
+			in: PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.2", "starrocks/fe-ubuntu:3.4.1"), BE: written("BE", "sr-be", "starrocks/be-ubuntu:3.4.1", true),
+				Report: report("3.3.2-abc1234", "3.3.2-abc1234", "")},
+			checked: []string{"FE"}},
+		{name: "BE's downgrade once FE's is written goes on while FE's report lists the FEs on the old line",
+			in: PreflightIn{FE: written("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.9", false), BE: w("BE", "sr-be", "starrocks/be-ubuntu:3.4.1", "starrocks/be-ubuntu:3.3.9"),
+				Report: report("3.4.1-abc1234", "3.4.1-abc1234", "")},
+			checked: []string{"BE"}},
 		{name: "FE's patch within the BEs' line goes on",
 			in: PreflightIn{FE: w("FE", "sr-fe", "starrocks/fe-ubuntu:3.3.2", "starrocks/fe-ubuntu:3.3.9"), BE: same("BE", "sr-be", "starrocks/be-ubuntu:3.3.2"),
 				Report: report("3.3.2-abc1234", "3.3.2-abc1234", "")},

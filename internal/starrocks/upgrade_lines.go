@@ -49,7 +49,8 @@ type sideOf struct {
 
 // lineOrder refuses, among checks, a change that leaves FE on a newer minor
 // or major line than a BE or CN FE reports, unless the change that brings
-// that BE or CN along is in the same update (and not refused itself). A change that does not move
+// that BE or CN along is in the same update (and not refused itself), or
+// is written already (its StatefulSet's image). A change that does not move
 // its component's line (a patch) is not refused for a state it did not
 // make; a version not known on either side checks nothing.
 func lineOrder(checks []ImageCheck, in PreflightIn, rep *Report) {
@@ -62,14 +63,28 @@ func lineOrder(checks []ImageCheck, in PreflightIn, rep *Report) {
 			s.now = highestOf(cells)
 		}
 		_, to, changing := imageChange(w)
+		refused := false
 		if i := slices.IndexFunc(checks, func(c ImageCheck) bool { return c.Name == w.Name }); i >= 0 && !checks[i].Verdict.Allowed() {
-			changing = false // a refused change leaves its component where it runs
+			changing, refused = false, true // a refused change leaves its component where it runs
 		}
 		s.end, s.changing = s.now, changing
-		if changing {
+		kept := version.OfImage(resources.Image(w.Desired)) // no change pending: the image the operator wrote
+		if refused {
+			kept = version.OfImage(resources.Image(w.Live))
+		}
+		switch {
+		case changing:
 			s.end = version.OfImage(to)
-		} else if !s.now.Known() {
-			s.end = version.OfImage(resources.Image(w.Desired))
+		case !refused && kept.Read, !s.now.Known():
+			// A change already written goes where its StatefulSet says,
+			// whatever FE's report (read off the reconcile, up to a look
+			// old) still lists: its pods roll, or rolled before FE's next
+			// report. Taken from the report, BE's written upgrade would
+			// refuse FE's turn until FE reports every BE on the new line:
+			// FE's change would leave the compatibility pause's changes,
+			// its template held, and the pause be lifted before FE's pods
+			// and taken again after.
+			s.end = kept
 		}
 		return s, s.end.Read
 	}
