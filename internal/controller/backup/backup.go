@@ -135,21 +135,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{RequeueAfter: after}, nil
 }
 
-// wait keeps the backup Pending (or Running) with a reason; stalled when
-// the user must act, in which case one Warning Event tells it.
+// wait keeps the backup Pending (or Running) with a reason.
 func (r *Reconciler) wait(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, reason, message string) {
-	if st.Phase == "" {
-		st.Phase = srv1.BackupPending
-	}
-	conditions(&st.Conditions, b.Generation, r.now(), st.Phase, reason, message, false)
+	r.base.wait(job{&st.Phase, &st.Conditions, b.Generation}, reason, message)
 }
 
+// refuse stalls the backup with ref, told once by a Warning Event.
 func (r *Reconciler) refuse(b *srv1.StarRocksBackup, st *srv1.StarRocksBackupStatus, ref *backup.Refusal) {
-	r.warnOnce(b, st.Conditions, ref)
-	if st.Phase == "" {
-		st.Phase = srv1.BackupPending
-	}
-	conditions(&st.Conditions, b.Generation, r.now(), st.Phase, ref.Reason, ref.Message, true)
+	r.base.refuse(b, job{&st.Phase, &st.Conditions, b.Generation}, ref)
 }
 
 // step decides and asks; it returns how soon to look again.

@@ -238,6 +238,31 @@ func conditions(conds *[]metav1.Condition, gen int64, now time.Time, phase srv1.
 	set(srv1.ConditionStalled, stalled || phase == srv1.BackupFailed, reason, message)
 }
 
+// job is what a backup's and a restore's status share: their phase and
+// conditions, and the generation they answer.
+type job struct {
+	phase *srv1.BackupPhase
+	conds *[]metav1.Condition
+	gen   int64
+}
+
+// wait keeps a job Pending (or Running, once it runs) with a reason.
+func (b *base) wait(j job, reason, message string) { b.pend(j, reason, message, false) }
+
+// refuse is wait for a refusal the user must act on: the job is stalled,
+// and one Warning Event tells it.
+func (b *base) refuse(obj runtime.Object, j job, ref *backup.Refusal) {
+	b.warnOnce(obj, *j.conds, ref)
+	b.pend(j, ref.Reason, ref.Message, true)
+}
+
+func (b *base) pend(j job, reason, message string, stalled bool) {
+	if *j.phase == "" {
+		*j.phase = srv1.BackupPending
+	}
+	conditions(j.conds, j.gen, b.now(), *j.phase, reason, message, stalled)
+}
+
 // warnOnce emits a Warning Event for a refusal the status does not say yet.
 func (b *base) warnOnce(obj runtime.Object, conds []metav1.Condition, r *backup.Refusal) {
 	if c := meta.FindStatusCondition(conds, srv1.ConditionStalled); c != nil && c.Status == metav1.ConditionTrue && c.Reason == r.Reason &&

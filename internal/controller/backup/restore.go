@@ -114,19 +114,14 @@ func (r *RestoreReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	return ctrl.Result{RequeueAfter: after}, nil
 }
 
+// wait keeps the restore Pending (or Running) with a reason.
 func (r *RestoreReconciler) wait(rs *srv1.StarRocksRestore, st *srv1.StarRocksRestoreStatus, reason, message string) {
-	if st.Phase == "" {
-		st.Phase = srv1.BackupPending
-	}
-	conditions(&st.Conditions, rs.Generation, r.now(), st.Phase, reason, message, false)
+	r.base.wait(job{&st.Phase, &st.Conditions, rs.Generation}, reason, message)
 }
 
+// refuse stalls the restore with ref, told once by a Warning Event.
 func (r *RestoreReconciler) refuse(rs *srv1.StarRocksRestore, st *srv1.StarRocksRestoreStatus, ref *backup.Refusal) {
-	r.warnOnce(rs, st.Conditions, ref)
-	if st.Phase == "" {
-		st.Phase = srv1.BackupPending
-	}
-	conditions(&st.Conditions, rs.Generation, r.now(), st.Phase, ref.Reason, ref.Message, true)
+	r.base.refuse(rs, job{&st.Phase, &st.Conditions, rs.Generation}, ref)
 }
 
 // source fills the snapshot restored: the spec's, or the backup's.
