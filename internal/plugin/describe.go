@@ -19,6 +19,7 @@ package plugin
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -83,6 +84,10 @@ func Hatches(src *srv1.StarRocksCluster) []Hatch {
 	return out
 }
 
+// podsReadyForm is a component's reason while its pods come up
+// (internal/status: "2 of 3 pods ready, 3 updated"): no hold.
+var podsReadyForm = regexp.MustCompile(`^\d+ of \d+ pods ready, \d+ updated$`)
+
 // Holds are what the operator keeps back and why: each component it does
 // not bring to the spec (its phase's reason), and the conditions that hold.
 func Holds(src *srv1.StarRocksCluster) []string {
@@ -92,7 +97,7 @@ func Holds(src *srv1.StarRocksCluster) []string {
 		name string
 		cs   *srv1.StarRocksComponentStatus
 	}{{"FE", st.StarRocksFeStatus}, {"BE", st.StarRocksBeStatus}, {"CN", cnBase(st.StarRocksCnStatus)}, {"FE proxy", st.StarRocksFeProxyStatus}} {
-		if p.cs != nil && p.cs.Phase == srv1.PhaseReconciling && p.cs.Reason != "" && !strings.HasPrefix(p.cs.Reason, "pods ") {
+		if p.cs != nil && p.cs.Phase == srv1.PhaseReconciling && p.cs.Reason != "" && !strings.HasPrefix(p.cs.Reason, "pods ") && !podsReadyForm.MatchString(p.cs.Reason) {
 			out = append(out, p.name+": "+p.cs.Reason)
 		}
 	}

@@ -77,6 +77,10 @@ func TestMoreStatesInWords(t *testing.T) {
 	failing := examples.Healthy("ns", "a", now)
 	failing.Status.Conditions[0] = metav1.Condition{Type: srv1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: srv1.ReasonPodsFailing,
 		Message: "BE: a-be-1 CrashLoopBackOff; FE: fine", LastTransitionTime: metav1.NewTime(now.Add(-time.Minute))}
+	otherReplaced := examples.BEReplaced("ns", "a", now)
+	otherReplaced.Status.Conditions[1].Message = "BE: replacing pod 1 of 3 (a-be-10)"
+	parallel := examples.BEReplaced("ns", "a", now)
+	parallel.Status.Conditions[1].Reason, parallel.Status.Conditions[1].Message = srv1.ReasonParallelRollout, "BE: deleted 3 pods at once"
 	cases := []struct {
 		name  string
 		src   *srv1.StarRocksCluster
@@ -87,6 +91,13 @@ func TestMoreStatesInWords(t *testing.T) {
 		{"a spec the operator has not seen", unseen, plugin.Progressing, "generation 4 not yet seen by the operator (status is of 1)"},
 		{"a cluster the operator never wrote", fresh, plugin.Progressing, "not reconciled yet"},
 		{"failing pods", failing, plugin.Attention, "degraded: PodsFailing: BE: a-be-1 CrashLoopBackOff"},
+		// A BE FE lists not Alive, its pod not Ready, and no rollout
+		// replacing it: a person must look, whatever Progressing says.
+		{"a BE down", examples.BEDown("ns", "a", now), plugin.Attention, "not Alive in FE since 90s ago: BE a-be-1 (its pod not Ready)"},
+		// The control: the same BE down because a rollout replaces it.
+		{"a BE a rollout replaces", examples.BEReplaced("ns", "a", now), plugin.Progressing, "BE rollout 1/3, pod 2 of 3 (a-be-1)"},
+		{"a BE down while a rollout replaces another", otherReplaced, plugin.Attention, "not Alive in FE since 90s ago: BE a-be-1 (its pod not Ready)"},
+		{"a BE down while a parallel rollout replaces every BE", parallel, plugin.Progressing, "rollout: BE: deleted 3 pods at once"},
 	}
 	for _, tc := range cases {
 		l := plugin.StatusLine(tc.src, now)
@@ -113,11 +124,11 @@ func TestTheClustersThatNeedAPersonComeFirst(t *testing.T) {
 	for _, l := range lines {
 		order = append(order, l.State)
 	}
-	want := "attention attention attention progressing progressing progressing progressing healthy"
+	want := "attention attention attention attention progressing progressing progressing progressing healthy"
 	if got := strings.Join(order, " "); got != want {
 		t.Errorf("order %s, want %s", got, want)
 	}
-	if s := plugin.Count(lines).String(); s != "8 clusters: 1 healthy, 4 progressing, 3 need attention" {
+	if s := plugin.Count(lines).String(); s != "9 clusters: 1 healthy, 4 progressing, 4 need attention" {
 		t.Errorf("summary %q", s)
 	}
 }
@@ -261,5 +272,17 @@ func TestPauseIsTheOperatorsIgnoredAnnotation(t *testing.T) {
 	src.Annotations = map[string]string{srv1.IgnoredAnnotation: "true"}
 	if !plugin.Paused(src) {
 		t.Fatal("not paused with it")
+	}
+}
+
+// Pods coming up are no hold: the component's "2 of 3 pods ready" is not
+// something the operator keeps back. Its control: a component waiting
+// (the upgrade's FE) is one.
+func TestPodsComingUpAreNoHold(t *testing.T) {
+	if h := plugin.Holds(examples.BEDown("ns", "a", now)); len(h) != 0 {
+		t.Errorf("holds of a BE whose pod is not Ready: %q", h)
+	}
+	if h := plugin.Holds(examples.PausedForUpgrade("ns", "a", now)); len(h) == 0 || !strings.HasPrefix(h[0], "FE: waiting for BE and CN") {
+		t.Errorf("holds of an upgrade: %q", h)
 	}
 }

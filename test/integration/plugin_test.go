@@ -200,7 +200,7 @@ func TestKubectlPlugin(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &list); err != nil {
 			t.Fatalf("%v:\n%s", err, out)
 		}
-		if list.Kind != plugin.StatusListKind || len(list.Items) != 9 || list.Summary != (plugin.Summary{Healthy: 2, Progressing: 4, Attention: 3}) {
+		if list.Kind != plugin.StatusListKind || len(list.Items) != 10 || list.Summary != (plugin.Summary{Healthy: 2, Progressing: 4, Attention: 4}) {
 			t.Errorf("kind %s, %d items, summary %+v:\n%s", list.Kind, len(list.Items), list.Summary, out)
 		}
 		states := map[string]string{}
@@ -211,6 +211,7 @@ func TestKubectlPlugin(t *testing.T) {
 			"prod/healthy": "healthy ", "prod/rolling-out": "progressing RollingOut", "prod/scaling-in": "progressing Decommissioning",
 			"prod/upgrade-paused": "progressing OrderedRollout", "prod/refused": "attention UpgradePathRefused",
 			"prod/fe-unreachable": "attention FEUnreachable", "prod/recovering": "progressing DisasterRecovery", "prod/paused": "attention Paused",
+			"prod/be-down":   "attention NodesNotAlive",
 			"staging/canary": "healthy ",
 		} {
 			if states[name] != want {
@@ -222,7 +223,7 @@ func TestKubectlPlugin(t *testing.T) {
 			t.Errorf("-o yaml (%v):\n%s", err, y)
 		}
 		jp, err := kubectlStarRocks(admin, now, "status", "-n", "prod", "-o", "jsonpath={.summary.attention}")
-		if err != nil || jp != "3" {
+		if err != nil || jp != "4" {
 			t.Errorf("-o jsonpath: %q (%v)", jp, err)
 		}
 	})
@@ -292,7 +293,7 @@ func TestKubectlPlugin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out, err := kubectlStarRocks(viewer, now, "status", "-n", "prod"); err != nil || !strings.Contains(out, "8 clusters") {
+		if out, err := kubectlStarRocks(viewer, now, "status", "-n", "prod"); err != nil || !strings.Contains(out, "9 clusters") {
 			t.Errorf("status as the viewer: %v\n%s", err, out)
 		}
 		if out, err := kubectlStarRocks(viewer, now, "describe", "-n", "prod", "scaling-in"); err != nil || !strings.Contains(out, "asked FE to decommission") {

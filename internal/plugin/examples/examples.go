@@ -117,6 +117,7 @@ func All(ns string, now time.Time) []Example {
 		{"refused", Refused(ns, "refused", now)},
 		{"FE unreachable", FEUnreachable(ns, "fe-unreachable", now)},
 		{"recovering", Recovering(ns, "recovering", now)},
+		{"BE down", BEDown(ns, "be-down", now)},
 		{"paused by a person", PausedByUser(ns, "paused", now)},
 	}
 }
@@ -223,5 +224,39 @@ func Recovering(ns, name string, now time.Time) *srv1.StarRocksCluster {
 func PausedByUser(ns, name string, now time.Time) *srv1.StarRocksCluster {
 	src := base(ns, name, now)
 	src.Annotations = map[string]string{srv1.IgnoredAnnotation: "true"}
+	return src
+}
+
+// BEDown is a cluster whose BE pod 1 stopped: its pod is not Ready
+// (Progressing ComponentsNotReady, the component's "2 of 3 pods ready"
+// of internal/status) and FE lists it not Alive (StarRocksHealthy
+// NodesNotAlive, internal/starrocks/health.go's message). No rollout
+// replaces it: nothing but a person brings it back.
+func BEDown(ns, name string, now time.Time) *srv1.StarRocksCluster {
+	src := base(ns, name, now)
+	src.Status.Phase = srv1.PhaseReconciling
+	be := component(name, "be", 3, 0, srv1.PhaseReconciling, "2 of 3 pods ready, 3 updated", &srv1.StarRocksNodesStatus{
+		Alive: 2, Total: 3, UnhealthyTablets: ptr.To[int32](0), Versions: []string{"3.3.2"}})
+	be.RunningInstances, be.CreatingInstances = []string{name + "-be-0", name + "-be-2"}, []string{name + "-be-1"}
+	src.Status.StarRocksBeStatus = be
+	set(src, cond(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonComponentsNotReady, "BE: 2 of 3 pods ready, 3 updated", ago(now, 2*time.Minute)))
+	set(src, cond(srv1.ConditionReady, metav1.ConditionFalse, srv1.ReasonComponentsNotReady, "BE: 2 of 3 pods ready, 3 updated", ago(now, 2*time.Minute)))
+	set(src, cond(srv1.ConditionStarRocksHealthy, metav1.ConditionFalse, srv1.ReasonNodesNotAlive,
+		"FE lists these nodes not Alive: "+name+"-be-1", ago(now, 90*time.Second)))
+	return src
+}
+
+// BEReplaced is BEDown's pod taken down by a gated rollout that replaces
+// it (internal/starrocks/gate.go's "replacing pod N of M (pod)"): the
+// rollout brings it back.
+func BEReplaced(ns, name string, now time.Time) *srv1.StarRocksCluster {
+	src := BEDown(ns, name, now)
+	src.Generation, src.Status.ObservedGeneration = 2, 2
+	src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.3.3"
+	for i := range src.Status.Conditions {
+		src.Status.Conditions[i].ObservedGeneration = 2
+	}
+	set(src, cond(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonRollingOut,
+		fmt.Sprintf("BE: replacing pod 2 of 3 (%s-be-1)", name), ago(now, time.Minute)))
 	return src
 }
