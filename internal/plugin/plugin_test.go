@@ -26,6 +26,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/plugin"
@@ -119,7 +120,7 @@ func all() []srv1.StarRocksCluster {
 }
 
 func TestTheClustersThatNeedAPersonComeFirst(t *testing.T) {
-	lines := plugin.Lines(all(), now)
+	lines := plugin.Lines(all(), plugin.BackupIndex{}, now)
 	var order []string
 	for _, l := range lines {
 		order = append(order, l.State)
@@ -140,7 +141,7 @@ var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 // would shift every column of the coloured lines.
 func TestColourKeepsTheColumnsAligned(t *testing.T) {
 	var plain, coloured bytes.Buffer
-	lines := plugin.Lines(all(), now)
+	lines := plugin.Lines(all(), plugin.BackupIndex{}, now)
 	o := plugin.TableOptions{AllNamespaces: true, Now: now}
 	if err := plugin.WriteStatus(&plain, lines, o); err != nil {
 		t.Fatal(err)
@@ -169,7 +170,7 @@ func TestWideAndShortDoing(t *testing.T) {
 	src := examples.PausedForUpgrade("ns", "a", now)
 	src.Status.Conditions[1].Message = "upgrading to 3.4.1: " + strings.Repeat("x", 200)
 	var short, wide bytes.Buffer
-	lines := plugin.Lines([]srv1.StarRocksCluster{*src}, now)
+	lines := plugin.Lines([]srv1.StarRocksCluster{*src}, plugin.BackupIndex{}, now)
 	_ = plugin.WriteStatus(&short, lines, plugin.TableOptions{Now: now})
 	_ = plugin.WriteStatus(&wide, lines, plugin.TableOptions{Now: now, Wide: true})
 	if !strings.Contains(short.String(), "…") || strings.Contains(short.String(), strings.Repeat("x", 100)) {
@@ -247,7 +248,7 @@ func TestDescribeTellsTheLastEventsNewestLast(t *testing.T) {
 	}
 	events[0], events[11] = events[11], events[0] // order of the list is not time order
 	var b bytes.Buffer
-	if err := plugin.WriteDescribe(&b, examples.ScalingIn("ns", "a", now), events, now); err != nil {
+	if err := plugin.WriteDescribe(&b, plugin.NewStory(examples.ScalingIn("ns", "a", now), events, nil, "", now), now); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -284,5 +285,74 @@ func TestPodsComingUpAreNoHold(t *testing.T) {
 	}
 	if h := plugin.Holds(examples.PausedForUpgrade("ns", "a", now)); len(h) == 0 || !strings.HasPrefix(h[0], "FE: waiting for BE and CN") {
 		t.Errorf("holds of an upgrade: %q", h)
+	}
+}
+
+// LAST BACKUP is the newest success's age, marked by the failures after
+// each database's last success, from the backup objects alone.
+func TestLastBackupFromTheBackupObjects(t *testing.T) {
+	ok := func(cluster, name, db string, ago time.Duration) srv1.StarRocksBackup {
+		return *examples.Backup("ns", cluster, name, db, srv1.BackupSucceeded, ago, now)
+	}
+	failed := func(cluster, name, db string, ago time.Duration) srv1.StarRocksBackup {
+		return *examples.Backup("ns", cluster, name, db, srv1.BackupFailed, ago, now)
+	}
+	other := ok("b", "b-1", "sales", time.Minute)
+	other.Namespace = "elsewhere" // another namespace's cluster b
+	idx := plugin.IndexBackups([]srv1.StarRocksBackup{
+		ok("a", "a-1", "sales", 27*time.Hour), ok("a", "a-2", "sales", 3*time.Hour),
+		failed("b", "b-1", "sales", 5*time.Hour), ok("b", "b-2", "sales", 4*time.Hour), failed("b", "b-3", "sales", 20*time.Minute),
+		ok("c", "c-1", "sales", 5*time.Hour), failed("c", "c-2", "hr", 30*time.Minute),
+		failed("d", "d-1", "sales", time.Hour),
+		other,
+	}, []srv1.StarRocksBackupSchedule{*examples.BackupSchedule("ns", "e", "nightly", "sales", now)})
+	for cluster, want := range map[string]string{
+		"a": "3h ago",            // the newest of two successes
+		"b": "4h ago (1 failed)", // a failure after the last success; the older one is forgiven
+		"c": "5h ago (1 failed)", // hr never succeeded: its failure counts
+		"d": "none (1 failed)",   // never succeeded
+		"e": "none yet",          // a schedule that has not run
+		"f": "-",                 // nothing names it
+	} {
+		cb := idx[types.NamespacedName{Namespace: "ns", Name: cluster}]
+		if got := plugin.BackupWords(cb, true, now); got != want {
+			t.Errorf("%s: %q, want %q", cluster, got, want)
+		}
+	}
+	if got := plugin.BackupWords(nil, false, now); got != "?" {
+		t.Errorf("backups unread: %q", got)
+	}
+	b := idx[types.NamespacedName{Namespace: "ns", Name: "b"}].Databases[0]
+	if b.Newest != "b-3" || b.NewestPhase != "Failed" || b.NewestReason != srv1.ReasonJobTimeout || b.LastSucceeded != "b-2" {
+		t.Errorf("b's sales: %+v", b)
+	}
+	l := plugin.Lines([]srv1.StarRocksCluster{*examples.Healthy("ns", "b", now)}, idx, now)[0]
+	if l.LastBackup != "4h ago (1 failed)" || l.BackupsFailed != 1 || l.LastBackupAt == nil || !l.LastBackupAt.Time.Equal(now.Add(-4*time.Hour)) {
+		t.Errorf("b's line: %+v", l)
+	}
+}
+
+// describe tells the backups: per database the last success, the
+// failures since and the newest with its reason; the schedules.
+func TestDescribeTellsTheBackups(t *testing.T) {
+	idx := plugin.IndexBackups([]srv1.StarRocksBackup{
+		*examples.Backup("ns", "a", "a-1", "sales", srv1.BackupSucceeded, 3*time.Hour, now),
+		*examples.Backup("ns", "a", "a-2", "sales", srv1.BackupFailed, 20*time.Minute, now),
+	}, []srv1.StarRocksBackupSchedule{*examples.BackupSchedule("ns", "a", "nightly", "sales", now)})
+	var b bytes.Buffer
+	cb := idx[types.NamespacedName{Namespace: "ns", Name: "a"}]
+	if err := plugin.WriteDescribe(&b, plugin.NewStory(examples.Healthy("ns", "a", now), nil, cb, "", now), now); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Last backup:  3h ago (1 failed)", "sales     3h ago (a-1)    1             a-2     Failed  20m ago",
+		"a-2: Timeout: FE cancelled BACKUP a-2_sales", "Schedule nightly: @daily, last run 10h ago, next in 14h"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("describe lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	_ = plugin.WriteDescribe(&b, plugin.NewStory(examples.Healthy("ns", "a", now), nil, nil, "forbidden", now), now)
+	if !strings.Contains(b.String(), "Last backup:  ?") || !strings.Contains(b.String(), "unknown: forbidden") {
+		t.Errorf("backups unread:\n%s", b.String())
 	}
 }

@@ -89,6 +89,13 @@ type Line struct {
 	Version string `json:"version"`
 	// Healthy is StarRocksHealthy: "yes", "no: <reason>", or "?" before FE first answered.
 	Healthy string `json:"healthy"`
+	// LastBackup is BackupWords: the newest successful backup's age, the
+	// failures since, "-" with none.
+	LastBackup string `json:"lastBackup"`
+	// LastBackupAt is that backup's completion; BackupsFailed the failures
+	// after each database's last success.
+	LastBackupAt  *metav1.Time `json:"lastBackupAt,omitempty"`
+	BackupsFailed int          `json:"backupsFailed,omitempty"`
 	// Doing is what is in progress or wrong, in words; empty when nothing.
 	Doing string `json:"doing,omitempty"`
 	// Reason is the condition reason Doing comes from.
@@ -102,6 +109,19 @@ type Line struct {
 	ObservedGeneration int64 `json:"observedGeneration"`
 
 	state State
+}
+
+// SetBackups fills the line's backup fields from cb (nil: none), or "?"
+// when the backups could not be read (known false).
+func (l *Line) SetBackups(cb *ClusterBackups, known bool, now time.Time) {
+	l.LastBackup = BackupWords(cb, known, now)
+	if cb == nil {
+		return
+	}
+	if t := cb.LastSucceededAt(); !t.IsZero() {
+		l.LastBackupAt = &metav1.Time{Time: t}
+	}
+	l.BackupsFailed = cb.FailedSince()
 }
 
 // StateOf is the Line's state.

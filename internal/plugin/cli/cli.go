@@ -168,7 +168,11 @@ func newStatus(o *Options) *cobra.Command {
 			if err != nil {
 				return explain(err, "listing StarRocks clusters in "+where, ns)
 			}
-			return RenderStatus(o.Streams.Out, clusters, printFlags, all, o.color(), o.Now())
+			backups, err := ListBackups(cmd.Context(), c, ns, chunk)
+			if err != nil {
+				o.warnBackups(err, where)
+			}
+			return RenderStatus(o.Streams.Out, clusters, backups, printFlags, all, o.color(), o.Now())
 		},
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "every namespace's clusters")
@@ -206,10 +210,56 @@ func List(ctx context.Context, c client.Client, ns, selector string, chunk int64
 	}
 }
 
-// RenderStatus prints clusters as status does: a table (wide with -o
-// wide), or the StatusList through cli-runtime's printers.
-func RenderStatus(w io.Writer, clusters []srv1.StarRocksCluster, printFlags *genericclioptions.PrintFlags, all, color bool, now time.Time) error {
-	lines := plugin.Lines(clusters, now)
+// ListBackups indexes the StarRocksBackups and StarRocksBackupSchedules
+// of ns ("" for all) by cluster: one paginated list per kind, whatever the
+// number of clusters. An API server without the backup kinds has no
+// backups; any other error gives a nil index (the backups unknown) and
+// the error.
+func ListBackups(ctx context.Context, c client.Client, ns string, chunk int64) (plugin.BackupIndex, error) {
+	var backups []srv1.StarRocksBackup
+	var bl srv1.StarRocksBackupList
+	if err := paged(ctx, c, &bl, ns, chunk, func() { backups = append(backups, bl.Items...) }); err != nil {
+		if meta.IsNoMatchError(err) {
+			return plugin.BackupIndex{}, nil
+		}
+		return nil, fmt.Errorf("listing starrocksbackups: %w", err)
+	}
+	var schedules []srv1.StarRocksBackupSchedule
+	var sl srv1.StarRocksBackupScheduleList
+	if err := paged(ctx, c, &sl, ns, chunk, func() { schedules = append(schedules, sl.Items...) }); err != nil && !meta.IsNoMatchError(err) {
+		return nil, fmt.Errorf("listing starrocksbackupschedules: %w", err)
+	}
+	return plugin.IndexBackups(backups, schedules), nil
+}
+
+// paged lists list's kind in ns in pages of chunk, calling take after each page.
+func paged(ctx context.Context, c client.Client, list client.ObjectList, ns string, chunk int64, take func()) error {
+	token := ""
+	for {
+		if err := c.List(ctx, list, client.InNamespace(ns), client.Limit(chunk), client.Continue(token)); err != nil {
+			return err
+		}
+		take()
+		if token = list.GetContinue(); token == "" {
+			return nil
+		}
+	}
+}
+
+// warnBackups says on stderr that the backups could not be read, and what to do.
+func (o *Options) warnBackups(err error, where string) {
+	hint := ""
+	if apierrors.IsForbidden(err) {
+		hint = fmt.Sprintf("; your user needs get and list on starrocksbackups and starrocksbackupschedules (the Role in %s)", RBACDoc)
+	}
+	fmt.Fprintf(o.Streams.ErrOut, "warning: the backups in %s are not shown (%v)%s\n", where, err, hint)
+}
+
+// RenderStatus prints clusters as status does, with their backups (nil:
+// unknown): a table (wide with -o wide), or the StatusList through
+// cli-runtime's printers.
+func RenderStatus(w io.Writer, clusters []srv1.StarRocksCluster, backups plugin.BackupIndex, printFlags *genericclioptions.PrintFlags, all, color bool, now time.Time) error {
+	lines := plugin.Lines(clusters, backups, now)
 	format := ""
 	if printFlags != nil && printFlags.OutputFormat != nil {
 		format = *printFlags.OutputFormat
@@ -225,9 +275,10 @@ func RenderStatus(w io.Writer, clusters []srv1.StarRocksCluster, printFlags *gen
 }
 
 func newDescribe(o *Options) *cobra.Command {
-	return &cobra.Command{
+	printFlags := genericclioptions.NewPrintFlags("")
+	cmd := &cobra.Command{
 		Use:   "describe CLUSTER",
-		Short: "One cluster's story: conditions, FE's word on its nodes, holds, escape hatches, Events",
+		Short: "One cluster's story: conditions, FE's word on its nodes, holds, escape hatches, backups, Events",
 		Args:  exactlyOneCluster,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ns, err := o.namespace()
@@ -247,9 +298,37 @@ func newDescribe(o *Options) *cobra.Command {
 			if err := c.List(cmd.Context(), &events, client.InNamespace(ns), client.MatchingFields{"involvedObject.uid": string(src.UID)}); err != nil {
 				return explain(err, "listing the Events of "+what, ns)
 			}
-			return plugin.WriteDescribe(o.Streams.Out, &src, events.Items, o.Now())
+			// The backup kinds have no field index on their cluster: the
+			// namespace's backups are listed and sorted by cluster.
+			var cb *plugin.ClusterBackups
+			unknown := ""
+			if idx, err := ListBackups(cmd.Context(), c, ns, 500); err != nil {
+				unknown = err.Error()
+				if apierrors.IsForbidden(err) {
+					unknown += fmt.Sprintf(" (your user needs get and list on starrocksbackups and starrocksbackupschedules: the Role in %s)", RBACDoc)
+				}
+			} else {
+				cb = idx[types.NamespacedName{Namespace: ns, Name: src.Name}]
+			}
+			return RenderDescribe(o.Streams.Out, plugin.NewStory(&src, events.Items, cb, unknown, o.Now()), printFlags, o.Now())
 		},
 	}
+	printFlags.AddFlags(cmd)
+	cmd.Flag("output").Usage = "output format: json, yaml, jsonpath=..., go-template=...; default the story in words"
+	return cmd
+}
+
+// RenderDescribe prints a story in words, or through cli-runtime's
+// printers with -o json, yaml, jsonpath or go-template.
+func RenderDescribe(w io.Writer, s *plugin.Story, printFlags *genericclioptions.PrintFlags, now time.Time) error {
+	if printFlags == nil || printFlags.OutputFormat == nil || *printFlags.OutputFormat == "" {
+		return plugin.WriteDescribe(w, s, now)
+	}
+	p, err := printFlags.ToPrinter()
+	if err != nil {
+		return err
+	}
+	return p.PrintObj(s, w)
 }
 
 func exactlyOneCluster(_ *cobra.Command, args []string) error {

@@ -260,3 +260,42 @@ func BEReplaced(ns, name string, now time.Time) *srv1.StarRocksCluster {
 		fmt.Sprintf("BE: replacing pod 2 of 3 (%s-be-1)", name), ago(now, time.Minute)))
 	return src
 }
+
+// Backup is a backup of database db of cluster that ended in phase
+// (Succeeded or Failed) ended ago before now, with the status the
+// operator's backup controller writes then (internal/controller/backup:
+// completedAt, FE's state, the Ready condition's reason).
+func Backup(ns, cluster, name, db string, phase srv1.BackupPhase, ended time.Duration, now time.Time) *srv1.StarRocksBackup {
+	b := &srv1.StarRocksBackup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Generation: 1, CreationTimestamp: ago(now, ended+10*time.Minute)},
+		Spec:       srv1.StarRocksBackupSpec{StarRocksCluster: cluster, Repository: "s3", Database: db},
+	}
+	sent := ago(now, ended+9*time.Minute)
+	b.Status = srv1.StarRocksBackupStatus{ObservedGeneration: 1, Phase: phase, Label: name + "_" + db,
+		SubmittedAt: &sent, CompletedAt: ptr.To(ago(now, ended))}
+	switch phase {
+	case srv1.BackupSucceeded:
+		b.Status.FEState, b.Status.FEStatus, b.Status.Timestamp = "FINISHED", "[OK]", now.Add(-ended-8*time.Minute).UTC().Format("2006-01-02-15-04-05.000")
+		b.Status.Conditions = []metav1.Condition{cond(srv1.ConditionReady, metav1.ConditionTrue, srv1.ReasonBackupComplete, "FE finished BACKUP "+b.Status.Label+" and the repository has it", ago(now, ended))}
+	default:
+		b.Status.FEState, b.Status.FEStatus = "CANCELLED", "[TIMEOUT, msg: upload timed out]"
+		b.Status.Conditions = []metav1.Condition{cond(srv1.ConditionReady, metav1.ConditionFalse, srv1.ReasonJobTimeout,
+			"FE cancelled BACKUP "+b.Status.Label+": [TIMEOUT, msg: upload timed out]", ago(now, ended))}
+	}
+	return b
+}
+
+// BackupSchedule is a daily schedule of cluster's database db that last
+// ran 10 hours before now.
+func BackupSchedule(ns, cluster, name, db string, now time.Time) *srv1.StarRocksBackupSchedule {
+	// Whole seconds, as the API keeps them: the next run rounded up, so
+	// that it reads "in 14h", not "in 13h", a moment later.
+	last := now.Add(-10 * time.Hour).Truncate(time.Second)
+	next := now.Add(14 * time.Hour).Truncate(time.Second).Add(time.Second)
+	return &srv1.StarRocksBackupSchedule{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Generation: 1},
+		Spec:       srv1.StarRocksBackupScheduleSpec{StarRocksCluster: cluster, Repository: "s3", Databases: []string{db}, Schedule: "@daily"},
+		Status: srv1.StarRocksBackupScheduleStatus{ObservedGeneration: 1, LastScheduleTime: &metav1.Time{Time: last}, NextScheduleTime: &metav1.Time{Time: next},
+			Conditions: []metav1.Condition{cond(srv1.ConditionReady, metav1.ConditionTrue, srv1.ReasonScheduled, "next run at "+next.Format(time.RFC3339), metav1.NewTime(last))}},
+	}
+}

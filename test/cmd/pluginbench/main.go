@@ -17,10 +17,11 @@ limitations under the License.
 // pluginbench measures `kubectl starrocks status -A` at fleet scale: it
 // starts a real kube-apiserver and etcd (test/testcluster), creates --n
 // StarRocksClusters in every state the operator reports (their status
-// written through the status subresource), then times, each round under
+// written through the status subresource; every --backup-every'th with a
+// StarRocksBackup that succeeded), then times, each round under
 // an exclusive flock of --lock (a quiet machine): the plugin binary end to
-// end (process start, one paginated list, render), and in-process the
-// list alone and the render alone. docs/benchmark.md has its results.
+// end (process start, one paginated list of the clusters and one of each
+// backup kind, render), and in-process the lists alone and the render alone. docs/benchmark.md has its results.
 package main
 
 import (
@@ -53,6 +54,7 @@ func main() {
 	namespaces := flag.Int("namespaces", 100, "spread over this many namespaces")
 	rounds := flag.Int("rounds", 3, "measured rounds")
 	workers := flag.Int("workers", 16, "parallel creates")
+	backupEvery := flag.Int("backup-every", 4, "every this many clusters has a backup that succeeded (status lists the backups too); 0 for none")
 	lock := flag.String("lock", "/tmp/cpu.lock", "flock file: shared while creating, exclusive for each measured round (\"\" for none)")
 	shared := flag.Bool("shared-rounds", false, "measure the rounds under the shared lock, beside other work (noisy: when no exclusive hold comes in time)")
 	flag.Parse()
@@ -60,7 +62,7 @@ func main() {
 	if *shared {
 		roundMode = syscall.LOCK_SH
 	}
-	if err := run(*n, *namespaces, *rounds, *workers, *lock); err != nil {
+	if err := run(*n, *namespaces, *rounds, *workers, *backupEvery, *lock); err != nil {
 		fmt.Fprintln(os.Stderr, "pluginbench:", err)
 		os.Exit(1)
 	}
@@ -85,7 +87,7 @@ func flock(path string, mode int) (func(), error) {
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
-func run(n, namespaces, rounds, workers int, lock string) error {
+func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 	// Ctrl-C or SIGTERM stops the control plane too (Stop below).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -142,6 +144,20 @@ func run(n, namespaces, rounds, workers int, lock string) error {
 					errs <- err
 					return
 				}
+				if backupEvery > 0 && i%backupEvery == 0 {
+					b := examples.Backup(src.Namespace, src.Name, src.Name+"-daily", "sales", srv1.BackupSucceeded, 3*time.Hour, now)
+					bst := b.Status
+					b.CreationTimestamp, b.Generation, b.Status = metav1.Time{}, 0, srv1.StarRocksBackupStatus{}
+					if err := c.Client.Create(ctx, b); err != nil {
+						errs <- err
+						return
+					}
+					b.Status = bst
+					if err := c.Client.Status().Update(ctx, b); err != nil {
+						errs <- err
+						return
+					}
+				}
 			}
 		})
 	}
@@ -189,20 +205,25 @@ func run(n, namespaces, rounds, workers int, lock string) error {
 			release()
 			return err
 		}
+		backups, err := cli.ListBackups(ctx, c.Client, "", 500)
+		if err != nil {
+			release()
+			return err
+		}
 		list = append(list, time.Since(t0))
 		if len(clusters) != n {
 			release()
 			return fmt.Errorf("listed %d clusters, want %d", len(clusters), n)
 		}
 		t0 = time.Now()
-		if err := cli.RenderStatus(io.Discard, clusters, nil, true, false, time.Now()); err != nil {
+		if err := cli.RenderStatus(io.Discard, clusters, backups, nil, true, false, time.Now()); err != nil {
 			release()
 			return err
 		}
 		render = append(render, time.Since(t0))
 		t0 = time.Now()
 		format := "json"
-		if err := cli.RenderStatus(io.Discard, clusters, &genericclioptions.PrintFlags{OutputFormat: &format, JSONYamlPrintFlags: genericclioptions.NewJSONYamlPrintFlags()}, true, false, time.Now()); err != nil {
+		if err := cli.RenderStatus(io.Discard, clusters, backups, &genericclioptions.PrintFlags{OutputFormat: &format, JSONYamlPrintFlags: genericclioptions.NewJSONYamlPrintFlags()}, true, false, time.Now()); err != nil {
 			release()
 			return err
 		}
@@ -215,7 +236,7 @@ func run(n, namespaces, rounds, workers int, lock string) error {
 			fmt.Fprintf(os.Stderr, "pluginbench: first lines and the summary:\n%s\n%s\n", bytes.Join(lines[:min(4, len(lines))], []byte("\n")), lines[len(lines)-2])
 		}
 	}
-	fmt.Printf("| clusters | rounds | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages, render) | its CPU (user+sys) | list alone (in-process) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
+	fmt.Printf("| clusters | rounds | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind, render) | its CPU (user+sys) | lists alone (in-process) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
 	fmt.Printf("|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	fmt.Printf("| %d | %d | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(list), spread(render), spread(renderJSON), n+2, bytesOut)
 	return nil
