@@ -110,7 +110,7 @@ func Holds(src *srv1.StarRocksCluster) []string {
 		}
 		switch c.Reason {
 		case srv1.ReasonRemovalHeld, srv1.ReasonDecommissioning, srv1.ReasonDecommissionStalled, srv1.ReasonLeavingFEGroup,
-			srv1.ReasonRolloutStalled, srv1.ReasonCompatibilityPause, srv1.ReasonScaleInRefused, srv1.ReasonUpgradePathRefused,
+			srv1.ReasonRolloutStalled, srv1.ReasonRollingOut, srv1.ReasonOrderedRollout, srv1.ReasonParallelRollout, srv1.ReasonCompatibilityPause, srv1.ReasonScaleInRefused, srv1.ReasonUpgradePathRefused,
 			srv1.ReasonImmutableFieldChanged, srv1.ReasonConfigMapNotFound, srv1.ReasonConfigKeyNotFound, srv1.ReasonStorageNotExpandable:
 			out = append(out, c.Type+" "+c.Reason+": "+c.Message)
 		}

@@ -71,6 +71,11 @@ func TestStatusLineOfEachState(t *testing.T) {
 func TestMoreStatesInWords(t *testing.T) {
 	stalled := examples.ScalingIn("ns", "a", now)
 	stalled.Status.Conditions[1].Reason = srv1.ReasonDecommissionStalled
+	rolloutStalled := examples.RollingOut("ns", "a", now)
+	rolloutStalled.Status.Conditions[1].Reason = srv1.ReasonRolloutStalled
+	rolloutUnreachable := examples.RollingOut("ns", "a", now)
+	rolloutUnreachable.Status.Conditions[1].Reason = srv1.ReasonFEUnreachable
+	rolloutUnreachable.Status.Conditions[1].Message = "BE: FE did not answer: dial tcp 10.96.4.7:9030: i/o timeout"
 	unseen := examples.Healthy("ns", "a", now)
 	unseen.Generation = 4
 	fresh := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: "new", Namespace: "ns"}, Spec: srv1.StarRocksClusterSpec{
@@ -89,6 +94,8 @@ func TestMoreStatesInWords(t *testing.T) {
 		doing string
 	}{
 		{"a stalled drain needs a person", stalled, plugin.Attention, "scale-in stalled since 7m ago: BE: FE decommissions"},
+		{"a stalled rollout needs a person", rolloutStalled, plugin.Attention, "rollout stalled since 4m ago: BE: 2 of 3 pods replaced"},
+		{"a rollout FE does not answer", rolloutUnreachable, plugin.Attention, "FE unreachable since 4m ago: BE: FE did not answer"},
 		{"a spec the operator has not seen", unseen, plugin.Progressing, "generation 4 not yet seen by the operator (status is of 1)"},
 		{"a cluster the operator never wrote", fresh, plugin.Progressing, "not reconciled yet"},
 		{"failing pods", failing, plugin.Attention, "degraded: PodsFailing: BE: a-be-1 CrashLoopBackOff"},
@@ -354,5 +361,29 @@ func TestDescribeTellsTheBackups(t *testing.T) {
 	_ = plugin.WriteDescribe(&b, plugin.NewStory(examples.Healthy("ns", "a", now), nil, nil, "forbidden", now), now)
 	if !strings.Contains(b.String(), "Last backup:  ?") || !strings.Contains(b.String(), "unknown: forbidden") {
 		t.Errorf("backups unread:\n%s", b.String())
+	}
+}
+
+// A rollout holds the next pods back until StarRocks allows: describe
+// says so among the holds.
+func TestARolloutIsAHold(t *testing.T) {
+	h := plugin.Holds(examples.RollingOut("ns", "a", now))
+	if len(h) != 1 || !strings.HasPrefix(h[0], "Progressing RollingOut: BE: 2 of 3 pods replaced; pod 3 (a-be-0) waits for FE") {
+		t.Errorf("holds of a rollout: %q", h)
+	}
+}
+
+// Issue 53 names the states whose status line and describe text the
+// tests check (TestStatusLineOfEachState here; TestKubectlPlugin's golden
+// files against a real API server, one per example): each has an example.
+func TestEveryStateOfTheIssueHasAnExample(t *testing.T) {
+	have := map[string]bool{}
+	for _, e := range examples.All("ns", now) {
+		have[e.State] = true
+	}
+	for _, s := range []string{"healthy", "rolling out", "scaling in", "paused for an upgrade", "refused", "FE unreachable", "recovering"} {
+		if !have[s] {
+			t.Errorf("no example of %q", s)
+		}
 	}
 }
