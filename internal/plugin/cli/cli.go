@@ -33,11 +33,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/utils/ptr"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -94,11 +93,27 @@ func Main(args []string) int {
 }
 
 func (o *Options) client() (client.Client, error) {
+	cfg, err := o.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: srscheme.New()})
+}
+
+// restConfig is the kubeconfig's client configuration. The plugin sends
+// one request at a time, so client-go's default throttle (5 per second
+// after a burst of 10) would only slow a long paginated list (20 pages at
+// 10,000 clusters: 2 s of waiting); the API server's priority and fairness
+// still applies. A QPS the caller set is kept.
+func (o *Options) restConfig() (*rest.Config, error) {
 	cfg, err := o.Config.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("no Kubernetes client configuration (%w): pass --kubeconfig or set KUBECONFIG", err)
 	}
-	return client.New(cfg, client.Options{Scheme: srscheme.New()})
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg.QPS = -1
+	}
+	return cfg, nil
 }
 
 func (o *Options) namespace() (string, error) {
@@ -160,17 +175,29 @@ func newStatus(o *Options) *cobra.Command {
 			if all {
 				ns, where = "", "all namespaces"
 			}
-			c, err := o.client()
+			cfg, err := o.restConfig()
 			if err != nil {
 				return err
 			}
-			clusters, err := List(cmd.Context(), c, ns, selector, chunk)
+			c, err := client.New(cfg, client.Options{Scheme: srscheme.New()})
+			if err != nil {
+				return err
+			}
+			// The backups are listed beside the clusters, not after them.
+			var backups plugin.BackupIndex
+			var backupsErr error
+			listed := make(chan struct{})
+			go func() {
+				defer close(listed)
+				backups, backupsErr = ListBackups(cmd.Context(), c, ns, chunk)
+			}()
+			clusters, err := List(cmd.Context(), cfg, ns, selector, chunk)
+			<-listed
 			if err != nil {
 				return explain(err, "listing StarRocks clusters in "+where, ns)
 			}
-			backups, err := ListBackups(cmd.Context(), c, ns, chunk)
-			if err != nil {
-				o.warnBackups(err, where)
+			if backupsErr != nil {
+				o.warnBackups(backupsErr, where)
 			}
 			return RenderStatus(o.Streams.Out, clusters, backups, printFlags, all, o.color(), o.Now())
 		},
@@ -181,33 +208,6 @@ func newStatus(o *Options) *cobra.Command {
 	printFlags.AddFlags(cmd)
 	cmd.Flag("output").Usage = "output format: wide, json, yaml, jsonpath=..., go-template=...; default a table"
 	return cmd
-}
-
-// List lists the clusters of ns ("" for all) matching selector, in pages of chunk.
-func List(ctx context.Context, c client.Client, ns, selector string, chunk int64) ([]srv1.StarRocksCluster, error) {
-	opts := []client.ListOption{client.InNamespace(ns)}
-	if selector != "" {
-		sel, err := labels.Parse(selector)
-		if err != nil {
-			return nil, fmt.Errorf("label selector %q: %w", selector, err)
-		}
-		opts = append(opts, client.MatchingLabelsSelector{Selector: sel})
-	}
-	var out []srv1.StarRocksCluster
-	token := ""
-	for {
-		var page srv1.StarRocksClusterList
-		if err := c.List(ctx, &page, append(opts, client.Limit(chunk), client.Continue(token))...); err != nil {
-			return nil, err
-		}
-		if out == nil {
-			out = make([]srv1.StarRocksCluster, 0, len(page.Items)+int(max(ptr.Deref(page.RemainingItemCount, 0), 0)))
-		}
-		out = append(out, page.Items...)
-		if token = page.Continue; token == "" {
-			return out, nil
-		}
-	}
 }
 
 // ListBackups indexes the StarRocksBackups and StarRocksBackupSchedules
