@@ -19,6 +19,7 @@ package plugin
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -27,6 +28,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
@@ -37,7 +40,8 @@ const EventsShown = 10
 // Hatch is an escape hatch that applies to a cluster now: what it does and
 // the exact command that sets it.
 type Hatch struct {
-	What, Command string
+	What    string `json:"what"`
+	Command string `json:"command"`
 }
 
 // Hatches are the escape hatches that apply to src now, from its conditions.
@@ -83,6 +87,10 @@ func Hatches(src *srv1.StarRocksCluster) []Hatch {
 	return out
 }
 
+// podsReadyForm is a component's reason while its pods come up
+// (internal/status: "2 of 3 pods ready, 3 updated"): no hold.
+var podsReadyForm = regexp.MustCompile(`^\d+ of \d+ pods ready, \d+ updated$`)
+
 // Holds are what the operator keeps back and why: each component it does
 // not bring to the spec (its phase's reason), and the conditions that hold.
 func Holds(src *srv1.StarRocksCluster) []string {
@@ -92,7 +100,7 @@ func Holds(src *srv1.StarRocksCluster) []string {
 		name string
 		cs   *srv1.StarRocksComponentStatus
 	}{{"FE", st.StarRocksFeStatus}, {"BE", st.StarRocksBeStatus}, {"CN", cnBase(st.StarRocksCnStatus)}, {"FE proxy", st.StarRocksFeProxyStatus}} {
-		if p.cs != nil && p.cs.Phase == srv1.PhaseReconciling && p.cs.Reason != "" && !strings.HasPrefix(p.cs.Reason, "pods ") {
+		if p.cs != nil && p.cs.Phase == srv1.PhaseReconciling && p.cs.Reason != "" && !strings.HasPrefix(p.cs.Reason, "pods ") && !podsReadyForm.MatchString(p.cs.Reason) {
 			out = append(out, p.name+": "+p.cs.Reason)
 		}
 	}
@@ -102,7 +110,7 @@ func Holds(src *srv1.StarRocksCluster) []string {
 		}
 		switch c.Reason {
 		case srv1.ReasonRemovalHeld, srv1.ReasonDecommissioning, srv1.ReasonDecommissionStalled, srv1.ReasonLeavingFEGroup,
-			srv1.ReasonRolloutStalled, srv1.ReasonCompatibilityPause, srv1.ReasonScaleInRefused, srv1.ReasonUpgradePathRefused,
+			srv1.ReasonRolloutStalled, srv1.ReasonRollingOut, srv1.ReasonOrderedRollout, srv1.ReasonParallelRollout, srv1.ReasonCompatibilityPause, srv1.ReasonScaleInRefused, srv1.ReasonUpgradePathRefused,
 			srv1.ReasonImmutableFieldChanged, srv1.ReasonConfigMapNotFound, srv1.ReasonConfigKeyNotFound, srv1.ReasonStorageNotExpandable:
 			out = append(out, c.Type+" "+c.Reason+": "+c.Message)
 		}
@@ -113,38 +121,158 @@ func Holds(src *srv1.StarRocksCluster) []string {
 	return out
 }
 
-// WriteDescribe tells one cluster's story: where it stands, its
-// conditions, FE's word on its nodes, the holds, the escape hatches, the
-// last Events.
-func WriteDescribe(w io.Writer, src *srv1.StarRocksCluster, events []corev1.Event, now time.Time) error {
-	l := StatusLine(src, now)
+// Story is one cluster's story, what describe prints and what its -o json
+// and yaml give scripts. It is no API object; its apiVersion says so.
+type Story struct {
+	metav1.TypeMeta `json:",inline"`
+	Namespace       string      `json:"namespace"`
+	Name            string      `json:"name"`
+	Created         metav1.Time `json:"created"`
+	Paused          bool        `json:"paused"`
+	// Status is the cluster's status line: its state, what is in progress.
+	Status Line `json:"status"`
+	// Images are the spec's, by component.
+	Images []ComponentImage `json:"images"`
+	// Conditions are the cluster's, sorted by type.
+	Conditions []metav1.Condition `json:"conditions"`
+	// Nodes are FE's word on each component's nodes, beside its pods.
+	Nodes []Nodes `json:"nodes"`
+	// UnhealthyTablets is FE's count at the operator's last read; nil
+	// before FE answered, or without BE.
+	UnhealthyTablets *int32 `json:"unhealthyTablets,omitempty"`
+	// Holds are what the operator keeps back, and why.
+	Holds []string `json:"holds"`
+	// Hatches are the escape hatches that apply now.
+	Hatches []Hatch `json:"escapeHatches"`
+	// Backups are the cluster's backups and schedules; nil when there are
+	// none, and BackupsUnknown says why when they could not be read.
+	Backups        *ClusterBackups `json:"backups,omitempty"`
+	BackupsUnknown string          `json:"backupsUnknown,omitempty"`
+	// Events are the last EventsShown Events, newest last.
+	Events []StoryEvent `json:"events"`
+}
+
+// StoryAPIVersion and StoryKind name Story in its output.
+const (
+	StoryAPIVersion = StatusListAPIVersion
+	StoryKind       = "ClusterStory"
+)
+
+// DeepCopyObject makes Story a runtime.Object, for cli-runtime's printers
+// (which only read it).
+func (s *Story) DeepCopyObject() runtime.Object {
+	out := *s
+	return &out
+}
+
+// ComponentImage is a component's image in the spec.
+type ComponentImage struct {
+	Component string `json:"component"`
+	Image     string `json:"image"`
+}
+
+// Nodes are one component's pods and FE's word on them.
+type Nodes struct {
+	Component string `json:"component"`
+	// PodsReady are the Ready pods against the replicas wanted.
+	PodsReady *Ready `json:"podsReady"`
+	// FE is what FE last reported of the nodes (Alive, total, leader,
+	// versions); nil before it answered.
+	FE       *srv1.StarRocksNodesStatus `json:"fe,omitempty"`
+	Running  []string                   `json:"running,omitempty"`
+	Creating []string                   `json:"creating,omitempty"`
+	Failed   []string                   `json:"failed,omitempty"`
+}
+
+// StoryEvent is one Event of the cluster.
+type StoryEvent struct {
+	LastSeen metav1.Time `json:"lastSeen"`
+	Type     string      `json:"type"`
+	Reason   string      `json:"reason"`
+	Count    int32       `json:"count"`
+	Message  string      `json:"message"`
+}
+
+// NewStory is src's story at now, with its Events and its backups (cb
+// nil: none; unknown non-empty: they could not be read, and why).
+func NewStory(src *srv1.StarRocksCluster, events []corev1.Event, cb *ClusterBackups, unknown string, now time.Time) *Story {
 	st := &src.Status
+	s := &Story{
+		TypeMeta:  metav1.TypeMeta{APIVersion: StoryAPIVersion, Kind: StoryKind},
+		Namespace: src.Namespace, Name: src.Name, Created: src.CreationTimestamp, Paused: Paused(src),
+		Status: StatusLine(src, now), Holds: Holds(src), Hatches: Hatches(src),
+		Conditions: slices.Clone(st.Conditions), Backups: cb, BackupsUnknown: unknown,
+		Images: []ComponentImage{}, Nodes: []Nodes{}, Events: []StoryEvent{},
+	}
+	s.Status.SetBackups(cb, unknown == "", now)
+	if s.Holds == nil {
+		s.Holds = []string{}
+	}
+	if s.Conditions == nil {
+		s.Conditions = []metav1.Condition{}
+	}
+	slices.SortFunc(s.Conditions, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
+	for _, im := range images(src) {
+		s.Images = append(s.Images, ComponentImage{im[0], im[1]})
+	}
+	for _, p := range []struct {
+		name  string
+		ready *Ready
+		cs    *srv1.StarRocksComponentStatus
+	}{{"FE", s.Status.FE, st.StarRocksFeStatus}, {"BE", s.Status.BE, st.StarRocksBeStatus}, {"CN", s.Status.CN, cnBase(st.StarRocksCnStatus)}} {
+		if p.ready == nil {
+			continue
+		}
+		n := Nodes{Component: p.name, PodsReady: p.ready}
+		if p.cs != nil {
+			n.FE, n.Running, n.Creating, n.Failed = p.cs.Nodes, p.cs.RunningInstances, p.cs.CreatingInstances, p.cs.FailedInstances
+		}
+		s.Nodes = append(s.Nodes, n)
+	}
+	if be := st.StarRocksBeStatus; be != nil && be.Nodes != nil {
+		s.UnhealthyTablets = be.Nodes.UnhealthyTablets
+	}
+	events = slices.Clone(events)
+	slices.SortStableFunc(events, func(a, b corev1.Event) int { return eventTime(a).Compare(eventTime(b)) })
+	if len(events) > EventsShown {
+		events = events[len(events)-EventsShown:]
+	}
+	for _, e := range events {
+		s.Events = append(s.Events, StoryEvent{LastSeen: metav1.NewTime(eventTime(e)), Type: e.Type, Reason: e.Reason, Count: max(e.Count, 1), Message: e.Message})
+	}
+	return s
+}
+
+// WriteDescribe tells one cluster's story: where it stands, its
+// conditions, FE's word on its nodes, the holds, the escape hatches, its
+// backups, the last Events.
+func WriteDescribe(w io.Writer, s *Story, now time.Time) error {
+	l := s.Status
 	var b strings.Builder
 	field := func(k, format string, args ...any) {
 		fmt.Fprintf(&b, "%-13s "+format+"\n", append([]any{k + ":"}, args...)...)
 	}
-	field("Name", "%s/%s", src.Namespace, src.Name)
+	field("Name", "%s/%s", s.Namespace, s.Name)
 	field("State", "%s", l.State)
 	if l.Doing != "" {
 		field("In progress", "%s", l.Doing)
 	}
-	field("Phase", "%s (status of generation %d; the spec is at %d)", orDash(string(st.Phase)), st.ObservedGeneration, src.Generation)
-	field("Created", "%s", Ago(src.CreationTimestamp.Time, now))
-	field("Paused", "%s", yesNo(Paused(src)))
-	for _, im := range images(src) {
-		field(im[0]+" image", "%s", orDash(im[1]))
+	field("Phase", "%s (status of generation %d; the spec is at %d)", orDash(l.Phase), l.ObservedGeneration, l.Generation)
+	field("Created", "%s", Ago(s.Created.Time, now))
+	field("Paused", "%s", yesNo(s.Paused))
+	for _, im := range s.Images {
+		field(im.Component+" image", "%s", orDash(im.Image))
 	}
 	field("Version", "%s (FE's report, against the images' tags)", l.Version)
+	field("Last backup", "%s", l.LastBackup)
 
 	b.WriteString("\nConditions:\n")
-	conds := slices.Clone(st.Conditions)
-	slices.SortFunc(conds, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TYPE\tSTATUS\tREASON\tSINCE\tMESSAGE")
-	for _, c := range conds {
+	for _, c := range s.Conditions {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, Ago(c.LastTransitionTime.Time, now), orDash(oneLine(c.Message)))
 	}
-	if len(conds) == 0 {
+	if len(s.Conditions) == 0 {
 		fmt.Fprintln(tw, "  (none yet: the operator has not reported on this cluster)")
 	}
 	_ = tw.Flush()
@@ -152,74 +280,122 @@ func WriteDescribe(w io.Writer, src *srv1.StarRocksCluster, events []corev1.Even
 	b.WriteString("\nNodes (as FE last reported them; pods as Kubernetes reports them):\n")
 	tw = tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "  COMPONENT\tPODS READY\tALIVE IN FE\tLEADER\tVERSIONS\tRUNNING\tCREATING\tFAILED")
-	for _, p := range []struct {
-		name  string
-		ready *Ready
-		cs    *srv1.StarRocksComponentStatus
-	}{{"FE", l.FE, st.StarRocksFeStatus}, {"BE", l.BE, st.StarRocksBeStatus}, {"CN", l.CN, cnBase(st.StarRocksCnStatus)}} {
-		if p.ready == nil {
-			continue
-		}
+	for _, p := range s.Nodes {
 		alive, leader, versions := "-", "-", "-"
-		var running, creating, failed []string
-		if p.cs != nil {
-			running, creating, failed = p.cs.RunningInstances, p.cs.CreatingInstances, p.cs.FailedInstances
-			if n := p.cs.Nodes; n != nil {
-				alive = fmt.Sprintf("%d/%d", n.Alive, n.Total)
-				if n.Leader != "" {
-					leader = n.Leader
-				}
-				if len(n.Versions) > 0 {
-					versions = strings.Join(n.Versions, ",")
-				}
+		if n := p.FE; n != nil {
+			alive = fmt.Sprintf("%d/%d", n.Alive, n.Total)
+			if n.Leader != "" {
+				leader = n.Leader
+			}
+			if len(n.Versions) > 0 {
+				versions = strings.Join(n.Versions, ",")
 			}
 		}
-		if p.name != "FE" {
+		if p.Component != "FE" {
 			leader = ""
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.name, p.ready, alive, orDash(leader), versions, list(running), list(creating), list(failed))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Component, p.PodsReady, alive, orDash(leader), versions, list(p.Running), list(p.Creating), list(p.Failed))
 	}
 	_ = tw.Flush()
 	tablets := "not counted yet (FE has not answered the operator)"
-	if be := st.StarRocksBeStatus; be != nil && be.Nodes != nil && be.Nodes.UnhealthyTablets != nil {
-		tablets = fmt.Sprintf("%d (FE's UnhealthyTabletNum at the operator's last read)", *be.Nodes.UnhealthyTablets)
-	} else if src.Spec.StarRocksBeSpec == nil {
+	if s.UnhealthyTablets != nil {
+		tablets = fmt.Sprintf("%d (FE's UnhealthyTabletNum at the operator's last read)", *s.UnhealthyTablets)
+	} else if !slices.ContainsFunc(s.Nodes, func(n Nodes) bool { return n.Component == "BE" }) {
 		tablets = "- (no BE)"
 	}
 	fmt.Fprintf(&b, "  Unhealthy tablets: %s\n", tablets)
 
 	b.WriteString("\nHolds (what the operator keeps back, and why):\n")
-	holds := Holds(src)
-	if len(holds) == 0 {
+	if len(s.Holds) == 0 {
 		b.WriteString("  none\n")
 	}
-	for _, h := range holds {
+	for _, h := range s.Holds {
 		fmt.Fprintf(&b, "  - %s\n", oneLine(h))
 	}
 
 	b.WriteString("\nEscape hatches that apply now:\n")
-	for _, h := range Hatches(src) {
+	for _, h := range s.Hatches {
 		fmt.Fprintf(&b, "  - %s:\n      %s\n", h.What, h.Command)
 	}
 
+	writeBackups(&b, s, now)
+
 	fmt.Fprintf(&b, "\nEvents (the last %d):\n", EventsShown)
-	events = slices.Clone(events)
-	slices.SortStableFunc(events, func(a, b corev1.Event) int { return eventTime(a).Compare(eventTime(b)) })
-	if len(events) > EventsShown {
-		events = events[len(events)-EventsShown:]
-	}
-	if len(events) == 0 {
+	if len(s.Events) == 0 {
 		b.WriteString("  none (Events expire after an hour by default)\n")
 	} else {
 		tw = tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "  LAST SEEN\tTYPE\tREASON\tCOUNT\tMESSAGE")
-		for _, e := range events {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\n", Ago(eventTime(e), now), e.Type, e.Reason, max(e.Count, 1), oneLine(e.Message))
+		for _, e := range s.Events {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\n", Ago(e.LastSeen.Time, now), e.Type, e.Reason, e.Count, oneLine(e.Message))
 		}
 		_ = tw.Flush()
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeBackups is describe's Backups: per database the last success, the
+// failures since and the newest backup, then the schedules.
+func writeBackups(b *strings.Builder, s *Story, now time.Time) {
+	b.WriteString("\nBackups (StarRocksBackup and StarRocksBackupSchedule objects naming this cluster):\n")
+	cb := s.Backups
+	switch {
+	case s.BackupsUnknown != "":
+		fmt.Fprintf(b, "  unknown: %s\n", s.BackupsUnknown)
+		return
+	case cb == nil || (len(cb.Databases) == 0 && len(cb.Schedules) == 0):
+		b.WriteString("  none\n")
+		return
+	}
+	if len(cb.Databases) > 0 {
+		tw := tabwriter.NewWriter(b, 0, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "  DATABASE\tLAST SUCCEEDED\tFAILED SINCE\tNEWEST\tPHASE\tENDED")
+		for _, d := range cb.Databases {
+			ok := "never"
+			if d.LastSucceededAt != nil {
+				ok = Ago(d.LastSucceededAt.Time, now) + " (" + d.LastSucceeded + ")"
+			}
+			ended := "-"
+			if d.NewestEndedAt != nil {
+				ended = Ago(d.NewestEndedAt.Time, now)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\n", d.Database, ok, d.FailedSince, d.Newest, d.NewestPhase, ended)
+		}
+		_ = tw.Flush()
+		for _, d := range cb.Databases {
+			if d.NewestReason != "" {
+				fmt.Fprintf(b, "  %s: %s: %s\n", d.Newest, d.NewestReason, oneLine(d.NewestMessage))
+			}
+		}
+	}
+	for _, sc := range cb.Schedules {
+		words := sc.Schedule
+		if sc.TimeZone != "" {
+			words += " (" + sc.TimeZone + ")"
+		}
+		if sc.LastRun != nil {
+			words += ", last run " + Ago(sc.LastRun.Time, now)
+		}
+		switch {
+		case sc.Suspended:
+			words += ", suspended"
+		case sc.NextRun != nil:
+			words += ", next " + In(sc.NextRun.Time, now)
+		}
+		if sc.Stalled != "" {
+			words += ", stalled: " + oneLine(sc.Stalled)
+		}
+		fmt.Fprintf(b, "  Schedule %s: %s\n", sc.Name, words)
+	}
+}
+
+// In is a future t relative to now: "in 3h"; "now" when it is due.
+func In(t, now time.Time) string {
+	if !t.After(now) {
+		return "now"
+	}
+	return "in " + duration.HumanDuration(t.Sub(now))
 }
 
 // eventTime is when an Event was last seen, whichever API wrote it.

@@ -21,6 +21,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 )
@@ -46,11 +47,14 @@ func (l *StatusList) DeepCopyObject() runtime.Object {
 	return &out
 }
 
-// Lines are the status lines of clusters at now, sorted for a person.
-func Lines(clusters []srv1.StarRocksCluster, now time.Time) []Line {
+// Lines are the status lines of clusters at now, with their backups
+// (a nil index: they could not be read), sorted for a person.
+func Lines(clusters []srv1.StarRocksCluster, backups BackupIndex, now time.Time) []Line {
 	lines := make([]Line, len(clusters))
 	for i := range clusters {
-		lines[i] = StatusLine(&clusters[i], now)
+		src := &clusters[i]
+		lines[i] = StatusLine(src, now)
+		lines[i].SetBackups(backups[types.NamespacedName{Namespace: src.Namespace, Name: src.Name}], backups != nil, now)
 	}
 	Sort(lines)
 	return lines

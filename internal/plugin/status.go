@@ -89,6 +89,13 @@ type Line struct {
 	Version string `json:"version"`
 	// Healthy is StarRocksHealthy: "yes", "no: <reason>", or "?" before FE first answered.
 	Healthy string `json:"healthy"`
+	// LastBackup is BackupWords: the newest successful backup's age, the
+	// failures since, "-" with none.
+	LastBackup string `json:"lastBackup"`
+	// LastBackupAt is that backup's completion; BackupsFailed the failures
+	// after each database's last success.
+	LastBackupAt  *metav1.Time `json:"lastBackupAt,omitempty"`
+	BackupsFailed int          `json:"backupsFailed,omitempty"`
 	// Doing is what is in progress or wrong, in words; empty when nothing.
 	Doing string `json:"doing,omitempty"`
 	// Reason is the condition reason Doing comes from.
@@ -102,6 +109,19 @@ type Line struct {
 	ObservedGeneration int64 `json:"observedGeneration"`
 
 	state State
+}
+
+// SetBackups fills the line's backup fields from cb (nil: none), or "?"
+// when the backups could not be read (known false).
+func (l *Line) SetBackups(cb *ClusterBackups, known bool, now time.Time) {
+	l.LastBackup = BackupWords(cb, known, now)
+	if cb == nil {
+		return
+	}
+	if t := cb.LastSucceededAt(); !t.IsZero() {
+		l.LastBackupAt = &metav1.Time{Time: t}
+	}
+	l.BackupsFailed = cb.FailedSince()
 }
 
 // StateOf is the Line's state.
@@ -282,6 +302,11 @@ func doing(src *srv1.StarRocksCluster, now time.Time) (State, string, string, *m
 		if c.Reason == srv1.ReasonFEUnreachable {
 			return Attention, "FE unreachable since " + Ago(c.LastTransitionTime.Time, now), c.Reason, since(c)
 		}
+		if c.Reason == srv1.ReasonNodesNotAlive {
+			if down := notReplaced(src, NotAlive(c), prog); len(down) > 0 {
+				return Attention, downWords(src, down, c, now), c.Reason, since(c)
+			}
+		}
 		if prog == nil || prog.Status != metav1.ConditionTrue {
 			return Attention, "StarRocks unhealthy: " + c.Reason + ": " + firstClause(c.Message), c.Reason, since(c)
 		}
@@ -306,6 +331,100 @@ func doing(src *srv1.StarRocksCluster, now time.Time) (State, string, string, *m
 		return Progressing, "not reconciled yet", "", nil
 	}
 	return Healthy, "", "", nil
+}
+
+// notAlivePrefix starts StarRocksHealthy's NodesNotAlive message
+// (internal/starrocks/health.go), which then names the pods.
+const notAlivePrefix = "FE lists these nodes not Alive: "
+
+// NotAlive are the pods a NodesNotAlive condition names; none for another.
+func NotAlive(c *metav1.Condition) []string {
+	if c == nil || c.Reason != srv1.ReasonNodesNotAlive || !strings.HasPrefix(c.Message, notAlivePrefix) {
+		return nil
+	}
+	return strings.Split(strings.TrimPrefix(c.Message, notAlivePrefix), ", ")
+}
+
+// replacing are the rollout reasons under which a pod that is not Alive
+// may be one the rollout itself restarts.
+var replacing = []string{srv1.ReasonRollingOut, srv1.ReasonOrderedRollout, srv1.ReasonParallelRollout}
+
+// notReplaced are the pods of down that no rollout in progress is
+// replacing: a gated rollout names the pod it replaces or waits for
+// ("replacing pod 2 of 3 (sr-be-1)", "replacing sr-be-1 first, which is
+// down"); a parallel one replaces every pod of the component its
+// message starts with ("BE: ...").
+func notReplaced(src *srv1.StarRocksCluster, down []string, prog *metav1.Condition) []string {
+	if prog == nil || prog.Status != metav1.ConditionTrue || !slices.Contains(replacing, prog.Reason) {
+		return down
+	}
+	var out []string
+	for _, pod := range down {
+		comp, _ := podOf(src, pod)
+		switch {
+		case namesPod(prog.Message, pod):
+		case prog.Reason == srv1.ReasonParallelRollout && comp != "" && strings.HasPrefix(prog.Message, comp+": "):
+		default:
+			out = append(out, pod)
+		}
+	}
+	return out
+}
+
+// namesPod reports whether msg names pod as a whole word ("sr-be-1" is
+// not named by "sr-be-10").
+func namesPod(msg, pod string) bool {
+	for i := 0; ; {
+		j := strings.Index(msg[i:], pod)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(pod)
+		if (start == 0 || !podRune(msg[start-1])) && (end == len(msg) || !podRune(msg[end])) {
+			return true
+		}
+		i = end
+	}
+}
+
+func podRune(b byte) bool {
+	return b == '-' || b == '.' || ('a' <= b && b <= 'z') || ('0' <= b && b <= '9')
+}
+
+// podOf is the component of a pod and what Kubernetes says of it, from
+// the component statuses' instance lists.
+func podOf(src *srv1.StarRocksCluster, pod string) (component, state string) {
+	st := &src.Status
+	for _, p := range []struct {
+		name string
+		cs   *srv1.StarRocksComponentStatus
+	}{{"FE", st.StarRocksFeStatus}, {"BE", st.StarRocksBeStatus}, {"CN", cnBase(st.StarRocksCnStatus)}} {
+		switch {
+		case p.cs == nil:
+		case slices.Contains(p.cs.RunningInstances, pod):
+			return p.name, "its pod Ready"
+		case slices.Contains(p.cs.CreatingInstances, pod):
+			return p.name, "its pod not Ready"
+		case slices.Contains(p.cs.FailedInstances, pod):
+			return p.name, "its pod failing"
+		}
+	}
+	return "", ""
+}
+
+// downWords names the nodes FE lists not Alive: "BE sr-be-1 not Alive in
+// FE since 2m ago (its pod not Ready)".
+func downWords(src *srv1.StarRocksCluster, down []string, c *metav1.Condition, now time.Time) string {
+	var parts []string
+	for _, pod := range down {
+		comp, state := podOf(src, pod)
+		words := strings.TrimSpace(comp + " " + pod)
+		if state != "" {
+			words += " (" + state + ")"
+		}
+		parts = append(parts, words)
+	}
+	return "not Alive in FE since " + Ago(c.LastTransitionTime.Time, now) + ": " + strings.Join(parts, ", ")
 }
 
 // refused says a ReconcileError in words: an upgrade path names its versions.

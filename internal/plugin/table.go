@@ -63,7 +63,7 @@ func colorOf(s State) string {
 // WriteStatus prints lines (sorted already) as aligned columns, then the summary.
 func WriteStatus(w io.Writer, lines []Line, o TableOptions) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	header := []string{"NAME", "FE", "BE", "CN", "VERSION", "HEALTHY", "IN PROGRESS"}
+	header := []string{"NAME", "FE", "BE", "CN", "VERSION", "HEALTHY", "LAST BACKUP", "IN PROGRESS"}
 	if o.AllNamespaces {
 		header = append([]string{"NAMESPACE"}, header...)
 	}
@@ -86,7 +86,7 @@ func WriteStatus(w io.Writer, lines []Line, o TableOptions) error {
 		if !o.Wide {
 			doing = Shorten(doing, DoingWidth)
 		}
-		cells := []string{l.Name, l.FE.String(), l.BE.String(), l.CN.String(), l.Version, l.Healthy, doing}
+		cells := []string{l.Name, l.FE.String(), l.BE.String(), l.CN.String(), l.Version, l.Healthy, orDash(l.LastBackup), doing}
 		if o.AllNamespaces {
 			cells = append([]string{l.Namespace}, cells...)
 		}

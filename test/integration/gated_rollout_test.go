@@ -563,7 +563,9 @@ func testStarRocksHealthy(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 	}
 	setReady(t, c, "gate-health", "hl-be-1", false)
 	wait("NodesNotAlive for hl-be-1", srv1.ReasonNodesNotAlive, "hl-be-1")
-	if l := pluginLine(t, admin, "gate-health", "hl"); l.State == "healthy" || l.Healthy != "no: NodesNotAlive" {
+	// FE lists hl-be-1 not Alive and no rollout replaces it: a person
+	// must look, though its pod not being Ready makes Progressing True.
+	if l := pluginLine(t, admin, "gate-health", "hl"); l.State != "attention" || l.Healthy != "no: NodesNotAlive" || !strings.Contains(l.Doing, "BE hl-be-1 (its pod not Ready)") {
 		t.Errorf("kubectl starrocks status with hl-be-1 down: %+v", l)
 	}
 	cond, got := starRocksHealthy(t, c, "gate-health", "hl")

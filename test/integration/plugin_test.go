@@ -49,11 +49,47 @@ import (
 // kubeconfig, ages relative to now; it returns stdout and the error the
 // binary would print.
 func kubectlStarRocks(kubeconfig string, now time.Time, args ...string) (string, error) {
+	out, _, err := kubectlStarRocksStderr(kubeconfig, now, args...)
+	return out, err
+}
+
+// kubectlStarRocksStderr is kubectlStarRocks with what it writes to stderr.
+func kubectlStarRocksStderr(kubeconfig string, now time.Time, args ...string) (string, string, error) {
 	var out, errOut bytes.Buffer
 	cmd := cli.NewCommandAt(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func() time.Time { return now })
 	cmd.SetArgs(append([]string{"--kubeconfig", kubeconfig}, args...))
 	err := cmd.Execute()
-	return out.String(), err
+	return out.String(), errOut.String(), err
+}
+
+// createBackups creates backups and schedules as a user (or a schedule)
+// would, and writes their status through the status subresource, as the
+// operator's backup controller does.
+func createBackups(t *testing.T, c client.Client, backups []*srv1.StarRocksBackup, schedules []*srv1.StarRocksBackupSchedule) {
+	t.Helper()
+	ctx := context.Background()
+	for _, b := range backups {
+		st := b.Status
+		b.CreationTimestamp, b.Generation, b.Status = metav1.Time{}, 0, srv1.StarRocksBackupStatus{}
+		if err := c.Create(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		b.Status = st
+		if err := c.Status().Update(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range schedules {
+		st := s.Status
+		s.CreationTimestamp, s.Generation, s.Status = metav1.Time{}, 0, srv1.StarRocksBackupScheduleStatus{}
+		if err := c.Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		s.Status = st
+		if err := c.Status().Update(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // pluginLine is `kubectl starrocks status -n ns -o json`'s line of cluster name.
@@ -154,6 +190,15 @@ func TestKubectlPlugin(t *testing.T) {
 		byName[e.Cluster.Name] = createExample(t, c.Client, e.Cluster)
 	}
 	createExample(t, c.Client, examples.Healthy("staging", "canary", now))
+	// Backups, as the operator's backup controller writes them: the
+	// healthy cluster's nightly schedule and its last success 3h ago; the
+	// refused one's last success a day ago and a failure since.
+	createBackups(t, c.Client, []*srv1.StarRocksBackup{
+		examples.Backup("prod", "healthy", "healthy-sales-1", "sales", srv1.BackupSucceeded, 27*time.Hour, now),
+		examples.Backup("prod", "healthy", "healthy-sales-2", "sales", srv1.BackupSucceeded, 3*time.Hour, now),
+		examples.Backup("prod", "refused", "refused-sales-1", "sales", srv1.BackupSucceeded, 26*time.Hour, now),
+		examples.Backup("prod", "refused", "refused-sales-2", "sales", srv1.BackupFailed, 20*time.Minute, now),
+	}, []*srv1.StarRocksBackupSchedule{examples.BackupSchedule("prod", "healthy", "healthy-nightly", "sales", now)})
 	// The operator's Events, as its recorder writes them (events.k8s.io/v1).
 	scaling := byName["scaling-in"]
 	for i, e := range []struct{ typ, reason, note string }{
@@ -200,7 +245,7 @@ func TestKubectlPlugin(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &list); err != nil {
 			t.Fatalf("%v:\n%s", err, out)
 		}
-		if list.Kind != plugin.StatusListKind || len(list.Items) != 9 || list.Summary != (plugin.Summary{Healthy: 2, Progressing: 4, Attention: 3}) {
+		if list.Kind != plugin.StatusListKind || len(list.Items) != 10 || list.Summary != (plugin.Summary{Healthy: 2, Progressing: 4, Attention: 4}) {
 			t.Errorf("kind %s, %d items, summary %+v:\n%s", list.Kind, len(list.Items), list.Summary, out)
 		}
 		states := map[string]string{}
@@ -211,6 +256,7 @@ func TestKubectlPlugin(t *testing.T) {
 			"prod/healthy": "healthy ", "prod/rolling-out": "progressing RollingOut", "prod/scaling-in": "progressing Decommissioning",
 			"prod/upgrade-paused": "progressing OrderedRollout", "prod/refused": "attention UpgradePathRefused",
 			"prod/fe-unreachable": "attention FEUnreachable", "prod/recovering": "progressing DisasterRecovery", "prod/paused": "attention Paused",
+			"prod/be-down":   "attention NodesNotAlive",
 			"staging/canary": "healthy ",
 		} {
 			if states[name] != want {
@@ -222,7 +268,7 @@ func TestKubectlPlugin(t *testing.T) {
 			t.Errorf("-o yaml (%v):\n%s", err, y)
 		}
 		jp, err := kubectlStarRocks(admin, now, "status", "-n", "prod", "-o", "jsonpath={.summary.attention}")
-		if err != nil || jp != "3" {
+		if err != nil || jp != "4" {
 			t.Errorf("-o jsonpath: %q (%v)", jp, err)
 		}
 	})
@@ -234,6 +280,43 @@ func TestKubectlPlugin(t *testing.T) {
 				t.Fatalf("%s: %v", e.Cluster.Name, err)
 			}
 			golden(t, "describe-"+e.Cluster.Name+".golden", out)
+		}
+	})
+
+	t.Run("describe -o json and yaml give scripts the same story", func(t *testing.T) {
+		out, err := kubectlStarRocks(admin, now, "describe", "-n", "prod", "scaling-in", "-o", "json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s plugin.Story
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		if s.Kind != plugin.StoryKind || s.Status.State != "progressing" || s.Status.Doing != "scale-in BE 6→4, 1,203 tablets to move" ||
+			len(s.Conditions) != 5 || len(s.Nodes) != 2 || s.Nodes[1].FE == nil || s.Nodes[1].FE.Alive != 6 || s.UnhealthyTablets == nil ||
+			len(s.Holds) != 1 || len(s.Events) != 2 || s.Events[1].Reason != srv1.ReasonDecommissioning || s.Backups != nil || s.Status.LastBackup != "-" ||
+			!strings.Contains(out, `"command": "kubectl annotate starrockscluster -n prod scaling-in starrocks.com/skip-decommission=true"`) {
+			t.Errorf("describe -o json of scaling-in:\n%s", out)
+		}
+		out, err = kubectlStarRocks(admin, now, "describe", "-n", "prod", "refused", "-o", "json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = plugin.Story{}
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Status.State != "attention" || s.Backups == nil || len(s.Backups.Databases) != 1 || s.Backups.Databases[0].FailedSince != 1 ||
+			s.Backups.Databases[0].Newest != "refused-sales-2" || s.Backups.Databases[0].NewestReason != srv1.ReasonJobTimeout || s.Status.BackupsFailed != 1 {
+			t.Errorf("describe -o json of refused:\n%s", out)
+		}
+		y, err := kubectlStarRocks(admin, now, "describe", "-n", "prod", "healthy", "-o", "yaml")
+		if err != nil || !strings.Contains(y, "kind: ClusterStory") || !strings.Contains(y, "schedule: '@daily'") || !strings.Contains(y, "lastSucceeded: healthy-sales-2") {
+			t.Errorf("describe -o yaml (%v):\n%s", err, y)
+		}
+		jp, err := kubectlStarRocks(admin, now, "describe", "-n", "prod", "refused", "-o", "jsonpath={.escapeHatches[0].command}")
+		if err != nil || jp != "kubectl annotate starrockscluster -n prod refused starrocks.com/upgrade-path-check=off" {
+			t.Errorf("describe -o jsonpath: %q (%v)", jp, err)
 		}
 	})
 
@@ -292,8 +375,12 @@ func TestKubectlPlugin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out, err := kubectlStarRocks(viewer, now, "status", "-n", "prod"); err != nil || !strings.Contains(out, "8 clusters") {
-			t.Errorf("status as the viewer: %v\n%s", err, out)
+		if out, errOut, err := kubectlStarRocksStderr(viewer, now, "status", "-n", "prod"); err != nil || !strings.Contains(out, "9 clusters") ||
+			!strings.Contains(out, "3h ago") || errOut != "" {
+			t.Errorf("status as the viewer: %v\n%s%s", err, out, errOut)
+		}
+		if out, err := kubectlStarRocks(viewer, now, "describe", "-n", "prod", "healthy"); err != nil || !strings.Contains(out, "Schedule healthy-nightly: @daily") {
+			t.Errorf("describe as the viewer: %v\n%s", err, out)
 		}
 		if out, err := kubectlStarRocks(viewer, now, "describe", "-n", "prod", "scaling-in"); err != nil || !strings.Contains(out, "asked FE to decommission") {
 			t.Errorf("describe as the viewer: %v\n%s", err, out)
@@ -305,6 +392,25 @@ func TestKubectlPlugin(t *testing.T) {
 		_, err = kubectlStarRocks(viewer, now, "status", "-A")
 		if err == nil || !strings.Contains(err.Error(), "listing StarRocks clusters in all namespaces: not allowed") {
 			t.Errorf("status -A with a namespaced Role: %v", err)
+		}
+		// A Role without the backup kinds (the Role before them): status
+		// works, says it does not know the backups, and names the Role.
+		role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "clusters-only"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"starrocks.com"}, Resources: []string{"starrocksclusters"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"get", "list"}},
+		}}
+		if err := c.Client.Create(ctx, role); err != nil {
+			t.Fatal(err)
+		}
+		bind(t, c, "prod", "clusters-only", "old-viewer")
+		old, err := c.WriteKubeconfig("old-viewer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, err := kubectlStarRocksStderr(old, now, "status", "-n", "prod")
+		if err != nil || strings.Contains(out, "3h ago") || !strings.Contains(out, "  ?  ") ||
+			!strings.Contains(errOut, "warning: the backups in namespace prod are not shown") || !strings.Contains(errOut, cli.RBACDoc) {
+			t.Errorf("status without the backup kinds: %v\n%s%s", err, out, errOut)
 		}
 		// The control: a user without the Role is refused status itself.
 		stranger, err := c.WriteKubeconfig("stranger")

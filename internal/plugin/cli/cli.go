@@ -33,11 +33,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/utils/ptr"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -94,11 +93,27 @@ func Main(args []string) int {
 }
 
 func (o *Options) client() (client.Client, error) {
+	cfg, err := o.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: srscheme.New()})
+}
+
+// restConfig is the kubeconfig's client configuration. The plugin sends
+// one request at a time, so client-go's default throttle (5 per second
+// after a burst of 10) would only slow a long paginated list (20 pages at
+// 10,000 clusters: 2 s of waiting); the API server's priority and fairness
+// still applies. A QPS the caller set is kept.
+func (o *Options) restConfig() (*rest.Config, error) {
 	cfg, err := o.Config.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("no Kubernetes client configuration (%w): pass --kubeconfig or set KUBECONFIG", err)
 	}
-	return client.New(cfg, client.Options{Scheme: srscheme.New()})
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg.QPS = -1
+	}
+	return cfg, nil
 }
 
 func (o *Options) namespace() (string, error) {
@@ -160,15 +175,31 @@ func newStatus(o *Options) *cobra.Command {
 			if all {
 				ns, where = "", "all namespaces"
 			}
-			c, err := o.client()
+			cfg, err := o.restConfig()
 			if err != nil {
 				return err
 			}
-			clusters, err := List(cmd.Context(), c, ns, selector, chunk)
+			c, err := client.New(cfg, client.Options{Scheme: srscheme.New()})
+			if err != nil {
+				return err
+			}
+			// The backups are listed beside the clusters, not after them.
+			var backups plugin.BackupIndex
+			var backupsErr error
+			listed := make(chan struct{})
+			go func() {
+				defer close(listed)
+				backups, backupsErr = ListBackups(cmd.Context(), c, ns, chunk)
+			}()
+			clusters, err := List(cmd.Context(), cfg, ns, selector, chunk)
+			<-listed
 			if err != nil {
 				return explain(err, "listing StarRocks clusters in "+where, ns)
 			}
-			return RenderStatus(o.Streams.Out, clusters, printFlags, all, o.color(), o.Now())
+			if backupsErr != nil {
+				o.warnBackups(backupsErr, where)
+			}
+			return RenderStatus(o.Streams.Out, clusters, backups, printFlags, all, o.color(), o.Now())
 		},
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "every namespace's clusters")
@@ -179,37 +210,56 @@ func newStatus(o *Options) *cobra.Command {
 	return cmd
 }
 
-// List lists the clusters of ns ("" for all) matching selector, in pages of chunk.
-func List(ctx context.Context, c client.Client, ns, selector string, chunk int64) ([]srv1.StarRocksCluster, error) {
-	opts := []client.ListOption{client.InNamespace(ns)}
-	if selector != "" {
-		sel, err := labels.Parse(selector)
-		if err != nil {
-			return nil, fmt.Errorf("label selector %q: %w", selector, err)
+// ListBackups indexes the StarRocksBackups and StarRocksBackupSchedules
+// of ns ("" for all) by cluster: one paginated list per kind, whatever the
+// number of clusters. An API server without the backup kinds has no
+// backups; any other error gives a nil index (the backups unknown) and
+// the error.
+func ListBackups(ctx context.Context, c client.Client, ns string, chunk int64) (plugin.BackupIndex, error) {
+	var backups []srv1.StarRocksBackup
+	var bl srv1.StarRocksBackupList
+	if err := paged(ctx, c, &bl, ns, chunk, func() { backups = append(backups, bl.Items...) }); err != nil {
+		if meta.IsNoMatchError(err) {
+			return plugin.BackupIndex{}, nil
 		}
-		opts = append(opts, client.MatchingLabelsSelector{Selector: sel})
+		return nil, fmt.Errorf("listing starrocksbackups: %w", err)
 	}
-	var out []srv1.StarRocksCluster
+	var schedules []srv1.StarRocksBackupSchedule
+	var sl srv1.StarRocksBackupScheduleList
+	if err := paged(ctx, c, &sl, ns, chunk, func() { schedules = append(schedules, sl.Items...) }); err != nil && !meta.IsNoMatchError(err) {
+		return nil, fmt.Errorf("listing starrocksbackupschedules: %w", err)
+	}
+	return plugin.IndexBackups(backups, schedules), nil
+}
+
+// paged lists list's kind in ns in pages of chunk, calling take after each page.
+func paged(ctx context.Context, c client.Client, list client.ObjectList, ns string, chunk int64, take func()) error {
 	token := ""
 	for {
-		var page srv1.StarRocksClusterList
-		if err := c.List(ctx, &page, append(opts, client.Limit(chunk), client.Continue(token))...); err != nil {
-			return nil, err
+		if err := c.List(ctx, list, client.InNamespace(ns), client.Limit(chunk), client.Continue(token)); err != nil {
+			return err
 		}
-		if out == nil {
-			out = make([]srv1.StarRocksCluster, 0, len(page.Items)+int(max(ptr.Deref(page.RemainingItemCount, 0), 0)))
-		}
-		out = append(out, page.Items...)
-		if token = page.Continue; token == "" {
-			return out, nil
+		take()
+		if token = list.GetContinue(); token == "" {
+			return nil
 		}
 	}
 }
 
-// RenderStatus prints clusters as status does: a table (wide with -o
-// wide), or the StatusList through cli-runtime's printers.
-func RenderStatus(w io.Writer, clusters []srv1.StarRocksCluster, printFlags *genericclioptions.PrintFlags, all, color bool, now time.Time) error {
-	lines := plugin.Lines(clusters, now)
+// warnBackups says on stderr that the backups could not be read, and what to do.
+func (o *Options) warnBackups(err error, where string) {
+	hint := ""
+	if apierrors.IsForbidden(err) {
+		hint = fmt.Sprintf("; your user needs get and list on starrocksbackups and starrocksbackupschedules (the Role in %s)", RBACDoc)
+	}
+	fmt.Fprintf(o.Streams.ErrOut, "warning: the backups in %s are not shown (%v)%s\n", where, err, hint)
+}
+
+// RenderStatus prints clusters as status does, with their backups (nil:
+// unknown): a table (wide with -o wide), or the StatusList through
+// cli-runtime's printers.
+func RenderStatus(w io.Writer, clusters []srv1.StarRocksCluster, backups plugin.BackupIndex, printFlags *genericclioptions.PrintFlags, all, color bool, now time.Time) error {
+	lines := plugin.Lines(clusters, backups, now)
 	format := ""
 	if printFlags != nil && printFlags.OutputFormat != nil {
 		format = *printFlags.OutputFormat
@@ -225,9 +275,10 @@ func RenderStatus(w io.Writer, clusters []srv1.StarRocksCluster, printFlags *gen
 }
 
 func newDescribe(o *Options) *cobra.Command {
-	return &cobra.Command{
+	printFlags := genericclioptions.NewPrintFlags("")
+	cmd := &cobra.Command{
 		Use:   "describe CLUSTER",
-		Short: "One cluster's story: conditions, FE's word on its nodes, holds, escape hatches, Events",
+		Short: "One cluster's story: conditions, FE's word on its nodes, holds, escape hatches, backups, Events",
 		Args:  exactlyOneCluster,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ns, err := o.namespace()
@@ -247,9 +298,37 @@ func newDescribe(o *Options) *cobra.Command {
 			if err := c.List(cmd.Context(), &events, client.InNamespace(ns), client.MatchingFields{"involvedObject.uid": string(src.UID)}); err != nil {
 				return explain(err, "listing the Events of "+what, ns)
 			}
-			return plugin.WriteDescribe(o.Streams.Out, &src, events.Items, o.Now())
+			// The backup kinds have no field index on their cluster: the
+			// namespace's backups are listed and sorted by cluster.
+			var cb *plugin.ClusterBackups
+			unknown := ""
+			if idx, err := ListBackups(cmd.Context(), c, ns, 500); err != nil {
+				unknown = err.Error()
+				if apierrors.IsForbidden(err) {
+					unknown += fmt.Sprintf(" (your user needs get and list on starrocksbackups and starrocksbackupschedules: the Role in %s)", RBACDoc)
+				}
+			} else {
+				cb = idx[types.NamespacedName{Namespace: ns, Name: src.Name}]
+			}
+			return RenderDescribe(o.Streams.Out, plugin.NewStory(&src, events.Items, cb, unknown, o.Now()), printFlags, o.Now())
 		},
 	}
+	printFlags.AddFlags(cmd)
+	cmd.Flag("output").Usage = "output format: json, yaml, jsonpath=..., go-template=...; default the story in words"
+	return cmd
+}
+
+// RenderDescribe prints a story in words, or through cli-runtime's
+// printers with -o json, yaml, jsonpath or go-template.
+func RenderDescribe(w io.Writer, s *plugin.Story, printFlags *genericclioptions.PrintFlags, now time.Time) error {
+	if printFlags == nil || printFlags.OutputFormat == nil || *printFlags.OutputFormat == "" {
+		return plugin.WriteDescribe(w, s, now)
+	}
+	p, err := printFlags.ToPrinter()
+	if err != nil {
+		return err
+	}
+	return p.PrintObj(s, w)
 }
 
 func exactlyOneCluster(_ *cobra.Command, args []string) error {

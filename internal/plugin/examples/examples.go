@@ -117,6 +117,7 @@ func All(ns string, now time.Time) []Example {
 		{"refused", Refused(ns, "refused", now)},
 		{"FE unreachable", FEUnreachable(ns, "fe-unreachable", now)},
 		{"recovering", Recovering(ns, "recovering", now)},
+		{"BE down", BEDown(ns, "be-down", now)},
 		{"paused by a person", PausedByUser(ns, "paused", now)},
 	}
 }
@@ -224,4 +225,77 @@ func PausedByUser(ns, name string, now time.Time) *srv1.StarRocksCluster {
 	src := base(ns, name, now)
 	src.Annotations = map[string]string{srv1.IgnoredAnnotation: "true"}
 	return src
+}
+
+// BEDown is a cluster whose BE pod 1 stopped: its pod is not Ready
+// (Progressing ComponentsNotReady, the component's "2 of 3 pods ready"
+// of internal/status) and FE lists it not Alive (StarRocksHealthy
+// NodesNotAlive, internal/starrocks/health.go's message). No rollout
+// replaces it: nothing but a person brings it back.
+func BEDown(ns, name string, now time.Time) *srv1.StarRocksCluster {
+	src := base(ns, name, now)
+	src.Status.Phase = srv1.PhaseReconciling
+	be := component(name, "be", 3, 0, srv1.PhaseReconciling, "2 of 3 pods ready, 3 updated", &srv1.StarRocksNodesStatus{
+		Alive: 2, Total: 3, UnhealthyTablets: ptr.To[int32](0), Versions: []string{"3.3.2"}})
+	be.RunningInstances, be.CreatingInstances = []string{name + "-be-0", name + "-be-2"}, []string{name + "-be-1"}
+	src.Status.StarRocksBeStatus = be
+	set(src, cond(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonComponentsNotReady, "BE: 2 of 3 pods ready, 3 updated", ago(now, 2*time.Minute)))
+	set(src, cond(srv1.ConditionReady, metav1.ConditionFalse, srv1.ReasonComponentsNotReady, "BE: 2 of 3 pods ready, 3 updated", ago(now, 2*time.Minute)))
+	set(src, cond(srv1.ConditionStarRocksHealthy, metav1.ConditionFalse, srv1.ReasonNodesNotAlive,
+		"FE lists these nodes not Alive: "+name+"-be-1", ago(now, 90*time.Second)))
+	return src
+}
+
+// BEReplaced is BEDown's pod taken down by a gated rollout that replaces
+// it (internal/starrocks/gate.go's "replacing pod N of M (pod)"): the
+// rollout brings it back.
+func BEReplaced(ns, name string, now time.Time) *srv1.StarRocksCluster {
+	src := BEDown(ns, name, now)
+	src.Generation, src.Status.ObservedGeneration = 2, 2
+	src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.3.3"
+	for i := range src.Status.Conditions {
+		src.Status.Conditions[i].ObservedGeneration = 2
+	}
+	set(src, cond(srv1.ConditionProgressing, metav1.ConditionTrue, srv1.ReasonRollingOut,
+		fmt.Sprintf("BE: replacing pod 2 of 3 (%s-be-1)", name), ago(now, time.Minute)))
+	return src
+}
+
+// Backup is a backup of database db of cluster that ended in phase
+// (Succeeded or Failed) ended ago before now, with the status the
+// operator's backup controller writes then (internal/controller/backup:
+// completedAt, FE's state, the Ready condition's reason).
+func Backup(ns, cluster, name, db string, phase srv1.BackupPhase, ended time.Duration, now time.Time) *srv1.StarRocksBackup {
+	b := &srv1.StarRocksBackup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Generation: 1, CreationTimestamp: ago(now, ended+10*time.Minute)},
+		Spec:       srv1.StarRocksBackupSpec{StarRocksCluster: cluster, Repository: "s3", Database: db},
+	}
+	sent := ago(now, ended+9*time.Minute)
+	b.Status = srv1.StarRocksBackupStatus{ObservedGeneration: 1, Phase: phase, Label: name + "_" + db,
+		SubmittedAt: &sent, CompletedAt: ptr.To(ago(now, ended))}
+	switch phase {
+	case srv1.BackupSucceeded:
+		b.Status.FEState, b.Status.FEStatus, b.Status.Timestamp = "FINISHED", "[OK]", now.Add(-ended-8*time.Minute).UTC().Format("2006-01-02-15-04-05.000")
+		b.Status.Conditions = []metav1.Condition{cond(srv1.ConditionReady, metav1.ConditionTrue, srv1.ReasonBackupComplete, "FE finished BACKUP "+b.Status.Label+" and the repository has it", ago(now, ended))}
+	default:
+		b.Status.FEState, b.Status.FEStatus = "CANCELLED", "[TIMEOUT, msg: upload timed out]"
+		b.Status.Conditions = []metav1.Condition{cond(srv1.ConditionReady, metav1.ConditionFalse, srv1.ReasonJobTimeout,
+			"FE cancelled BACKUP "+b.Status.Label+": [TIMEOUT, msg: upload timed out]", ago(now, ended))}
+	}
+	return b
+}
+
+// BackupSchedule is a daily schedule of cluster's database db that last
+// ran 10 hours before now.
+func BackupSchedule(ns, cluster, name, db string, now time.Time) *srv1.StarRocksBackupSchedule {
+	// Whole seconds, as the API keeps them: the next run rounded up, so
+	// that it reads "in 14h", not "in 13h", a moment later.
+	last := now.Add(-10 * time.Hour).Truncate(time.Second)
+	next := now.Add(14 * time.Hour).Truncate(time.Second).Add(time.Second)
+	return &srv1.StarRocksBackupSchedule{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Generation: 1},
+		Spec:       srv1.StarRocksBackupScheduleSpec{StarRocksCluster: cluster, Repository: "s3", Databases: []string{db}, Schedule: "@daily"},
+		Status: srv1.StarRocksBackupScheduleStatus{ObservedGeneration: 1, LastScheduleTime: &metav1.Time{Time: last}, NextScheduleTime: &metav1.Time{Time: next},
+			Conditions: []metav1.Condition{cond(srv1.ConditionReady, metav1.ConditionTrue, srv1.ReasonScheduled, "next run at "+next.Format(time.RFC3339), metav1.NewTime(last))}},
+	}
 }

@@ -17,10 +17,11 @@ limitations under the License.
 // pluginbench measures `kubectl starrocks status -A` at fleet scale: it
 // starts a real kube-apiserver and etcd (test/testcluster), creates --n
 // StarRocksClusters in every state the operator reports (their status
-// written through the status subresource), then times, each round under
+// written through the status subresource; every --backup-every'th with a
+// StarRocksBackup that succeeded), then times, each round under
 // an exclusive flock of --lock (a quiet machine): the plugin binary end to
-// end (process start, one paginated list, render), and in-process the
-// list alone and the render alone. docs/benchmark.md has its results.
+// end (process start, one paginated list of the clusters and one of each
+// backup kind, render), and in-process the lists alone and the render alone. docs/benchmark.md has its results.
 package main
 
 import (
@@ -41,6 +42,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/plugin/cli"
@@ -53,14 +55,16 @@ func main() {
 	namespaces := flag.Int("namespaces", 100, "spread over this many namespaces")
 	rounds := flag.Int("rounds", 3, "measured rounds")
 	workers := flag.Int("workers", 16, "parallel creates")
+	backupEvery := flag.Int("backup-every", 4, "every this many clusters has a backup that succeeded (status lists the backups too); 0 for none")
 	lock := flag.String("lock", "/tmp/cpu.lock", "flock file: shared while creating, exclusive for each measured round (\"\" for none)")
+	flag.StringVar(&baseline, "baseline", "", "another kubectl-starrocks binary (an earlier build) run in each round beside this tree's, in alternating order, for a ratio within one run")
 	shared := flag.Bool("shared-rounds", false, "measure the rounds under the shared lock, beside other work (noisy: when no exclusive hold comes in time)")
 	flag.Parse()
 	roundMode = syscall.LOCK_EX
 	if *shared {
 		roundMode = syscall.LOCK_SH
 	}
-	if err := run(*n, *namespaces, *rounds, *workers, *lock); err != nil {
+	if err := run(*n, *namespaces, *rounds, *workers, *backupEvery, *lock); err != nil {
 		fmt.Fprintln(os.Stderr, "pluginbench:", err)
 		os.Exit(1)
 	}
@@ -68,6 +72,9 @@ func main() {
 
 // roundMode is how each measured round holds the lock.
 var roundMode int
+
+// baseline is the -baseline binary ("" for none).
+var baseline string
 
 // flock takes the lock file in mode (syscall.LOCK_SH or LOCK_EX) and returns its release.
 func flock(path string, mode int) (func(), error) {
@@ -85,7 +92,7 @@ func flock(path string, mode int) (func(), error) {
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
-func run(n, namespaces, rounds, workers int, lock string) error {
+func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 	// Ctrl-C or SIGTERM stops the control plane too (Stop below).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -142,6 +149,20 @@ func run(n, namespaces, rounds, workers int, lock string) error {
 					errs <- err
 					return
 				}
+				if backupEvery > 0 && i%backupEvery == 0 {
+					b := examples.Backup(src.Namespace, src.Name, src.Name+"-daily", "sales", srv1.BackupSucceeded, 3*time.Hour, now)
+					bst := b.Status
+					b.CreationTimestamp, b.Generation, b.Status = metav1.Time{}, 0, srv1.StarRocksBackupStatus{}
+					if err := c.Client.Create(ctx, b); err != nil {
+						errs <- err
+						return
+					}
+					b.Status = bst
+					if err := c.Client.Status().Update(ctx, b); err != nil {
+						errs <- err
+						return
+					}
+				}
 			}
 		})
 	}
@@ -162,63 +183,118 @@ func run(n, namespaces, rounds, workers int, lock string) error {
 	fmt.Fprintf(os.Stderr, "pluginbench: %d clusters in %d namespaces created (spec and status) in %s\n", n, namespaces, time.Since(started).Round(time.Millisecond))
 	release()
 
-	var endToEnd, cpu, list, render, renderJSON []time.Duration
+	var endToEnd, cpu, list, listSerial, render, renderJSON, baseEnd, baseCPU []time.Duration
 	var bytesOut int
 	for r := range rounds {
 		release, err := flock(lock, roundMode)
 		if err != nil {
 			return err
 		}
-		// The binary as a person runs it.
-		var out bytes.Buffer
-		cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "status", "-A")
-		cmd.Stdout, cmd.Stderr = &out, os.Stderr
+		// The binary as a person runs it (and the baseline's, in alternating order).
+		order := []string{bin}
+		if baseline != "" {
+			order = []string{bin, baseline}
+			if r%2 == 1 {
+				order = []string{baseline, bin}
+			}
+		}
+		var out []byte
+		for _, b := range order {
+			var o bytes.Buffer
+			took, used, err := timeBinary(b, kubeconfig, &o)
+			if err != nil {
+				release()
+				return err
+			}
+			if b == bin {
+				out, endToEnd, cpu = o.Bytes(), append(endToEnd, took), append(cpu, used)
+			} else {
+				baseEnd, baseCPU = append(baseEnd, took), append(baseCPU, used)
+			}
+		}
+		bytesOut = len(out)
+		load, _ := os.ReadFile("/proc/loadavg")
+		// In-process: the paginated list, then the render alone.
 		t0 := time.Now()
-		if err := cmd.Run(); err != nil {
+		clusters, err := cli.List(ctx, c.Config, "", "", 500)
+		if err != nil {
 			release()
 			return err
 		}
-		endToEnd = append(endToEnd, time.Since(t0))
-		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-		bytesOut = out.Len()
-		load, _ := os.ReadFile("/proc/loadavg")
-		// In-process: the paginated list, then the render alone.
-		t0 = time.Now()
-		clusters, err := cli.List(ctx, c.Client, "", "", 500)
+		backups, err := cli.ListBackups(ctx, c.Client, "", 500)
 		if err != nil {
 			release()
 			return err
 		}
 		list = append(list, time.Since(t0))
+		t0 = time.Now()
+		if serial, err := serialList(ctx, c.Client); err != nil || len(serial) != n {
+			release()
+			return fmt.Errorf("serial list: %d clusters, %v", len(serial), err)
+		}
+		listSerial = append(listSerial, time.Since(t0))
 		if len(clusters) != n {
 			release()
 			return fmt.Errorf("listed %d clusters, want %d", len(clusters), n)
 		}
 		t0 = time.Now()
-		if err := cli.RenderStatus(io.Discard, clusters, nil, true, false, time.Now()); err != nil {
+		if err := cli.RenderStatus(io.Discard, clusters, backups, nil, true, false, time.Now()); err != nil {
 			release()
 			return err
 		}
 		render = append(render, time.Since(t0))
 		t0 = time.Now()
 		format := "json"
-		if err := cli.RenderStatus(io.Discard, clusters, &genericclioptions.PrintFlags{OutputFormat: &format, JSONYamlPrintFlags: genericclioptions.NewJSONYamlPrintFlags()}, true, false, time.Now()); err != nil {
+		if err := cli.RenderStatus(io.Discard, clusters, backups, &genericclioptions.PrintFlags{OutputFormat: &format, JSONYamlPrintFlags: genericclioptions.NewJSONYamlPrintFlags()}, true, false, time.Now()); err != nil {
 			release()
 			return err
 		}
 		renderJSON = append(renderJSON, time.Since(t0))
 		release()
-		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), list %s, render %s, render -o json %s; load before %s", r+1,
-			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), list[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
+		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), list %s (serial %s), render %s, render -o json %s; load before %s", r+1,
+			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), list[r].Round(time.Millisecond), listSerial[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
 		if r == 0 {
-			lines := bytes.Split(out.Bytes(), []byte("\n"))
+			lines := bytes.Split(out, []byte("\n"))
 			fmt.Fprintf(os.Stderr, "pluginbench: first lines and the summary:\n%s\n%s\n", bytes.Join(lines[:min(4, len(lines))], []byte("\n")), lines[len(lines)-2])
 		}
 	}
-	fmt.Printf("| clusters | rounds | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages, render) | its CPU (user+sys) | list alone (in-process) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
-	fmt.Printf("|--:|--:|--:|--:|--:|--:|--:|--:|\n")
-	fmt.Printf("| %d | %d | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(list), spread(render), spread(renderJSON), n+2, bytesOut)
+	fmt.Printf("| clusters | rounds | binary | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind beside it, render) | its CPU (user+sys) | lists alone, in-process (clusters pipelined, then the backup kinds) | cluster list alone, decode then ask (controller-runtime's client) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
+	fmt.Printf("|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Printf("| %d | %d | this tree | %s | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(list), spread(listSerial), spread(render), spread(renderJSON), n+2, bytesOut)
+	if baseline != "" {
+		fmt.Printf("| %d | %d | %s | %s | %s | | | | | |\n", n, rounds, filepath.Base(baseline), spread(baseEnd), spread(baseCPU))
+	}
 	return nil
+}
+
+// timeBinary runs `bin status -A` as a person does, its output in out.
+func timeBinary(bin, kubeconfig string, out *bytes.Buffer) (took, cpu time.Duration, err error) {
+	out.Reset()
+	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "status", "-A")
+	cmd.Stdout, cmd.Stderr = out, os.Stderr
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", bin, err)
+	}
+	return time.Since(t0), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// serialList is the list as controller-runtime's client does it: a page
+// decoded before the next is asked for (the plugin's List before issue 53's
+// pipelining), for the ratio.
+func serialList(ctx context.Context, c client.Client) ([]srv1.StarRocksCluster, error) {
+	var out []srv1.StarRocksCluster
+	token := ""
+	for {
+		var page srv1.StarRocksClusterList
+		if err := c.List(ctx, &page, client.Limit(500), client.Continue(token)); err != nil {
+			return nil, err
+		}
+		out = append(out, page.Items...)
+		if token = page.Continue; token == "" {
+			return out, nil
+		}
+	}
 }
 
 // spread is "median (min–max)" of ds.

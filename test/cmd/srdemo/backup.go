@@ -208,6 +208,8 @@ func (d *demo) runBackupScene(ctx context.Context, root string) (err error) {
 		return err
 	}
 	d.step("backup: StarRocksBackup %s succeeded: snapshot %s at %s (FE said %s)", done.Name, done.Status.Label, done.Status.Timestamp, done.Status.FEState)
+	// The plugin reads the operator's backup status: LAST BACKUP.
+	d.printPluginStatus(backupNamespace)
 	r := &srv1.StarRocksRestore{ObjectMeta: metav1.ObjectMeta{Namespace: backupNamespace, Name: "sales-into-copy"}, Spec: srv1.StarRocksRestoreSpec{
 		StarRocksCluster: "sales-copy", Repository: "copy-repo", ReplicationNum: ptr.To(int32(1)),
 		Source: srv1.RestoreSource{Snapshot: &srv1.RestoreSnapshot{Label: done.Status.Label, Timestamp: done.Status.Timestamp, Database: "sales"}}}}

@@ -245,7 +245,7 @@ func (d *demo) run(ctx context.Context) int {
 	}
 	d.step("summary after %s", time.Since(d.started).Round(100*time.Millisecond))
 	printSummary(ctx, d.out, states, d.operator.metricsURL)
-	d.printPluginStatus()
+	d.printPluginStatus(namespace)
 	if waitErr != nil {
 		return fail(waitErr)
 	}
@@ -337,19 +337,19 @@ func formatQPS(qps float32) string {
 	return fmt.Sprint(qps)
 }
 
-// printPluginStatus shows the clusters as `kubectl starrocks status`
-// shows them (the plugin, cmd/kubectl-starrocks, run in-process on an
-// administrator's kubeconfig).
-func (d *demo) printPluginStatus() {
+// printPluginStatus shows the clusters of ns as `kubectl starrocks
+// status` shows them (the plugin, cmd/kubectl-starrocks, run in-process
+// on an administrator's kubeconfig).
+func (d *demo) printPluginStatus(ns string) {
 	kubeconfig, err := d.cluster.WriteKubeconfig(adminUser, "system:masters")
 	if err != nil {
 		fmt.Fprintln(d.out, "srdemo: writing an admin kubeconfig:", err)
 		return
 	}
-	d.step("kubectl starrocks status -n %s", namespace)
+	d.step("kubectl starrocks status -n %s", ns)
 	var out bytes.Buffer
 	cmd := cli.NewCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out})
-	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--color", "never", "status", "-n", namespace})
+	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--color", "never", "status", "-n", ns})
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(&out, "error:", err)
 	}

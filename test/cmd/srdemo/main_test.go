@@ -265,6 +265,14 @@ func TestBackupSceneTakesAScheduledBackupAndRestoresIt(t *testing.T) {
 			t.Errorf("the output does not say %q", want)
 		}
 	}
+	// kubectl starrocks status reads the backup the operator took: the
+	// sales cluster's LAST BACKUP is an age, sales-copy (never backed up) "-".
+	if got := lastBackup(out, "sales"); !strings.HasSuffix(got, " ago") && got != "just now" {
+		t.Errorf("kubectl starrocks status: LAST BACKUP of sales %q, want its age", got)
+	}
+	if got := lastBackup(out, "sales-copy"); got != "-" {
+		t.Errorf("kubectl starrocks status: LAST BACKUP of sales-copy %q, want -", got)
+	}
 	assertEmpty(t, tmp)
 }
 
@@ -374,4 +382,26 @@ type testLog struct{ t *testing.T }
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// lastBackup is the LAST BACKUP cell of cluster's line in the output's
+// `kubectl starrocks status -n backup-demo` table.
+func lastBackup(out, cluster string) string {
+	_, table, ok := strings.Cut(out, "kubectl starrocks status -n backup-demo\n")
+	if !ok {
+		return "(no table)"
+	}
+	// Columns align in runes (text/tabwriter), and VERSION may hold "→".
+	lines := strings.Split(table, "\n")
+	header := []rune(lines[0])
+	at := strings.Index(lines[0], "LAST BACKUP") // ASCII up to there
+	end := at + len("LAST BACKUP")
+	for _, l := range lines[1:] {
+		r := []rune(l)
+		if f := strings.Fields(l); len(f) > 0 && f[0] == cluster && at >= 0 && len(r) > end && len(header) > end {
+			cell, _, _ := strings.Cut(strings.TrimSpace(string(r[at:])), "  ")
+			return cell
+		}
+	}
+	return "(no line)"
 }
