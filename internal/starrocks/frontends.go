@@ -56,8 +56,9 @@ type FrontendScaleIn struct {
 	// FE's group while they ran.
 	Marked map[int]bool
 	// Held says why the FE StatefulSet cannot be written now ("" when it
-	// can): an immutable field changed, a .conf that cannot be read. No FE
-	// leaves FE's group while its pod could not go after.
+	// can): an immutable field changed, a .conf that cannot be read, its
+	// turn in the rollout order (an upgrade's FE waits for BE and CN). No
+	// FE leaves FE's group while its pod could not go after.
 	Held string
 	// Generation and UID are the live StatefulSet's.
 	Generation int64
