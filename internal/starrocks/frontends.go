@@ -175,11 +175,11 @@ func ScaleInFrontends(in FrontendScaleIn, m ScaleIn, r Reads) (Step[ScaleIn], Sc
 	}
 	confirmed, cm := in.decide(st, m, now.Frontends, shrinking)
 	if again := groupChange(confirmed, from); again != change {
-		f := withHolds(st, in.keep(fmt.Sprintf("FE's leader %s now says otherwise than FE's report of %s ago (%s); FE is read again", now.Leader,
-			now.At.Sub(rep.At).Round(time.Second), orNothing(again))))
+		f := withHolds(st, in.keep(fmt.Sprintf("FE's leader %s now says otherwise than FE's report read %s before (%s); FE is read again", now.Leader,
+			now.At.Sub(rep.At).Round(100*time.Millisecond), orNothing(again))))
 		if again == "" && len(confirmed.Holds) > 0 {
-			f.Holds[len(f.Holds)-1].Message = fmt.Sprintf("FE's leader %s now says otherwise than FE's report of %s ago: %s", now.Leader,
-				now.At.Sub(rep.At).Round(time.Second), confirmed.Holds[len(confirmed.Holds)-1].Message)
+			f.Holds[len(f.Holds)-1].Message = fmt.Sprintf("FE's leader %s now says otherwise than FE's report read %s before: %s", now.Leader,
+				now.At.Sub(rep.At).Round(100*time.Millisecond), confirmed.Holds[len(confirmed.Holds)-1].Message)
 		}
 		f.After = in.Every
 		return f, m
