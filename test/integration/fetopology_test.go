@@ -18,6 +18,7 @@ package integration_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"sync"
@@ -96,6 +97,7 @@ func testFEScaleDownWithUpgrade(t *testing.T, c *testcluster.Cluster, dir *feDir
 	if len(drops) != 1 || !strings.Contains(drops[0], fe2+":9010") {
 		t.Errorf("DROP FOLLOWER statements %q, want one for zu-fe-2", drops)
 	}
+	controlZombie(t)
 	if err := c.Client.Delete(ctx, src); err != nil {
 		t.Fatal(err)
 	}
@@ -170,6 +172,7 @@ func testFEDropOnStaleReport(t *testing.T, c *testcluster.Cluster, dir *feDirect
 	if none, all := leaderless(); none > 0 {
 		t.Errorf("FE's group had no leader in %d of %d samples", none, all)
 	}
+	controlStaleDrop(t)
 	if err := c.Client.Delete(ctx, src); err != nil {
 		t.Fatal(err)
 	}
@@ -237,6 +240,7 @@ func testRemovedLeaderLeftover(t *testing.T, c *testcluster.Cluster, dir *feDire
 	if n := readyWithLeftover.Load(); n > 0 {
 		t.Errorf("the cluster said Ready while FE listed a member of a removed pod in %d of %d samples; first: %v", n, samples.Load(), first.Load())
 	}
+	controlDeadVoter(t)
 	if err := c.Client.Delete(ctx, src); err != nil {
 		t.Fatal(err)
 	}
@@ -252,4 +256,99 @@ func pollGroup(f *simstarrocks.StarRocks, ns, cluster string, n int, timeout tim
 		time.Sleep(100 * time.Millisecond)
 	}
 	return fmt.Errorf("not the first %d pods after %s", n, timeout)
+}
+
+// The controls: the same FE group without the safety step, on a simulated
+// FE alone (no pods: what is lost is FE's).
+
+// feGroup is a simulated FE group of n followers, c-0 leading, each started,
+// after the followers replayed the group (the default lag, 1 s).
+func feGroup(t *testing.T, n int) (*simstarrocks.StarRocks, *sql.DB) {
+	t.Helper()
+	f := simstarrocks.Start(t, simstarrocks.Options{})
+	f.BootstrapFrontend("c-0", 9010)
+	leader := sqlTo(t, f.AddressOf("c-0"))
+	for i := 1; i < n; i++ {
+		h := fmt.Sprintf("c-%d", i)
+		if _, err := leader.ExecContext(t.Context(), `ALTER SYSTEM ADD FOLLOWER "`+h+`:9010"`); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.StartFrontend(h, 9010); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(1500 * time.Millisecond)
+	return f, leader
+}
+
+// sqlTo is root's client of addr, a new connection per statement.
+func sqlTo(t *testing.T, addr string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?timeout=2s&readTimeout=5s", addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxIdleConns(0)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func dropFollower(t *testing.T, leader *sql.DB, host string) {
+	t.Helper()
+	if _, err := leader.ExecContext(t.Context(), `ALTER SYSTEM DROP FOLLOWER "`+host+`:9010"`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// controlZombie (item 17): a follower dropped while its process runs, as
+// the rollout order kept its pod. Reads through the Service that reach it
+// fail (its forwards are refused).
+func controlZombie(t *testing.T) {
+	f, leader := feGroup(t, 3)
+	dropFollower(t, leader, "c-2")
+	service := sqlTo(t, f.QueryAddress())
+	failed := 0
+	for range 30 {
+		rows, err := service.QueryContext(t.Context(), fe.ShowFrontendsSQL)
+		if err == nil {
+			err = rows.Close()
+		}
+		if err != nil {
+			failed++
+		}
+	}
+	t.Logf("control: c-2 dropped while it runs (a zombie: %v): %d of 30 reads of SHOW FRONTENDS through the Service failed", f.Zombie("c-2"), failed)
+	if failed == 0 {
+		t.Error("control: no read through the Service failed with a zombie FE behind it")
+	}
+}
+
+// controlStaleDrop (item 18): the DROP of c-2 decided on a report that
+// still listed c-1 Alive after it died.
+func controlStaleDrop(t *testing.T) {
+	f, leader := feGroup(t, 3)
+	f.SetAlive("c-1", false)
+	dropFollower(t, leader, "c-2")
+	t.Logf("control: c-2 dropped after c-1 died: FE's group %q, leader %q", frontendHosts(f), f.Leader())
+	if f.Leader() != "" {
+		t.Error("control: FE kept a leader with one of its two voters dead")
+	}
+}
+
+// controlDeadVoter (item 21): FE 5 → 3 with the leader on c-3, whose pod
+// went first and which is never dropped after: FE keeps 4 voters, 3 alive,
+// and one more failure loses the leader.
+func controlDeadVoter(t *testing.T) {
+	f, leader := feGroup(t, 5)
+	dropFollower(t, leader, "c-4")
+	if !f.ElectLeader("c-3") {
+		t.Fatalf("control: could not place the leader on c-3: %q", frontendHosts(f))
+	}
+	f.StopFrontend("c-3")
+	elected := f.Leader()
+	f.SetAlive("c-1", false)
+	t.Logf("control: c-3's pod gone while it led, %s elected, c-3 never dropped, then c-1 died: FE's group %q, leader %q", elected, frontendHosts(f), f.Leader())
+	if elected == "" || f.Leader() != "" {
+		t.Errorf("control: leader %q after c-3 stopped, %q after c-1 died; want one elected, then none", elected, f.Leader())
+	}
 }
