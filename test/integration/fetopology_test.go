@@ -304,6 +304,7 @@ func dropFollower(t *testing.T, leader *sql.DB, host string) {
 // the rollout order kept its pod. Reads through the Service that reach it
 // fail (its forwards are refused).
 func controlZombie(t *testing.T) {
+	t.Helper()
 	f, leader := feGroup(t, 3)
 	dropFollower(t, leader, "c-2")
 	service := sqlTo(t, f.QueryAddress())
@@ -326,6 +327,7 @@ func controlZombie(t *testing.T) {
 // controlStaleDrop (item 18): the DROP of c-2 decided on a report that
 // still listed c-1 Alive after it died.
 func controlStaleDrop(t *testing.T) {
+	t.Helper()
 	f, leader := feGroup(t, 3)
 	f.SetAlive("c-1", false)
 	dropFollower(t, leader, "c-2")
@@ -339,6 +341,7 @@ func controlStaleDrop(t *testing.T) {
 // went first and which is never dropped after: FE keeps 4 voters, 3 alive,
 // and one more failure loses the leader.
 func controlDeadVoter(t *testing.T) {
+	t.Helper()
 	f, leader := feGroup(t, 5)
 	dropFollower(t, leader, "c-4")
 	if !f.ElectLeader("c-3") {
