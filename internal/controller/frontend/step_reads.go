@@ -120,10 +120,12 @@ func (x Steps) leaderFrontends(ctx context.Context, t Target, rep *starrocks.Rep
 		return err
 	}
 	out.Err = x.Door.ExecOn(ctx, t.Cluster, t.FEConf, out.Leader, read)
-	if errors.Is(out.Err, feaccess.ErrNotOwnFE) {
+	if errors.Is(out.Err, feaccess.ErrNotOwnFE) || out.Err != nil && feaccess.KindOf(out.Err) == feaccess.Unreachable && ctx.Err() == nil {
 		// Registered under another name than the operator gives its pods
-		// (an adopted StatefulSet's own serviceName): through the Service,
-		// whose FE forwards SHOW FRONTENDS to the leader it knows of.
+		// (an adopted StatefulSet's own serviceName), or its own address
+		// not reached: through the Service, whose FE forwards SHOW
+		// FRONTENDS to the leader it knows of (FORWARD_NO_SYNC), and fails
+		// rather than answer from its own view when that is no leader.
 		out.Err = x.Door.Exec(ctx, t.Cluster, t.FEConf, read)
 	}
 	return out
