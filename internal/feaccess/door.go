@@ -124,6 +124,10 @@ func (d Door) Configured() bool { return d.d != nil }
 // ErrNoFE is what Exec returns on the zero Door.
 var ErrNoFE = errors.New("the operator has no access to FE")
 
+// ErrNotOwnFE is what ExecOn returns, wrapped, for a host that is none of
+// the cluster's own FE pods: nothing was asked.
+var ErrNotOwnFE = errors.New("none of this cluster's FE pods")
+
 // Exec runs do with a client of src's FE (logged in as the credentials
 // say, over the cluster's TLS) and then, when a statement may have changed
 // FE (one succeeded, or one got no answer), marks what FE said of src out
@@ -162,7 +166,7 @@ func (d Door) ExecOn(ctx context.Context, src *srv1.StarRocksCluster, feConf, ho
 		return err
 	}
 	if !own[host] {
-		return fmt.Errorf("FE lists host %q, which is none of this cluster's FE pods; not asked", host)
+		return fmt.Errorf("FE lists host %q, which is %w; not asked", host, ErrNotOwnFE)
 	}
 	c, err := d.d.client(ctx, src, feConf)
 	if err != nil {

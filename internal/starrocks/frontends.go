@@ -56,8 +56,9 @@ type FrontendScaleIn struct {
 	// FE's group while they ran.
 	Marked map[int]bool
 	// Held says why the FE StatefulSet cannot be written now ("" when it
-	// can): an immutable field changed, a .conf that cannot be read. No FE
-	// leaves FE's group while its pod could not go after.
+	// can): an immutable field changed, a .conf that cannot be read, its
+	// turn in the rollout order (an upgrade's FE waits for BE and CN). No
+	// FE leaves FE's group while its pod could not go after.
 	Held string
 	// Generation and UID are the live StatefulSet's.
 	Generation int64
@@ -102,17 +103,17 @@ func ScaleInFrontends(in FrontendScaleIn, m ScaleIn, r Reads) (Step[ScaleIn], Sc
 		st.Holds = append(st.Holds, in.keep(fmt.Sprintf("the FE StatefulSet is %s; no FE leaves FE's group until its pod can go after", in.Held)))
 		return st, m
 	}
-	if !r.Read.Report {
+	if !r.Read.Report && shrinking && !m.Active {
 		// As for BE: decide on FE's word read after the scale-down began,
 		// not on a report older than the last FE that joined.
-		switch {
-		case shrinking && !m.Active:
-			m.Active, st.Needs.Fresh = true, true
-		case !shrinking && m.Active:
-			m = m.ended()
-		}
+		m.Active, st.Needs.Fresh = true, true
 	}
-	if !shrinking && len(in.Marked) == 0 && m.Checked.Of(in.UID).Covers(from, in.Generation) {
+	// A scale-down this process saw, over or reversed, is seen through:
+	// FE is read until it lists no member of an ordinal the StatefulSet no
+	// longer has (a leader whose pod went first is dropped after; issue 50
+	// item 21), and only then forgotten.
+	pending := shrinking || (m.Active && to <= from)
+	if !shrinking && !m.Active && len(in.Marked) == 0 && m.Checked.Of(in.UID).Covers(from, in.Generation) {
 		// Look for leftovers only after a scale-down this process did not
 		// see through (and once per StatefulSet ever scaled, at start).
 		m.Checked = checkedAt(in.UID, from)
@@ -127,35 +128,126 @@ func ScaleInFrontends(in FrontendScaleIn, m ScaleIn, r Reads) (Step[ScaleIn], Sc
 		return Step[ScaleIn]{Needs: Needs{Report: true, Fresh: st.Needs.Fresh}}, m
 	}
 	rep := r.Report
-	if rep == nil || shrinking || len(in.Marked) > 0 {
-		st.After = in.Every // a dropped FE may still answer through the Service, and fail the read
+	if rep == nil || pending || len(in.Marked) > 0 {
+		// A dropped FE may still answer through the Service, and fail the
+		// read; so may a follower that still forwards to a leader whose pod
+		// went (issue 50 item 21): right after an election a failed read is
+		// to be expected, and FE is read again.
+		st.After = in.Every
 	} // else a failed read is tried again on the resync
 	switch {
 	case rep == nil:
-		st.Holds = append(st.Holds, in.wait(shrinking, fmt.Sprintf("reading FE's group to take %s out of it", leaving))...)
+		st.Holds = append(st.Holds, in.wait(pending, fmt.Sprintf("reading FE's group to take %s out of it", leaving))...)
 		return st, m
 	case rep.Err != nil:
 		// FE's trouble is the reason (FEUnreachable, a credentials kind), as for BE.
-		for _, h := range in.wait(shrinking, fmt.Sprintf(" (%v): FE keeps %d replicas until %s left FE's group (FE leaves one member at a time, through FE: %s applies to BE only)", rep.Err, from, leaving, srv1.SkipDecommissionAnnotation)) {
+		msg := fmt.Sprintf(" (%v): FE keeps %d replicas until %s left FE's group (FE leaves one member at a time, through FE: %s applies to BE only)", rep.Err, from, leaving, srv1.SkipDecommissionAnnotation)
+		if !shrinking {
+			msg = fmt.Sprintf(" (%v): FE is read again until it lists no member of a pod the scale-down removed (a failed read right after FE elects a leader is to be expected)", rep.Err)
+		}
+		for _, h := range in.wait(pending, msg) {
 			h.Trouble = rep.Err
 			st.Holds = append(st.Holds, h)
 		}
 		return st, m
 	}
+	next, m := in.decide(st, m, rep.Frontends, shrinking)
+	change := groupChange(next, from)
+	if change == "" {
+		return next, m
+	}
+	// A change of FE's group (a DROP, a claim deleted, a smaller replica
+	// count) decided on FE's report, which may be two periods old, is made
+	// only once FE's leader, asked now, gives the same verdict (issue 50
+	// item 18; DESIGN §10).
+	if !r.Read.Frontends {
+		return Step[ScaleIn]{Needs: Needs{Frontends: true}}, m
+	}
+	now := r.Frontends
+	if now == nil || now.Err != nil {
+		why := "it was not asked"
+		if now != nil {
+			why = fmt.Sprintf("%s did not answer: %v", now.Leader, now.Err)
+		}
+		f := withHolds(st, in.keep(fmt.Sprintf("confirming with FE's leader before the change of FE's group (%s): %s; FE is read again", change, why)))
+		f.After = in.Every
+		return f, m
+	}
+	confirmed, cm := in.decide(st, m, now.Frontends, shrinking)
+	if again := groupChange(confirmed, from); again != change {
+		f := withHolds(st, in.keep(fmt.Sprintf("FE's leader %s now says otherwise than FE's report read %s before (%s); FE is read again", now.Leader,
+			now.At.Sub(rep.At).Round(100*time.Millisecond), orNothing(again))))
+		if again == "" && len(confirmed.Holds) > 0 {
+			f.Holds[len(f.Holds)-1].Message = fmt.Sprintf("FE's leader %s now says otherwise than FE's report read %s before: %s", now.Leader,
+				now.At.Sub(rep.At).Round(100*time.Millisecond), confirmed.Holds[len(confirmed.Holds)-1].Message)
+		}
+		f.After = in.Every
+		return f, m
+	}
+	return confirmed, cm
+}
+
+// decide is the step FE's group frontends calls for: its leftovers
+// dropped, a dropped FE the spec keeps again started afresh, the next FE
+// out of FE's group, or nothing left to do (FE remembered clean).
+func (in FrontendScaleIn) decide(st Step[ScaleIn], m ScaleIn, frontends []fe.Frontend, shrinking bool) (Step[ScaleIn], ScaleIn) {
+	from, to := in.From, in.To
 	// A leftover is a member beyond what the spec and the StatefulSet both
 	// keep: a StatefulSet scaled down by hand below the spec (kubectl
-	// scale) is put back, and its members stay (issue 34 item 19).
-	if left := leftoverFrontends(rep.Frontends, in.Names, int(max(from, to))); len(left) > 0 {
-		return in.dropLeftovers(st, m, rep, shrinking, left), m
+	// scale) is put back, and its members stay (issue 34 item 19). While
+	// FE lists one, the scale-down is not over: FE is read again, and the
+	// status says so (issue 50 item 21).
+	if left := leftoverFrontends(frontends, in.Names, int(max(from, to))); len(left) > 0 {
+		if to <= from {
+			m.Active = true
+		}
+		st.After = in.Every
+		return in.dropLeftovers(st, m, frontends, shrinking || to <= from, left), m
 	}
 	if !shrinking {
-		if back := in.rejoin(st, m, rep.Frontends); back != nil {
+		if back := in.rejoin(st, m, frontends); back != nil {
 			return *back, m
+		}
+		if m.Active {
+			m = m.ended()
 		}
 		m.Checked = checkedAt(in.UID, from)
 		return st, m
 	}
-	return in.leave(st, m, rep.Frontends), m
+	return in.leave(st, m, frontends), m
+}
+
+// groupChange says what of FE's group a step changes: the members it
+// drops, the claims and pods it deletes, the replicas it lowers; "" when
+// none. Two steps that say the same make the same change.
+func groupChange(st Step[ScaleIn], from int32) string {
+	var parts []string
+	for s := &st; s != nil; s = s.Then {
+		for _, stmt := range s.Statements {
+			if d, ok := stmt.(fe.DropFrontend); ok {
+				parts = append(parts, "DROP "+d.Frontend.Address())
+			}
+		}
+		if len(s.Delete.Claims) > 0 {
+			parts = append(parts, fmt.Sprintf("the claims of ordinals %v deleted", s.Delete.Claims))
+		}
+		if len(s.Delete.Pods) > 0 {
+			parts = append(parts, fmt.Sprintf("the pods of ordinals %v deleted", s.Delete.Pods))
+		}
+		for _, h := range s.Holds {
+			if h.Replicas != nil && *h.Replicas < from {
+				parts = append(parts, fmt.Sprintf("FE %d → %d", from, *h.Replicas))
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orNothing(change string) string {
+	if change == "" {
+		return "no change now"
+	}
+	return "now: " + change
 }
 
 // dropLeftovers drops from FE's group the members whose pods a scale-down
@@ -166,10 +258,10 @@ func ScaleInFrontends(in FrontendScaleIn, m ScaleIn, r Reads) (Step[ScaleIn], Sc
 // after leave them for ever when the operator stops in between (FE no
 // longer lists the member to tell), and a later scale-up then starts on
 // the dropped member's metadata ("explicitly removed", issue 34 item 17).
-func (in FrontendScaleIn) dropLeftovers(st Step[ScaleIn], m ScaleIn, rep *Report, shrinking bool, left []fe.Frontend) Step[ScaleIn] {
+func (in FrontendScaleIn) dropLeftovers(st Step[ScaleIn], m ScaleIn, frontends []fe.Frontend, hold bool, left []fe.Frontend) Step[ScaleIn] {
 	addresses := frontendAddresses(left)
-	with := func(msg string) Step[ScaleIn] { return withHolds(st, in.wait(shrinking, msg)...) }
-	if !podsGone(in.Pods, left, in.Names) || !hasLeader(rep.Frontends, in.Names, int(in.From)) {
+	with := func(msg string) Step[ScaleIn] { return withHolds(st, in.wait(hold, msg)...) }
+	if !podsGone(in.Pods, left, in.Names) || !hasLeader(frontends, in.Names, int(in.From)) {
 		f := with("waiting for the pods of " + addresses + " to stop and another FE to lead before dropping them from FE's group")
 		f.After = in.Every
 		return f

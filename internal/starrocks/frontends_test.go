@@ -88,14 +88,37 @@ type feCase struct {
 	Checked Checked
 	Read    bool
 	Report  *Report
+	// Leader is what FE's leader answers when a change of FE's group asks
+	// it (Needs.Frontends); nil: the report's list, as the leader says the same.
+	Leader *FrontendsRead
+	// Unconfirmed plans without the leader's answer: the step that asks for it.
+	Unconfirmed bool
 }
 
+// plan plans as the executor does: with the leader's answer when the step
+// asks for it (the memory the first plan kept then stands).
 func (c feCase) plan() planned {
 	before := ScaleIn{Active: c.Active, Checked: CheckedAt{Known: c.Checked.Known, UID: c.UID, Replicas: c.Checked.Replicas}}
 	r := Reads{Report: c.Report}
 	r.Read.Report = c.Read
 	st, m := ScaleInFrontends(c.FrontendScaleIn, before, r)
+	if st.Needs.Frontends && !c.Unconfirmed {
+		r.Read.Frontends, r.Frontends = true, c.Leader
+		if r.Frontends == nil {
+			r.Frontends = &FrontendsRead{At: c.Report.At.Add(15 * time.Second), Leader: leaderOf(c.Report.Frontends), Frontends: c.Report.Frontends}
+		}
+		st, m = ScaleInFrontends(c.FrontendScaleIn, m, r)
+	}
 	return planned{Step: st, m: m, before: before}
+}
+
+func leaderOf(fs []fe.Frontend) string {
+	for _, f := range fs {
+		if f.Leader() {
+			return f.Host
+		}
+	}
+	return ""
 }
 
 // afterScaleDown is an FE StatefulSet of 2 the spec keeps, after a scale-down this process did not see through.
@@ -150,8 +173,14 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 		{"a scale-down begins by reading FE afresh", with(scaleDown(group...), func(in *feCase) { in.Active, in.Read = false, false }), func(t *testing.T, st planned) {
 			wantOnly(t, st, st.Needs.Fresh && st.Needs.Report, "Begin and Read")
 		}},
-		{"a scale-down reversed is forgotten", with(afterScaleDown(group[:2]...), func(in *feCase) { in.Active, in.Read = true, false }), func(t *testing.T, st planned) {
-			wantOnly(t, st, st.ended() && st.Needs.Report, "End and Read")
+		// Issue 50 item 21: FE is read until it lists no removed member.
+		{"a scale-down over or reversed is read through before it is forgotten", with(afterScaleDown(group[:2]...), func(in *feCase) { in.Active, in.Read = true, false }), func(t *testing.T, st planned) {
+			wantOnly(t, st, !st.ended() && st.Needs.Report, "Read")
+		}},
+		{"a scale-down over, FE clean: forgotten", with(afterScaleDown(group[:2]...), func(in *feCase) { in.Active = true }), func(t *testing.T, st planned) {
+			if !st.ended() || st.clean() == nil || *st.clean() != 2 || len(st.Holds) > 0 {
+				t.Errorf("step %+v, want the scale-down forgotten, FE clean at 2, nothing held", st)
+			}
 		}},
 		{"an FE StatefulSet found clean is not looked at", with(afterScaleDown(), func(in *feCase) { in.Checked, in.Read = Checked{Replicas: 2, Known: true}, false }), func(t *testing.T, st planned) {
 			wantOnly(t, st, st.clean() != nil && *st.clean() == 2 && !st.Needs.Report, "Clean at 2")
@@ -257,8 +286,10 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 			if len(st.Statements) != 0 || !slices.Equal(st.Delete.Claims, []int{2}) || st.Then == nil || len(st.Then.Statements) != 1 || dropped(st.Then.Statements[0]) != group[2].Host || len(st.Then.Events) != 1 {
 				t.Errorf("step %+v, want the claims of sr-fe-2, then its DROP", st)
 			}
-			if len(st.Holds) > 0 || len(st.Then.Holds) > 0 {
-				t.Errorf("holds %+v, want none: FE does not shrink", st.Holds)
+			// Issue 50 item 21: not done while FE lists it, and the status says so.
+			replicasHeld(t, st.Then.Holds, 2, "dropped sr-fe-2.sr-fe-search.ns.svc.cluster.local:9010 from FE's group")
+			if st.Then.After == 0 || !st.m.Active {
+				t.Errorf("step %+v, memory %+v: want FE read again until it no longer lists sr-fe-2", st, st.m)
 			}
 		}},
 		{"a member left over that leads waits for another leader", afterScaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", false)), func(t *testing.T, st planned) {
@@ -286,6 +317,69 @@ func TestScaleInFrontendsKeepsALeaderAndDropsWhatIsLeft(t *testing.T) {
 		}), func(t *testing.T, st planned) {
 			if len(st.Delete.Claims) > 0 || len(st.Delete.Pods) > 0 {
 				t.Errorf("step %+v, want nothing restarted", st)
+			}
+		}},
+		// Issue 50 item 18: a report may be two periods old; FE's leader,
+		// asked right before, must give the same verdict.
+		{"a DROP decided on FE's report first asks FE's leader", with(scaleDown(group...), func(in *feCase) { in.Unconfirmed = true }), func(t *testing.T, st planned) {
+			wantOnly(t, st, st.Needs.Frontends && len(st.Statements) == 0 && len(st.Marks) == 0, "Ask the leader")
+		}},
+		{"FE's leader now lists a follower that stays dead: no DROP, FE kept, read again", with(scaleDown(group...), func(in *feCase) {
+			in.Leader = &FrontendsRead{Leader: group[0].Host, Frontends: []fe.Frontend{group[0], member(1, "FOLLOWER", false), group[2]}}
+		}), func(t *testing.T, st planned) {
+			if len(st.Statements) > 0 || len(st.Marks) > 0 || st.After == 0 {
+				t.Errorf("step %+v, want no DROP, no mark, a look again", st)
+			}
+			replicasHeld(t, st.Holds, 3, "now says otherwise than FE's report")
+			replicasHeld(t, st.Holds, 3, "only 1 of the 2 FEs left after sr-fe-2 would be alive")
+		}},
+		{"FE's leader does not answer: no DROP, FE kept, read again", with(scaleDown(group...), func(in *feCase) {
+			in.Leader = &FrontendsRead{Leader: group[0].Host, Err: errors.New("i/o timeout")}
+		}), func(t *testing.T, st planned) {
+			if len(st.Statements) > 0 || st.After == 0 {
+				t.Errorf("step %+v, want no DROP and a look again", st)
+			}
+			replicasHeld(t, st.Holds, 3, "did not answer: i/o timeout")
+		}},
+		{"the leader's pod going first waits for FE's leader too: a follower that stays died since", with(scaleDown(member(0, "FOLLOWER", true), member(1, "FOLLOWER", true), member(2, "LEADER", true)), func(in *feCase) {
+			in.Leader = &FrontendsRead{Leader: group[2].Host, Frontends: []fe.Frontend{member(0, "FOLLOWER", false), member(1, "FOLLOWER", true), member(2, "LEADER", true)}}
+		}), func(t *testing.T, st planned) {
+			replicasHeld(t, st.Holds, 3, "stopping it now would leave no majority")
+		}},
+		{"an FE out of FE's group: its claims and pod wait for FE's leader", with(scaleDown(group[:2]...), func(in *feCase) { in.Unconfirmed = true }), func(t *testing.T, st planned) {
+			wantOnly(t, st, st.Needs.Frontends && len(st.Delete.Claims) == 0, "Ask the leader")
+		}},
+		{"a member left over: its claims and DROP wait for FE's leader", with(afterScaleDown(group...), func(in *feCase) { in.Unconfirmed = true }), func(t *testing.T, st planned) {
+			wantOnly(t, st, st.Needs.Frontends && len(st.Delete.Claims) == 0 && st.Then == nil, "Ask the leader")
+		}},
+		{"FE's leader lists no leftover any more: nothing dropped", with(afterScaleDown(group...), func(in *feCase) {
+			in.Leader = &FrontendsRead{Leader: group[0].Host, Frontends: group[:2]}
+		}), func(t *testing.T, st planned) {
+			if len(st.Delete.Claims) > 0 || st.Then != nil || st.After == 0 {
+				t.Errorf("step %+v, want nothing deleted or dropped, a look again", st)
+			}
+		}},
+		// Issue 50 item 21: right after FE elects a leader, a follower that
+		// still forwards to the old one fails the read; that is no reason
+		// to stop reading, nor to call the scale-down done.
+		{"a failed read after a scale-down this process saw: FE read again, not done", with(afterScaleDown(), func(in *feCase) {
+			in.Active, in.Report.Err = true, errors.New("FE forwarded to a leader that no longer leads")
+		}), func(t *testing.T, st planned) {
+			if st.After == 0 || st.ended() {
+				t.Errorf("step %+v, want a look again and the scale-down kept in memory", st)
+			}
+			replicasHeld(t, st.Holds, 2, "FE is read again until it lists no member of a pod the scale-down removed")
+		}},
+		{"a failed read with nothing in progress holds nothing", with(afterScaleDown(), func(in *feCase) { in.Report.Err = errors.New("dial timeout") }), func(t *testing.T, st planned) {
+			if len(st.Holds) > 0 {
+				t.Errorf("holds %+v, want none", st.Holds)
+			}
+		}},
+		{"a failed read during a scale-up after a scale-down holds nothing", with(afterScaleDown(), func(in *feCase) {
+			in.Active, in.To, in.Report.Err = true, 3, errors.New("dial timeout")
+		}), func(t *testing.T, st planned) {
+			if len(st.Holds) > 0 {
+				t.Errorf("holds %+v, want none: the scale-up goes on", st.Holds)
 			}
 		}},
 		{"nothing left over: FE is remembered clean", afterScaleDown(group[:2]...), func(t *testing.T, st planned) {

@@ -31,7 +31,8 @@ import (
 type ScaleIn struct {
 	// Active is true while a scale-in this process saw is in progress, or
 	// just reversed: FE is read for it even when the StatefulSet does not
-	// shrink.
+	// shrink. An FE scale-down stays active until FE lists no member of an
+	// ordinal the StatefulSet no longer has.
 	Active bool
 	// Checked is where FE was last found with nothing left to do.
 	Checked CheckedAt

@@ -115,17 +115,23 @@ type Needs struct {
 	// the cache, right before the statements it decides (an HPA may have
 	// scaled it since the cache was filled).
 	StatefulSet bool
+	// Frontends asks FE's leader for its group now (SHOW FRONTENDS on the
+	// leader's own address, FE's report naming it; Report is read first),
+	// on the reconcile worker within a short timeout: right before a change
+	// of FE's group decided on FE's report, which may be two periods old.
+	Frontends bool
 }
 
 // Any reports whether anything is needed.
 func (n Needs) Any() bool {
-	return n.Report || n.Fresh || len(n.Config) > 0 || n.Images || n.ComputeNodes || n.StatefulSet
+	return n.Report || n.Fresh || len(n.Config) > 0 || n.Images || n.ComputeNodes || n.StatefulSet || n.Frontends
 }
 
 // Minus is what of n was not read yet.
 func (n Needs) Minus(read Needs) Needs {
 	out := Needs{Report: n.Report && !read.Report, Fresh: n.Fresh && !read.Fresh, Images: n.Images && !read.Images,
-		ComputeNodes: n.ComputeNodes && !read.ComputeNodes, Since: n.Since, StatefulSet: n.StatefulSet && !read.StatefulSet}
+		ComputeNodes: n.ComputeNodes && !read.ComputeNodes, Since: n.Since, StatefulSet: n.StatefulSet && !read.StatefulSet,
+		Frontends: n.Frontends && !read.Frontends}
 	if len(read.Config) == 0 {
 		out.Config, out.Leader = n.Config, n.Leader
 	}
@@ -154,6 +160,9 @@ type Reads struct {
 	// ComputeNodes is FE's list of compute nodes read since Needs.Since;
 	// nil when none is in yet.
 	ComputeNodes *ComputeNodesRead
+	// Frontends is FE's group as its leader listed it for Needs.Frontends;
+	// nil when it was not asked for.
+	Frontends *FrontendsRead
 	// StatefulSet is the step's StatefulSet as the API server has it (nil:
 	// gone); StatefulSetErr why it could not be read.
 	StatefulSet    *appsv1.StatefulSet

@@ -53,6 +53,16 @@ type ComputeNodesRead struct {
 	Nodes []fe.ComputeNode
 }
 
+// FrontendsRead is FE's group as one FE listed it at one moment (At, when
+// the read started): Leader is the host asked, the leader of FE's report,
+// on its own address; Err why it did not answer.
+type FrontendsRead struct {
+	At        time.Time
+	Leader    string
+	Err       error
+	Frontends []fe.Frontend
+}
+
 // PodNames names the nodes of one StatefulSet by their pods: FE lists them
 // under the pod's DNS name (HOST_TYPE=FQDN, facts sheet §1),
 // <pod>.<headless service>.<namespace>[.svc.<cluster domain>]. It is the

@@ -154,6 +154,24 @@ func TestScaleInWithoutDataLoss(t *testing.T) {
 		skipKnownFailure(t)
 		testDecommissionAcrossSIGKILL(t, c, dir)
 	})
+	// FE's topology beside a rollout (fetopology_test.go): side by side, after the others.
+	t.Run("FE topology beside a rollout", func(t *testing.T) {
+		t.Run("FE 3 to 2 while an upgrade rolls BE: fe-2 leaves FE's group once FE's turn comes, never a zombie while BE rolls", func(t *testing.T) {
+			skipKnownFailure(t)
+			t.Parallel()
+			testFEScaleDownWithUpgrade(t, c, dir)
+		})
+		t.Run("FE 3 to 2 right after a follower died, still Alive in FE's report: FE's leader says otherwise, no DROP until it is back", func(t *testing.T) {
+			skipKnownFailure(t)
+			t.Parallel()
+			testFEDropOnStaleReport(t, c, dir)
+		})
+		t.Run("FE 5 to 3, the leader on a removed pod, followers 40 s behind: read again after failed reads, the old leader dropped, not Ready before", func(t *testing.T) {
+			skipKnownFailure(t)
+			t.Parallel()
+			testRemovedLeaderLeftover(t, c, dir)
+		})
+	})
 }
 
 // beCluster is FE 1 and BE be, both with root's password in MYSQL_PWD as

@@ -46,6 +46,11 @@ const defaultDecommissionStall = 30 * time.Minute
 // own and shrink at once; compute nodes are dropped after their pods go
 // (cn_cleanup.go). What to do is decided in internal/starrocks
 // (ScaleInBackends, ScaleInFrontends); the executor does it.
+//
+// It runs after rolloutOrder (DESIGN §10: holds that decide whether a
+// StatefulSet is written are settled before any topology statement): an FE
+// dropped from FE's group while the order keeps its StatefulSet whole would
+// run on as a zombie for the whole BE rollout (issue 50 item 17).
 func (r *Reconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
 	if !r.FE.Configured() {
 		return true

@@ -19,6 +19,7 @@ package frontend
 import (
 	"context"
 	"errors"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -41,13 +42,15 @@ import (
 //     off the reconcile workers too;
 //   - StatefulSet reads the step's StatefulSet from the API server,
 //     uncached (without a live reader, as in unit tests, the cache's
-//     copy stands).
+//     copy stands);
+//   - Frontends asks the leader of the report for FE's group, on its own
+//     address, synchronously within a short timeout (leaderFrontends).
 func (x Steps) read(ctx context.Context, t Target, need starrocks.Needs, r *starrocks.Reads) {
 	if need.Fresh {
 		_ = x.Door.Changing(t.Cluster, func() error { return nil })
 		r.Read.Fresh = true
 	}
-	if need.Report || (need.Images && !r.Read.Report) {
+	if need.Report || ((need.Images || need.Frontends) && !r.Read.Report) {
 		rep := x.Door.Look(t.Cluster, t.FEConf)
 		r.Report, r.Unanswered = rep.Pure(), rep == nil || rep.Err != nil && feaccess.KindOf(rep.Err) == feaccess.Unreachable
 		r.Read.Report = true
@@ -85,6 +88,47 @@ func (x Steps) read(ctx context.Context, t Target, need starrocks.Needs, r *star
 		r.StatefulSet, r.StatefulSetErr = x.live(ctx, t.StatefulSet)
 		r.Read.StatefulSet = true
 	}
+	if need.Frontends {
+		r.Frontends = x.leaderFrontends(ctx, t, r.Report)
+		r.Read.Frontends = true
+	}
+}
+
+// leaderReadTimeout bounds the read of FE's group on its leader
+// (Needs.Frontends): it runs on the reconcile worker, right before a change
+// of FE's group, and an answer that does not come in time changes nothing
+// (the step waits for the next report).
+const leaderReadTimeout = 5 * time.Second
+
+// leaderFrontends is FE's group as the leader of rep lists it now: SHOW
+// FRONTENDS on its own address, one attempt within leaderReadTimeout. An
+// FE reached on its own address answers it as its leader does (FE forwards
+// SHOW FRONTENDS, FORWARD_NO_SYNC), so a leader that lost its place since
+// the report answers with the new leader's list, or fails.
+func (x Steps) leaderFrontends(ctx context.Context, t Target, rep *starrocks.Report) *starrocks.FrontendsRead {
+	out := &starrocks.FrontendsRead{At: time.Now(), Leader: leaderHost(rep)}
+	if out.Leader == "" {
+		out.Err = errors.New("FE's report names no leader")
+		return out
+	}
+	ctx, cancel := context.WithTimeout(ctx, leaderReadTimeout)
+	defer cancel()
+	read := func(c *fe.Client) error {
+		c.Attempts, c.ReadTimeout = 1, leaderReadTimeout
+		var err error
+		out.Frontends, err = c.ShowFrontends(ctx)
+		return err
+	}
+	out.Err = x.Door.ExecOn(ctx, t.Cluster, t.FEConf, out.Leader, read)
+	if errors.Is(out.Err, feaccess.ErrNotOwnFE) || out.Err != nil && feaccess.KindOf(out.Err) == feaccess.Unreachable && ctx.Err() == nil {
+		// Registered under another name than the operator gives its pods
+		// (an adopted StatefulSet's own serviceName), or its own address
+		// not reached: through the Service, whose FE forwards SHOW
+		// FRONTENDS to the leader it knows of (FORWARD_NO_SYNC), and fails
+		// rather than answer from its own view when that is no leader.
+		out.Err = x.Door.Exec(ctx, t.Cluster, t.FEConf, read)
+	}
+	return out
 }
 
 // leaderHost is the host of the FE that leads in rep; "" when none.
