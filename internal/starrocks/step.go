@@ -115,17 +115,21 @@ type Needs struct {
 	// the cache, right before the statements it decides (an HPA may have
 	// scaled it since the cache was filled).
 	StatefulSet bool
+	// SingleReplica asks FE for partitions of replication_num 1
+	// (fe.SingleReplicaSQL), from the FE the Service reaches.
+	SingleReplica bool
 }
 
 // Any reports whether anything is needed.
 func (n Needs) Any() bool {
-	return n.Report || n.Fresh || len(n.Config) > 0 || n.Images || n.ComputeNodes || n.StatefulSet
+	return n.Report || n.Fresh || len(n.Config) > 0 || n.Images || n.ComputeNodes || n.StatefulSet || n.SingleReplica
 }
 
 // Minus is what of n was not read yet.
 func (n Needs) Minus(read Needs) Needs {
 	out := Needs{Report: n.Report && !read.Report, Fresh: n.Fresh && !read.Fresh, Images: n.Images && !read.Images,
-		ComputeNodes: n.ComputeNodes && !read.ComputeNodes, Since: n.Since, StatefulSet: n.StatefulSet && !read.StatefulSet}
+		ComputeNodes: n.ComputeNodes && !read.ComputeNodes, Since: n.Since, StatefulSet: n.StatefulSet && !read.StatefulSet,
+		SingleReplica: n.SingleReplica && !read.SingleReplica}
 	if len(read.Config) == 0 {
 		out.Config, out.Leader = n.Config, n.Leader
 	}
@@ -158,6 +162,10 @@ type Reads struct {
 	// gone); StatefulSetErr why it could not be read.
 	StatefulSet    *appsv1.StatefulSet
 	StatefulSetErr error
+	// SingleReplica is what FE listed of its partitions of replication_num
+	// 1 (at most fe.SingleReplicaLimit); SingleReplicaErr why it did not.
+	SingleReplica    []fe.PartitionRef
+	SingleReplicaErr error
 	// Waiting is how long a step that backed off still waits.
 	Waiting time.Duration
 }
