@@ -531,7 +531,7 @@ var statementCases = []statementCase{
 		},
 	},
 	{
-		name:  "partitions_meta: DB_NAME <> leaves a database out; one BE makes _statistics_ at 1 replica (sheet §14)",
+		name: "partitions_meta: DB_NAME <> leaves a database out; one BE makes _statistics_ at 1 replica (sheet §14)",
 		setup: steps(oneBackend, func(t *testing.T, s *simstarrocks.StarRocks, _ *sql.DB) {
 			if err := s.CreateTable("db", "one", 1, 2); err != nil {
 				t.Fatal(err)
