@@ -17,6 +17,7 @@ limitations under the License.
 package starrocks
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -49,6 +50,16 @@ type EphemeralRolloutIn struct {
 	// Allowed is the cluster's starrocks.com/rollout-ephemeral-storage:
 	// allow.
 	Allowed bool
+	// Ungated is true when the cluster's starrocks.com/rollout-gate is
+	// off: the user rolls without StarRocks' word, and FE is not asked;
+	// IfReachable when it is if-fe-reachable: an FE that does not answer
+	// lets the rollout go.
+	Ungated, IfReachable bool
+	// NoAccess is true when the operator has no access to FE configured:
+	// FE is never asked, and the rollout goes with the Warning. FEDown is
+	// true when no FE pod is Ready: FE is not asked now, as if it did not
+	// answer.
+	NoAccess, FEDown bool
 	// Key names the change (the desired pod template): the Warning is told
 	// once per change.
 	Key string
@@ -66,16 +77,21 @@ type EphemeralNote struct {
 // with the pod: nothing to say when the storage is on claims (or a cache
 // only, shared-data) or nothing changes; otherwise it asks FE for its
 // partitions of replication_num 1, and keeps the pod template, refused,
-// while FE lists one or cannot list them; the rollout goes with a Warning
-// Event (once per change) and a word in Progressing when FE lists none or
-// the cluster allows it.
+// while FE lists one or answers with an error (waiting, while FE does not
+// answer at all); the rollout goes with a Warning Event (once per change)
+// and a word in Progressing when FE lists none, or the cluster allows it,
+// or rolls without StarRocks' word (rollout-gate off, or if-fe-reachable
+// and FE does not answer).
 func EphemeralRollout(in EphemeralRolloutIn, m EphemeralNote, r Reads) (Step[EphemeralNote], EphemeralNote) {
 	if !in.Changing || len(in.Dirs) == 0 || in.SharedData {
 		return Step[EphemeralNote]{}, m
 	}
 	where := fmt.Sprintf("BE's storage_root_path %s is not on a PersistentVolumeClaim: each BE the rollout replaces comes back empty", strings.Join(in.Dirs, ", "))
 	escape := srv1.RolloutEphemeralStorageAnnotation + "=" + srv1.RolloutEphemeralStorageAllow
-	if !in.Allowed {
+	if !in.Allowed && !in.Ungated && !in.NoAccess {
+		if in.FEDown {
+			r = Reads{Read: Needs{SingleReplica: true}, SingleReplicaErr: errNoFEReady, SingleReplicaUnanswered: true}
+		}
 		if !r.Read.SingleReplica {
 			return Step[EphemeralNote]{Needs: Needs{SingleReplica: true}}, m
 		}
@@ -87,6 +103,15 @@ func EphemeralRollout(in EphemeralRolloutIn, m EphemeralNote, r Reads) (Step[Eph
 				{Component: resources.ComponentBE, ConfigHash: true}}}, m
 		}
 		switch {
+		case r.SingleReplicaUnanswered && !in.IfReachable:
+			// FE does not answer now (a restart, an election): the
+			// change waits for it, as the gate would.
+			return Step[EphemeralNote]{After: in.Every, Holds: []Hold{{Component: resources.ComponentBE, Template: true, Waits: true, Trouble: r.SingleReplicaErr,
+				Reason:  srv1.ReasonEphemeralStorageRefused,
+				Message: where + "; the rollout waits for FE's list of partitions of replication_num 1, whose only replica would be lost"},
+				{Component: resources.ComponentBE, ConfigHash: true}}}, m
+		case r.SingleReplicaUnanswered:
+			// if-fe-reachable: goes on without FE's word, with the Warning.
 		case r.SingleReplicaErr != nil:
 			return refuse("and FE did not list its partitions of replication_num 1, whose only replica would be lost (" + r.SingleReplicaErr.Error() + ")")
 		case len(r.SingleReplica) > 0:
@@ -94,9 +119,16 @@ func EphemeralRollout(in EphemeralRolloutIn, m EphemeralNote, r Reads) (Step[Eph
 		}
 	}
 	note := where + "; FE re-clones each replica from another BE before the next BE goes, and a tablet with one replica is lost"
-	if in.Allowed {
+	switch {
+	case in.Allowed:
 		note += " (" + escape + ")"
-	} else {
+	case in.Ungated:
+		note += " (" + srv1.RolloutGateAnnotation + "=" + srv1.RolloutGateOff + ": FE not asked)"
+	case in.NoAccess:
+		note += " (the operator has no access to FE configured: FE not asked)"
+	case r.SingleReplicaErr != nil:
+		note += " (" + srv1.RolloutGateAnnotation + "=" + srv1.RolloutGateIfFEReachable + ", and FE did not answer)"
+	default:
 		note += " (FE lists none now)"
 	}
 	st := Step[EphemeralNote]{Progress: &Progress{Note: note}}
@@ -106,6 +138,9 @@ func EphemeralRollout(in EphemeralRolloutIn, m EphemeralNote, r Reads) (Step[Eph
 	}
 	return st, m
 }
+
+// errNoFEReady stands for FE's answer while no FE pod is Ready.
+var errNoFEReady = errors.New("no FE pod is Ready")
 
 // partitionList names ps, and says when FE may list more.
 func partitionList(ps []fe.PartitionRef) string {

@@ -64,6 +64,7 @@ func TestEphemeralRollout(t *testing.T) {
 	base := EphemeralRolloutIn{Changing: true, Dirs: ephemeral, Key: "k1"}
 	type want struct {
 		needs   bool
+		waits   bool   // the hold waits for FE, not refused
 		refused string // in the hold's message; "" is no hold
 		event   bool
 		note    string // in Progressing's note
@@ -83,6 +84,18 @@ func TestEphemeralRollout(t *testing.T) {
 			want: want{refused: "db.t, db.p partition p1"}},
 		{name: "emptyDir, FE does not answer: refused, saying so", r: read(nil, errors.New("Unknown table 'partitions_meta'")),
 			want: want{refused: "FE did not list its partitions of replication_num 1"}},
+		{name: "emptyDir, FE does not answer at all: waits for it, not refused", r: Reads{Read: Needs{SingleReplica: true}, SingleReplicaErr: errors.New("i/o timeout"), SingleReplicaUnanswered: true},
+			want: want{waits: true, refused: "waits for FE's list"}},
+		{name: "emptyDir, no FE pod Ready: waits, FE not asked", in: func(in EphemeralRolloutIn) EphemeralRolloutIn { in.FEDown = true; return in },
+			want: want{waits: true, refused: "waits for FE's list"}},
+		{name: "emptyDir, FE does not answer, rollout-gate if-fe-reachable: goes with the Warning",
+			in:   func(in EphemeralRolloutIn) EphemeralRolloutIn { in.IfReachable = true; return in },
+			r:    Reads{Read: Needs{SingleReplica: true}, SingleReplicaErr: errors.New("i/o timeout"), SingleReplicaUnanswered: true},
+			want: want{event: true, note: "FE did not answer"}},
+		{name: "emptyDir, rollout-gate off: goes with the Warning, FE not asked", in: func(in EphemeralRolloutIn) EphemeralRolloutIn { in.Ungated = true; return in },
+			want: want{event: true, note: "FE not asked"}},
+		{name: "emptyDir, no access to FE configured: goes with the Warning, FE not asked", in: func(in EphemeralRolloutIn) EphemeralRolloutIn { in.NoAccess = true; return in },
+			want: want{event: true, note: "no access to FE"}},
 		{name: "emptyDir, FE lists none: goes, one Warning Event", r: read(nil, nil), want: want{event: true, note: "FE lists none now"}},
 		{name: "emptyDir, FE lists none, Event told for this change: no second Event", memo: EphemeralNote{Told: "k1"}, r: read(nil, nil),
 			want: want{note: "FE lists none now"}},
@@ -113,10 +126,16 @@ func TestEphemeralRollout(t *testing.T) {
 			case tc.want.refused != "" && refused == nil:
 				t.Errorf("not refused, want a hold saying %q", tc.want.refused)
 			case refused != nil:
-				if !refused.Refuses || refused.Component != resources.ComponentBE || refused.Reason != srv1.ReasonEphemeralStorageRefused {
-					t.Errorf("hold %+v, want BE's template refused, %s", *refused, srv1.ReasonEphemeralStorageRefused)
+				if refused.Refuses == tc.want.waits || refused.Waits != tc.want.waits || refused.Component != resources.ComponentBE || refused.Reason != srv1.ReasonEphemeralStorageRefused {
+					t.Errorf("hold %+v, want BE's template held, %s, waiting %t", *refused, srv1.ReasonEphemeralStorageRefused, tc.want.waits)
 				}
-				for _, w := range []string{tc.want.refused, "/opt/starrocks/be/storage", srv1.RolloutEphemeralStorageAnnotation + "=" + srv1.RolloutEphemeralStorageAllow} {
+				words := []string{tc.want.refused, "/opt/starrocks/be/storage"}
+				if !tc.want.waits {
+					words = append(words, srv1.RolloutEphemeralStorageAnnotation+"="+srv1.RolloutEphemeralStorageAllow)
+				} else if refused.Trouble == nil {
+					t.Errorf("a wait for FE without FE's error: %+v", *refused)
+				}
+				for _, w := range words {
 					if !strings.Contains(refused.Message, w) {
 						t.Errorf("hold message %q lacks %q", refused.Message, w)
 					}

@@ -163,9 +163,11 @@ type Reads struct {
 	StatefulSet    *appsv1.StatefulSet
 	StatefulSetErr error
 	// SingleReplica is what FE listed of its partitions of replication_num
-	// 1 (at most fe.SingleReplicaLimit); SingleReplicaErr why it did not.
-	SingleReplica    []fe.PartitionRef
-	SingleReplicaErr error
+	// 1 (at most fe.SingleReplicaLimit); SingleReplicaErr why it did not,
+	// SingleReplicaUnanswered when FE did not answer at all.
+	SingleReplica           []fe.PartitionRef
+	SingleReplicaErr        error
+	SingleReplicaUnanswered bool
 	// Waiting is how long a step that backed off still waits.
 	Waiting time.Duration
 }

@@ -26,7 +26,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/test/internal/testutil"
@@ -64,6 +63,14 @@ func testEphemeralBERollout(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 	eventually(t, 30*time.Second, "ReconcileError "+srv1.ReasonEphemeralStorageRefused, func(ctx context.Context) (bool, error) {
 		if err := get(ctx, c.Client, ns, name, src); err != nil {
 			return false, err
+		}
+		if now := podUIDs(t, c, ns, name+"-be-"); now[name+"-be-2"] != before[name+"-be-2"] {
+			// What the refusal must prevent: say it, with what it cost
+			// once the BE is back.
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !backReady(ctx, c, ns, name+"-be-2", before, f); time.Sleep(100 * time.Millisecond) {
+			}
+			return false, fmt.Errorf("%s-be-2 replaced, no refusal (ReconcileError %v); back Ready: %t, %d of 6 single-replica tablets lost",
+				name, meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError), backReady(ctx, c, ns, name+"-be-2", before, f), f.LostTablets())
 		}
 		cond := meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError)
 		if cond == nil || cond.Reason != srv1.ReasonEphemeralStorageRefused {
@@ -112,14 +119,7 @@ func testEphemeralBERollout(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		if err := get(ctx, c.Client, ns, name+"-be", be); err != nil {
 			return false, err
 		}
-		// The replaced pod Ready: its BE process runs again (the
-		// registrar starts it then), so what LostTablets counts is gone
-		// with the storage, not down.
-		pod := &corev1.Pod{}
-		if err := get(ctx, c.Client, ns, name+"-be-2", pod); err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		if stsImage(be) != target || string(pod.UID) == before[name+"-be-2"] || !podReady(pod) || aliveBEs(f) != 3 {
+		if stsImage(be) != target || !backReady(ctx, c, ns, name+"-be-2", before, f) {
 			return false, nil
 		}
 		lost = f.LostTablets()
@@ -139,4 +139,16 @@ func testEphemeralBERollout(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 	if err := c.Client.Delete(ctx, src); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// backReady is true when pod is a new one (not the one in before), Ready,
+// and FE lists every BE Alive: its BE process runs again (the registrar
+// starts it then), so what LostTablets counts is gone with the storage,
+// not down.
+func backReady(ctx context.Context, c *testcluster.Cluster, ns, pod string, before map[string]string, f *simstarrocks.StarRocks) bool {
+	p := &corev1.Pod{}
+	if err := get(ctx, c.Client, ns, pod, p); err != nil {
+		return false
+	}
+	return string(p.UID) != before[pod] && podReady(p) && aliveBEs(f) == 3
 }

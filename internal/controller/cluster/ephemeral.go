@@ -46,8 +46,11 @@ func (r *Reconciler) ephemeralStorage(ctx context.Context, s *clusterScope) bool
 	}
 	in := starrocks.EphemeralRolloutIn{Changing: templateChanging(s.want.hashes, live, want),
 		Dirs: starrocks.UnclaimedDataDirs(be, s.in.confs[be].content, want), SharedData: fe.SharedData(s.want.feConf),
-		Allowed: s.src.Annotations[srv1.RolloutEphemeralStorageAnnotation] == srv1.RolloutEphemeralStorageAllow,
-		Key:     templateKey(want.Spec.Template), Every: r.FE.Every()}
+		Allowed:     s.src.Annotations[srv1.RolloutEphemeralStorageAnnotation] == srv1.RolloutEphemeralStorageAllow,
+		Ungated:     s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateOff,
+		IfReachable: s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateIfFEReachable,
+		NoAccess:    !r.FE.Configured(), FEDown: !feAnswers(s),
+		Key: templateKey(want.Spec.Template), Every: r.FE.Every()}
 	frontend.Run(ctx, r.steps(), s.target(be), r.ephemeralNotes, client.ObjectKeyFromObject(s.src), in, starrocks.EphemeralRollout)
 	return true
 }

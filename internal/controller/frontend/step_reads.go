@@ -88,6 +88,7 @@ func (x Steps) read(ctx context.Context, t Target, need starrocks.Needs, r *star
 			r.SingleReplica, err = c.SingleReplicaPartitions(ctx)
 			return err
 		})
+		r.SingleReplicaUnanswered = r.SingleReplicaErr != nil && feaccess.KindOf(r.SingleReplicaErr) == feaccess.Unreachable
 		r.Read.SingleReplica = true
 	}
 	if need.StatefulSet {
