@@ -67,7 +67,8 @@ func testEphemeralBERollout(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		if now := podUIDs(t, c, ns, name+"-be-"); now[name+"-be-2"] != before[name+"-be-2"] {
 			// What the refusal must prevent: say it, with what it cost
 			// once the BE is back.
-			for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !backReady(ctx, c, ns, name+"-be-2", before, f); time.Sleep(100 * time.Millisecond) {
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !backReady(ctx, c, ns, name+"-be-2", before, f); {
+				time.Sleep(100 * time.Millisecond)
 			}
 			return false, fmt.Errorf("%s-be-2 replaced, no refusal (ReconcileError %v); back Ready: %t, %d of 6 single-replica tablets lost",
 				name, meta.FindStatusCondition(src.Status.Conditions, srv1.ConditionReconcileError), backReady(ctx, c, ns, name+"-be-2", before, f), f.LostTablets())
