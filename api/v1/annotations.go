@@ -59,6 +59,18 @@ const RolloutParallel = "parallel"
 // to, exactly as the spec writes it.
 const RolloutImageAnnotation = "starrocks.com/rollout-image"
 
+// RolloutEphemeralStorageAnnotation set to "allow" on a StarRocksCluster
+// lets a BE rollout go whose storage_root_path is not on a
+// PersistentVolumeClaim (an emptyDir: the data dies with the pod) while FE
+// reports partitions of replication_num 1: each replaced BE comes back
+// empty, and every single-replica tablet it held is lost. Without it such
+// a rollout is refused, its pod template kept (docs/upgrades.md).
+const RolloutEphemeralStorageAnnotation = "starrocks.com/rollout-ephemeral-storage"
+
+// RolloutEphemeralStorageAllow is the value of
+// RolloutEphemeralStorageAnnotation that lets the rollout go.
+const RolloutEphemeralStorageAllow = "allow"
+
 // RolloutStallTimeoutAnnotation sets how long a gated rollout's step may
 // wait for StarRocks before it is reported RolloutStalled (a Go duration,
 // "45m"); the rollout stays held either way.

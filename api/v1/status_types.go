@@ -125,6 +125,15 @@ const (
 	// path is one StarRocks' docs allow but recommend against (a minor
 	// version skipped); it rolls, and Progressing's message says so.
 	ReasonUpgradePathWarning = "UpgradePathWarning"
+	// ReasonEphemeralStorage (a Warning Event, and a note in Progressing's
+	// message while it rolls): a BE rollout begins whose storage_root_path
+	// is not on a PersistentVolumeClaim; each replaced BE comes back empty.
+	ReasonEphemeralStorage = "EphemeralStorage"
+	// ReasonEphemeralStorageRefused (ReconcileError): such a BE rollout is
+	// refused, its pod template kept, while FE reports partitions of
+	// replication_num 1 (or cannot list them), unless the cluster's
+	// starrocks.com/rollout-ephemeral-storage is "allow".
+	ReasonEphemeralStorageRefused = "EphemeralStorageRefused"
 	// ReasonUpgradeRequires (a Warning Event): StarRocks' pages ask the user
 	// to do something for this version change that the operator does not
 	// do (a .conf edit such as fe.conf's ignore_unknown_log_id before a

@@ -73,6 +73,11 @@ func Hatches(src *srv1.StarRocksCluster) []Hatch {
 			add("roll as the StatefulSet controller rolls, without any gate", annotate(srv1.RolloutGateAnnotation, srv1.RolloutGateOff))
 		case srv1.ReasonUpgradePathRefused:
 			add("roll the image change without the version path check, on your word", annotate(srv1.UpgradePathCheckAnnotation, srv1.UpgradePathCheckOff))
+		case srv1.ReasonEphemeralStorageRefused:
+			if c.Type == srv1.ConditionReconcileError {
+				add("roll BE on storage that dies with the pod anyway, losing the single-replica tablets of each BE it replaces",
+					annotate(srv1.RolloutEphemeralStorageAnnotation, srv1.RolloutEphemeralStorageAllow))
+			}
 		case srv1.ReasonFEUnreachable:
 			if c.Type == srv1.ConditionProgressing {
 				add("let a rollout go on ungated while FE does not answer", annotate(srv1.RolloutGateAnnotation, srv1.RolloutGateIfFEReachable))
@@ -110,7 +115,7 @@ func Holds(src *srv1.StarRocksCluster) []string {
 		}
 		switch c.Reason {
 		case srv1.ReasonRemovalHeld, srv1.ReasonDecommissioning, srv1.ReasonDecommissionStalled, srv1.ReasonLeavingFEGroup,
-			srv1.ReasonRolloutStalled, srv1.ReasonRollingOut, srv1.ReasonOrderedRollout, srv1.ReasonParallelRollout, srv1.ReasonCompatibilityPause, srv1.ReasonScaleInRefused, srv1.ReasonUpgradePathRefused,
+			srv1.ReasonRolloutStalled, srv1.ReasonRollingOut, srv1.ReasonOrderedRollout, srv1.ReasonParallelRollout, srv1.ReasonCompatibilityPause, srv1.ReasonScaleInRefused, srv1.ReasonUpgradePathRefused, srv1.ReasonEphemeralStorageRefused,
 			srv1.ReasonImmutableFieldChanged, srv1.ReasonConfigMapNotFound, srv1.ReasonConfigKeyNotFound, srv1.ReasonStorageNotExpandable:
 			out = append(out, c.Type+" "+c.Reason+": "+c.Message)
 		}

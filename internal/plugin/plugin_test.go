@@ -217,6 +217,12 @@ func TestTag(t *testing.T) {
 func TestHatchesNameTheAnnotationThatApplies(t *testing.T) {
 	stalled := examples.RollingOut("ns", "a", now)
 	stalled.Status.Conditions[1].Reason = srv1.ReasonRolloutStalled
+	ephemeral := examples.Refused("ns", "a", now)
+	for i, c := range ephemeral.Status.Conditions {
+		if c.Type == srv1.ConditionReconcileError {
+			ephemeral.Status.Conditions[i].Reason = srv1.ReasonEphemeralStorageRefused
+		}
+	}
 	cases := []struct {
 		src  *srv1.StarRocksCluster
 		want []string
@@ -225,6 +231,7 @@ func TestHatchesNameTheAnnotationThatApplies(t *testing.T) {
 		{examples.Healthy("ns", "a", now), []string{"kubectl starrocks pause -n ns a"}, []string{"annotate"}},
 		{examples.ScalingIn("ns", "a", now), []string{"kubectl annotate starrockscluster -n ns a starrocks.com/skip-decommission=true"}, []string{"upgrade-path-check"}},
 		{examples.Refused("ns", "a", now), []string{"kubectl annotate starrockscluster -n ns a starrocks.com/upgrade-path-check=off"}, []string{"skip-decommission"}},
+		{ephemeral, []string{"kubectl annotate starrockscluster -n ns a starrocks.com/rollout-ephemeral-storage=allow"}, []string{"upgrade-path-check"}},
 		{stalled, []string{"starrocks.com/rollout-stall-timeout=1h", "starrocks.com/rollout-gate=if-fe-reachable", "starrocks.com/rollout-gate=off"}, nil},
 		{examples.PausedByUser("ns", "a", now), []string{"kubectl starrocks resume -n ns a"}, []string{"starrocks pause"}},
 	}

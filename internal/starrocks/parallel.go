@@ -96,12 +96,10 @@ func ChooseParallel(a ParallelAsk) ParallelChoice {
 			srv1.RolloutAnnotation, srv1.RolloutParallel, name, target, srv1.RolloutImageAnnotation, a.Confirmed, srv1.RolloutImageAnnotation, target)
 		return out
 	}
-	for _, dir := range dataDirs(a.Component, a.Conf) {
-		if !onClaim(a.Desired, dir) {
-			out.Declined = fmt.Sprintf("%s=%s refused for %s: %s is not on a PersistentVolumeClaim, and replacing every pod at once would lose %s at once: it rolls one pod at a time",
-				srv1.RolloutAnnotation, srv1.RolloutParallel, name, dir, lost(a.Component))
-			return out
-		}
+	if dirs := UnclaimedDataDirs(a.Component, a.Conf, a.Desired); len(dirs) > 0 {
+		out.Declined = fmt.Sprintf("%s=%s refused for %s: %s is not on a PersistentVolumeClaim, and replacing every pod at once would lose %s at once: it rolls one pod at a time",
+			srv1.RolloutAnnotation, srv1.RolloutParallel, name, dirs[0], lost(a.Component))
+		return out
 	}
 	if change == otherChange {
 		out.Declined = fmt.Sprintf("%s=%s asks for a parallel rollout, but this change of %s's pod template is not an image change (%s=%q): it rolls one pod at a time",
@@ -171,6 +169,25 @@ func lost(c resources.Component) string {
 		return "FE's metadata on every FE"
 	}
 	return "every tablet replica"
+}
+
+// UnclaimedDataDirs are the directories of component c whose loss loses
+// data (dataDirs: BE's storage_root_path, FE's meta_dir, read from its
+// .conf) that sts's pods do not keep on a PersistentVolumeClaim: an
+// emptyDir, another pod volume or the container's own filesystem, gone
+// when the pod is replaced. Both the parallel rollout's refusal and the
+// gated BE rollout's (EphemeralRollout) decide from it.
+func UnclaimedDataDirs(c resources.Component, conf string, sts *appsv1.StatefulSet) []string {
+	if sts == nil {
+		return nil
+	}
+	var out []string
+	for _, dir := range dataDirs(c, conf) {
+		if !onClaim(sts, dir) {
+			out = append(out, dir)
+		}
+	}
+	return out
 }
 
 // dataDirs are the directories of component c whose loss on every pod at

@@ -120,18 +120,22 @@ type Needs struct {
 	// on the reconcile worker within a short timeout: right before a change
 	// of FE's group decided on FE's report, which may be two periods old.
 	Frontends bool
+	// SingleReplica asks FE for partitions of replication_num 1
+	// (fe.SingleReplicaSQL), from the FE the Service reaches.
+	SingleReplica bool
 }
 
 // Any reports whether anything is needed.
 func (n Needs) Any() bool {
-	return n.Report || n.Fresh || len(n.Config) > 0 || n.Images || n.ComputeNodes || n.StatefulSet || n.Frontends
+	return n.Report || n.Fresh || len(n.Config) > 0 || n.Images || n.ComputeNodes || n.StatefulSet || n.Frontends || n.SingleReplica
 }
 
 // Minus is what of n was not read yet.
 func (n Needs) Minus(read Needs) Needs {
 	out := Needs{Report: n.Report && !read.Report, Fresh: n.Fresh && !read.Fresh, Images: n.Images && !read.Images,
 		ComputeNodes: n.ComputeNodes && !read.ComputeNodes, Since: n.Since, StatefulSet: n.StatefulSet && !read.StatefulSet,
-		Frontends: n.Frontends && !read.Frontends}
+		Frontends:     n.Frontends && !read.Frontends,
+		SingleReplica: n.SingleReplica && !read.SingleReplica}
 	if len(read.Config) == 0 {
 		out.Config, out.Leader = n.Config, n.Leader
 	}
@@ -167,6 +171,12 @@ type Reads struct {
 	// gone); StatefulSetErr why it could not be read.
 	StatefulSet    *appsv1.StatefulSet
 	StatefulSetErr error
+	// SingleReplica is what FE listed of its partitions of replication_num
+	// 1 (at most fe.SingleReplicaLimit); SingleReplicaErr why it did not,
+	// SingleReplicaUnanswered when FE did not answer at all.
+	SingleReplica           []fe.PartitionRef
+	SingleReplicaErr        error
+	SingleReplicaUnanswered bool
 	// Waiting is how long a step that backed off still waits.
 	Waiting time.Duration
 }

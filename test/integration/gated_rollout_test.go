@@ -96,6 +96,9 @@ func TestGatedRollouts(t *testing.T) {
 	t.Run("a BE downgrade from 3.3 to 3.2.1 is refused and restarts no pod; with the check off it rolls", func(t *testing.T) {
 		testRefusedDowngrade(t, c, dir)
 	})
+	t.Run("a BE rollout on an emptyDir with a single-replica table is refused and restarts no pod; allowed, it loses the tablets", func(t *testing.T) {
+		testEphemeralBERollout(t, c, dir)
+	})
 	t.Run("an upgrade from 2.5 to 3.1 skips 3.0 and is refused: no pod restarts", func(t *testing.T) {
 		testRefusedMajorSkip(t, c, dir)
 	})

@@ -293,6 +293,11 @@ func testDecommission(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	ctx := context.Background()
 	f := startFE(t, dir, "scale", "dc", simstarrocks.Options{MigrationRate: 2})
 	src := beCluster("scale", "dc", 3)
+	// The simulated BEs keep their data across restarts (no WipeOnRestart),
+	// as BEs on claims do; the pods' emptyDir is this test's shortcut, and
+	// its BE rollout below, with a single-replica table, is not about the
+	// storage: the user's word lets it roll (docs/rollouts.md).
+	src.Annotations = map[string]string{srv1.RolloutEphemeralStorageAnnotation: srv1.RolloutEphemeralStorageAllow}
 	if err := c.Client.Create(ctx, src); err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,9 @@ func (c *cluster) executeBackup(st *statement) (*result, *sqlError) {
 	case stClusterSnapshot:
 		return nil, c.setClusterSnapshot(b)
 	case stSelectInfo:
+		if b.partitionsMeta != nil {
+			return c.partitionsMetaRows(b.partitionsMeta)
+		}
 		return c.clusterSnapshotRows(b.infoTable), nil
 	case stShowDatabases:
 		res := &result{columns: []string{"Database"}}

@@ -18,6 +18,7 @@ package simstarrocks
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -107,8 +108,10 @@ type backupStmt struct {
 	// ADMIN SET AUTOMATED CLUSTER SNAPSHOT ON|OFF [STORAGE VOLUME].
 	on     bool
 	volume string
-	// SELECT * FROM information_schema.<table>.
-	infoTable string
+	// SELECT * FROM information_schema.<table>; partitionsMeta the
+	// SELECT of partitions_meta.
+	infoTable      string
+	partitionsMeta *partitionsMetaQuery
 	// SHOW TABLES FROM / CREATE DATABASE: ifNotExists.
 	ifNotExists bool
 }
@@ -470,9 +473,9 @@ func (p *parser) adminClusterSnapshot() (*statement, error) {
 
 // selectInfo is SELECT * FROM information_schema.<t>, the one SELECT simulated.
 func (p *parser) selectInfo() (*statement, error) {
-	refuse := errors.New("simstarrocks: only SELECT * FROM information_schema.cluster_snapshots or cluster_snapshot_jobs is simulated")
+	refuse := errors.New("simstarrocks: only SELECT * FROM information_schema.cluster_snapshots or cluster_snapshot_jobs, and SELECT columns FROM information_schema.partitions_meta, are simulated")
 	if !p.isSymbol("*") {
-		return nil, refuse
+		return p.selectPartitionsMeta(refuse)
 	}
 	p.pos++
 	if !p.acceptWord("FROM") {
@@ -487,4 +490,90 @@ func (p *parser) selectInfo() (*statement, error) {
 		return nil, refuse
 	}
 	return &statement{kind: stSelectInfo, bk: &backupStmt{infoTable: t}}, p.end()
+}
+
+// selectPartitionsMeta is SELECT col (, col)* FROM
+// information_schema.partitions_meta [WHERE REPLICATION_NUM = n] [LIMIT n]:
+// the columns of PartitionsMetaSystemTable (StarRocks' fe-core
+// catalog/system/information/PartitionsMetaSystemTable.java) the
+// simulation has, one partition per table, named after it (an
+// unpartitioned table's).
+func (p *parser) selectPartitionsMeta(refuse error) (*statement, error) {
+	m := &partitionsMetaQuery{replicationNum: -1, limit: -1}
+	for {
+		col, err := p.identifier()
+		if err != nil {
+			return nil, refuse
+		}
+		m.columns = append(m.columns, strings.ToUpper(col))
+		if !p.isSymbol(",") {
+			break
+		}
+		p.pos++
+	}
+	if !p.acceptWord("FROM") {
+		return nil, refuse
+	}
+	name, err := p.qualifiedName()
+	if err != nil || len(name) != 2 || !strings.EqualFold(name[0], "information_schema") || !strings.EqualFold(name[1], "partitions_meta") {
+		return nil, refuse
+	}
+	number := func() (int, error) {
+		t := p.peek()
+		n, err := strconv.Atoi(t.text)
+		if t.kind != tokWord || err != nil {
+			return 0, p.fail("INTEGER_VALUE")
+		}
+		p.pos++
+		return n, nil
+	}
+	for where := p.acceptWord("WHERE"); where; where = p.acceptWord("AND") {
+		switch {
+		case p.acceptWord("REPLICATION_NUM"):
+			if err := p.expectSymbol("="); err != nil {
+				return nil, err
+			}
+			if m.replicationNum, err = number(); err != nil {
+				return nil, err
+			}
+		case p.acceptWord("DB_NAME"):
+			// != and <> lex as two symbols each.
+			switch {
+			case p.isSymbol("!"):
+				p.pos++
+				if err := p.expectSymbol("="); err != nil {
+					return nil, err
+				}
+			case p.isSymbol("<"):
+				p.pos++
+				if err := p.expectSymbol(">"); err != nil {
+					return nil, err
+				}
+			default:
+				return nil, refuse
+			}
+			db, err := p.stringArg()
+			if err != nil {
+				return nil, err
+			}
+			m.notDB = append(m.notDB, db)
+		default:
+			return nil, refuse
+		}
+	}
+	if p.acceptWord("LIMIT") {
+		if m.limit, err = number(); err != nil {
+			return nil, err
+		}
+	}
+	return &statement{kind: stSelectInfo, bk: &backupStmt{infoTable: "partitions_meta", partitionsMeta: m}}, p.end()
+}
+
+// partitionsMetaQuery is a SELECT of information_schema.partitions_meta:
+// its columns, the REPLICATION_NUM it asks for (-1: any), the databases
+// it leaves out and its LIMIT (-1: none).
+type partitionsMetaQuery struct {
+	columns               []string
+	replicationNum, limit int
+	notDB                 []string
 }

@@ -68,6 +68,19 @@ func threeBackends(t *testing.T, s *simstarrocks.StarRocks, db *sql.DB) {
 	withBackends(t, s, db, 3)
 }
 
+// singleReplicaTables: db.one, db.other and db.third of 1 replica, db.two of 2.
+func singleReplicaTables(t *testing.T, s *simstarrocks.StarRocks, _ *sql.DB) {
+	t.Helper()
+	for _, tb := range []struct {
+		name string
+		n    int
+	}{{"one", 1}, {"two", 2}, {"other", 1}, {"third", 1}} {
+		if err := s.CreateTable("db", tb.name, tb.n, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func addCN(stmt string, alive ...string) func(*testing.T, *simstarrocks.StarRocks, *sql.DB) {
 	return func(t *testing.T, s *simstarrocks.StarRocks, db *sql.DB) {
 		mustExec(t, db, stmt)
@@ -504,8 +517,35 @@ var statementCases = []statementCase{
 		stmt: "INSERT INTO t VALUES (1)", wantErr: "Getting syntax error at line 1, column 0. Detail message: Unexpected input 'INSERT', the most similar input is {", errPrefix: true,
 	},
 	{
-		name: "a SELECT other than the cluster snapshot views: the simulation says it is not simulated",
-		stmt: "SELECT 1", wantErr: "simstarrocks: only SELECT * FROM information_schema.cluster_snapshots or cluster_snapshot_jobs is simulated",
+		name: "a SELECT other than the cluster snapshot views and partitions_meta: the simulation says it is not simulated",
+		stmt: "SELECT 1", wantErr: "simstarrocks: only SELECT * FROM information_schema.cluster_snapshots or cluster_snapshot_jobs, and SELECT columns FROM information_schema.partitions_meta, are simulated",
+	},
+	{
+		name:  "partitions_meta of replication_num 1 (PartitionsMetaSystemTable.java): one row per table, the partition named after it; LIMIT bounds it",
+		setup: steps(threeBackends, singleReplicaTables), stmt: "SELECT DB_NAME, TABLE_NAME, PARTITION_NAME FROM information_schema.partitions_meta WHERE REPLICATION_NUM = 1 AND DB_NAME != '_statistics_' LIMIT 2",
+		wantCols: []string{"DB_NAME", "TABLE_NAME", "PARTITION_NAME"},
+		check: func(t *testing.T, _ []string, rows [][]string) {
+			if want := [][]string{{"db", "one"}, {"db", "other"}}; len(rows) != 2 || rows[0][1] != want[0][1] || rows[1][1] != want[1][1] || rows[0][2] != "one" {
+				t.Errorf("rows %v, want db.one and db.other (not db.two: 2 replicas), at most 2", rows)
+			}
+		},
+	},
+	{
+		name: "partitions_meta: DB_NAME <> leaves a database out; one BE makes _statistics_ at 1 replica (sheet §14)",
+		setup: steps(oneBackend, func(t *testing.T, s *simstarrocks.StarRocks, _ *sql.DB) {
+			if err := s.CreateTable("db", "one", 1, 2); err != nil {
+				t.Fatal(err)
+			}
+		}), stmt: "SELECT DB_NAME, REPLICATION_NUM FROM information_schema.partitions_meta WHERE DB_NAME <> '_statistics_'",
+		check: func(t *testing.T, _ []string, rows [][]string) {
+			if len(rows) != 1 || rows[0][0] != "db" || rows[0][1] != "1" {
+				t.Errorf("rows %v, want db's one table alone", rows)
+			}
+		},
+	},
+	{
+		name: "partitions_meta: a column the simulation does not have is said so",
+		stmt: "SELECT STORAGE_PATH FROM information_schema.partitions_meta", wantErr: "simstarrocks: partitions_meta column STORAGE_PATH is not simulated",
 	},
 	{
 		name: "DROP WAREHOUSE of a number: digits lex as INTEGER_VALUE, not an identifier",

@@ -107,6 +107,9 @@ type Reconciler struct {
 	// change it checks, since when, its decision, and what it said of the
 	// changes that roll with a word (preflight.go).
 	pathChecks *reconcile.Memo[starrocks.PathCheck]
+	// ephemeralNotes is, by cluster, the BE template change on storage that
+	// dies with the pod whose Warning Event was told (ephemeral.go).
+	ephemeralNotes *reconcile.Memo[starrocks.EphemeralNote]
 	// pauses is the compatibility pause's memory, by cluster (compatibility.go).
 	pauses *reconcile.Memo[starrocks.Pause]
 	// parallelNotes is, by StatefulSet, why the parallel rollout the
@@ -124,28 +127,29 @@ type Reconciler struct {
 func NewReconciler(c client.Client, recorder events.EventRecorder, configs *reconcile.ConfigSource, denyList []string) *Reconciler {
 	memos := reconcile.NewMemos()
 	r := &Reconciler{
-		Client:        c,
-		APIReader:     c,
-		WorkersShort:  func() bool { return true },
-		Recorder:      recorder,
-		Applier:       reconcile.AdoptingApplier(c),
-		Configs:       configs,
-		DenyList:      denyList,
-		memos:         memos,
-		status:        clusterStatusPath(c, memos),
-		started:       reconcile.NewMemo[started](memos),
-		regrowing:     reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
-		scaleIns:      reconcile.NewMemoOf[starrocks.ScaleIn](memos, clusterStatefulSets),
-		cleanups:      reconcile.NewMemoOf[starrocks.Cleanup](memos, clusterStatefulSets),
-		stepMemory:    frontend.NewMemory(memos, clusterStatefulSets),
-		waits:         reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
-		heard:         reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
-		unreachable:   reconcile.NewMemo[time.Time](memos),
-		pathChecks:    reconcile.NewMemo[starrocks.PathCheck](memos),
-		pauses:        reconcile.NewMemo[starrocks.Pause](memos),
-		retry:         reconcile.NewBackoff(memos),
-		parallelNotes: reconcile.NewMemoOf[string](memos, clusterStatefulSets),
-		replacing:     reconcile.NewMemoOf[map[types.UID]bool](memos, clusterStatefulSets),
+		Client:         c,
+		APIReader:      c,
+		WorkersShort:   func() bool { return true },
+		Recorder:       recorder,
+		Applier:        reconcile.AdoptingApplier(c),
+		Configs:        configs,
+		DenyList:       denyList,
+		memos:          memos,
+		status:         clusterStatusPath(c, memos),
+		started:        reconcile.NewMemo[started](memos),
+		regrowing:      reconcile.NewMemoOf[*appsv1.StatefulSet](memos, clusterStatefulSets),
+		scaleIns:       reconcile.NewMemoOf[starrocks.ScaleIn](memos, clusterStatefulSets),
+		cleanups:       reconcile.NewMemoOf[starrocks.Cleanup](memos, clusterStatefulSets),
+		stepMemory:     frontend.NewMemory(memos, clusterStatefulSets),
+		waits:          reconcile.NewMemoOf[clockEntry](memos, clusterStatefulSets),
+		heard:          reconcile.NewMemoOf[map[types.UID]starrocks.Heard](memos, clusterStatefulSets),
+		unreachable:    reconcile.NewMemo[time.Time](memos),
+		pathChecks:     reconcile.NewMemo[starrocks.PathCheck](memos),
+		pauses:         reconcile.NewMemo[starrocks.Pause](memos),
+		ephemeralNotes: reconcile.NewMemo[starrocks.EphemeralNote](memos),
+		retry:          reconcile.NewBackoff(memos),
+		parallelNotes:  reconcile.NewMemoOf[string](memos, clusterStatefulSets),
+		replacing:      reconcile.NewMemoOf[map[types.UID]bool](memos, clusterStatefulSets),
 	}
 	r.rememberForget(memos)
 	return r
@@ -189,6 +193,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.firstStep,           // firststep.go: a new cluster's FE StatefulSet, before anything else
 		r.disasterRecovery,    // disaster_recovery.go: FE alone restores a snapshot, BE and CN held
 		r.preflight,           // preflight.go: an image change's version path checked before rolloutOrder orders it; a refused one keeps the template
+		r.ephemeralStorage,    // ephemeral.go: a BE rollout on storage that dies with the pod warned, refused while FE lists single-replica partitions
 		r.compatibility,       // compatibility.go: clone and balance paused before a minor or major change's first pod, restored after its last
 		r.rolloutOrder,        // rollout.go: image changes roll BE and CN before FE on upgrade
 		r.scaleIn,             // scalein.go: FE lets removed BEs and FEs go before their pods do, once the holds that decide the writes are settled

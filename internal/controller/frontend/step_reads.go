@@ -40,6 +40,7 @@ import (
 //   - Images asks each FE of the report for its own metadata image;
 //   - ComputeNodes is the door's list of compute nodes read since a time,
 //     off the reconcile workers too;
+//   - SingleReplica asks FE for its partitions of replication_num 1;
 //   - StatefulSet reads the step's StatefulSet from the API server,
 //     uncached (without a live reader, as in unit tests, the cache's
 //     copy stands);
@@ -83,6 +84,15 @@ func (x Steps) read(ctx context.Context, t Target, need starrocks.Needs, r *star
 	if need.ComputeNodes {
 		r.ComputeNodes = x.Door.ComputeNodes(t.Cluster, t.FEConf, need.Since)
 		r.Read.ComputeNodes = true
+	}
+	if need.SingleReplica {
+		r.SingleReplicaErr = x.Door.Exec(ctx, t.Cluster, t.FEConf, func(c *fe.Client) error {
+			var err error
+			r.SingleReplica, err = c.SingleReplicaPartitions(ctx)
+			return err
+		})
+		r.SingleReplicaUnanswered = r.SingleReplicaErr != nil && feaccess.KindOf(r.SingleReplicaErr) == feaccess.Unreachable
+		r.Read.SingleReplica = true
 	}
 	if need.StatefulSet {
 		r.StatefulSet, r.StatefulSetErr = x.live(ctx, t.StatefulSet)
