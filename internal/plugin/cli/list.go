@@ -143,8 +143,8 @@ func listMeta(raw []byte) (metav1.ListMeta, error) {
 	return whole.Metadata, err
 }
 
-// isListEnd is true when rest is the end of the list object: its closing
+// isListEnd is true when tail is the end of the list object: its closing
 // brace, with white space around it.
-func isListEnd(rest []byte) bool {
-	return string(bytes.TrimSpace(rest)) == "}"
+func isListEnd(tail []byte) bool {
+	return string(bytes.TrimSpace(tail)) == "}"
 }

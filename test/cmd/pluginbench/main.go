@@ -35,6 +35,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -57,7 +58,7 @@ func main() {
 	workers := flag.Int("workers", 16, "parallel creates")
 	backupEvery := flag.Int("backup-every", 4, "every this many clusters has a backup that succeeded (status lists the backups too); 0 for none")
 	lock := flag.String("lock", "/tmp/cpu.lock", "flock file: shared while creating, exclusive for each measured round (\"\" for none)")
-	flag.StringVar(&baseline, "baseline", "", "another kubectl-starrocks binary (an earlier build) run in each round beside this tree's, in alternating order, for a ratio within one run")
+	flag.StringVar(&baseline, "baseline", "", "other kubectl-starrocks binaries (an earlier build, a wrapper setting GOGC or a flag), comma-separated, run in each round beside this tree's, the order turning each round, for ratios within one run")
 	shared := flag.Bool("shared-rounds", false, "measure the rounds under the shared lock, beside other work (noisy: when no exclusive hold comes in time)")
 	flag.Parse()
 	roundMode = syscall.LOCK_EX
@@ -73,7 +74,7 @@ func main() {
 // roundMode is how each measured round holds the lock.
 var roundMode int
 
-// baseline is the -baseline binary ("" for none).
+// baseline is the -baseline binaries, comma-separated ("" for none).
 var baseline string
 
 // flock takes the lock file in mode (syscall.LOCK_SH or LOCK_EX) and returns its release.
@@ -183,21 +184,19 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 	fmt.Fprintf(os.Stderr, "pluginbench: %d clusters in %d namespaces created (spec and status) in %s\n", n, namespaces, time.Since(started).Round(time.Millisecond))
 	release()
 
-	var endToEnd, cpu, list, listSerial, render, renderJSON, baseEnd, baseCPU []time.Duration
+	var endToEnd, cpu, list, listSerial, render, renderJSON []time.Duration
+	others := strings.FieldsFunc(baseline, func(r rune) bool { return r == ',' })
+	baseEnd, baseCPU := map[string][]time.Duration{}, map[string][]time.Duration{}
 	var bytesOut int
 	for r := range rounds {
 		release, err := flock(lock, roundMode)
 		if err != nil {
 			return err
 		}
-		// The binary as a person runs it (and the baseline's, in alternating order).
-		order := []string{bin}
-		if baseline != "" {
-			order = []string{bin, baseline}
-			if r%2 == 1 {
-				order = []string{baseline, bin}
-			}
-		}
+		// The binary as a person runs it, and the baselines, the order turning each round.
+		order := append([]string{bin}, others...)
+		k := r % len(order)
+		order = slices.Concat(order[k:], order[:k])
 		var out []byte
 		for _, b := range order {
 			var o bytes.Buffer
@@ -209,7 +208,7 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 			if b == bin {
 				out, endToEnd, cpu = o.Bytes(), append(endToEnd, took), append(cpu, used)
 			} else {
-				baseEnd, baseCPU = append(baseEnd, took), append(baseCPU, used)
+				baseEnd[b], baseCPU[b] = append(baseEnd[b], took), append(baseCPU[b], used)
 			}
 		}
 		bytesOut = len(out)
@@ -228,9 +227,10 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 		}
 		list = append(list, time.Since(t0))
 		t0 = time.Now()
-		if serial, err := serialList(ctx, c.Client); err != nil || len(serial) != n {
+		serial, err := serialList(ctx, c.Client)
+		if err != nil || len(serial) != n {
 			release()
-			return fmt.Errorf("serial list: %d clusters, %v", len(serial), err)
+			return fmt.Errorf("serial list: %d clusters, want %d: %w", len(serial), n, err)
 		}
 		listSerial = append(listSerial, time.Since(t0))
 		if len(clusters) != n {
@@ -261,8 +261,8 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 	fmt.Printf("| clusters | rounds | binary | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind beside it, render) | its CPU (user+sys) | lists alone, in-process (clusters pipelined, then the backup kinds) | cluster list alone, decode then ask (controller-runtime's client) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
 	fmt.Printf("|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	fmt.Printf("| %d | %d | this tree | %s | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(list), spread(listSerial), spread(render), spread(renderJSON), n+2, bytesOut)
-	if baseline != "" {
-		fmt.Printf("| %d | %d | %s | %s | %s | | | | | |\n", n, rounds, filepath.Base(baseline), spread(baseEnd), spread(baseCPU))
+	for _, b := range others {
+		fmt.Printf("| %d | %d | %s | %s | %s | | | | | |\n", n, rounds, filepath.Base(b), spread(baseEnd[b]), spread(baseCPU[b]))
 	}
 	return nil
 }
