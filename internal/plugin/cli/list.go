@@ -24,7 +24,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -113,16 +112,41 @@ func fetchPages(ctx context.Context, rc *rest.RESTClient, ns, selector string, c
 	}
 }
 
-// decodePage decodes a page of the list as client-go does (sigs.k8s.io/json
-// through the scheme's deserializer; encoding/json is no faster here,
-// BenchmarkDecodePage).
+// decodePage decodes a page of the list. Each item's managedFields, half
+// its bytes and read by no view, are stepped over, not decoded
+// (BenchmarkDecodePage: about twice as fast as the scheme's deserializer,
+// which builds them).
 func decodePage(raw []byte) (*srv1.StarRocksClusterList, error) {
-	var page srv1.StarRocksClusterList
-	if err := runtime.DecodeInto(codecs.UniversalDeserializer(), raw, &page); err != nil {
+	var page struct {
+		metav1.ListMeta `json:"metadata"`
+		Items           []struct {
+			metav1.TypeMeta `json:",inline"`
+			Metadata        metaWithoutManagedFields    `json:"metadata"`
+			Spec            srv1.StarRocksClusterSpec   `json:"spec"`
+			Status          srv1.StarRocksClusterStatus `json:"status"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil {
 		return nil, err
 	}
-	return &page, nil
+	out := &srv1.StarRocksClusterList{ListMeta: page.ListMeta, Items: make([]srv1.StarRocksCluster, len(page.Items))}
+	for i, it := range page.Items {
+		out.Items[i] = srv1.StarRocksCluster{TypeMeta: it.TypeMeta, ObjectMeta: it.Metadata.ObjectMeta, Spec: it.Spec, Status: it.Status}
+	}
+	return out, nil
 }
+
+// metaWithoutManagedFields is ObjectMeta whose managedFields are skipped:
+// the field of the outer struct takes the name from the embedded one's.
+type metaWithoutManagedFields struct {
+	metav1.ObjectMeta
+	ManagedFields skipped `json:"managedFields,omitzero"`
+}
+
+// skipped is a JSON value read past and dropped.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 // listMeta reads a page's list metadata, for its continue token, without
 // decoding its items: the API server writes a custom resource's list as a
