@@ -49,6 +49,11 @@ type Workload struct {
 	// (PathVerdict.Direction, from the versions FE reports): the order goes
 	// by it, and by the image tags only when the verdict has none.
 	Direction version.Direction
+	// Kept is true when an earlier step keeps the pod template the spec
+	// asks for (a refusal, or a wait on FE's word): Desired then reads
+	// unchanged, yet the change is still to roll, and FE's upgrade waits
+	// for it as for one rolling.
+	Kept bool
 }
 
 // Plan holds back StatefulSets whose image change must wait: on an upgrade BE
@@ -91,7 +96,7 @@ func Order(fe, be, cn Workload) Plan {
 	plan := Plan{Held: map[string]string{}}
 	var busy, downgrading []string
 	for _, o := range others {
-		if o.Live != nil && o.Desired != nil && (o.changing || !status.RolledOut(o.Live) || o.Gated) {
+		if o.Live != nil && o.Desired != nil && (o.changing || o.Kept || !status.RolledOut(o.Live) || o.Gated) {
 			busy = append(busy, o.Name)
 		}
 	}

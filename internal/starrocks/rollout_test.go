@@ -50,6 +50,7 @@ func TestOrder(t *testing.T) {
 		fe, be, cn       *appsv1.StatefulSet
 		toFE, toBE, toCN string
 		heldFE, heldBE   bool
+		keptBE           bool // an earlier step keeps BE's template (desired reads as live)
 	}{
 		{name: "an upgrade of all three holds FE",
 			fe: stsWith("c-fe", "starrocks/x:3.2.0", true), be: stsWith("c-be", "starrocks/x:3.2.0", true), cn: stsWith("c-cn", "starrocks/x:3.2.0", true),
@@ -71,11 +72,19 @@ func TestOrder(t *testing.T) {
 			toFE: "3.3.0", toBE: "3.3.0", toCN: "3.3.0"},
 		{name: "a new cluster holds nothing",
 			toFE: "3.3.0", toBE: "3.3.0", toCN: "3.3.0"},
+		// An earlier step (a refusal, a wait on FE's word) keeps BE's
+		// template: desired reads as live, and FE's upgrade still waits.
+		{name: "FE waits while an earlier step keeps BE's change",
+			fe: stsWith("c-fe", "starrocks/x:3.2.0", true), be: stsWith("c-be", "starrocks/x:3.2.0", true), cn: stsWith("c-cn", "starrocks/x:3.3.0", true),
+			toFE: "3.3.0", toBE: "3.2.0", toCN: "3.3.0", keptBE: true, heldFE: true},
+		{name: "an earlier step keeping BE does not hold FE's downgrade",
+			fe: stsWith("c-fe", "starrocks/x:3.3.0", true), be: stsWith("c-be", "starrocks/x:3.3.0", true), cn: stsWith("c-cn", "starrocks/x:3.2.0", true),
+			toFE: "3.2.0", toBE: "3.3.0", toCN: "3.2.0", keptBE: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fe, be, cn := desired("c-fe", tt.toFE), desired("c-be", tt.toBE), desired("c-cn", tt.toCN)
-			p := Order(Workload{Name: "FE", Live: tt.fe, Desired: fe, Applied: false}, Workload{Name: "BE", Live: tt.be, Desired: be, Applied: false}, Workload{Name: "CN", Live: tt.cn, Desired: cn, Applied: false})
+			p := Order(Workload{Name: "FE", Live: tt.fe, Desired: fe, Applied: false}, Workload{Name: "BE", Live: tt.be, Desired: be, Applied: false, Kept: tt.keptBE}, Workload{Name: "CN", Live: tt.cn, Desired: cn, Applied: false})
 			if p.Holds(fe) != tt.heldFE || p.Holds(be) != tt.heldBE {
 				t.Errorf("held FE %v BE %v, want FE %v BE %v (%v)", p.Holds(fe), p.Holds(be), tt.heldFE, tt.heldBE, p.Held)
 			}

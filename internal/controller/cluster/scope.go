@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -272,5 +273,6 @@ func feAnswers(s *clusterScope) bool {
 func orderWorkload(s *clusterScope, c resources.Component) starrocks.Workload {
 	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
 	gated := live != nil && gateSet(live) && !starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy)
-	return starrocks.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want), Gated: gated}
+	kept := want != nil && slices.ContainsFunc(s.holds.Fields(want), func(f []string) bool { return slices.Equal(f, templateField) })
+	return starrocks.Workload{Name: c.Title(), Live: live, Desired: want, Applied: live != nil && want != nil && s.want.hashes.Written(live, want), Gated: gated, Kept: kept}
 }
