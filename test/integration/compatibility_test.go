@@ -27,6 +27,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
@@ -502,6 +503,12 @@ func testImageAfterChange(t *testing.T, c *testcluster.Cluster, dir *feDirectory
 		t.Errorf("CREATE IMAGE at %d, the restore's last statement at %d: want the image first", i, j)
 	}
 	for _, reason := range []string{srv1.ReasonCompatibilityPause, srv1.ReasonMetadataImage, srv1.ReasonCompatibilityRestored} {
+		// client-go's events recorder posts each Event from a goroutine of
+		// its own and retries a failed post 10 s later: an Event told
+		// before another may land after it.
+		_ = wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			return eventsIn(ctx, t, c, ns, "im", reason) > 0, nil
+		})
 		if n := eventsIn(t.Context(), t, c, ns, "im", reason); n != 1 {
 			t.Errorf("%d Events %s, want 1", n, reason)
 		}
