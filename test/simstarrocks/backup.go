@@ -273,14 +273,7 @@ func (c *cluster) runBackup(j *bjob, t time.Time) {
 			j.log()
 		}
 	case jsUploadSnapshot:
-		perBE := map[int64]int{}
-		for _, task := range j.tasks {
-			perBE[task.be] += task.tablets
-		}
-		j.tasks = nil
-		for _, be := range slices.Sorted(maps.Keys(perBE)) {
-			j.tasks = append(j.tasks, &btask{id: c.newID(), be: be, tablets: perBE[be]})
-		}
+		c.tasksPerBE(j)
 		j.showProgress = true
 		// "upload tasks will be resend after FE crashed": not logged.
 		j.state = jsUploading
@@ -481,14 +474,7 @@ func (c *cluster) runRestore(j *bjob, t time.Time) {
 			j.log()
 		}
 	case jsDownload:
-		perBE := map[int64]int{}
-		for _, task := range j.tasks {
-			perBE[task.be] += task.tablets
-		}
-		j.tasks = nil
-		for _, be := range slices.Sorted(maps.Keys(perBE)) {
-			j.tasks = append(j.tasks, &btask{id: c.newID(), be: be, tablets: perBE[be]})
-		}
+		c.tasksPerBE(j)
 		j.showProgress = true
 		j.state = jsDownloading
 	case jsDownloading:
@@ -585,4 +571,17 @@ func addTTL(t time.Time, ttl string) time.Time {
 		return t.AddDate(n, 0, 0)
 	}
 	return time.Time{}
+}
+
+// tasksPerBE turns a job's per-tablet snapshot tasks into one upload (or
+// download) task per BE, with that BE's tablets.
+func (c *cluster) tasksPerBE(j *bjob) {
+	perBE := map[int64]int{}
+	for _, task := range j.tasks {
+		perBE[task.be] += task.tablets
+	}
+	j.tasks = nil
+	for _, be := range slices.Sorted(maps.Keys(perBE)) {
+		j.tasks = append(j.tasks, &btask{id: c.newID(), be: be, tablets: perBE[be]})
+	}
 }
