@@ -110,6 +110,8 @@ test: verify testbin $(GOTESTSUM) ## Run unit and integration tests against a re
 	@status=0; ( $(call go-test,.,$(RACE_PKGS),root) ) && ( $(call go-test,test,$(RACE_PKGS_TEST),test) ) || status=$$?; \
 	echo "== make test: every package, the tests that skipped and why"; \
 	$(GOTESTSUM) --format pkgname --format-icons text --format-hide-empty-pkg --hide-summary=failed,errors --raw-command -- cat $(TEST_JSON)/*.json || true; \
+	if [ $$status -ne 0 ]; then echo "== make test: the tests that failed (their output is above)"; \
+	  hack/failed-tests.sh $(TEST_JSON); fi; \
 	exit $$status
 
 # go-test runs the tests of module $(1) through gotestsum, its events in
