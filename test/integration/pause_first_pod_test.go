@@ -54,9 +54,9 @@ func testPauseAtTheFirstPod(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 	src := gatedCluster(ns, name, 1, 6)
 	src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + upgradeFrom
 	src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + upgradeFrom
-	// MigrationRate 1: each of be-4 and be-5 drains its 20 replicas in
-	// about 20 s at full speed; under the pause, one tablet per 20 s round.
-	f := startGated(t, c, dir, src, simstarrocks.Options{Version: "3.3", HeartbeatInterval: 500 * time.Millisecond, CheckpointInterval: checkpointEvery, MigrationRate: 1}, 40)
+	// MigrationRate 2: each of be-4 and be-5 drains its 20 replicas in
+	// about 10 s at full speed; under the pause, one tablet per 20 s round.
+	f := startGated(t, c, dir, src, simstarrocks.Options{Version: "3.3", HeartbeatInterval: 500 * time.Millisecond, CheckpointInterval: checkpointEvery, MigrationRate: 2}, 40)
 	setUserScheduling(t, f, name)
 	from := len(f.Stops())
 
@@ -185,8 +185,8 @@ func testPauseLiftedBesideADeadBE(t *testing.T, c *testcluster.Cluster, dir *feD
 		}
 		return false, nil
 	})
-	recordRemoved(t, c, src, time.Minute)
-	keysRestoredOnEveryFE(t, f, userValues)
+	keysBackWithin(t, f, userValues, time.Minute)
+	recordRemoved(t, c, src, 10*time.Second)
 	// The Event is written by the events library's broadcaster, after the
 	// record is removed: read until it lands.
 	var notes []string
@@ -195,6 +195,32 @@ func testPauseLiftedBesideADeadBE(t *testing.T, c *testcluster.Cluster, dir *feD
 		return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "FE lists BE "+dead+" not Alive") }), nil
 	})
 	t.Logf("the restore's Events: %q", notes)
+}
+
+// keysBackWithin waits up to d for an FE of f to run and every FE that
+// runs to hold want for FE's four compatibility keys, read from the
+// simulated FE, then checks them (keysRestoredOnEveryFE says which key of
+// which FE is not back).
+func keysBackWithin(t *testing.T, f *simstarrocks.StarRocks, want map[string]string, d time.Duration) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		back, running := true, 0
+		for _, fr := range f.Frontends() {
+			for k, v := range want {
+				got, runs := f.FrontendConfig(fr.Host, k)
+				if runs {
+					running++
+				}
+				if runs && got != v {
+					back = false
+				}
+			}
+		}
+		if back && running > 0 {
+			break
+		}
+	}
+	keysRestoredOnEveryFE(t, f, want)
 }
 
 // currentRecord is the compatibility pause's record on src now.
