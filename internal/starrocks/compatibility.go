@@ -23,8 +23,11 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
+	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 // The compatibility pause of an upgrade or downgrade (docs/upgrades.md,
@@ -40,8 +43,14 @@ import (
 // statement first, then on every other FE it lists, alive or not, failing
 // on one that does not answer (ConfigBase.setConfig): each key is its own
 // attempt, and after an error FE's leader, whose tablet scheduler clones
-// and balances, decides whether it took (Unconfirmed). No pause begins
-// while a BE decommission drains: the change waits for it.
+// and balances, decides whether it took (Unconfirmed). The pause (and its
+// record) begins only in the reconcile that writes the first StatefulSet
+// of the change, the write that replaces its first pod or lets its gate do
+// so: not while another step keeps every changed StatefulSet (a pre-flight
+// hold, the rollout order, a scale-in and its decommission), which would
+// slow what they wait for (a decommission drains at one tablet per 20 s
+// round under the pause). Nor while FE lists a BE decommission draining:
+// the change waits for it.
 
 // PauseRecord is what FE had before the pause, by key (the keys of
 // CompatibilityPause), recorded on the cluster, and the metadata image
@@ -92,6 +101,11 @@ type CompatibilityIn struct {
 	// StatefulSet's image yet, or whose image change is still to be
 	// written; Unsettled only the former (a held change does not count).
 	Rolling, Unsettled []string
+	// Kept are the components whose image change this reconcile does not
+	// write, by why (NotWritten): another step keeps their StatefulSet
+	// whole, or their pod template at the live one. No pod of theirs goes
+	// now, so their change takes no pause yet. nil: none is kept.
+	Kept map[string]string
 	// Undecided: an image change is pending whose pre-flight waits for
 	// FE's report, so Changes does not list it yet and its templates are
 	// held at their live values: nothing may be taken as finished.
@@ -187,6 +201,13 @@ func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
 	fp := Fingerprint(in.Report)
 	rec := in.Record
 	if rec == nil {
+		if pause && !in.firstPodGoes() {
+			// No StatefulSet of the change is written now: no pod of it
+			// goes, and what keeps it (the order, a scale-in draining, a
+			// pre-flight hold) says so. The pause, its record and the
+			// image's wait for the reconcile that writes the first one.
+			return CompatibilityPlan{}
+		}
 		return planRecord(in, pause, image, fp)
 	}
 	if rec.ImageBefore && image == rec.Image {
@@ -240,6 +261,50 @@ func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
 			Message: "setting the compatibility pause again on every FE (an FE restarted or the leader moved)"}
 	}
 	return CompatibilityPlan{}
+}
+
+// firstPodGoes reports whether this reconcile writes the StatefulSet of a
+// change that pauses: one no other step keeps (Kept).
+func (in CompatibilityIn) firstPodGoes() bool {
+	return slices.ContainsFunc(in.Changes, func(c ImageCheck) bool {
+		_, kept := in.Kept[c.Name]
+		return c.Verdict.Allowed() && c.Verdict.PauseBalance && !kept
+	})
+}
+
+// Pending is one component's StatefulSet with an image change, as the
+// compatibility pause sees it once every step that decides the writes has
+// held what it holds: as it runs, as it is to be written, and why a step
+// keeps it whole ("" none).
+type Pending struct {
+	Name          string
+	Live, Desired *appsv1.StatefulSet
+	Held          string
+}
+
+// NotWritten are the components of ps whose image change this reconcile
+// does not write, by why (CompatibilityIn.Kept): a step keeps the
+// StatefulSet whole (the rollout order: FE waits for BE, or BE for FE on a
+// downgrade; a scale-in while FE decommissions its BEs), or keeps its pod
+// template at the live one (a pre-flight hold, the ephemeral-storage
+// check), which then carries the live image. The others are written now:
+// the write replaces their first pod (a StatefulSet no gate drives), or
+// lets their gate replace it (a gated rollout's partition), so the pause
+// goes before it.
+func NotWritten(ps []Pending) map[string]string {
+	out := map[string]string{}
+	for _, p := range ps {
+		switch {
+		case p.Live == nil || p.Desired == nil:
+			// Nothing runs yet, or nothing is to be written: no pod goes.
+			out[p.Name] = "no StatefulSet to replace a pod of"
+		case p.Held != "":
+			out[p.Name] = p.Held
+		case resources.Image(p.Live) == resources.Image(p.Desired):
+			out[p.Name] = "its pod template is kept at the live one"
+		}
+	}
+	return out
 }
 
 // finishChange is the end of a change once everything rolled and every BE

@@ -24,6 +24,9 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/srscale/starrocks-operator/internal/fe"
 	"github.com/srscale/starrocks-operator/internal/version"
 )
@@ -131,7 +134,35 @@ func TestPlanCompatibility(t *testing.T) {
 			event: "CompatibilityRestored", note: "FE lists BE be-1 not Alive"},
 		{name: "control: recorded, a BE not alive, a component still rolling: the pause stays",
 			in: CompatibilityIn{Rolling: []string{"BE"}, Record: rec, Report: beDown, SetFor: Fingerprint(beDown)}},
-		{name: "a minor change while a BE decommission drains: no record, no pause, the change waits for the drain at full speed",
+		// Issue 50 item 15: the pause begins in the reconcile that writes
+		// the change's first StatefulSet, not when the change is seen.
+		// For each step that keeps it, no pod goes: no read, no record,
+		// no pause; the step that keeps it says why.
+		{name: "BE's minor change kept whole by its scale-in while FE decommissions (BE 6 to 4 with an image bump), FE's by the order: no pause, nothing read, the drain at full speed",
+			in: CompatibilityIn{Changes: []ImageCheck{feMinor, minor}, Report: draining, Shown: shown,
+				Kept: map[string]string{"BE": "decommissioning be-4, be-5", "FE": "FE waits for BE"}}},
+		{name: "BE's minor change kept by the rollout order (a downgrade: BE waits for FE), FE's kept by its scale-in: no pause",
+			in: CompatibilityIn{Changes: []ImageCheck{minor, feMinorDown}, Report: steady, Shown: shown,
+				Kept: map[string]string{"BE": "BE waits for FE", "FE": "fe-2 leaves FE's group"}}},
+		{name: "BE's minor change whose template a pre-flight hold keeps (the ephemeral-storage check waits for FE's word): no pause",
+			in: CompatibilityIn{Changes: []ImageCheck{minor}, Report: steady, Shown: shown, Kept: map[string]string{"BE": "its pod template is kept at the live one"}}},
+		{name: "FE's minor change kept by the order behind BE's patch, which is written: the patch takes no pause, nor does FE's change yet",
+			in: CompatibilityIn{Changes: []ImageCheck{feMinor, patch}, Report: steady, Shown: shown, Kept: map[string]string{"FE": "FE waits for BE"}}},
+		{name: "the step that writes BE's StatefulSet (the drain done, FE still kept by the order): FE's values read first, the write held meanwhile",
+			in:   CompatibilityIn{Changes: []ImageCheck{feMinor, minor}, Report: steady, Kept: map[string]string{"FE": "FE waits for BE"}},
+			want: CompatibilityPlan{ReadConfig: true}},
+		{name: "the step that writes BE's StatefulSet, FE's values read: recorded (FE's image due too), then the pause, then the write",
+			in:    CompatibilityIn{Changes: []ImageCheck{feMinor, minor}, Report: steady, Shown: shown, Kept: map[string]string{"FE": "FE waits for BE"}},
+			want:  CompatibilityPlan{Record: withImage, Statements: pause, SetFor: Fingerprint(steady)},
+			event: "CompatibilityPause"},
+		{name: "the step that writes FE's StatefulSet of a downgrade (BE kept by the order): FE's values recorded, the image before FE first",
+			in:    CompatibilityIn{Changes: []ImageCheck{feMinorDown, minor}, Report: steady, Shown: shown, Kept: map[string]string{"BE": "BE waits for FE"}},
+			want:  CompatibilityPlan{Record: &PauseRecord{Values: shown, Image: feMinorDown.To, ImageBefore: true}, Wait: true},
+			event: "CompatibilityPause"},
+		{name: "a record stands (the first pod went): a StatefulSet kept by a step does not lift or skip the pause set again after an FE restart",
+			in:   CompatibilityIn{Changes: []ImageCheck{feMinor}, Rolling: []string{"FE"}, Record: rec, Report: restarted, SetFor: Fingerprint(steady), Kept: map[string]string{"FE": "FE waits for BE"}},
+			want: CompatibilityPlan{Statements: pause, SetFor: Fingerprint(restarted)}},
+		{name: "a minor change written while FE lists a BE decommission draining (a DBA's, no scale-in keeps BE): no record, no pause, the change waits for the drain at full speed",
 			in:   CompatibilityIn{Changes: []ImageCheck{minor}, Report: draining, Shown: shown},
 			want: CompatibilityPlan{Wait: true}, note: "be-5 (1200 tablets)"},
 		{name: "control: the drain done (the BE's row gone), the pause is taken before the first pod",
@@ -294,6 +325,41 @@ func TestPlanCompatibility(t *testing.T) {
 			got.Events, got.Message, got.Want, got.ImageStep = nil, "", nil, false
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNotWritten: the image changes a reconcile does not write, by the
+// step that keeps them (issue 50 item 15). Each kept change has no pod
+// about to go, and takes no pause yet; the one written does.
+func TestNotWritten(t *testing.T) {
+	sts := func(image string) *appsv1.StatefulSet {
+		s := &appsv1.StatefulSet{}
+		s.Spec.Template.Spec.Containers = []corev1.Container{{Name: "x", Image: image}}
+		return s
+	}
+	old, next := sts("starrocks/be-ubuntu:3.3.2"), sts("starrocks/be-ubuntu:3.4.1")
+	tests := []struct {
+		name string
+		p    Pending
+		kept string // "" written now
+	}{
+		{"nothing keeps it: written now, its first pod goes (or its gate lets it go)", Pending{Name: "BE", Live: old, Desired: next}, ""},
+		{"the rollout order keeps it whole (FE waits for BE)", Pending{Name: "FE", Live: old, Desired: next, Held: "FE waits for BE to roll out"}, "FE waits for BE to roll out"},
+		{"a scale-in keeps it whole while FE decommissions the removed BEs", Pending{Name: "BE", Live: old, Desired: next, Held: "decommissioning be-4, be-5"}, "decommissioning be-4, be-5"},
+		{"a StatefulSet made again around its pods, held for the scale-in", Pending{Name: "BE", Live: old, Desired: next, Held: "made again around its 6 pods"}, "made again around its 6 pods"},
+		{"a pre-flight hold keeps its template at the live one (a refusal, a wait on FE's word, fe.conf's asks)", Pending{Name: "FE", Live: old, Desired: old}, "its pod template is kept at the live one"},
+		{"no live StatefulSet: no pod to replace", Pending{Name: "CN", Desired: next}, "no StatefulSet to replace a pod of"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, kept := NotWritten([]Pending{tt.p})[tt.p.Name]
+			if !kept {
+				got = ""
+			}
+			if got != tt.kept {
+				t.Errorf("kept %q, want %q", got, tt.kept)
 			}
 		})
 	}

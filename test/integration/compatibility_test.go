@@ -66,6 +66,12 @@ func TestUpgradeProcedure(t *testing.T) {
 	t.Run("FE's HTTP port wants other credentials: the image step ends at its limit, clone and balancing restored first, then the record rewritten, why told", func(t *testing.T) {
 		testImageStepBounded(t, c, dir)
 	})
+	t.Run("BE 6 to 4 with an image bump in one update: no pause while the decommission drains (FE's keys at the user's values on every FE), the pause before the first BE pod is replaced", func(t *testing.T) {
+		testPauseAtTheFirstPod(t, c, dir)
+	})
+	t.Run("a BE process stopped mid-upgrade: the rollout finishes, the pause is lifted on every FE all the same, and the restore names the dead BE", func(t *testing.T) {
+		testPauseLiftedBesideADeadBE(t, c, dir)
+	})
 }
 
 // testPauseWithAnFEThatDoesNotAnswer: FE lists a follower that never

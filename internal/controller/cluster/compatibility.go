@@ -17,6 +17,7 @@ limitations under the License.
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,7 +38,11 @@ import (
 // major version change, as StarRocks' upgrade and downgrade pages ask
 // (starrocks.PlanPause; docs/upgrades.md): FE's values are read and
 // recorded on the cluster (srv1.CompatibilityPauseAnnotation), then the
-// pause is set, before the first pod of the change is replaced; it is set
+// pause is set, in the reconcile that writes the change's first
+// StatefulSet, before the write (and so before its first pod is replaced):
+// not while the pre-flight, the rollout order or a scale-in keeps every
+// changed StatefulSet (starrocks.NotWritten). It runs after the phases
+// that take those holds, and before the gates and the writes. It is set
 // again after an FE restarts or the leader moves; once every component runs
 // its image (whatever FE says of a BE that is not Alive), the recorded
 // values are set again and the record removed. FE's metadata image is taken after FE's change, and
@@ -49,7 +54,7 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 	}
 	rec := r.pauseRecord(ctx, s.src)
 	in := starrocks.PauseInput{CompatibilityIn: starrocks.CompatibilityIn{Changes: s.want.changes, Undecided: s.want.pathUndecided,
-		Rolling: rollingComponents(s, true), Unsettled: rollingComponents(s, false), Record: rec, Now: time.Now()},
+		Rolling: rollingComponents(s, true), Unsettled: rollingComponents(s, false), Record: rec, Now: time.Now(), Kept: notWritten(s)},
 		ChangeKey: s.want.changeKey, Every: r.FE.Every()}
 	if rec != nil {
 		pods := r.clusterPods(ctx, s)[resources.ComponentFE]
@@ -58,6 +63,24 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 	}
 	frontend.Run(ctx, r.steps(), s.target(resources.ComponentFE), r.pauses, client.ObjectKeyFromObject(s.src), in, starrocks.PlanPause)
 	return true
+}
+
+// notWritten names the components whose image change this reconcile does
+// not write, by why (starrocks.NotWritten), from the holds the phases
+// before took.
+func notWritten(s *clusterScope) map[string]string {
+	var ps []starrocks.Pending
+	for _, c := range statefulSetComponents {
+		want := s.want.objects.StatefulSet(c)
+		p := starrocks.Pending{Name: c.Title(), Live: s.in.live[c], Desired: want}
+		if want != nil {
+			if msg, held := s.holds.Keeping(c, want); held {
+				p.Held = cmp.Or(msg, "held")
+			}
+		}
+		ps = append(ps, p)
+	}
+	return starrocks.NotWritten(ps)
 }
 
 // rollingComponents names the components whose pods do not all run their

@@ -194,9 +194,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.disasterRecovery,    // disaster_recovery.go: FE alone restores a snapshot, BE and CN held
 		r.preflight,           // preflight.go: an image change's version path checked before rolloutOrder orders it; a refused one keeps the template
 		r.ephemeralStorage,    // ephemeral.go: a BE rollout on storage that dies with the pod warned, refused while FE lists single-replica partitions
-		r.compatibility,       // compatibility.go: clone and balance paused before a minor or major change's first pod, restored after its last
 		r.rolloutOrder,        // rollout.go: image changes roll BE and CN before FE on upgrade
 		r.scaleIn,             // scalein.go: FE lets removed BEs and FEs go before their pods do, once the holds that decide the writes are settled
+		r.compatibility,       // compatibility.go: clone and balance paused in the reconcile that writes a minor or major change's first StatefulSet, before the write; restored after its last
 		r.gateRollouts,        // gated_rollout.go: pods roll one at a time on StarRocks' word, FE's leader last; all at once when confirmed (parallel.go)
 		r.budgets,             // budgets.go: disruption budgets for the pods the StatefulSets keep
 		r.sync,                // sync.go: write and delete objects, status beside
