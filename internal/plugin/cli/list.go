@@ -41,14 +41,32 @@ import (
 // overlap is what brings `status -A` near the time of the slower of the
 // two alone (docs/benchmark.md, issue 53).
 func List(ctx context.Context, cfg *rest.Config, ns, selector string, chunk int64) ([]srv1.StarRocksCluster, error) {
+	var out []srv1.StarRocksCluster
+	err := ListPages(ctx, cfg, ns, selector, chunk, func(raw []byte) error {
+		page, err := decodePage(raw)
+		if err != nil {
+			return fmt.Errorf("decoding a page of StarRocks clusters: %w", err)
+		}
+		if out == nil {
+			out = make([]srv1.StarRocksCluster, 0, len(page.Items)+int(max(ptr.Deref(page.RemainingItemCount, 0), 0)))
+		}
+		out = append(out, page.Items...)
+		return nil
+	})
+	return out, err
+}
+
+// ListPages is List's paginated list without the decode: take is given
+// each page's bytes, in order, while the next page is being fetched.
+func ListPages(ctx context.Context, cfg *rest.Config, ns, selector string, chunk int64, take func(raw []byte) error) error {
 	if selector != "" {
 		if _, err := labels.Parse(selector); err != nil {
-			return nil, fmt.Errorf("label selector %q: %w", selector, err)
+			return fmt.Errorf("label selector %q: %w", selector, err)
 		}
 	}
 	rc, err := clustersClient(cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -58,21 +76,12 @@ func List(ctx context.Context, cfg *rest.Config, ns, selector string, chunk int6
 		defer close(pages)
 		fetched <- fetchPages(ctx, rc, ns, selector, chunk, pages)
 	}()
-	var out []srv1.StarRocksCluster
 	for raw := range pages {
-		page, err := decodePage(raw)
-		if err != nil {
-			return nil, fmt.Errorf("decoding a page of StarRocks clusters: %w", err)
+		if err := take(raw); err != nil {
+			return err
 		}
-		if out == nil {
-			out = make([]srv1.StarRocksCluster, 0, len(page.Items)+int(max(ptr.Deref(page.RemainingItemCount, 0), 0)))
-		}
-		out = append(out, page.Items...)
 	}
-	if err := <-fetched; err != nil {
-		return nil, err
-	}
-	return out, nil
+	return <-fetched
 }
 
 var codecs = serializer.NewCodecFactory(srscheme.New())

@@ -34,6 +34,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -59,6 +60,7 @@ func main() {
 	backupEvery := flag.Int("backup-every", 4, "every this many clusters has a backup that succeeded (status lists the backups too); 0 for none")
 	lock := flag.String("lock", "/tmp/cpu.lock", "flock file: shared while creating, exclusive for each measured round (\"\" for none)")
 	flag.StringVar(&baseline, "baseline", "", "other kubectl-starrocks binaries (an earlier build, a wrapper setting GOGC or a flag), comma-separated, run in each round beside this tree's, the order turning each round, for ratios within one run")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the first round's in-process lists and render (this process: the plugin's side, not the API server's) to this file")
 	shared := flag.Bool("shared-rounds", false, "measure the rounds under the shared lock, beside other work (noisy: when no exclusive hold comes in time)")
 	flag.Parse()
 	roundMode = syscall.LOCK_EX
@@ -73,6 +75,9 @@ func main() {
 
 // roundMode is how each measured round holds the lock.
 var roundMode int
+
+// cpuProfile is -cpuprofile's file ("" for none).
+var cpuProfile string
 
 // baseline is the -baseline binaries, comma-separated ("" for none).
 var baseline string
@@ -184,7 +189,7 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 	fmt.Fprintf(os.Stderr, "pluginbench: %d clusters in %d namespaces created (spec and status) in %s\n", n, namespaces, time.Since(started).Round(time.Millisecond))
 	release()
 
-	var endToEnd, cpu, list, listSerial, render, renderJSON []time.Duration
+	var endToEnd, cpu, fetch, list, listSerial, render, renderJSON []time.Duration
 	others := strings.FieldsFunc(baseline, func(r rune) bool { return r == ',' })
 	baseEnd, baseCPU := map[string][]time.Duration{}, map[string][]time.Duration{}
 	var bytesOut int
@@ -213,8 +218,29 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 		}
 		bytesOut = len(out)
 		load, _ := os.ReadFile("/proc/loadavg")
-		// In-process: the paginated list, then the render alone.
+		// In-process: the cluster pages fetched and not decoded (the API
+		// server's part), the paginated list, then the render alone.
 		t0 := time.Now()
+		fetched := 0
+		if err := cli.ListPages(ctx, c.Config, "", "", 500, func(raw []byte) error { fetched += len(raw); return nil }); err != nil {
+			release()
+			return err
+		}
+		fetch = append(fetch, time.Since(t0))
+		stopProfile := func() {}
+		if cpuProfile != "" && r == 0 {
+			f, err := os.Create(cpuProfile)
+			if err != nil {
+				release()
+				return err
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				release()
+				return err
+			}
+			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		}
+		t0 = time.Now()
 		clusters, err := cli.List(ctx, c.Config, "", "", 500)
 		if err != nil {
 			release()
@@ -243,6 +269,7 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 			return err
 		}
 		render = append(render, time.Since(t0))
+		stopProfile()
 		t0 = time.Now()
 		format := "json"
 		if err := cli.RenderStatus(io.Discard, clusters, backups, &genericclioptions.PrintFlags{OutputFormat: &format, JSONYamlPrintFlags: genericclioptions.NewJSONYamlPrintFlags()}, true, false, time.Now()); err != nil {
@@ -251,18 +278,18 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 		}
 		renderJSON = append(renderJSON, time.Since(t0))
 		release()
-		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), list %s (serial %s), render %s, render -o json %s; load before %s", r+1,
-			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), list[r].Round(time.Millisecond), listSerial[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
+		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), fetch alone %s (%d bytes), list %s (serial %s), render %s, render -o json %s; load before %s", r+1,
+			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), fetch[r].Round(time.Millisecond), fetched, list[r].Round(time.Millisecond), listSerial[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
 		if r == 0 {
 			lines := bytes.Split(out, []byte("\n"))
 			fmt.Fprintf(os.Stderr, "pluginbench: first lines and the summary:\n%s\n%s\n", bytes.Join(lines[:min(4, len(lines))], []byte("\n")), lines[len(lines)-2])
 		}
 	}
-	fmt.Printf("| clusters | rounds | binary | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind beside it, render) | its CPU (user+sys) | lists alone, in-process (clusters pipelined, then the backup kinds) | cluster list alone, decode then ask (controller-runtime's client) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
-	fmt.Printf("|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
-	fmt.Printf("| %d | %d | this tree | %s | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(list), spread(listSerial), spread(render), spread(renderJSON), n+2, bytesOut)
+	fmt.Printf("| clusters | rounds | binary | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind beside it, render) | its CPU (user+sys) | cluster pages fetched, not decoded (the API server's part) | lists alone, in-process (clusters pipelined, then the backup kinds) | cluster list alone, decode then ask (controller-runtime's client) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
+	fmt.Printf("|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Printf("| %d | %d | this tree | %s | %s | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(fetch), spread(list), spread(listSerial), spread(render), spread(renderJSON), n+2, bytesOut)
 	for _, b := range others {
-		fmt.Printf("| %d | %d | %s | %s | %s | | | | | |\n", n, rounds, filepath.Base(b), spread(baseEnd[b]), spread(baseCPU[b]))
+		fmt.Printf("| %d | %d | %s | %s | %s | | | | | | |\n", n, rounds, filepath.Base(b), spread(baseEnd[b]), spread(baseCPU[b]))
 	}
 	return nil
 }
