@@ -121,42 +121,6 @@ func fetchPages(ctx context.Context, rc *rest.RESTClient, ns, selector string, c
 	}
 }
 
-// decodePage decodes a page of the list. Each item's managedFields, half
-// its bytes and read by no view, are stepped over, not decoded
-// (BenchmarkDecodePage: about twice as fast as the scheme's deserializer,
-// which builds them).
-func decodePage(raw []byte) (*srv1.StarRocksClusterList, error) {
-	var page struct {
-		metav1.ListMeta `json:"metadata"`
-		Items           []struct {
-			metav1.TypeMeta `json:",inline"`
-			Metadata        metaWithoutManagedFields    `json:"metadata"`
-			Spec            srv1.StarRocksClusterSpec   `json:"spec"`
-			Status          srv1.StarRocksClusterStatus `json:"status"`
-		} `json:"items"`
-	}
-	if err := json.Unmarshal(raw, &page); err != nil {
-		return nil, err
-	}
-	out := &srv1.StarRocksClusterList{ListMeta: page.ListMeta, Items: make([]srv1.StarRocksCluster, len(page.Items))}
-	for i, it := range page.Items {
-		out.Items[i] = srv1.StarRocksCluster{TypeMeta: it.TypeMeta, ObjectMeta: it.Metadata.ObjectMeta, Spec: it.Spec, Status: it.Status}
-	}
-	return out, nil
-}
-
-// metaWithoutManagedFields is ObjectMeta whose managedFields are skipped:
-// the field of the outer struct takes the name from the embedded one's.
-type metaWithoutManagedFields struct {
-	metav1.ObjectMeta
-	ManagedFields skipped `json:"managedFields,omitzero"`
-}
-
-// skipped is a JSON value read past and dropped.
-type skipped struct{}
-
-func (*skipped) UnmarshalJSON([]byte) error { return nil }
-
 // listMeta reads a page's list metadata, for its continue token, without
 // decoding its items: the API server writes a custom resource's list as a
 // map, its keys in order, so "metadata" comes after "items", last. When
