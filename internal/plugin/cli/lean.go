@@ -17,6 +17,7 @@ limitations under the License.
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -103,10 +104,10 @@ type present struct{}
 func (*present) UnmarshalJSON([]byte) error { return nil }
 
 // decodePage decodes a page of the list into clusters that carry only
-// what status's line reads (the lean types above).
+// what status's line reads (the lean types above). It overwrites raw.
 func decodePage(raw []byte) (*srv1.StarRocksClusterList, error) {
 	var page leanPage
-	if err := json.Unmarshal(raw, &page); err != nil {
+	if err := json.Unmarshal(withoutManagedFields(raw), &page); err != nil {
 		return nil, err
 	}
 	out := &srv1.StarRocksClusterList{ListMeta: page.ListMeta, Items: make([]srv1.StarRocksCluster, len(page.Items))}
@@ -166,4 +167,74 @@ func (s *leanComponentStatus) full() *srv1.StarRocksComponentStatus {
 		out.Nodes = &srv1.StarRocksNodesStatus{UnhealthyTablets: s.Nodes.UnhealthyTablets, Versions: s.Nodes.Versions}
 	}
 	return out
+}
+
+// managedFieldsKey starts an object's managedFields in the API server's
+// compact JSON.
+var managedFieldsKey = []byte(`"managedFields":`)
+
+// withoutManagedFields cuts each object's "managedFields" (half of a
+// cluster's bytes; no view reads them) out of raw, in place, and returns
+// what is left: encoding/json steps over a field it does not keep, but
+// still scans it twice, byte by byte (once to check the page, once to
+// skip it). raw is returned as it is when a cut is not plain: a value
+// other than a list, or white space around the key.
+//
+// A match preceded by "," or "{" is an object key: inside a string the
+// unescaped quote that follows would end the string and leave invalid
+// JSON, which the API server does not send.
+func withoutManagedFields(raw []byte) []byte {
+	w, last := 0, 0 // raw[:w] is kept; raw[last:] not yet looked at
+	for i := 0; ; {
+		j := bytes.Index(raw[i:], managedFieldsKey)
+		if j < 0 {
+			break
+		}
+		start := i + j
+		end, ok := skipList(raw, start+len(managedFieldsKey))
+		if !ok || start == 0 {
+			break
+		}
+		var cutFrom, cutTo int
+		switch {
+		case raw[start-1] == ',':
+			cutFrom, cutTo = start-1, end
+		case raw[start-1] == '{' && end < len(raw) && raw[end] == ',':
+			cutFrom, cutTo = start, end+1
+		default:
+			i = end
+			continue
+		}
+		w += copy(raw[w:], raw[last:cutFrom])
+		last, i = cutTo, end
+	}
+	w += copy(raw[w:], raw[last:])
+	return raw[:w]
+}
+
+// skipList is the index after the JSON list that starts at raw[i], its
+// strings' escapes honoured; false when raw[i] starts no list or the
+// list does not end.
+func skipList(raw []byte, i int) (int, bool) {
+	if i >= len(raw) || raw[i] != '[' {
+		return 0, false
+	}
+	depth := 0
+	for ; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth--; depth == 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return 0, false
 }
