@@ -190,7 +190,7 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 	fmt.Fprintf(os.Stderr, "pluginbench: %d clusters in %d namespaces created (spec and status) in %s\n", n, namespaces, time.Since(started).Round(time.Millisecond))
 	release()
 
-	var endToEnd, cpu, fetch, fetchPlain, list, listSerial, render, renderJSON []time.Duration
+	var endToEnd, cpu, fetch, fetchPlain, fetchH1, list, listSerial, render, renderJSON []time.Duration
 	others := strings.FieldsFunc(baseline, func(r rune) bool { return r == ',' })
 	baseEnd, baseCPU := map[string][]time.Duration{}, map[string][]time.Duration{}
 	var bytesOut int
@@ -236,6 +236,14 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 			return err
 		}
 		fetchPlain = append(fetchPlain, time.Since(t0))
+		h1 := rest.CopyConfig(c.Config)
+		h1.NextProtos = []string{"http/1.1"}
+		t0 = time.Now()
+		if err := cli.ListPages(ctx, h1, "", "", 500, func([]byte) error { return nil }); err != nil {
+			release()
+			return err
+		}
+		fetchH1 = append(fetchH1, time.Since(t0))
 		stopProfile := func() {}
 		if cpuProfile != "" && r == 0 {
 			f, err := os.Create(cpuProfile)
@@ -287,18 +295,18 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 		}
 		renderJSON = append(renderJSON, time.Since(t0))
 		release()
-		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), fetch alone %s (%d bytes; uncompressed %s), list %s (serial %s), render %s, render -o json %s; load before %s", r+1,
-			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), fetch[r].Round(time.Millisecond), fetched, fetchPlain[r].Round(time.Millisecond), list[r].Round(time.Millisecond), listSerial[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
+		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), fetch alone %s (%d bytes; uncompressed %s; HTTP/1.1 %s), list %s (serial %s), render %s, render -o json %s; load before %s", r+1,
+			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), fetch[r].Round(time.Millisecond), fetched, fetchPlain[r].Round(time.Millisecond), fetchH1[r].Round(time.Millisecond), list[r].Round(time.Millisecond), listSerial[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
 		if r == 0 {
 			lines := bytes.Split(out, []byte("\n"))
 			fmt.Fprintf(os.Stderr, "pluginbench: first lines and the summary:\n%s\n%s\n", bytes.Join(lines[:min(4, len(lines))], []byte("\n")), lines[len(lines)-2])
 		}
 	}
-	fmt.Printf("| clusters | rounds | binary | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind beside it, render) | its CPU (user+sys) | cluster pages fetched, not decoded (the API server's part) | the same, uncompressed | lists alone, in-process (clusters pipelined, then the backup kinds) | cluster list alone, decode then ask (controller-runtime's client) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
-	fmt.Printf("|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
-	fmt.Printf("| %d | %d | this tree | %s | %s | %s | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(fetch), spread(fetchPlain), spread(list), spread(listSerial), spread(render), spread(renderJSON), n+2, bytesOut)
+	fmt.Printf("| clusters | rounds | binary | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind beside it, render) | its CPU (user+sys) | cluster pages fetched, not decoded (the API server's part) | the same, uncompressed | the same, HTTP/1.1 | lists alone, in-process (clusters pipelined, then the backup kinds) | cluster list alone, decode then ask (controller-runtime's client) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
+	fmt.Printf("|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Printf("| %d | %d | this tree | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(fetch), spread(fetchPlain), spread(fetchH1), spread(list), spread(listSerial), spread(render), spread(renderJSON), n+2, bytesOut)
 	for _, b := range others {
-		fmt.Printf("| %d | %d | %s | %s | %s | | | | | | | |\n", n, rounds, filepath.Base(b), spread(baseEnd[b]), spread(baseCPU[b]))
+		fmt.Printf("| %d | %d | %s | %s | %s | | | | | | | | |\n", n, rounds, filepath.Base(b), spread(baseEnd[b]), spread(baseCPU[b]))
 	}
 	return nil
 }
