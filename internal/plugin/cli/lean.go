@@ -231,7 +231,8 @@ func skipList(raw []byte, i int) (int, bool) {
 		case '[', '{':
 			depth++
 		case ']', '}':
-			if depth--; depth == 0 {
+			depth--
+			if depth == 0 {
 				return i + 1, true
 			}
 		}
