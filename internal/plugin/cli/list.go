@@ -33,7 +33,9 @@ import (
 )
 
 // List lists the clusters of ns ("" for all) matching selector, in pages of
-// chunk (0: all in one), as one paginated list.
+// chunk (0: all in one), as one paginated list. The clusters carry only
+// what status's line reads (decodePage): a command that prints or changes
+// a cluster gets it whole.
 //
 // A page is asked for as soon as the last one has arrived, not once it is
 // decoded: the API server encodes the next page while this process decodes
