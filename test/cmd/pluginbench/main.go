@@ -295,6 +295,11 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 		}
 		renderJSON = append(renderJSON, time.Since(t0))
 		release()
+		var bases []string
+		for _, b := range others {
+			bases = append(bases, fmt.Sprintf("%s %s (CPU %s)", filepath.Base(b), baseEnd[b][r].Round(time.Millisecond), baseCPU[b][r].Round(time.Millisecond)))
+		}
+		fmt.Fprintf(os.Stderr, "pluginbench: round %d: order %s; baselines: %s\n", r+1, strings.Join(names(order), ", "), strings.Join(bases, "; "))
 		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), fetch alone %s (%d bytes; uncompressed %s; HTTP/1.1 %s), list %s (serial %s), render %s, render -o json %s; load before %s", r+1,
 			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), fetch[r].Round(time.Millisecond), fetched, fetchPlain[r].Round(time.Millisecond), fetchH1[r].Round(time.Millisecond), list[r].Round(time.Millisecond), listSerial[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
 		if r == 0 {
@@ -339,6 +344,15 @@ func serialList(ctx context.Context, c client.Client) ([]srv1.StarRocksCluster, 
 			return out, nil
 		}
 	}
+}
+
+// names are the binaries' file names.
+func names(bins []string) []string {
+	out := make([]string, len(bins))
+	for i, b := range bins {
+		out[i] = filepath.Base(b)
+	}
+	return out
 }
 
 // spread is "median (min–max)" of ds.
