@@ -33,7 +33,9 @@ import (
 )
 
 // List lists the clusters of ns ("" for all) matching selector, in pages of
-// chunk (0: all in one), as one paginated list.
+// chunk (0: all in one), as one paginated list. The clusters carry only
+// what status's line reads (decodePage): a command that prints or changes
+// a cluster gets it whole.
 //
 // A page is asked for as soon as the last one has arrived, not once it is
 // decoded: the API server encodes the next page while this process decodes
@@ -41,14 +43,32 @@ import (
 // overlap is what brings `status -A` near the time of the slower of the
 // two alone (docs/benchmark.md, issue 53).
 func List(ctx context.Context, cfg *rest.Config, ns, selector string, chunk int64) ([]srv1.StarRocksCluster, error) {
+	var out []srv1.StarRocksCluster
+	err := ListPages(ctx, cfg, ns, selector, chunk, func(raw []byte) error {
+		page, err := decodePage(raw)
+		if err != nil {
+			return fmt.Errorf("decoding a page of StarRocks clusters: %w", err)
+		}
+		if out == nil {
+			out = make([]srv1.StarRocksCluster, 0, len(page.Items)+int(max(ptr.Deref(page.RemainingItemCount, 0), 0)))
+		}
+		out = append(out, page.Items...)
+		return nil
+	})
+	return out, err
+}
+
+// ListPages is List's paginated list without the decode: take is given
+// each page's bytes, in order, while the next page is being fetched.
+func ListPages(ctx context.Context, cfg *rest.Config, ns, selector string, chunk int64, take func(raw []byte) error) error {
 	if selector != "" {
 		if _, err := labels.Parse(selector); err != nil {
-			return nil, fmt.Errorf("label selector %q: %w", selector, err)
+			return fmt.Errorf("label selector %q: %w", selector, err)
 		}
 	}
 	rc, err := clustersClient(cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -58,21 +78,12 @@ func List(ctx context.Context, cfg *rest.Config, ns, selector string, chunk int6
 		defer close(pages)
 		fetched <- fetchPages(ctx, rc, ns, selector, chunk, pages)
 	}()
-	var out []srv1.StarRocksCluster
 	for raw := range pages {
-		page, err := decodePage(raw)
-		if err != nil {
-			return nil, fmt.Errorf("decoding a page of StarRocks clusters: %w", err)
+		if err := take(raw); err != nil {
+			return err
 		}
-		if out == nil {
-			out = make([]srv1.StarRocksCluster, 0, len(page.Items)+int(max(ptr.Deref(page.RemainingItemCount, 0), 0)))
-		}
-		out = append(out, page.Items...)
 	}
-	if err := <-fetched; err != nil {
-		return nil, err
-	}
-	return out, nil
+	return <-fetched
 }
 
 var codecs = serializer.NewCodecFactory(srscheme.New())
@@ -111,42 +122,6 @@ func fetchPages(ctx context.Context, rc *rest.RESTClient, ns, selector string, c
 		}
 	}
 }
-
-// decodePage decodes a page of the list. Each item's managedFields, half
-// its bytes and read by no view, are stepped over, not decoded
-// (BenchmarkDecodePage: about twice as fast as the scheme's deserializer,
-// which builds them).
-func decodePage(raw []byte) (*srv1.StarRocksClusterList, error) {
-	var page struct {
-		metav1.ListMeta `json:"metadata"`
-		Items           []struct {
-			metav1.TypeMeta `json:",inline"`
-			Metadata        metaWithoutManagedFields    `json:"metadata"`
-			Spec            srv1.StarRocksClusterSpec   `json:"spec"`
-			Status          srv1.StarRocksClusterStatus `json:"status"`
-		} `json:"items"`
-	}
-	if err := json.Unmarshal(raw, &page); err != nil {
-		return nil, err
-	}
-	out := &srv1.StarRocksClusterList{ListMeta: page.ListMeta, Items: make([]srv1.StarRocksCluster, len(page.Items))}
-	for i, it := range page.Items {
-		out.Items[i] = srv1.StarRocksCluster{TypeMeta: it.TypeMeta, ObjectMeta: it.Metadata.ObjectMeta, Spec: it.Spec, Status: it.Status}
-	}
-	return out, nil
-}
-
-// metaWithoutManagedFields is ObjectMeta whose managedFields are skipped:
-// the field of the outer struct takes the name from the embedded one's.
-type metaWithoutManagedFields struct {
-	metav1.ObjectMeta
-	ManagedFields skipped `json:"managedFields,omitzero"`
-}
-
-// skipped is a JSON value read past and dropped.
-type skipped struct{}
-
-func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 // listMeta reads a page's list metadata, for its continue token, without
 // decoding its items: the API server writes a custom resource's list as a

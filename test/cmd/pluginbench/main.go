@@ -34,6 +34,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -59,6 +61,7 @@ func main() {
 	backupEvery := flag.Int("backup-every", 4, "every this many clusters has a backup that succeeded (status lists the backups too); 0 for none")
 	lock := flag.String("lock", "/tmp/cpu.lock", "flock file: shared while creating, exclusive for each measured round (\"\" for none)")
 	flag.StringVar(&baseline, "baseline", "", "other kubectl-starrocks binaries (an earlier build, a wrapper setting GOGC or a flag), comma-separated, run in each round beside this tree's, the order turning each round, for ratios within one run")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the first round's in-process lists and render (this process: the plugin's side, not the API server's) to this file")
 	shared := flag.Bool("shared-rounds", false, "measure the rounds under the shared lock, beside other work (noisy: when no exclusive hold comes in time)")
 	flag.Parse()
 	roundMode = syscall.LOCK_EX
@@ -73,6 +76,9 @@ func main() {
 
 // roundMode is how each measured round holds the lock.
 var roundMode int
+
+// cpuProfile is -cpuprofile's file ("" for none).
+var cpuProfile string
 
 // baseline is the -baseline binaries, comma-separated ("" for none).
 var baseline string
@@ -184,7 +190,7 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 	fmt.Fprintf(os.Stderr, "pluginbench: %d clusters in %d namespaces created (spec and status) in %s\n", n, namespaces, time.Since(started).Round(time.Millisecond))
 	release()
 
-	var endToEnd, cpu, list, listSerial, render, renderJSON []time.Duration
+	var endToEnd, cpu, fetch, fetchPlain, fetchH1, list, listSerial, render, renderJSON []time.Duration
 	others := strings.FieldsFunc(baseline, func(r rune) bool { return r == ',' })
 	baseEnd, baseCPU := map[string][]time.Duration{}, map[string][]time.Duration{}
 	var bytesOut int
@@ -213,8 +219,45 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 		}
 		bytesOut = len(out)
 		load, _ := os.ReadFile("/proc/loadavg")
-		// In-process: the paginated list, then the render alone.
+		// In-process: the cluster pages fetched and not decoded (the API
+		// server's part), the paginated list, then the render alone.
 		t0 := time.Now()
+		fetched := 0
+		if err := cli.ListPages(ctx, c.Config, "", "", 500, func(raw []byte) error { fetched += len(raw); return nil }); err != nil {
+			release()
+			return err
+		}
+		fetch = append(fetch, time.Since(t0))
+		plain := rest.CopyConfig(c.Config)
+		plain.DisableCompression = true
+		t0 = time.Now()
+		if err := cli.ListPages(ctx, plain, "", "", 500, func([]byte) error { return nil }); err != nil {
+			release()
+			return err
+		}
+		fetchPlain = append(fetchPlain, time.Since(t0))
+		h1 := rest.CopyConfig(c.Config)
+		h1.NextProtos = []string{"http/1.1"}
+		t0 = time.Now()
+		if err := cli.ListPages(ctx, h1, "", "", 500, func([]byte) error { return nil }); err != nil {
+			release()
+			return err
+		}
+		fetchH1 = append(fetchH1, time.Since(t0))
+		stopProfile := func() {}
+		if cpuProfile != "" && r == 0 {
+			f, err := os.Create(cpuProfile)
+			if err != nil {
+				release()
+				return err
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				release()
+				return err
+			}
+			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		}
+		t0 = time.Now()
 		clusters, err := cli.List(ctx, c.Config, "", "", 500)
 		if err != nil {
 			release()
@@ -243,6 +286,7 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 			return err
 		}
 		render = append(render, time.Since(t0))
+		stopProfile()
 		t0 = time.Now()
 		format := "json"
 		if err := cli.RenderStatus(io.Discard, clusters, backups, &genericclioptions.PrintFlags{OutputFormat: &format, JSONYamlPrintFlags: genericclioptions.NewJSONYamlPrintFlags()}, true, false, time.Now()); err != nil {
@@ -251,18 +295,23 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 		}
 		renderJSON = append(renderJSON, time.Since(t0))
 		release()
-		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), list %s (serial %s), render %s, render -o json %s; load before %s", r+1,
-			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), list[r].Round(time.Millisecond), listSerial[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
+		var bases []string
+		for _, b := range others {
+			bases = append(bases, fmt.Sprintf("%s %s (CPU %s)", filepath.Base(b), baseEnd[b][r].Round(time.Millisecond), baseCPU[b][r].Round(time.Millisecond)))
+		}
+		fmt.Fprintf(os.Stderr, "pluginbench: round %d: order %s; baselines: %s\n", r+1, strings.Join(names(order), ", "), strings.Join(bases, "; "))
+		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), fetch alone %s (%d bytes; uncompressed %s; HTTP/1.1 %s), list %s (serial %s), render %s, render -o json %s; load before %s", r+1,
+			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), fetch[r].Round(time.Millisecond), fetched, fetchPlain[r].Round(time.Millisecond), fetchH1[r].Round(time.Millisecond), list[r].Round(time.Millisecond), listSerial[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
 		if r == 0 {
 			lines := bytes.Split(out, []byte("\n"))
 			fmt.Fprintf(os.Stderr, "pluginbench: first lines and the summary:\n%s\n%s\n", bytes.Join(lines[:min(4, len(lines))], []byte("\n")), lines[len(lines)-2])
 		}
 	}
-	fmt.Printf("| clusters | rounds | binary | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind beside it, render) | its CPU (user+sys) | lists alone, in-process (clusters pipelined, then the backup kinds) | cluster list alone, decode then ask (controller-runtime's client) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
-	fmt.Printf("|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
-	fmt.Printf("| %d | %d | this tree | %s | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(list), spread(listSerial), spread(render), spread(renderJSON), n+2, bytesOut)
+	fmt.Printf("| clusters | rounds | binary | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind beside it, render) | its CPU (user+sys) | cluster pages fetched, not decoded (the API server's part) | the same, uncompressed | the same, HTTP/1.1 | lists alone, in-process (clusters pipelined, then the backup kinds) | cluster list alone, decode then ask (controller-runtime's client) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
+	fmt.Printf("|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Printf("| %d | %d | this tree | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(fetch), spread(fetchPlain), spread(fetchH1), spread(list), spread(listSerial), spread(render), spread(renderJSON), n+2, bytesOut)
 	for _, b := range others {
-		fmt.Printf("| %d | %d | %s | %s | %s | | | | | |\n", n, rounds, filepath.Base(b), spread(baseEnd[b]), spread(baseCPU[b]))
+		fmt.Printf("| %d | %d | %s | %s | %s | | | | | | | | |\n", n, rounds, filepath.Base(b), spread(baseEnd[b]), spread(baseCPU[b]))
 	}
 	return nil
 }
@@ -295,6 +344,15 @@ func serialList(ctx context.Context, c client.Client) ([]srv1.StarRocksCluster, 
 			return out, nil
 		}
 	}
+}
+
+// names are the binaries' file names.
+func names(bins []string) []string {
+	out := make([]string, len(bins))
+	for i, b := range bins {
+		out[i] = filepath.Base(b)
+	}
+	return out
 }
 
 // spread is "median (min–max)" of ds.
