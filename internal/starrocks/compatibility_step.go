@@ -120,7 +120,14 @@ func PlanPause(in PauseInput, m Pause, r Reads) (Step[Pause], Pause) {
 	}
 	first := PlanCompatibility(ci)
 	if rec == nil && !first.ReadConfig && first.Record == nil {
-		return Step[Pause]{}, Pause{} // no record and nothing that needs one: FE is not asked
+		// No record and nothing that needs one: FE is not asked. A change
+		// that went on without the pause stays skipped while it lasts: a
+		// reconcile in which no pod of it goes (FE kept behind BE by the
+		// order) does not make its next write ask FE, and warn, again.
+		if m.Skipped != "" && Covers(m.Skipped, in.ChangeKey) {
+			return Step[Pause]{}, Pause{Skipped: m.Skipped}
+		}
+		return Step[Pause]{}, Pause{}
 	}
 	if rec == nil && m.Skipped != "" && Covers(m.Skipped, in.ChangeKey) {
 		return Step[Pause]{}, m // this change goes on without the pause (FE did not answer): not asked again

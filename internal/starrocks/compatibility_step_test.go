@@ -98,6 +98,26 @@ func TestPlanPause(t *testing.T) {
 			t.Errorf("asked again: %v, %+v", asked, again)
 		}
 	})
+	t.Run("a skipped change whose next write waits behind the order (FE kept behind BE): still skipped when FE's write comes, no second Warning", func(t *testing.T) {
+		feMinor := ImageCheck{Name: "FE", To: "starrocks/fe-ubuntu:3.4.1", Verdict: minor.Verdict}
+		both := PauseInput{CompatibilityIn: CompatibilityIn{Changes: []ImageCheck{feMinor, minor}, Rolling: []string{"BE", "FE"}, Now: time.Now(),
+			Kept: map[string]string{"FE": "FE waits for BE"}}, ChangeKey: "BE=" + minor.To + ";FE=" + feMinor.To, Every: 10 * time.Second}
+		_, m, _ := plan(both, Pause{}, Reads{Report: steady, ConfigErr: unreachable, ConfigUnanswered: true})
+		// BE written and rolling: FE's change alone, still kept by the order.
+		kept := PauseInput{CompatibilityIn: CompatibilityIn{Changes: []ImageCheck{feMinor}, Rolling: []string{"BE", "FE"}, Now: time.Now(),
+			Kept: map[string]string{"FE": "FE waits for BE"}}, ChangeKey: "FE=" + feMinor.To, Every: 10 * time.Second}
+		_, m, _ = plan(kept, m)
+		// BE done: FE's StatefulSet is written now.
+		written := kept
+		written.Kept = nil
+		if st, _, asked := plan(written, m, Reads{Report: steady, ConfigErr: unreachable, ConfigUnanswered: true}); len(asked) > 0 || len(st.Events) > 0 {
+			t.Errorf("FE's write after the kept reconcile: asked %v, events %+v; want the skip remembered, no second Warning", asked, st.Events)
+		}
+		// The change over: the memory goes.
+		if _, m, _ = plan(PauseInput{}, m); m != (Pause{}) {
+			t.Errorf("memory %+v after the change, want nothing", m)
+		}
+	})
 	t.Run("FE refuses its configuration: the change is held", func(t *testing.T) {
 		st, _, _ := plan(changing, Pause{}, Reads{Report: steady, ConfigErr: errors.New("Access denied")})
 		if len(st.Holds) != 1 || st.Holds[0].Trouble == nil || st.Record != nil {
