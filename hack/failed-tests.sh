@@ -6,6 +6,8 @@ set -uo pipefail
 dir=$1
 grep -h '"Action":"fail"' "$dir"/*.json | grep '"Test":' |
 	sed -E 's/.*"Package":"([^"]*)","Test":"([^"]*)".*/\1 \2/' | sort -u |
+	# a test whose subtest failed is told by the subtest alone
+	awk '{ n[NR] = $0 } END { for (i = 1; i <= NR; i++) if (index(n[i+1], n[i] "/") != 1) print n[i] }' |
 	while read -r pkg test; do
 		echo "FAIL $pkg $test"
 		grep -hF "\"Package\":\"$pkg\",\"Test\":\"$test\",\"Output\":" "$dir"/*.json |
