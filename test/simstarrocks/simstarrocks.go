@@ -298,6 +298,12 @@ type Frontend struct {
 	Alive             bool
 	IsHelper          bool
 	ReplayedJournalID int64
+	// LastHeartbeat is the leader's clock at its last good heartbeat round
+	// (zero: never); Running is the truth: its process runs. Alive lags
+	// Running by up to HeartbeatFailures+1 rounds after a stop
+	// (StopFrontend).
+	LastHeartbeat time.Time
+	Running       bool
 }
 
 // StarRocks is a running simulated FE.
@@ -751,6 +757,7 @@ func (s *StarRocks) Frontends() []Frontend {
 				ID: fe.id, Name: fe.name, Host: fe.host, EditLogPort: fe.editLogPort,
 				Role: c.roleColumn(fe), Type: fe.role, Join: fe.join, Alive: c.feAlive(fe),
 				IsHelper: fe.helper, ReplayedJournalID: c.replayedJournalID(fe),
+				LastHeartbeat: fe.lastHeartbeat, Running: fe.running,
 			})
 		}
 	})
