@@ -226,10 +226,15 @@ func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
 		img.Message = "FE's metadata image is on every FE; FE's downgrade goes on"
 		return img
 	}
-	if rec.Paused() && (fp == "" || Settling(in.FEChanged, in.Report)) {
+	if rec.Paused() && (fp == "" || Settling(in.FEChanged, in.Report) || feRestarting(in)) {
 		// Which FE processes run is not known since an FE pod changed: one
 		// that started since runs at fe.conf's values. What is not written
-		// yet waits for FE's report, to set the pause again first.
+		// yet waits for FE's report, to set the pause again first. An FE
+		// pod not Ready right after a pod change is one being replaced:
+		// FE lists its ended process Alive for about 20 s
+		// (Frontend.handleHbResponse), and ADMIN SET FRONTEND CONFIG fails
+		// on it (ConfigBase.setConfig); it runs at fe.conf's values once
+		// back, and the pause is set then.
 		return CompatibilityPlan{Wait: true,
 			Message: "waiting for FE's report since its pods changed, to keep the compatibility pause on every FE"}
 	}
@@ -305,6 +310,14 @@ func NotWritten(ps []Pending) map[string]string {
 		}
 	}
 	return out
+}
+
+// feRestarting: within HeartbeatSettle of the last FE pod change, an FE
+// pod is not Ready (a pod replaced, its process ended or not started).
+// Past that, a pod that stays down holds nothing: the pause is set on
+// what answers, and FE's leader is asked (item 14's rule).
+func feRestarting(in CompatibilityIn) bool {
+	return len(in.FENotReady) > 0 && !in.FEChanged.IsZero() && in.Now.Before(in.FEChanged.Add(HeartbeatSettle))
 }
 
 // finishChange is the end of a change once everything rolled and every BE

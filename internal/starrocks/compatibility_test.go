@@ -207,6 +207,15 @@ func TestPlanCompatibility(t *testing.T) {
 		{name: "recorded, an FE pod changed after FE's report: nothing sent, what is not written waits for the next report",
 			in:   CompatibilityIn{Changes: []ImageCheck{minor}, Record: rec, Report: steadyAt, FEChanged: steadyAt.At.Add(2 * time.Second), SetFor: Fingerprint(steadyAt)},
 			want: CompatibilityPlan{Wait: true}},
+		// FE lists an FE whose process ended Alive for about 20 s: a pause
+		// set while its pod is replaced fails on it (issue 50 item 18's lag).
+		{name: "recorded, the leader moved while an FE pod is replaced (not Ready, changed 5 s ago): nothing sent, waits",
+			in: CompatibilityIn{Changes: []ImageCheck{minor}, Record: rec, Report: steadyAt, FEChanged: steadyAt.At.Add(-5 * time.Second), Now: steadyAt.At,
+				FENotReady: map[int]bool{0: true}}, want: CompatibilityPlan{Wait: true}},
+		{name: "recorded, an FE pod not Ready for longer than HeartbeatSettle: the pause is set on what answers",
+			in: CompatibilityIn{Changes: []ImageCheck{minor}, Record: rec, Report: steadyAt, FEChanged: steadyAt.At.Add(-HeartbeatSettle), Now: steadyAt.At,
+				FENotReady: map[int]bool{0: true}},
+			want: CompatibilityPlan{Statements: pause, SetFor: Fingerprint(steadyAt)}},
 		{name: "recorded, FE's report came after its pods changed: goes on",
 			in: CompatibilityIn{Changes: []ImageCheck{minor}, Record: rec, Report: steadyAt, FEChanged: steadyAt.At.Add(-5 * time.Second), SetFor: Fingerprint(steadyAt)}},
 		{name: "an FE patch change: the image due is recorded, no pause, no FE statement",

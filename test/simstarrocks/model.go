@@ -384,7 +384,11 @@ func (c *cluster) frontendHeartbeats() {
 		return
 	}
 	for _, fe := range c.frontends {
-		if fe.running {
+		switch {
+		case fe.running && fe.alive && fe.failedHeartbeats == 0:
+			fe.lastHeartbeat = c.now // the rest came with its first good answer
+			continue
+		case fe.running:
 			c.heartbeatFE(fe, true)
 			continue
 		}
