@@ -329,9 +329,13 @@ func finishChange(in CompatibilityIn, fp string) CompatibilityPlan {
 		img, done := planImage(in)
 		if !done {
 			if rec.Paused() && fp != in.SetFor && img.After == nil {
-				img.Statements = append(pauseStatements(), img.Statements...)
-				img.Want = PausedValues()
-				img.SetFor = fp
+				// The pause first, on its own: an FE that does not answer
+				// yet (one just replaced, which FE lists Alive for about
+				// 20 s) fails it, and FE's leader is asked; the image
+				// follows once the pause holds, so that a failed pause
+				// never sends CREATE IMAGE twice.
+				return CompatibilityPlan{Statements: pauseStatements(), Want: PausedValues(), SetFor: fp, ImageStep: img.ImageStep, Wait: img.Wait,
+					Message: "setting the compatibility pause again on every FE before FE's metadata image"}
 			}
 			return img
 		}

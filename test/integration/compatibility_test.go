@@ -55,7 +55,6 @@ func TestUpgradeProcedure(t *testing.T) {
 		testMinorSkipWarnsAndRollsInOrder(t, c, dir)
 	})
 	t.Run("3.3 to 3.4 on 3 FEs: clone paused, ALTER SYSTEM CREATE IMAGE after the leader, FE's values restored only once every FE has the new image; without the procedure the followers keep the old version's image", func(t *testing.T) {
-		skipKnownFailure(t)
 		testImageAfterChange(t, c, dir)
 	})
 	t.Run("an operator SIGKILLed just after the pause began, or just after it asked for the image, restores FE's recorded values once; without the record it would restore the paused ones", func(t *testing.T) {

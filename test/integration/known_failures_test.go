@@ -29,15 +29,7 @@ import (
 // may be listed here, and no assertion is weakened instead.
 //
 // KNOWN_FAILURES=run runs them anyway, to see them fail.
-var knownFailures = map[string]string{
-	// Issue 50 item 18's lag, simulated since: FE lists an FE whose process
-	// ended Alive for about 20 s. During the FE rollout the compatibility
-	// pause is set again while the FE being replaced does not answer:
-	// ADMIN SET FRONTEND CONFIG fails on it, a Warning CompatibilityPause
-	// is told, and ALTER SYSTEM CREATE IMAGE goes twice (the test wants one
-	// of each). Not closed by the HeartbeatSettle wait (feRestarting).
-	"TestUpgradeProcedure/3.3_to_3.4_on_3_FEs:_clone_paused,_ALTER_SYSTEM_CREATE_IMAGE_after_the_leader,_FE's_values_restored_only_once_every_FE_has_the_new_image;_without_the_procedure_the_followers_keep_the_old_version's_image": "issue 50 item 18's FE heartbeat lag: the pause set again on an FE being replaced fails, a second CompatibilityPause and CREATE IMAGE",
-}
+var knownFailures = map[string]string{}
 
 // skipKnownFailure skips t when it is listed in knownFailures.
 func skipKnownFailure(t *testing.T) {
