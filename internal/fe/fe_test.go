@@ -206,3 +206,26 @@ func TestTheVersionColumnIsRead(t *testing.T) {
 		})
 	}
 }
+
+// LastHeartbeat (facts sheet §2, column 12) is kept as FE printed it,
+// NULL as "", and read as a wall time only when it reads.
+func TestFrontendLastHeartbeatIsRead(t *testing.T) {
+	for _, tc := range []struct {
+		printed, kept string
+		reads         bool
+	}{
+		{"2026-12-06 16:00:05", "2026-12-06 16:00:05", true},
+		{"NULL", "", false},
+		{"", "", false},
+		{"yesterday", "yesterday", false},
+	} {
+		fs, err := parseFrontends([]row{{"ip": "fe-0", "editlogport": "9010", "role": "LEADER", "lastheartbeat": tc.printed}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, ok := fs[0].Heard()
+		if fs[0].LastHeartbeat != tc.kept || ok != tc.reads || (ok && at.Second() != 5) {
+			t.Errorf("%q: kept %q, reads %t at %s; want %q, %t", tc.printed, fs[0].LastHeartbeat, ok, at, tc.kept, tc.reads)
+		}
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -107,6 +108,24 @@ type Frontend struct {
 	// sheet §2: a string to the second, NULL when not alive; "" then): a
 	// new value is a restart, compared only with FE's own earlier ones.
 	StartTime string
+	// LastHeartbeat is the LastHeartbeat column (facts sheet §2, column
+	// 12): the leader's clock when this FE last answered its heartbeat
+	// (Frontend.lastUpdateTime, stamped by the leader's HeartbeatMgr each
+	// round, the leader's own row too), "yyyy-MM-dd HH:mm:ss" in FE's time
+	// zone; "" for NULL (never heard) or when the column is not there.
+	LastHeartbeat string
+}
+
+// Heard reads LastHeartbeat as a wall time, false for NULL or a text
+// that does not read. FE prints it in its own zone, which the operator
+// does not know: it is read as UTC, and only the difference between two
+// rows of one answer (one leader's clock) means anything.
+func (f Frontend) Heard() (time.Time, bool) {
+	if f.LastHeartbeat == "" {
+		return time.Time{}, false
+	}
+	t, err := time.ParseInLocation(time.DateTime, f.LastHeartbeat, time.UTC)
+	return t, err == nil
 }
 
 // Voter is true for a row that counts in FE's quorum: a LEADER or
@@ -235,7 +254,7 @@ func parseFrontends(rows []row) ([]Frontend, error) {
 		}
 		httpPort, _ := r.int("httpport") // optional: only the image step uses it
 		out = append(out, Frontend{Name: r["name"], Host: r["ip"], EditLogPort: port, HTTPPort: httpPort, Role: r["role"], Alive: r.bool("alive"),
-			Unjoined: r["join"] != "" && !r.bool("join"), Version: r.version(), StartTime: r.null("starttime")})
+			Unjoined: r["join"] != "" && !r.bool("join"), Version: r.version(), StartTime: r.null("starttime"), LastHeartbeat: r.null("lastheartbeat")})
 	}
 	return out, nil
 }

@@ -226,10 +226,15 @@ func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
 		img.Message = "FE's metadata image is on every FE; FE's downgrade goes on"
 		return img
 	}
-	if rec.Paused() && (fp == "" || Settling(in.FEChanged, in.Report)) {
+	if rec.Paused() && (fp == "" || Settling(in.FEChanged, in.Report) || feRestarting(in)) {
 		// Which FE processes run is not known since an FE pod changed: one
 		// that started since runs at fe.conf's values. What is not written
-		// yet waits for FE's report, to set the pause again first.
+		// yet waits for FE's report, to set the pause again first. An FE
+		// pod not Ready right after a pod change is one being replaced:
+		// FE lists its ended process Alive for about 20 s
+		// (Frontend.handleHbResponse), and ADMIN SET FRONTEND CONFIG fails
+		// on it (ConfigBase.setConfig); it runs at fe.conf's values once
+		// back, and the pause is set then.
 		return CompatibilityPlan{Wait: true,
 			Message: "waiting for FE's report since its pods changed, to keep the compatibility pause on every FE"}
 	}
@@ -307,6 +312,14 @@ func NotWritten(ps []Pending) map[string]string {
 	return out
 }
 
+// feRestarting: within HeartbeatSettle of the last FE pod change, an FE
+// pod is not Ready (a pod replaced, its process ended or not started).
+// Past that, a pod that stays down holds nothing: the pause is set on
+// what answers, and FE's leader is asked (item 14's rule).
+func feRestarting(in CompatibilityIn) bool {
+	return len(in.FENotReady) > 0 && !in.FEChanged.IsZero() && in.Now.Before(in.FEChanged.Add(HeartbeatSettle))
+}
+
 // finishChange is the end of a change once everything rolled and every BE
 // is Alive: the image after it, then the restore and the record cleared.
 func finishChange(in CompatibilityIn, fp string) CompatibilityPlan {
@@ -316,9 +329,13 @@ func finishChange(in CompatibilityIn, fp string) CompatibilityPlan {
 		img, done := planImage(in)
 		if !done {
 			if rec.Paused() && fp != in.SetFor && img.After == nil {
-				img.Statements = append(pauseStatements(), img.Statements...)
-				img.Want = PausedValues()
-				img.SetFor = fp
+				// The pause first, on its own: an FE that does not answer
+				// yet (one just replaced, which FE lists Alive for about
+				// 20 s) fails it, and FE's leader is asked; the image
+				// follows once the pause holds, so that a failed pause
+				// never sends CREATE IMAGE twice.
+				return CompatibilityPlan{Statements: pauseStatements(), Want: PausedValues(), SetFor: fp, ImageStep: img.ImageStep, Wait: img.Wait,
+					Message: "setting the compatibility pause again on every FE before FE's metadata image"}
 			}
 			return img
 		}

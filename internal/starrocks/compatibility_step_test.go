@@ -19,6 +19,7 @@ package starrocks
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,36 @@ func TestPlanPause(t *testing.T) {
 		}
 		if m2.Unconfirmed != nil || m2.SetFor != Fingerprint(steady) || len(next.Holds) > 0 || len(next.Events) != 1 || !next.Events[0].Warning || !strings.Contains(next.Events[0].Note, "fe[fe-2]") {
 			t.Errorf("step %+v, memory %+v; want the pause in force, the change free, one Warning naming fe-2", next, m2)
+		}
+	})
+	t.Run("the pause fails on an FE pod being replaced (FE lists it Alive about 20 s after its process ended), or one that restarted since: the leader holds it, nothing told; a running FE that did not answer is told", func(t *testing.T) {
+		names := PodNames{StatefulSet: "c-fe", HeadlessService: "c-fe-search", Namespace: "ns"}
+		host := "c-fe-2.c-fe-search.ns.svc.cluster.local"
+		failed := "Error 1064 (HY000): Set config failed: set config for fe[" + host + "] failed: Read timed out"
+		row := func(start string) fe.Frontend { return fe.Frontend{Name: "fe2", Host: host, StartTime: start, Role: "FOLLOWER", Alive: true} }
+		before := &Report{At: time.Now(), Frontends: []fe.Frontend{steady.Frontends[0], row("2026-12-01 10:00:00")}, Backends: steady.Backends}
+		after := &Report{At: time.Now(), Frontends: []fe.Frontend{steady.Frontends[0], row("2026-12-01 10:09:00")}, Backends: steady.Backends}
+		paused := PausedValues()
+		for _, tc := range []struct {
+			name     string
+			notReady map[int]bool
+			report   *Report
+			told     bool
+		}{
+			{"its pod not Ready", map[int]bool{2: true}, before, false},
+			{"restarted since the pause was sent", map[int]bool{}, after, false},
+			{"control: Ready and the same process", map[int]bool{}, before, true},
+		} {
+			m := Pause{Unconfirmed: &Unconfirmed{Want: paused, SetFor: Fingerprint(before), Err: failed}}
+			in := PauseInput{CompatibilityIn: CompatibilityIn{Changes: changing.Changes, Rolling: changing.Rolling, Record: rec, Now: time.Now(),
+				FENames: names, FENotReady: tc.notReady}, ChangeKey: changing.ChangeKey, Every: 10 * time.Second}
+			next, m2, _ := plan(in, m, Reads{Report: tc.report, Config: paused})
+			if m2.Unconfirmed != nil || len(next.Holds) > 0 || (len(next.Events) == 1) != tc.told {
+				t.Errorf("%s: step %+v, memory %+v; want the pause in force, told %v", tc.name, next, m2, tc.told)
+			}
+		}
+		if got := silentFEs("Set config failed: set config for fe[a] failed: x;set config for fe[b] failed: y"); !slices.Equal(got, []string{"a", "b"}) {
+			t.Errorf("silentFEs = %q, want [a b]", got)
 		}
 	})
 	t.Run("control: the leader does not hold the pause: the change stays held, the pause sent again after the back-off", func(t *testing.T) {

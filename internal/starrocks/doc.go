@@ -22,8 +22,10 @@ limitations under the License.
 // (internal/controller/frontend's Run) reads it and calls the planner once
 // more, then does the step. The planners: the BE decommission
 // (backends.go, with FE's rows sorted in backend_rows.go and the drain's
-// pacing and stall in drain.go), FE leaving FE's group (frontends.go), the
-// memory both share (scalein.go), the compute-node cleanup (cleanup.go),
+// pacing and stall in drain.go), FE leaving FE's group (frontends.go;
+// its leader's confirmation and the heartbeat check in
+// frontends_confirm.go), the memory both share (scalein.go), the
+// compute-node cleanup (cleanup.go),
 // a deleted warehouse's drop (warehouse_drop.go), the drop of a removed
 // shared-data BE spec's nodes (removed_backends.go),
 // the pre-flight of an image or run-mode change (preflight_step.go) and the

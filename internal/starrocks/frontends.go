@@ -127,127 +127,43 @@ func ScaleInFrontends(in FrontendScaleIn, m ScaleIn, r Reads) (Step[ScaleIn], Sc
 	if !r.Read.Report {
 		return Step[ScaleIn]{Needs: Needs{Report: true, Fresh: st.Needs.Fresh}}, m
 	}
-	rep := r.Report
-	if rep == nil || pending || len(in.Marked) > 0 {
+	if r.Report == nil || r.Report.Err != nil {
+		return in.unread(st, m, r.Report, pending, shrinking, leaving)
+	}
+	if pending || len(in.Marked) > 0 {
 		// A dropped FE may still answer through the Service, and fail the
 		// read; so may a follower that still forwards to a leader whose pod
-		// went (issue 50 item 21): right after an election a failed read is
-		// to be expected, and FE is read again.
+		// went (issue 50 item 21): FE is read again.
 		st.After = in.Every
-	} // else a failed read is tried again on the resync
-	switch {
-	case rep == nil:
+	}
+	next, m := in.decide(st, m, r.Report.Frontends, shrinking)
+	return in.confirm(st, next, m, r, shrinking)
+}
+
+// unread is the step when FE's report did not come (rep nil) or failed:
+// the scale-down waits, FE is read again. Right after an election a failed
+// read is to be expected (issue 50 item 21); else it is tried again on the
+// resync.
+func (in FrontendScaleIn) unread(st Step[ScaleIn], m ScaleIn, rep *Report, pending, shrinking bool, leaving string) (Step[ScaleIn], ScaleIn) {
+	from := in.From
+	st.After = in.Every
+	if rep == nil {
 		st.Holds = append(st.Holds, in.wait(pending, fmt.Sprintf("reading FE's group to take %s out of it", leaving))...)
 		return st, m
-	case rep.Err != nil:
-		// FE's trouble is the reason (FEUnreachable, a credentials kind), as for BE.
-		msg := fmt.Sprintf(" (%v): FE keeps %d replicas until %s left FE's group (FE leaves one member at a time, through FE: %s applies to BE only)", rep.Err, from, leaving, srv1.SkipDecommissionAnnotation)
-		if !shrinking {
-			msg = fmt.Sprintf(" (%v): FE is read again until it lists no member of a pod the scale-down removed (a failed read right after FE elects a leader is to be expected)", rep.Err)
-		}
-		for _, h := range in.wait(pending, msg) {
-			h.Trouble = rep.Err
-			st.Holds = append(st.Holds, h)
-		}
-		return st, m
 	}
-	next, m := in.decide(st, m, rep.Frontends, shrinking)
-	change := groupChange(next, from)
-	if change == "" {
-		return next, m
+	if !pending && len(in.Marked) == 0 {
+		st.After = 0
 	}
-	// A change of FE's group (a DROP, a claim deleted, a smaller replica
-	// count) decided on FE's report, which may be two periods old, is made
-	// only once FE's leader, asked now, gives the same verdict (issue 50
-	// item 18; DESIGN §10).
-	if !r.Read.Frontends {
-		return Step[ScaleIn]{Needs: Needs{Frontends: true}}, m
-	}
-	now := r.Frontends
-	if now == nil || now.Err != nil {
-		why := "it was not asked"
-		if now != nil {
-			why = fmt.Sprintf("%s did not answer: %v", now.Leader, now.Err)
-		}
-		f := withHolds(st, in.keep(fmt.Sprintf("confirming with FE's leader before the change of FE's group (%s): %s; FE is read again", change, why)))
-		f.After = in.Every
-		return f, m
-	}
-	confirmed, cm := in.decide(st, m, now.Frontends, shrinking)
-	if again := groupChange(confirmed, from); again != change {
-		f := withHolds(st, in.keep(fmt.Sprintf("FE's leader %s now says otherwise than FE's report read %s before (%s); FE is read again", now.Leader,
-			now.At.Sub(rep.At).Round(100*time.Millisecond), orNothing(again))))
-		if again == "" && len(confirmed.Holds) > 0 {
-			f.Holds[len(f.Holds)-1].Message = fmt.Sprintf("FE's leader %s now says otherwise than FE's report read %s before: %s", now.Leader,
-				now.At.Sub(rep.At).Round(100*time.Millisecond), confirmed.Holds[len(confirmed.Holds)-1].Message)
-		}
-		f.After = in.Every
-		return f, m
-	}
-	return confirmed, cm
-}
-
-// decide is the step FE's group frontends calls for: its leftovers
-// dropped, a dropped FE the spec keeps again started afresh, the next FE
-// out of FE's group, or nothing left to do (FE remembered clean).
-func (in FrontendScaleIn) decide(st Step[ScaleIn], m ScaleIn, frontends []fe.Frontend, shrinking bool) (Step[ScaleIn], ScaleIn) {
-	from, to := in.From, in.To
-	// A leftover is a member beyond what the spec and the StatefulSet both
-	// keep: a StatefulSet scaled down by hand below the spec (kubectl
-	// scale) is put back, and its members stay (issue 34 item 19). While
-	// FE lists one, the scale-down is not over: FE is read again, and the
-	// status says so (issue 50 item 21).
-	if left := leftoverFrontends(frontends, in.Names, int(max(from, to))); len(left) > 0 {
-		if to <= from {
-			m.Active = true
-		}
-		st.After = in.Every
-		return in.dropLeftovers(st, m, frontends, shrinking || to <= from, left), m
-	}
+	// FE's trouble is the reason (FEUnreachable, a credentials kind), as for BE.
+	msg := fmt.Sprintf(" (%v): FE keeps %d replicas until %s left FE's group (FE leaves one member at a time, through FE: %s applies to BE only)", rep.Err, from, leaving, srv1.SkipDecommissionAnnotation)
 	if !shrinking {
-		if back := in.rejoin(st, m, frontends); back != nil {
-			return *back, m
-		}
-		if m.Active {
-			m = m.ended()
-		}
-		m.Checked = checkedAt(in.UID, from)
-		return st, m
+		msg = fmt.Sprintf(" (%v): FE is read again until it lists no member of a pod the scale-down removed (a failed read right after FE elects a leader is to be expected)", rep.Err)
 	}
-	return in.leave(st, m, frontends), m
-}
-
-// groupChange says what of FE's group a step changes: the members it
-// drops, the claims and pods it deletes, the replicas it lowers; "" when
-// none. Two steps that say the same make the same change.
-func groupChange(st Step[ScaleIn], from int32) string {
-	var parts []string
-	for s := &st; s != nil; s = s.Then {
-		for _, stmt := range s.Statements {
-			if d, ok := stmt.(fe.DropFrontend); ok {
-				parts = append(parts, "DROP "+d.Frontend.Address())
-			}
-		}
-		if len(s.Delete.Claims) > 0 {
-			parts = append(parts, fmt.Sprintf("the claims of ordinals %v deleted", s.Delete.Claims))
-		}
-		if len(s.Delete.Pods) > 0 {
-			parts = append(parts, fmt.Sprintf("the pods of ordinals %v deleted", s.Delete.Pods))
-		}
-		for _, h := range s.Holds {
-			if h.Replicas != nil && *h.Replicas < from {
-				parts = append(parts, fmt.Sprintf("FE %d → %d", from, *h.Replicas))
-			}
-		}
+	for _, h := range in.wait(pending, msg) {
+		h.Trouble = rep.Err
+		st.Holds = append(st.Holds, h)
 	}
-	return strings.Join(parts, ", ")
-}
-
-func orNothing(change string) string {
-	if change == "" {
-		return "no change now"
-	}
-	return "now: " + change
+	return st, m
 }
 
 // dropLeftovers drops from FE's group the members whose pods a scale-down
@@ -324,7 +240,10 @@ func (in FrontendScaleIn) leave(st Step[ScaleIn], m ScaleIn, frontends []fe.Fron
 	from := in.From
 	pod := in.Names.Pod(int(from - 1))
 	with := func(h Hold) Step[ScaleIn] { return withHolds(st, h) }
-	next, target, why := planFrontendStep(frontends, in.Names, int(from))
+	// A member FE lists Alive whose heartbeat trails the leader's is no
+	// live vote (issue 50 item 18): FE's verdict on a dead FE lags by
+	// about 20 s (frontends_confirm.go heartbeatDoubts).
+	next, target, why := planFrontendStep(frontends, heartbeatDoubts(frontends, in.Names), in.Names, int(from))
 	if next != feGone {
 		// Before FE's group changes, the FEs that stay must be Ready; the
 		// leaving one may be down or never have started. Once FE no longer
@@ -456,11 +375,13 @@ const (
 )
 
 // planFrontendStep decides how FE of ordinal from-1 leaves a group of from
-// pods. The group must keep a majority of its members alive throughout.
-func planFrontendStep(frontends []fe.Frontend, names PodNames, from int) (frontendStep, fe.Frontend, string) {
+// pods. The group must keep a majority of its members alive throughout. A
+// member in doubts (by host, why) is counted not alive, whatever FE lists.
+func planFrontendStep(frontends []fe.Frontend, doubts map[string]string, names PodNames, from int) (frontendStep, fe.Frontend, string) {
 	var target *fe.Frontend
 	var leader bool
 	voters, alive := 0, 0 // the quorum: joined FOLLOWERs and the LEADER
+	live := func(f *fe.Frontend) bool { return f.Alive && doubts[f.Host] == "" }
 	for i := range frontends {
 		f := &frontends[i]
 		if f.Leader() {
@@ -468,7 +389,7 @@ func planFrontendStep(frontends []fe.Frontend, names PodNames, from int) (fronte
 		}
 		if f.Voter() {
 			voters++
-			if f.Alive {
+			if live(f) {
 				alive++
 			}
 		}
@@ -493,16 +414,16 @@ func planFrontendStep(frontends []fe.Frontend, names PodNames, from int) (fronte
 	if target.Leader() {
 		// Until a new leader is elected, voters-1 alive ones must be a majority of voters.
 		if alive-1 < voters/2+1 {
-			return feWait, *target, fmt.Sprintf("%s leads and only %d of %d FEs are alive: stopping it now would leave no majority to elect another", names.Pod(from-1), alive, voters)
+			return feWait, *target, fmt.Sprintf("%s leads and only %d of %d FEs are alive: stopping it now would leave no majority to elect another%s", names.Pod(from-1), alive, voters, doubted(doubts))
 		}
 		return feShrink, *target, ""
 	}
 	left := alive
-	if target.Alive {
+	if live(target) {
 		left--
 	}
 	if left < (voters-1)/2+1 {
-		return feWait, *target, fmt.Sprintf("only %d of the %d FEs left after %s would be alive: not a majority", left, voters-1, names.Pod(from-1))
+		return feWait, *target, fmt.Sprintf("only %d of the %d FEs left after %s would be alive: not a majority%s", left, voters-1, names.Pod(from-1), doubted(doubts))
 	}
 	return feDrop, *target, ""
 }

@@ -32,9 +32,18 @@ import (
 
 var feNames = PodNames{StatefulSet: "sr-fe", HeadlessService: "sr-fe-search", Namespace: "ns"}
 
+// member is an FE as FE's leader lists it, heard at the leader's latest
+// round (heardAt) when alive.
 func member(ord int, role string, alive bool) fe.Frontend {
-	return fe.Frontend{Host: fmt.Sprintf("sr-fe-%d.sr-fe-search.ns.svc.cluster.local", ord), EditLogPort: 9010, Role: role, Alive: alive}
+	f := fe.Frontend{Host: fmt.Sprintf("sr-fe-%d.sr-fe-search.ns.svc.cluster.local", ord), EditLogPort: 9010, Role: role, Alive: alive, LastHeartbeat: heardAt}
+	if !alive {
+		f.LastHeartbeat = "2026-12-06 15:59:00"
+	}
+	return f
 }
+
+// heardAt is the leader's latest heartbeat round in these cases.
+const heardAt = "2026-12-06 16:00:00"
 
 func TestPlanFrontendStepKeepsAMajorityAndALeader(t *testing.T) {
 	cases := []struct {
@@ -59,7 +68,7 @@ func TestPlanFrontendStepKeepsAMajorityAndALeader(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, _, why := planFrontendStep(tc.members, feNames, tc.from); got != tc.want {
+			if got, _, why := planFrontendStep(tc.members, heartbeatDoubts(tc.members, feNames), feNames, tc.from); got != tc.want {
 				t.Errorf("step %d (%s), want %d", got, why, tc.want)
 			}
 		})

@@ -175,10 +175,10 @@ func (c *cluster) frontendRows() *result {
 			queryPort, rpcPort = feQueryPort, feRPCPort
 		}
 		alive := c.feAlive(fe)
+		// LastHeartbeat is lastUpdateTime, the leader's clock at the FE's
+		// last good round, for every row, the answering FE's own too
+		// (FrontendsProcNode @161fd09e; model.go frontendHeartbeats).
 		lastHB := fe.lastHeartbeat
-		if alive {
-			lastHB = c.now
-		}
 		start, version := "NULL", "NULL" // sheet §2: StartTime NULL when not alive; Version NULL when unknown
 		if alive {
 			start = timeString(fe.startTime)

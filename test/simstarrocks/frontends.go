@@ -392,15 +392,27 @@ func (s *StarRocks) SetFollowerLag(host string, lag time.Duration) {
 }
 
 // StopFrontend is the FE process at host ending (its container killed, or
-// exiting): its connections and address are refused, and, if it was in the
-// group, heartbeats find it dead.
-func (s *StarRocks) StopFrontend(host string) {
-	s.SetAlive(host, false)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if p := s.views.procs[host]; p != nil {
-		p.running = false
-	}
+// exiting): its connections and address are refused, and BDBJE elects
+// without it at once. FE's verdict lags as the real one does: the leader's
+// heartbeat rounds fail to reach it, and FE lists it Alive, its
+// LastHeartbeat stopped at its last good round, until more than
+// HeartbeatFailures rounds failed (about 20 s; model.go
+// frontendHeartbeats). SetAlive(host, false) is the verdict at once.
+// It returns false when no FE row or process has that host.
+func (s *StarRocks) StopFrontend(host string) bool {
+	var found bool
+	s.locked(func(c *cluster) {
+		if found = s.isFrontendHost(host); found {
+			s.markRunning(host, false)
+		}
+		for _, fe := range c.frontends {
+			if fe.host == host {
+				c.stopFEProcess(fe)
+			}
+		}
+		c.elect()
+	})
+	return found
 }
 
 // Zombie says whether the FE process at host runs though dropped from the group.

@@ -167,7 +167,7 @@ func (c *cluster) checkpointRound() {
 		switch {
 		case fe == nil:
 			delete(c.img.pushTo, host) // dropped meanwhile
-		case fe.alive:
+		case fe.alive && fe.running: // an HTTP push: it reaches a process that runs
 			c.img.versions[host] = version
 			delete(c.img.pushTo, host)
 		}

@@ -80,6 +80,13 @@ type feNode struct {
 	lastHeartbeat      time.Time
 	startTime          time.Time
 	version            string
+	// The process as it really is: whether it runs (what BDBJE's election
+	// and the leader's heartbeats reach), when it started (the
+	// feStartTime it reports), and the leader's failed heartbeats to it in
+	// a row (Frontend.heartbeatRetryTimes).
+	running          bool
+	procStart        time.Time
+	failedHeartbeats int
 }
 
 // node is what BEs and CNs share (a Backend is a ComputeNode in the FE).
@@ -290,6 +297,7 @@ func (c *cluster) nodeName(host string, port int) string {
 
 func (c *cluster) bootstrapFrontend(host string, port int) {
 	if fe := c.frontendAt(host, port); fe != nil {
+		c.startFEProcess(fe)
 		c.heartbeatFE(fe, true)
 		c.elect()
 		return
@@ -302,6 +310,7 @@ func (c *cluster) bootstrapFrontend(host string, port int) {
 	c.feSeq++
 	fe := &feNode{id: c.feSeq, name: c.nodeName(host, port), host: host, editLogPort: port, role: roleFollower, join: true, helper: true}
 	c.frontends = append(c.frontends, fe)
+	c.startFEProcess(fe)
 	c.heartbeatFE(fe, true)
 	c.journal++
 	c.elect()
@@ -315,37 +324,94 @@ func (c *cluster) startFrontend(host string, port int) error {
 	}
 	// The node joins BDBJE when it starts with --helper (sheet §7).
 	fe.join = true
+	c.startFEProcess(fe)
 	c.heartbeatFE(fe, true)
 	c.elect()
 	c.firstImage(host)
 	return nil
 }
 
+// heartbeatFE is FE's verdict on fe: alive is a good heartbeat at c.now
+// (Frontend.handleHbResponse @01037dd6: isAlive, the ports, lastUpdateTime
+// = the leader's hbTime, startTime = the feStartTime the FE reports, the
+// retries reset); not alive marks it dead now. StartFrontend,
+// BootstrapFrontend and SetAlive give it at once; the leader's rounds
+// give it otherwise (heartbeatRound).
 func (c *cluster) heartbeatFE(fe *feNode, alive bool) {
 	if alive {
-		if !fe.alive {
-			fe.startTime = c.now
-		}
 		fe.alive = true
 		fe.lastHeartbeat = c.now
+		fe.startTime = fe.procStart
+		if fe.startTime.IsZero() {
+			fe.startTime = c.now
+		}
 		fe.queryPort, fe.rpcPort = feQueryPort, feRPCPort
 		fe.version = c.versionOf(fe.host)
+		fe.failedHeartbeats = 0
 		return
 	}
 	fe.alive = false
 }
 
+// startFEProcess and stopFEProcess are the FE process at fe's host
+// starting and ending. Its row's Alive is FE's verdict, which follows at
+// the leader's heartbeat rounds (heartbeatRound), or at once through
+// SetAlive; the election follows the process (BDBJE's, not FE's heartbeats).
+func (c *cluster) startFEProcess(fe *feNode) {
+	if !fe.running {
+		fe.running, fe.procStart = true, c.now
+	}
+	fe.failedHeartbeats = 0
+}
+
+func (c *cluster) stopFEProcess(fe *feNode) {
+	fe.running = false
+	fe.failedHeartbeats = 0
+}
+
+// frontendHeartbeats is the FE part of the leader's HeartbeatMgr round
+// (system/HeartbeatMgr.java @000defc9 runAfterCatalogReady, a
+// LeaderDaemon every heartbeat_timeout_second): to itself the leader
+// answers at once (FrontendHeartbeatHandler: "heartbeat to self"), to
+// every other FE it calls /api/bootstrap; an OK answer is stamped
+// System.currentTimeMillis() on the leader, so every LastHeartbeat is the
+// leader's clock at a round, its own row's too. A failure counts a retry;
+// past heartbeat_retry_times retries the FE is marked dead
+// (Frontend.handleHbResponse @01037dd6). Until then FE lists it Alive with
+// its LastHeartbeat stopped at its last good round. No leader, no rounds.
+func (c *cluster) frontendHeartbeats() {
+	if c.leader == nil {
+		return
+	}
+	for _, fe := range c.frontends {
+		switch {
+		case fe.running && fe.alive && fe.failedHeartbeats == 0:
+			fe.lastHeartbeat = c.now // the rest came with its first good answer
+			continue
+		case fe.running:
+			c.heartbeatFE(fe, true)
+			continue
+		}
+		fe.failedHeartbeats++
+		if fe.alive && fe.failedHeartbeats > c.opts.HeartbeatFailures {
+			c.heartbeatFE(fe, false)
+		}
+	}
+}
+
 // elect keeps or chooses the leader. The electable members are the
-// FOLLOWERs in the BDBJE group (Join=true); a leader exists while a majority
-// of them is alive (a dead member still counts, sheet §7). A leader whose
-// node is down is replaced by the first alive electable member.
+// FOLLOWERs in the BDBJE group (Join=true); a leader exists while the
+// processes of a majority of them run (a dead member still counts, sheet
+// §7). A leader whose process ended is replaced by the first electable
+// member whose process runs. BDBJE elects on its own replication group,
+// not on FE's heartbeat verdict, which may still list a dead member Alive.
 func (c *cluster) elect() {
 	var electable []*feNode
 	alive := 0
 	for _, fe := range c.frontends {
 		if fe.role == roleFollower && fe.join {
 			electable = append(electable, fe)
-			if fe.alive {
+			if fe.running {
 				alive++
 			}
 		}
@@ -354,11 +420,11 @@ func (c *cluster) elect() {
 		c.leader = nil
 		return
 	}
-	if c.leader != nil && c.leader.alive && slices.Contains(electable, c.leader) {
+	if c.leader != nil && c.leader.running && slices.Contains(electable, c.leader) {
 		return
 	}
 	for _, fe := range electable {
-		if fe.alive {
+		if fe.running {
 			c.leader = fe
 			return
 		}

@@ -22,9 +22,11 @@ import (
 )
 
 // Processes and heartbeats: what a node really does, and what FE makes of
-// it. FE's heartbeat daemon probes every BE and CN each HeartbeatInterval;
-// Alive, LastStartTime and LastHeartbeat are what the probes found
-// (system/ComputeNode.java @0139a862 handleHbResponse; sheet §14).
+// it. FE's heartbeat daemon probes every BE, CN and FE each
+// HeartbeatInterval; Alive, LastStartTime and LastHeartbeat are what the
+// probes found (system/ComputeNode.java @0139a862 handleHbResponse; sheet
+// §14; for FEs system/Frontend.java @01037dd6 and system/HeartbeatMgr.java
+// @000defc9, model.go frontendHeartbeats).
 
 // statisticsInterval is how often StatisticsMetaManager looks for the
 // _statistics_ tables to create. UNVERIFIED: the period of the daemon
@@ -39,16 +41,21 @@ const statisticsDB = "_statistics_"
 // simulated versions, 3.5.
 func (c *cluster) supportsShutdownReport() bool { return c.opts.Version >= "3.4" }
 
-// setAlive is the SetAlive API. For FEs, as it always was: the row's
-// heartbeat state. For BEs and CNs it is a process change and FE's verdict
-// at once: alive starts the process if it does not run (a restart if it ran
-// before) and FE sees it answer now; not alive stops it and FE marks it dead
-// now, as if the failed heartbeats had all happened. The last good
-// heartbeat stays where it was, so DownTolerance still runs from it.
+// setAlive is the SetAlive API: a process change and FE's verdict at once,
+// for FEs, BEs and CNs alike. Alive starts the process if it does not run
+// (a restart if it ran before) and FE sees it answer now; not alive stops
+// it and FE marks it dead now, as if the failed heartbeats had all
+// happened. The last good heartbeat stays where it was, so DownTolerance
+// (and an FE's LastHeartbeat) still runs from it.
 func (c *cluster) setAlive(host string, alive bool) bool {
 	found := false
 	for _, fe := range c.frontends {
 		if fe.host == host {
+			if alive {
+				c.startFEProcess(fe)
+			} else {
+				c.stopFEProcess(fe)
+			}
 			c.heartbeatFE(fe, alive)
 			found = true
 		}
@@ -174,8 +181,10 @@ func (c *cluster) load() int {
 // heartbeatRound is one round of FE's heartbeats at c.now: a running
 // process answers, a stopped one fails; more than HeartbeatFailures
 // failures in a row and FE marks the node dead (ComputeNode
-// .handleHbResponse @0139a862, heartbeat_retry_times, sheet §14).
+// .handleHbResponse @0139a862, heartbeat_retry_times, sheet §14). The FEs
+// are heartbeaten in the same round (frontendHeartbeats).
 func (c *cluster) heartbeatRound() {
+	c.frontendHeartbeats()
 	beat := func(n *node) {
 		if n.running {
 			c.goodHeartbeat(n)

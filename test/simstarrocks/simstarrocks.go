@@ -45,6 +45,11 @@ limitations under the License.
 //     a graceful stop from 3.4; a quick restart shows only a new
 //     LastStartTime. SetAlive is FE's verdict at once, for tests not about
 //     the lag;
+//   - so is an FE member (StopFrontend): the leader's rounds keep a stopped
+//     FE Alive, its LastHeartbeat stopped at its last good round, until
+//     more than HeartbeatFailures rounds failed, while the leader's own row
+//     is stamped each round; BDBJE's election follows the processes at
+//     once. An FE start is seen at once (not at the next round);
 //   - a dead BE's replicas count healthy in SHOW PROC '/statistic' for
 //     DownTolerance (900 s) after its last good heartbeat, unless a load
 //     failed on them (Load);
@@ -156,10 +161,11 @@ type Options struct {
 	// a load failed on it (Load).
 	DownTolerance time.Duration
 	// HeartbeatInterval is heartbeat_timeout_second, the period of FE's
-	// heartbeats to BEs and CNs (default 5 s), and HeartbeatFailures is
-	// heartbeat_retry_times (default 3): a node turns Alive=false after more
-	// than HeartbeatFailures failed heartbeats in a row, and Alive=true on
-	// the first good one (ComputeNode.handleHbResponse @0139a862, sheet §14).
+	// heartbeats to BEs, CNs and FEs (default 5 s), and HeartbeatFailures
+	// is heartbeat_retry_times (default 3): a node turns Alive=false after
+	// more than HeartbeatFailures failed heartbeats in a row, and
+	// Alive=true on the first good one (ComputeNode.handleHbResponse
+	// @0139a862, sheet §14; Frontend.handleHbResponse @01037dd6).
 	HeartbeatInterval time.Duration
 	HeartbeatFailures int
 	// CloneDuration is how long one clone task of the decommission takes
@@ -292,6 +298,12 @@ type Frontend struct {
 	Alive             bool
 	IsHelper          bool
 	ReplayedJournalID int64
+	// LastHeartbeat is the leader's clock at its last good heartbeat round
+	// (zero: never); Running is the truth: its process runs. Alive lags
+	// Running by up to HeartbeatFailures+1 rounds after a stop
+	// (StopFrontend).
+	LastHeartbeat time.Time
+	Running       bool
 }
 
 // StarRocks is a running simulated FE.
@@ -517,13 +529,14 @@ func (s *StarRocks) StartFrontend(host string, editLogPort int) error {
 // whose IP column is host (exact string). It returns false, and changes
 // nothing, if there is none.
 //
-// For an FE it sets the row's Alive. For a BE or CN it is a process change
-// that FE notices at once, skipping the heartbeat lag: alive=true starts the
-// process if it does not run (a restart if it ran before) and FE sees its
-// heartbeat now; alive=false stops it and FE marks it dead now. The last
-// good heartbeat stays where it was, so DownTolerance runs from it. Tests
-// that are about the lag use StartProcess and StopProcess, as the registrar
-// does.
+// It is a process change that FE notices at once, skipping the heartbeat
+// lag: alive=true starts the process if it does not run (a restart if it
+// ran before) and FE sees its heartbeat now; alive=false stops it and FE
+// marks it dead now. The last good heartbeat stays where it was, so
+// DownTolerance runs from it (and an FE's LastHeartbeat stays there). It is
+// for tests about the verdict, not the lag; tests that are about the lag
+// use StartProcess and StopProcess (BE, CN) and StopFrontend (FE), as the
+// registrar does.
 //
 // For an FE it is also its process running or not (its pod Ready or not:
 // the Service's endpoints), row or no row.
@@ -606,7 +619,7 @@ func (s *StarRocks) ElectLeader(host string) bool {
 	var ok bool
 	s.locked(func(c *cluster) {
 		for _, fe := range c.frontends {
-			if fe.host == host && fe.role == roleFollower && fe.join && fe.alive && c.leader != nil {
+			if fe.host == host && fe.role == roleFollower && fe.join && fe.running && c.leader != nil {
 				c.leader, ok = fe, true
 			}
 		}
@@ -744,6 +757,7 @@ func (s *StarRocks) Frontends() []Frontend {
 				ID: fe.id, Name: fe.name, Host: fe.host, EditLogPort: fe.editLogPort,
 				Role: c.roleColumn(fe), Type: fe.role, Join: fe.join, Alive: c.feAlive(fe),
 				IsHelper: fe.helper, ReplayedJournalID: c.replayedJournalID(fe),
+				LastHeartbeat: fe.lastHeartbeat, Running: fe.running,
 			})
 		}
 	})

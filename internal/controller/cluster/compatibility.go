@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -59,7 +60,8 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 	if rec != nil {
 		pods := r.clusterPods(ctx, s)[resources.ComponentFE]
 		in.FEChanged = lastPodChange(map[resources.Component][]corev1.Pod{resources.ComponentFE: pods})
-		in.ImageLimit, in.FENames, in.FENotReady = r.ImageWaitLimit, starrocks.NamesOf(s.src, resources.ComponentFE), notReady(in.FENames, pods)
+		in.ImageLimit, in.FENames = r.ImageWaitLimit, starrocks.NamesOf(s.src, resources.ComponentFE)
+		in.FENotReady = notReady(in.FENames, pods, s.in.live[resources.ComponentFE])
 	}
 	frontend.Run(ctx, r.steps(), s.target(resources.ComponentFE), r.pauses, client.ObjectKeyFromObject(s.src), in, starrocks.PlanPause)
 	return true
@@ -113,12 +115,25 @@ func (r *Reconciler) pauseRecord(ctx context.Context, src *srv1.StarRocksCluster
 	return rec
 }
 
-// notReady are the ordinals of the pods that are not Ready.
-func notReady(names starrocks.PodNames, pods []corev1.Pod) map[int]bool {
+// notReady are the ordinals of the pods that are not Ready: not Ready,
+// terminating, or not there while the StatefulSet keeps their ordinal (a
+// pod deleted and not made again yet: its process has ended, though FE
+// lists it Alive for about 20 s).
+func notReady(names starrocks.PodNames, pods []corev1.Pod, sts *appsv1.StatefulSet) map[int]bool {
 	out := map[int]bool{}
-	for i := range pods {
-		if ord, ok := resources.PodOrdinal(names.StatefulSet, pods[i].Name); ok && !resources.PodReady(&pods[i]) {
+	if sts != nil && sts.Spec.Replicas != nil {
+		for ord := range int(*sts.Spec.Replicas) {
 			out[ord] = true
+		}
+	}
+	for i := range pods {
+		if ord, ok := resources.PodOrdinal(names.StatefulSet, pods[i].Name); ok {
+			out[ord] = !resources.PodReady(&pods[i]) || pods[i].DeletionTimestamp != nil
+		}
+	}
+	for ord, down := range out {
+		if !down {
+			delete(out, ord)
 		}
 	}
 	return out

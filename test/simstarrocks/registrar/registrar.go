@@ -406,8 +406,9 @@ func (r *Registrar) stopFEGracefully(key types.NamespacedName, st *podState, gra
 // syncAlive runs the node's simulated process exactly while its pod is
 // Ready and its script has started it; the caller holds r.mu. A BE or CN
 // process starts and stops (gracefully when the pod terminates: SIGTERM),
-// and FE's heartbeats find out as they would (sheet §14); an FE row is
-// set Alive at once.
+// and FE's heartbeats find out as they would (sheet §14). An FE process
+// stops the same way: FE lists it Alive until its heartbeats have failed
+// (simstarrocks StopFrontend); its start is seen at once (SetAlive).
 func (r *Registrar) syncAlive(key types.NamespacedName, st *podState) {
 	want := st.ready && st.running && !st.terminating && !st.neverAlive
 	if (st.aliveSet && want == st.alive) || st.host == "" {
@@ -415,8 +416,10 @@ func (r *Registrar) syncAlive(key types.NamespacedName, st *podState) {
 	}
 	var found bool
 	switch {
+	case st.component == resources.ComponentFE && want:
+		found = st.sim.SetAlive(st.host, true)
 	case st.component == resources.ComponentFE:
-		found = st.sim.SetAlive(st.host, want)
+		found = st.sim.StopFrontend(st.host)
 	case want:
 		found = st.sim.StartProcess(st.host)
 	default:
