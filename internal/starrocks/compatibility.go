@@ -23,11 +23,8 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
-	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
 // The compatibility pause of an upgrade or downgrade (docs/upgrades.md,
@@ -268,58 +265,6 @@ func PlanCompatibility(in CompatibilityIn) CompatibilityPlan {
 	return CompatibilityPlan{}
 }
 
-// firstPodGoes reports whether this reconcile writes the StatefulSet of a
-// change that pauses: one no other step keeps (Kept).
-func (in CompatibilityIn) firstPodGoes() bool {
-	return slices.ContainsFunc(in.Changes, func(c ImageCheck) bool {
-		_, kept := in.Kept[c.Name]
-		return c.Verdict.Allowed() && c.Verdict.PauseBalance && !kept
-	})
-}
-
-// Pending is one component's StatefulSet with an image change, as the
-// compatibility pause sees it once every step that decides the writes has
-// held what it holds: as it runs, as it is to be written, and why a step
-// keeps it whole ("" none).
-type Pending struct {
-	Name          string
-	Live, Desired *appsv1.StatefulSet
-	Held          string
-}
-
-// NotWritten are the components of ps whose image change this reconcile
-// does not write, by why (CompatibilityIn.Kept): a step keeps the
-// StatefulSet whole (the rollout order: FE waits for BE, or BE for FE on a
-// downgrade; a scale-in while FE decommissions its BEs), or keeps its pod
-// template at the live one (a pre-flight hold, the ephemeral-storage
-// check), which then carries the live image. The others are written now:
-// the write replaces their first pod (a StatefulSet no gate drives), or
-// lets their gate replace it (a gated rollout's partition), so the pause
-// goes before it.
-func NotWritten(ps []Pending) map[string]string {
-	out := map[string]string{}
-	for _, p := range ps {
-		switch {
-		case p.Live == nil || p.Desired == nil:
-			// Nothing runs yet, or nothing is to be written: no pod goes.
-			out[p.Name] = "no StatefulSet to replace a pod of"
-		case p.Held != "":
-			out[p.Name] = p.Held
-		case resources.Image(p.Live) == resources.Image(p.Desired):
-			out[p.Name] = "its pod template is kept at the live one"
-		}
-	}
-	return out
-}
-
-// feRestarting: within HeartbeatSettle of the last FE pod change, an FE
-// pod is not Ready (a pod replaced, its process ended or not started).
-// Past that, a pod that stays down holds nothing: the pause is set on
-// what answers, and FE's leader is asked (item 14's rule).
-func feRestarting(in CompatibilityIn) bool {
-	return len(in.FENotReady) > 0 && !in.FEChanged.IsZero() && in.Now.Before(in.FEChanged.Add(HeartbeatSettle))
-}
-
 // finishChange is the end of a change once everything rolled and every BE
 // is Alive: the image after it, then the restore and the record cleared.
 func finishChange(in CompatibilityIn, fp string) CompatibilityPlan {
@@ -439,76 +384,6 @@ func Fingerprint(r *Report) string {
 // says of a BE, since a BE that never comes back would keep it on for
 // good (issue 50, item 12), and the dead BE is told.
 func reported(r *Report) bool { return r != nil && r.Err == nil }
-
-func recordOf(shown map[string]string) *PauseRecord {
-	rec := &PauseRecord{Values: map[string]string{}}
-	for _, k := range PauseKeys() {
-		if v, ok := shown[k]; ok {
-			rec.Values[k] = v
-			continue
-		}
-		rec.Values[k] = documentedRestore[k]
-		rec.Assumed = append(rec.Assumed, k)
-	}
-	return rec
-}
-
-// PausedValues are the values the pause sets, by key.
-func PausedValues() map[string]string {
-	out := map[string]string{}
-	for _, kv := range CompatibilityPause {
-		out[kv.Key] = kv.Value
-	}
-	return out
-}
-
-func pauseStatements() []fe.Statement {
-	out := make([]fe.Statement, len(CompatibilityPause))
-	for i, kv := range CompatibilityPause {
-		out[i] = fe.SetFrontendConfig{Key: kv.Key, Value: kv.Value}
-	}
-	return out
-}
-
-// restoreValues are the values the restore sets, by key.
-func restoreValues(rec *PauseRecord) map[string]string {
-	out := map[string]string{}
-	for _, st := range restoreStatements(rec) {
-		set := st.(fe.SetFrontendConfig)
-		out[set.Key] = set.Value
-	}
-	return out
-}
-
-func restoreStatements(rec *PauseRecord) []fe.Statement {
-	var out []fe.Statement
-	for _, k := range PauseKeys() {
-		v, ok := rec.Values[k]
-		if !ok {
-			v = documentedRestore[k]
-		}
-		out = append(out, fe.SetFrontendConfig{Key: k, Value: v})
-	}
-	return out
-}
-
-// String lists the recorded values in the pause's key order.
-func (r *PauseRecord) String() string {
-	if !r.Paused() {
-		return "no pause"
-	}
-	parts := make([]string, 0, len(r.Values))
-	for _, k := range PauseKeys() {
-		if v, ok := r.Values[k]; ok {
-			parts = append(parts, fmt.Sprintf("%s=%s", k, v))
-		}
-	}
-	s := strings.Join(parts, ", ")
-	if len(r.Assumed) > 0 {
-		s += " (not shown by FE, the docs' value: " + strings.Join(r.Assumed, ", ") + ")"
-	}
-	return s
-}
 
 // ChangeNames names each change's component and new image, in one line.
 func ChangeNames(checks []ImageCheck) string {

@@ -20,12 +20,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
-	"github.com/srscale/starrocks-operator/internal/fe"
 )
 
 // The compatibility pause as a step: PlanCompatibility decides what FE's
@@ -403,55 +401,4 @@ func pauseNote(rec *PauseRecord, plan CompatibilityPlan) string {
 		parts = append(parts, note)
 	}
 	return strings.Join(parts, "; ")
-}
-
-// silentFEs are the hosts ADMIN SET FRONTEND CONFIG's error names, one
-// "set config for fe[<host>] failed: " per FE that failed
-// (ConfigBase.setConfig); nil when it names none.
-func silentFEs(msg string) []string {
-	const open = "set config for fe["
-	var hosts []string
-	for {
-		i := strings.Index(msg, open)
-		if i < 0 {
-			return hosts
-		}
-		msg = msg[i+len(open):]
-		j := strings.Index(msg, "]")
-		if j < 0 {
-			return hosts
-		}
-		hosts = append(hosts, msg[:j])
-		msg = msg[j:]
-	}
-}
-
-// replacedOnly: hosts is not empty and each is an FE pod of this cluster
-// that is not Ready (FENotReady: replaced, terminating or not started),
-// or whose process FE's report shows started since the statement was sent
-// (its row not in sentFor, the Fingerprint then).
-func (in PauseInput) replacedOnly(hosts []string, sentFor string, now *Report) bool {
-	sent := strings.Split(sentFor, ",")
-	restarted := func(host string) bool {
-		for _, f := range frontendsOf(now) {
-			if f.Host == host {
-				return !slices.Contains(sent, f.Name+"@"+f.StartTime+"/"+f.Role)
-			}
-		}
-		return false
-	}
-	for _, h := range hosts {
-		ord, ok := in.FENames.Ordinal(h)
-		if !ok || (!in.FENotReady[ord] && !restarted(h)) {
-			return false
-		}
-	}
-	return len(hosts) > 0
-}
-
-func frontendsOf(r *Report) []fe.Frontend {
-	if r == nil {
-		return nil
-	}
-	return r.Frontends
 }

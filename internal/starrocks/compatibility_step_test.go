@@ -165,7 +165,9 @@ func TestPlanPause(t *testing.T) {
 		names := PodNames{StatefulSet: "c-fe", HeadlessService: "c-fe-search", Namespace: "ns"}
 		host := "c-fe-2.c-fe-search.ns.svc.cluster.local"
 		failed := "Error 1064 (HY000): Set config failed: set config for fe[" + host + "] failed: Read timed out"
-		row := func(start string) fe.Frontend { return fe.Frontend{Name: "fe2", Host: host, StartTime: start, Role: "FOLLOWER", Alive: true} }
+		row := func(start string) fe.Frontend {
+			return fe.Frontend{Name: "fe2", Host: host, StartTime: start, Role: "FOLLOWER", Alive: true}
+		}
 		before := &Report{At: time.Now(), Frontends: []fe.Frontend{steady.Frontends[0], row("2026-12-01 10:00:00")}, Backends: steady.Backends}
 		after := &Report{At: time.Now(), Frontends: []fe.Frontend{steady.Frontends[0], row("2026-12-01 10:09:00")}, Backends: steady.Backends}
 		paused := PausedValues()

@@ -1,0 +1,71 @@
+/*
+Copyright 2026 The srscale authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/package starrocks
+
+// When the compatibility pause begins: in the reconcile that writes the
+// first StatefulSet of a change, not while another step keeps every
+// changed one (issue 50 item 15).
+
+import (
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/srscale/starrocks-operator/internal/resources"
+)
+
+// firstPodGoes reports whether this reconcile writes the StatefulSet of a
+// change that pauses: one no other step keeps (Kept).
+func (in CompatibilityIn) firstPodGoes() bool {
+	return slices.ContainsFunc(in.Changes, func(c ImageCheck) bool {
+		_, kept := in.Kept[c.Name]
+		return c.Verdict.Allowed() && c.Verdict.PauseBalance && !kept
+	})
+}
+
+// Pending is one component's StatefulSet with an image change, as the
+// compatibility pause sees it once every step that decides the writes has
+// held what it holds: as it runs, as it is to be written, and why a step
+// keeps it whole ("" none).
+type Pending struct {
+	Name          string
+	Live, Desired *appsv1.StatefulSet
+	Held          string
+}
+
+// NotWritten are the components of ps whose image change this reconcile
+// does not write, by why (CompatibilityIn.Kept): a step keeps the
+// StatefulSet whole (the rollout order: FE waits for BE, or BE for FE on a
+// downgrade; a scale-in while FE decommissions its BEs), or keeps its pod
+// template at the live one (a pre-flight hold, the ephemeral-storage
+// check), which then carries the live image. The others are written now:
+// the write replaces their first pod (a StatefulSet no gate drives), or
+// lets their gate replace it (a gated rollout's partition), so the pause
+// goes before it.
+func NotWritten(ps []Pending) map[string]string {
+	out := map[string]string{}
+	for _, p := range ps {
+		switch {
+		case p.Live == nil || p.Desired == nil:
+			// Nothing runs yet, or nothing is to be written: no pod goes.
+			out[p.Name] = "no StatefulSet to replace a pod of"
+		case p.Held != "":
+			out[p.Name] = p.Held
+		case resources.Image(p.Live) == resources.Image(p.Desired):
+			out[p.Name] = "its pod template is kept at the live one"
+		}
+	}
+	return out
+}
