@@ -43,7 +43,8 @@ import (
 // and balances, decides whether it took (Unconfirmed). The pause (and its
 // record) begins only in the reconcile that writes the first StatefulSet
 // of the change, the write that replaces its first pod or lets its gate do
-// so: not while another step keeps every changed StatefulSet (a pre-flight
+// so, once that gate would let it go (FirstPodWaits): not while another
+// step keeps every changed StatefulSet (a pre-flight
 // hold, the rollout order, a scale-in and its decommission), which would
 // slow what they wait for (a decommission drains at one tablet per 20 s
 // round under the pause). Nor while FE lists a BE decommission draining:

@@ -69,3 +69,34 @@ func NotWritten(ps []Pending) map[string]string {
 	}
 	return out
 }
+
+// notYetWritten stands for the revision of a change whose template is not
+// written yet: no pod runs it.
+const notYetWritten = "(the change, not written yet)"
+
+// FirstPodWaits is what the first pod of g's rollout would wait for if
+// the change's template were written now: the gate's own checks
+// (Partitioned; LeaderLast for FE) on the pods as they run and FE's word
+// (g.Word), every pod taken to run the old revision. "" when it would go
+// at once: every pod Ready and FE listing it Alive (and, for BE, FE
+// counting every tablet healthy), or a pod down, which goes first. A gated
+// change whose first pod waits takes no compatibility pause yet: the pause
+// would slow the repair the gate waits for to one tablet per 20 s round
+// (issue 50 item 15).
+func FirstPodWaits(g Gate, frontend bool) string {
+	if g.Live == nil {
+		return ""
+	}
+	live := g.Live.DeepCopy()
+	live.Status.ObservedGeneration = live.Generation
+	live.Status.UpdateRevision = notYetWritten
+	g.Live, g.Changing, g.AllAtOnce = live, false, false
+	st := Partitioned(g)
+	if frontend {
+		st = LeaderLast(g)
+	}
+	if !st.Waiting {
+		return ""
+	}
+	return st.Message
+}

@@ -72,6 +72,9 @@ func TestUpgradeProcedure(t *testing.T) {
 	t.Run("a BE process stopped mid-upgrade: the rollout finishes, the pause is lifted on every FE all the same, and the restore names the dead BE", func(t *testing.T) {
 		testPauseLiftedBesideADeadBE(t, c, dir)
 	})
+	t.Run("BE's image bumped while a BE's replicas are behind: the gate's first pod waits for them, and the pause with it (FE's keys at the user's values on every FE), then every BE pod replaced under the pause", func(t *testing.T) {
+		testPauseWaitsForTheGate(t, c, dir)
+	})
 }
 
 // testPauseWithAnFEThatDoesNotAnswer: FE lists a follower that never

@@ -248,3 +248,113 @@ func eventNotes(t *testing.T, c *testcluster.Cluster, ns, name, reason string) [
 	}
 	return out
 }
+
+// testPauseWaitsForTheGate (issue 50 item 15, a gated rollout): 1 FE and
+// 3 BEs; be-0's process stops, a load misses its replicas, and BE's image
+// goes 3.3.2 → 3.4.1 before be-0's process is back. Every BE pod is Ready
+// (its process is not what readiness sees), so BE's gate would write the
+// template at once and let its first pod go only once FE counts every
+// tablet healthy: be-0's replicas must catch up first. The template and
+// the pause wait for the gate's go, so the catch-up runs at the user's
+// limit (all at the next TabletChecker round); FE's four keys are read on
+// every FE while be-0's replicas are behind and no BE pod was replaced
+// yet: the user's values. Then every BE pod is replaced with the leader's
+// clone limit at 0, and the user's values are back at the end. Taken out
+// (the pause as the gated template is written), the keys read 0 while the
+// gate waits, and be-0's replicas catch up one per 20 s round.
+func testPauseWaitsForTheGate(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
+	const ns, name, tablets = "gatefirst", "gf", 30
+	testutil.CreateNamespace(t, c.Client, ns)
+	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
+	src := gatedCluster(ns, name, 1, 3)
+	src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + upgradeFrom
+	src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + upgradeFrom
+	f := startGated(t, c, dir, src, simstarrocks.Options{Version: "3.3", HeartbeatInterval: 500 * time.Millisecond, CheckpointInterval: checkpointEvery}, tablets)
+	setUserScheduling(t, f, name)
+
+	behind := beHost(ns, name, 0)
+	if !f.StopProcess(behind, false) {
+		t.Fatalf("no BE process at %s to stop", behind)
+	}
+	// One load while be-0 is down (no loads after it: the replicas of the
+	// BEs the rollout restarts miss none).
+	if missed := f.Load(); missed != tablets {
+		t.Fatalf("the load missed %d replicas on %s, want %d", missed, behind, tablets)
+	}
+	from := len(f.Stops())
+
+	type seen struct {
+		at      time.Duration
+		fe, key string
+		value   string
+		below   int
+	}
+	var mu sync.Mutex
+	var during []seen
+	samples, caughtUp := 0, false
+	start := time.Now()
+	var once sync.Once
+	sampler := sample(100*time.Millisecond, func() {
+		below := f.TabletsBelow(3)
+		mu.Lock()
+		defer mu.Unlock()
+		if below == 0 || len(f.Stops()) > from {
+			caughtUp = caughtUp || samples > 0
+			return
+		}
+		samples++
+		for _, fr := range f.Frontends() {
+			for k, want := range userValues {
+				if got, runs := f.FrontendConfig(fr.Host, k); runs && got != want {
+					during = append(during, seen{at: time.Since(start), fe: fr.Host, key: k, value: got, below: below})
+				}
+			}
+		}
+	})
+	stop := func() { once.Do(sampler) }
+	defer stop()
+	mutate(t, c.Client, src, func(s *srv1.StarRocksCluster) {
+		s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + upgradeTo
+	})
+	// A few reconciles with be-0 down in FE's eyes and its replicas behind.
+	time.Sleep(3 * time.Second)
+	if !f.StartProcess(behind) {
+		t.Fatalf("no BE process at %s to start", behind)
+	}
+	eventually(t, 90*time.Second, "be-0's replicas caught up before any BE pod was replaced", func(context.Context) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(during) > 0 {
+			return false, fmt.Errorf("FE held paused values while the gate waited for be-0's replicas: %+v", during[0])
+		}
+		return caughtUp, nil
+	})
+	stop()
+	mu.Lock()
+	t.Logf("be-0's %d replicas caught up %s after the update, FE's four keys read %d times on every FE meanwhile, %d reads not the user's",
+		tablets, time.Since(start).Round(100*time.Millisecond), samples, len(during))
+	mu.Unlock()
+
+	eventually(t, 3*time.Minute, "BE rolled to "+upgradeTo, func(ctx context.Context) (bool, error) {
+		s := &appsv1.StatefulSet{}
+		if err := get(ctx, c.Client, ns, name+"-be", s); err != nil {
+			return false, err
+		}
+		return strings.HasSuffix(stsImage(s), ":"+upgradeTo) && rolledOut(s), nil
+	})
+	var bes []string
+	for _, st := range f.Stops()[from:] {
+		pod, _, _ := strings.Cut(st.Host, ".")
+		if strings.HasPrefix(pod, name+"-be-") {
+			bes = append(bes, pod)
+			if st.Scheduling != "0" {
+				t.Errorf("%s replaced with tablet_sched_max_scheduling_tablets %s on the leader, want 0: the pause before the first pod", pod, st.Scheduling)
+			}
+		}
+	}
+	if len(bes) != 3 {
+		t.Errorf("BE pods replaced %v, want be-0 to be-2", bes)
+	}
+	recordRemoved(t, c, src, time.Minute)
+	keysRestoredOnEveryFE(t, f, userValues)
+}

@@ -21,15 +21,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/controller/frontend"
+	"github.com/srscale/starrocks-operator/internal/reconcile"
 	"github.com/srscale/starrocks-operator/internal/resources"
 	"github.com/srscale/starrocks-operator/internal/starrocks"
 	"github.com/srscale/starrocks-operator/internal/status"
@@ -42,7 +45,8 @@ import (
 // pause is set, in the reconcile that writes the change's first
 // StatefulSet, before the write (and so before its first pod is replaced):
 // not while the pre-flight, the rollout order or a scale-in keeps every
-// changed StatefulSet (starrocks.NotWritten). It runs after the phases
+// changed StatefulSet (starrocks.NotWritten), nor while a gated change's
+// first pod would wait (firstPodWaits). It runs after the phases
 // that take those holds, and before the gates and the writes. It is set
 // again after an FE restarts or the leader moves; once every component runs
 // its image (whatever FE says of a BE that is not Alive), the recorded
@@ -54,8 +58,12 @@ func (r *Reconciler) compatibility(ctx context.Context, s *clusterScope) bool {
 		return true
 	}
 	rec := r.pauseRecord(ctx, s.src)
+	kept := notWritten(s)
+	if !rec.Paused() {
+		r.firstPodWaits(ctx, s, kept)
+	}
 	in := starrocks.PauseInput{CompatibilityIn: starrocks.CompatibilityIn{Changes: s.want.changes, Undecided: s.want.pathUndecided,
-		Rolling: rollingComponents(s, true), Unsettled: rollingComponents(s, false), Record: rec, Now: time.Now(), Kept: notWritten(s)},
+		Rolling: rollingComponents(s, true), Unsettled: rollingComponents(s, false), Record: rec, Now: time.Now(), Kept: kept},
 		ChangeKey: s.want.changeKey, Every: r.FE.Every()}
 	if rec != nil {
 		pods := r.clusterPods(ctx, s)[resources.ComponentFE]
@@ -83,6 +91,69 @@ func notWritten(s *clusterScope) map[string]string {
 		ps = append(ps, p)
 	}
 	return starrocks.NotWritten(ps)
+}
+
+// firstPodWaits keeps the pod template of each component whose minor or
+// major change this reconcile would write first, while its gate would not
+// let the first pod go (starrocks.FirstPodWaits: a BE FE lists not Alive,
+// tablets FE counts unhealthy), and adds it to kept with what it waits
+// for: written now, its change would take the compatibility pause, and the
+// gate would then wait with clone and balancing off, slowing the repair it
+// waits for to one tablet per 20 s round (issue 50 item 15). The template,
+// and the pause, go in the reconcile in which the first pod may go. Only
+// on FE's word: without it (FE not answering) the change goes as before.
+func (r *Reconciler) firstPodWaits(ctx context.Context, s *clusterScope, kept map[string]string) {
+	var waiting []resources.Component
+	for _, chk := range s.want.changes {
+		if _, ok := kept[chk.Name]; ok || !chk.Verdict.Allowed() || !chk.Verdict.PauseBalance {
+			continue
+		}
+		for _, c := range statefulSetComponents {
+			if c.Title() == chk.Name && previewed(s, c) {
+				waiting = append(waiting, c)
+			}
+		}
+	}
+	if len(waiting) == 0 || !feAnswers(s) {
+		return
+	}
+	pods := r.clusterPods(ctx, s)
+	rep := r.feWord(s, true, lastPodChange(pods), healthEvery(r.SyncPeriod))
+	if rep == nil || rep.Err != nil {
+		return
+	}
+	for _, c := range waiting {
+		live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+		g := starrocks.Gate{Live: live, Pods: pods[c], Word: gateWord(rep, s.src, c), Replicas: ptr.Deref(want.Spec.Replicas, 1), Tablets: starrocks.HoldsTablets(c)}
+		what := starrocks.FirstPodWaits(g, c == resources.ComponentFE)
+		if what == "" {
+			continue
+		}
+		msg := what + "; the image change, and the compatibility pause it takes, wait with it"
+		kept[c.Title()] = msg
+		s.hold(s.stepHold(c, starrocks.Hold{Template: true, Waits: true, Reason: srv1.ReasonRollingOut, Message: msg}))
+		s.later(r.FE.Every())
+	}
+}
+
+// previewed reports whether component c's change would roll under a gate
+// one pod at a time (gate, without its side effects): its first pod's
+// turn can be previewed. A parallel rollout, a gate that is off, the
+// user's own strategy, a single pod, or no Ready pod roll as before.
+func previewed(s *clusterScope, c resources.Component) bool {
+	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+	switch {
+	case live == nil || want == nil || s.recovering() || s.holds.Keeps(c, want) || live.Status.ReadyReplicas == 0:
+		return false
+	case s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateOff || s.src.Annotations[srv1.RolloutAnnotation] == srv1.RolloutParallel:
+		return false
+	case starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy):
+		return false
+	case max(ptr.Deref(live.Spec.Replicas, 0), ptr.Deref(want.Spec.Replicas, 1)) < 2:
+		return false
+	}
+	_, growing := s.want.grow[c]
+	return !growing && !slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Component == c && h.Report == reconcile.Steps })
 }
 
 // rollingComponents names the components whose pods do not all run their
