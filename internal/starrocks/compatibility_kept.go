@@ -22,6 +22,7 @@ import (
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
@@ -74,17 +75,20 @@ func NotWritten(ps []Pending) map[string]string {
 // written yet: no pod runs it.
 const notYetWritten = "(the change, not written yet)"
 
-// FirstPodWaits is what the first pod of g's rollout would wait for if
-// the change's template were written now: the gate's own checks
-// (Partitioned; LeaderLast for FE) on the pods as they run and FE's word
-// (g.Word), every pod taken to run the old revision. "" when it would go
-// at once: every pod Ready and FE listing it Alive (and, for BE, FE
-// counting every tablet healthy), or a pod down, which goes first. A gated
-// change whose first pod waits takes no compatibility pause yet: the pause
-// would slow the repair the gate waits for to one tablet per 20 s round
-// (issue 50 item 15).
+// FirstPodWaits is what the first pod of g's rollout would wait for, if
+// the change's template were written now, while FE repairs: the gate's
+// own checks (Partitioned; LeaderLast for FE) on the pods as they run and
+// FE's word (g.Word), every pod taken to run the old revision, when FE
+// counts unhealthy tablets or lists a pod of g not Alive (whose replicas
+// it repairs). A gated change whose first pod waits so takes no
+// compatibility pause yet: the pause would slow the repair the gate waits
+// for to one tablet per 20 s round (issue 50 item 15). "" when the first
+// pod would go at once (every pod Ready and FE listing it Alive and, for
+// BE, counting every tablet healthy; or a pod down, which goes first), or
+// waits for no repair (FE's next answer, a pod not Ready yet, FE naming
+// its leader): the change is then written as before, its gate waiting.
 func FirstPodWaits(g Gate, frontend bool) string {
-	if g.Live == nil {
+	if g.Live == nil || !repairing(g) {
 		return ""
 	}
 	live := g.Live.DeepCopy()
@@ -99,4 +103,22 @@ func FirstPodWaits(g Gate, frontend bool) string {
 		return ""
 	}
 	return st.Message
+}
+
+// repairing: FE's word counts unhealthy tablets, or lists a pod of g's
+// StatefulSet not Alive.
+func repairing(g Gate) bool {
+	w := g.Word
+	if w == nil || w.Err != nil {
+		return false
+	}
+	if w.Unhealthy > 0 {
+		return true
+	}
+	for i := range int(ptr.Deref(g.Live.Spec.Replicas, 0)) {
+		if alive, listed := w.Alive[i]; listed && !alive {
+			return true
+		}
+	}
+	return false
 }

@@ -321,7 +321,11 @@ func testPauseWaitsForTheGate(t *testing.T, c *testcluster.Cluster, dir *feDirec
 	if !f.StartProcess(behind) {
 		t.Fatalf("no BE process at %s to start", behind)
 	}
+	var told string
 	eventually(t, 90*time.Second, "be-0's replicas caught up before any BE pod was replaced", func(context.Context) (bool, error) {
+		if p := progressing(t, c, ns, name); strings.Contains(p.Message, "waits for FE to report every tablet healthy; the image change, and the compatibility pause it takes, wait with it") {
+			told = p.Message
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if len(during) > 0 {
@@ -330,7 +334,11 @@ func testPauseWaitsForTheGate(t *testing.T, c *testcluster.Cluster, dir *feDirec
 		return caughtUp, nil
 	})
 	stop()
+	if told == "" {
+		t.Error("Progressing never said that BE's first pod, and the pause, wait for every tablet healthy")
+	}
 	mu.Lock()
+	t.Logf("Progressing meanwhile: %q", told)
 	t.Logf("be-0's %d replicas caught up %s after the update, FE's four keys read %d times on every FE meanwhile, %d reads not the user's",
 		tablets, time.Since(start).Round(100*time.Millisecond), samples, len(during))
 	mu.Unlock()

@@ -95,8 +95,8 @@ func notWritten(s *clusterScope) map[string]string {
 
 // firstPodWaits keeps the pod template of each component whose minor or
 // major change this reconcile would write first, while its gate would not
-// let the first pod go (starrocks.FirstPodWaits: a BE FE lists not Alive,
-// tablets FE counts unhealthy), and adds it to kept with what it waits
+// let the first pod go while FE repairs (starrocks.FirstPodWaits: tablets
+// FE counts unhealthy, a pod FE lists not Alive), and adds it to kept with what it waits
 // for: written now, its change would take the compatibility pause, and the
 // gate would then wait with clone and balancing off, slowing the repair it
 // waits for to one tablet per 20 s round (issue 50 item 15). The template,
@@ -132,6 +132,7 @@ func (r *Reconciler) firstPodWaits(ctx context.Context, s *clusterScope, kept ma
 		msg := what + "; the image change, and the compatibility pause it takes, wait with it"
 		kept[c.Title()] = msg
 		s.hold(s.stepHold(c, starrocks.Hold{Template: true, Waits: true, Reason: srv1.ReasonRollingOut, Message: msg}))
+		s.want.notes = append(s.want.notes, c.Title()+": "+msg) // in Progressing beside the rollout's other notes
 		s.later(r.FE.Every())
 	}
 }
