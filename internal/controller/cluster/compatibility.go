@@ -95,13 +95,14 @@ func notWritten(s *clusterScope) map[string]string {
 
 // firstPodWaits keeps the pod template of each component whose minor or
 // major change this reconcile would write first, while its gate would not
-// let the first pod go while FE repairs (starrocks.FirstPodWaits: tablets
-// FE counts unhealthy, a pod FE lists not Alive), and adds it to kept with what it waits
-// for: written now, its change would take the compatibility pause, and the
-// gate would then wait with clone and balancing off, slowing the repair it
-// waits for to one tablet per 20 s round (issue 50 item 15). The template,
-// and the pause, go in the reconcile in which the first pod may go. Only
-// on FE's word: without it (FE not answering) the change goes as before.
+// let the first pod go and FE repairs (starrocks.FirstPodWaits: FE counts
+// unhealthy tablets, or lists a pod not Alive), and adds it to kept with
+// what it waits for: written now, its change would take the compatibility
+// pause, and the gate would then wait with clone and balancing off,
+// slowing the repair it waits for to one tablet per 20 s round (issue 50
+// item 15). The template, and the pause, go in the reconcile in which the
+// first pod may go. Only on FE's word: without it (FE not answering) the
+// change goes as before.
 func (r *Reconciler) firstPodWaits(ctx context.Context, s *clusterScope, kept map[string]string) {
 	var waiting []resources.Component
 	for _, chk := range s.want.changes {
