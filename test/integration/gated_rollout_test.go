@@ -136,6 +136,17 @@ func gatedCluster(ns, name string, feReplicas, beReplicas int32) *srv1.StarRocks
 func startGated(t *testing.T, c *testcluster.Cluster, dir *feDirectory, src *srv1.StarRocksCluster, opts simstarrocks.Options, tablets int) *simstarrocks.StarRocks {
 	t.Helper()
 	f := startFE(t, dir, src.Namespace, src.Name, opts)
+	// FE-0's process answers with its image's release from its first
+	// answer, as the registrar has every later process do. Bootstrapped
+	// before the cluster exists, the simulated row would answer the
+	// simulation's default release until the registrar starts fe-0's
+	// process, and an operator reading FE in between would record a
+	// release no pod runs in status.highestVersion (3.1.0 over 2.5.1).
+	if rel := registrar.ImageRelease(src.Spec.StarRocksFeSpec.Image); rel != "" {
+		fe0 := feHost(src.Namespace, src.Name, 0)
+		f.SetRelease(fe0, rel)
+		f.BootstrapFrontend(fe0, 9010)
+	}
 	if err := c.Client.Create(context.Background(), src); err != nil {
 		t.Fatal(err)
 	}

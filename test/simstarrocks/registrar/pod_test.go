@@ -155,7 +155,7 @@ func TestImageRelease(t *testing.T) {
 		"registry:5000/starrocks/fe-ubuntu":   "",
 		"starrocks/fe-ubuntu:2.5.22@sha256:a": "2.5.22",
 	} {
-		if got := imageRelease(image); got != want {
+		if got := ImageRelease(image); got != want {
 			t.Errorf("%s: %q, want %q", image, got, want)
 		}
 	}

@@ -79,7 +79,7 @@ func (s *script) run(c resources.Component) bool {
 	}
 	// The process runs its image's release: FE reports it once it hears
 	// from the process (a tag that names no release leaves the default).
-	s.sim.SetRelease(s.host, imageRelease(s.container.Image))
+	s.sim.SetRelease(s.host, ImageRelease(s.container.Image))
 	switch c {
 	case resources.ComponentBE:
 		hb := heartbeatPort(s.container)
@@ -395,10 +395,10 @@ func (s *script) hostType() {
 	s.sim.SetHostType(s.host, s.env["HOST_TYPE"] == "FQDN", s.r.resolve)
 }
 
-// imageRelease is the release an image's tag names ("starrocks/be-ubuntu:3.4.1"
+// ImageRelease is the release an image's tag names ("starrocks/be-ubuntu:3.4.1"
 // → "3.4.1", a v prefix and an -rcNN suffix dropped); "" for a tag that names
 // none (latest, a digest, 3.3-latest).
-func imageRelease(image string) string {
+func ImageRelease(image string) string {
 	if i := strings.IndexByte(image, '@'); i >= 0 {
 		image = image[:i]
 	}
