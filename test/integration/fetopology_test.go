@@ -78,9 +78,22 @@ func testFEScaleDownWithUpgrade(t *testing.T, c *testcluster.Cluster, dir *feDir
 		s.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:3.3.3"
 		s.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:3.3.3"
 	})
-	waitStatefulSet(t, c, "scale", "zu-be", "BE's rollout begun", time.Minute, func(be *appsv1.StatefulSet) bool {
+	// Two minutes, as the waits below: beside the three other cases of
+	// this group on one operator of 4 workers (their FE reads waiting on
+	// stopped FEs), a minute was not always enough (2 of 3 whole runs of
+	// the package on 2026-12-06; never alone). Progressing says what it
+	// waited for if it times out.
+	begun := false
+	defer func() {
+		if !begun {
+			p := progressing(t, c, "scale", "zu")
+			t.Logf("BE's rollout not begun; Progressing %s: %s", p.Reason, p.Message)
+		}
+	}()
+	waitStatefulSet(t, c, "scale", "zu-be", "BE's rollout begun", 2*time.Minute, func(be *appsv1.StatefulSet) bool {
 		return stsImage(be) == "starrocks/be-ubuntu:3.3.3" && !rolledOut(be)
 	})
+	begun = true
 	start := time.Now()
 	setFEReplicas(t, c, src, 2)
 	waitStatefulSet(t, c, "scale", "zu-be", "BE rolled out", 2*time.Minute, beDone)
