@@ -139,23 +139,16 @@ func (r *Reconciler) firstPodWaits(ctx context.Context, s *clusterScope, kept ma
 }
 
 // previewed reports whether component c's change would roll under a gate
-// one pod at a time (gate, without its side effects): its first pod's
-// turn can be previewed. A parallel rollout, a gate that is off, the
+// one pod at a time (gatable, and gate's other checks without their side
+// effects): its first pod's turn can be previewed. A parallel rollout, a gate that is off, the
 // user's own strategy, a single pod, or no Ready pod roll as before.
 func previewed(s *clusterScope, c resources.Component) bool {
-	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
-	switch {
-	case live == nil || want == nil || s.recovering() || s.holds.Keeps(c, want) || live.Status.ReadyReplicas == 0:
-		return false
-	case s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateOff || s.src.Annotations[srv1.RolloutAnnotation] == srv1.RolloutParallel:
-		return false
-	case starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy):
-		return false
-	case max(ptr.Deref(live.Spec.Replicas, 0), ptr.Deref(want.Spec.Replicas, 1)) < 2:
+	if !gatable(s, c) || s.src.Annotations[srv1.RolloutAnnotation] == srv1.RolloutParallel {
 		return false
 	}
-	_, growing := s.want.grow[c]
-	return !growing && !slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Component == c && h.Report == reconcile.Steps })
+	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+	return live.Status.ReadyReplicas > 0 && max(ptr.Deref(live.Spec.Replicas, 0), ptr.Deref(want.Spec.Replicas, 1)) >= 2 &&
+		!slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Component == c && h.Report == reconcile.Steps })
 }
 
 // rollingComponents names the components whose pods do not all run their

@@ -204,13 +204,7 @@ func (r *Reconciler) heardSince(g starrocks.Gate) map[int]starrocks.Heard {
 // AllAtOnce is decided here (parallel.go), reading the pods mid-rollout.
 func (r *Reconciler) gate(ctx context.Context, s *clusterScope, c resources.Component) (starrocks.Gate, bool) {
 	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
-	if live == nil || want == nil || s.recovering() || s.holds.Keeps(c, want) {
-		return starrocks.Gate{}, false // nothing runs yet, it goes, or it is held whole (an ordered rollout, a scale-in)
-	}
-	if _, growing := s.want.grow[c]; growing {
-		return starrocks.Gate{}, false // its StatefulSet is recreated around its pods
-	}
-	if s.src.Annotations[srv1.RolloutGateAnnotation] == srv1.RolloutGateOff || starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy) {
+	if !gatable(s, c) {
 		return starrocks.Gate{}, false
 	}
 	if slices.ContainsFunc(s.holds, func(h reconcile.Hold) bool { return h.Component == c && h.Report == reconcile.Steps }) {
@@ -243,6 +237,23 @@ func (r *Reconciler) gate(ctx context.Context, s *clusterScope, c resources.Comp
 		return starrocks.Gate{}, false
 	}
 	return g, true
+}
+
+// gatable reports whether a gate may drive component c's pod template
+// changes, as far as the spec and the phases before tell: not when nothing
+// runs yet or nothing is to be written, during a disaster recovery, while
+// another step holds the StatefulSet whole (an ordered rollout, a
+// scale-in) or recreates it around its pods (a claim growth), with the
+// cluster's gate off, or under the user's own update strategy.
+func gatable(s *clusterScope, c resources.Component) bool {
+	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+	if live == nil || want == nil || s.recovering() || s.holds.Keeps(c, want) {
+		return false
+	}
+	if _, growing := s.want.grow[c]; growing {
+		return false
+	}
+	return s.src.Annotations[srv1.RolloutGateAnnotation] != srv1.RolloutGateOff && !starrocks.UserStrategy(resources.ComponentSpec(s.src, c).UpdateStrategy)
 }
 
 func decide(c resources.Component, g starrocks.Gate) starrocks.GateStep {
