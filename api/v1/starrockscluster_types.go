@@ -165,6 +165,19 @@ type DisasterRecovery struct {
 // +kubebuilder:printcolumn:name="BeStatus",type=string,JSONPath=`.status.starRocksBeStatus.phase`
 // +kubebuilder:printcolumn:name="CnStatus",type=string,JSONPath=`.status.starRocksCnStatus.phase`
 // +kubebuilder:printcolumn:name="FeProxyStatus",type=string,JSONPath=`.status.starRocksFeProxyStatus.phase`
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.summary.state`,priority=1
+// +kubebuilder:printcolumn:name="FE",type=string,JSONPath=`.status.summary.fe`,priority=1
+// +kubebuilder:printcolumn:name="BE",type=string,JSONPath=`.status.summary.be`,priority=1
+// +kubebuilder:printcolumn:name="CN",type=string,JSONPath=`.status.summary.cn`,priority=1
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.summary.version`,priority=1
+// +kubebuilder:printcolumn:name="Healthy",type=string,JSONPath=`.status.summary.healthy`,priority=1
+// +kubebuilder:printcolumn:name="In Progress",type=string,JSONPath=`.status.summary.doing`,priority=1
+// +kubebuilder:printcolumn:name="Since",type=date,JSONPath=`.status.summary.since`,priority=1
+// +kubebuilder:printcolumn:name="Paused",type=string,JSONPath=`.metadata.annotations.starrocks\.com/ignored`,priority=1
+// +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.metadata.generation`,priority=1
+// +kubebuilder:printcolumn:name="Observed",type=integer,JSONPath=`.status.observedGeneration`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`,priority=1
+// +kubebuilder:printcolumn:name="Namespace",type=string,JSONPath=`.metadata.namespace`,priority=1
 type StarRocksCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -346,6 +346,57 @@ type StarRocksClusterStatus struct {
 	// as from the running one, also while FE does not answer.
 	// +optional
 	HighestVersion string `json:"highestVersion,omitempty"`
+
+	// Summary is the cluster at a glance, as `kubectl starrocks status`
+	// shows it: the operator writes it with the rest of the status, from
+	// it, and `kubectl get src -o wide` shows it in columns. The plugin
+	// reads these columns as a server-side table, not the objects.
+	// +optional
+	Summary *StarRocksClusterSummary `json:"summary,omitempty"`
+}
+
+// StarRocksClusterSummary is a cluster's line in `kubectl starrocks
+// status`, as the operator computed it from the status it wrote. What
+// changes without the operator (the pause annotation, a new generation,
+// the backups) is read beside it; times are absolute, made relative when
+// shown.
+type StarRocksClusterSummary struct {
+	// State is how much the cluster needs a person: attention,
+	// progressing or healthy.
+	State string `json:"state"`
+
+	// FE, BE and CN are each component's ready pods against the pods
+	// asked for ("2/3"); empty for a component the cluster does not have.
+	// +optional
+	FE string `json:"fe,omitempty"`
+	// +optional
+	BE string `json:"be,omitempty"`
+	// +optional
+	CN string `json:"cn,omitempty"`
+
+	// Version is what FE reports the nodes run, and "→ <tag>" while the
+	// spec's images name another version ("3.3.2 → 3.4.1").
+	// +optional
+	Version string `json:"version,omitempty"`
+
+	// Healthy is StarRocksHealthy in words: "yes", "no: <reason>", or "?"
+	// before FE first answered.
+	// +optional
+	Healthy string `json:"healthy,omitempty"`
+
+	// Doing is what is in progress or wrong, in words ("BE rollout 2/5,
+	// waiting for 14 unhealthy tablets"); empty when nothing is. A time in
+	// it is absolute ("since 2026-12-06T10:00:00Z").
+	// +optional
+	Doing string `json:"doing,omitempty"`
+
+	// Reason is the condition reason Doing comes from.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+
+	// Since is when the condition Doing comes from last changed.
+	// +optional
+	Since *metav1.Time `json:"since,omitempty"`
 }
 
 // StarRocksComponentStatus is the observed state of one component.

@@ -78,6 +78,8 @@ func TestMoreStatesInWords(t *testing.T) {
 	rolloutUnreachable.Status.Conditions[1].Message = "BE: FE did not answer: dial tcp 10.96.4.7:9030: i/o timeout"
 	unseen := examples.Healthy("ns", "a", now)
 	unseen.Generation = 4
+	unseenRolling := examples.RollingOut("ns", "a", now)
+	unseenRolling.Generation = 4
 	fresh := &srv1.StarRocksCluster{ObjectMeta: metav1.ObjectMeta{Name: "new", Namespace: "ns"}, Spec: srv1.StarRocksClusterSpec{
 		StarRocksFeSpec: &srv1.StarRocksFeSpec{StarRocksComponentSpec: srv1.StarRocksComponentSpec{StarRocksLoadSpec: srv1.StarRocksLoadSpec{Image: "fe:3.3.2"}}}}}
 	failing := examples.Healthy("ns", "a", now)
@@ -97,6 +99,8 @@ func TestMoreStatesInWords(t *testing.T) {
 		{"a stalled rollout needs a person", rolloutStalled, plugin.Attention, "rollout stalled since 4m ago: BE: 2 of 3 pods replaced"},
 		{"a rollout FE does not answer", rolloutUnreachable, plugin.Attention, "FE unreachable since 4m ago: BE: FE did not answer"},
 		{"a spec the operator has not seen", unseen, plugin.Progressing, "generation 4 not yet seen by the operator (status is of 1)"},
+		// What the status says comes first: a condition is no less true for a newer spec.
+		{"a rollout whose newer spec the operator has not seen", unseenRolling, plugin.Progressing, "BE rollout 2/3, waiting for 14 unhealthy tablets"},
 		{"a cluster the operator never wrote", fresh, plugin.Progressing, "not reconciled yet"},
 		{"failing pods", failing, plugin.Attention, "degraded: PodsFailing: BE: a-be-1 CrashLoopBackOff"},
 		// A BE FE lists not Alive, its pod not Ready, and no rollout
@@ -392,5 +396,62 @@ func TestEveryStateOfTheIssueHasAnExample(t *testing.T) {
 		if !have[s] {
 			t.Errorf("no example of %q", s)
 		}
+	}
+}
+
+// The table's line (LineOf of the summary the operator wrote, with what
+// changes without it beside it) is the object's line, in every state, with
+// the spec seen or not, paused or not; and the summary holds no time
+// relative to when it was computed: a steady cluster's does not change.
+func TestLineOfTheSummaryIsTheObjectsLine(t *testing.T) {
+	for _, e := range append(examples.All("ns", now), examples.Example{State: "BE replaced", Cluster: examples.BEReplaced("ns", "r", now)}) {
+		for _, variant := range []struct {
+			name   string
+			change func(*srv1.StarRocksCluster)
+		}{
+			{"as written", func(*srv1.StarRocksCluster) {}},
+			{"a new generation not seen yet", func(src *srv1.StarRocksCluster) { src.Generation = src.Status.ObservedGeneration + 1 }},
+			{"paused", func(src *srv1.StarRocksCluster) { src.Annotations = map[string]string{srv1.IgnoredAnnotation: "true"} }},
+			{"resumed", func(src *srv1.StarRocksCluster) { delete(src.Annotations, srv1.IgnoredAnnotation) }},
+		} {
+			src := e.Cluster.DeepCopy()
+			written := plugin.Summarize(src) // when the operator wrote it
+			variant.change(src)
+			later := now.Add(7 * time.Minute)
+			object := plugin.StatusLine(src, later)
+			r := plugin.RowOf(src, written)
+			r.Phase, r.Created = "", metav1.Time{} // no column gives them
+			table := plugin.LineOf(r, later)
+			// The table gives no exact times and no reason: -o wide, json and yaml read the objects.
+			object.Phase, object.Created, object.Since, object.Reason = "", metav1.Time{}, nil, ""
+			table.Since, table.Reason = nil, ""
+			if got, want := fmt.Sprintf("%+v", table), fmt.Sprintf("%+v", object); got != want {
+				t.Errorf("%s, %s:\ntable  %s\nobject %s", e.State, variant.name, got, want)
+			}
+			if again := plugin.Summarize(src.DeepCopy()); variant.name == "as written" && fmt.Sprintf("%+v", again) != fmt.Sprintf("%+v", written) {
+				t.Errorf("%s: summarized again %+v, first %+v", e.State, again, written)
+			}
+		}
+	}
+}
+
+// Times in a summary's words are absolute; Relative makes each one
+// relative to the moment it is shown.
+func TestRelative(t *testing.T) {
+	at := plugin.At(now.Add(-3 * time.Minute))
+	for words, want := range map[string]string{
+		"":                           "",
+		"FE unreachable since " + at: "FE unreachable since 3m ago",
+		"rollout stalled since " + at + ": BE: pod": "rollout stalled since 3m ago: BE: pod",
+		"since " + at + " and since " + at:          "since 3m ago and since 3m ago",
+		"since 2026-13-01T00:00:00Z":                "since 2026-13-01T00:00:00Z",
+		"starting: FE: 0/1 ready":                   "starting: FE: 0/1 ready",
+	} {
+		if got := plugin.Relative(words, now); got != want {
+			t.Errorf("Relative(%q) = %q, want %q", words, got, want)
+		}
+	}
+	if at != "2026-12-06T09:57:00Z" {
+		t.Errorf("At = %q, want UTC to the second", at)
 	}
 }

@@ -140,35 +140,99 @@ func Paused(src *srv1.StarRocksCluster) bool {
 	return src.Annotations[srv1.IgnoredAnnotation] == "true"
 }
 
-// StatusLine is what status shows of src at now.
+// StatusLine is what status shows of src at now: the line its status
+// gives (Summarize), as LineOf shows it.
 func StatusLine(src *srv1.StarRocksCluster, now time.Time) Line {
+	return LineOf(RowOf(src, Summarize(src)), now)
+}
+
+// Summarize is src's line as its status gives it, what the operator
+// writes to status.summary: a pure function of the status (and the spec
+// it describes), its times absolute, so that a steady cluster's summary
+// does not change. The pause and a generation not seen yet are not in it:
+// they change without the operator (LineOf).
+func Summarize(src *srv1.StarRocksCluster) *srv1.StarRocksClusterSummary {
 	st := &src.Status
-	l := Line{
-		Namespace: src.Namespace, Name: src.Name, Phase: string(st.Phase),
-		Created: src.CreationTimestamp, Generation: src.Generation, ObservedGeneration: st.ObservedGeneration,
-		Version: versionWords(src),
-		Healthy: healthy(src),
-		state:   Healthy,
-	}
+	out := &srv1.StarRocksClusterSummary{Version: versionWords(src), Healthy: healthy(src)}
 	if src.Spec.StarRocksFeSpec != nil {
-		l.FE = ready(src.Spec.StarRocksFeSpec.Replicas, st.StarRocksFeStatus)
+		out.FE = ready(src.Spec.StarRocksFeSpec.Replicas, st.StarRocksFeStatus).String()
 	}
 	if src.Spec.StarRocksBeSpec != nil {
-		l.BE = ready(src.Spec.StarRocksBeSpec.Replicas, st.StarRocksBeStatus)
+		out.BE = ready(src.Spec.StarRocksBeSpec.Replicas, st.StarRocksBeStatus).String()
 	}
 	if cn := src.Spec.StarRocksCnSpec; cn != nil {
 		var cs *srv1.StarRocksComponentStatus
 		if st.StarRocksCnStatus != nil {
 			cs = &st.StarRocksCnStatus.StarRocksComponentStatus
 		}
-		l.CN = ready(cn.Replicas, cs)
+		r := ready(cn.Replicas, cs)
 		if cn.AutoScalingPolicy != nil && st.StarRocksCnStatus != nil && st.StarRocksCnStatus.Replicas > 0 {
-			l.CN.Desired = st.StarRocksCnStatus.Replicas // the autoscaler's count, not the spec's
+			r.Desired = st.StarRocksCnStatus.Replicas // the autoscaler's count, not the spec's
 		}
+		out.CN = r.String()
 	}
-	l.state, l.Doing, l.Reason, l.Since = doing(src, now)
+	var state State
+	state, out.Doing, out.Reason, out.Since = doing(src)
+	out.State = state.String()
+	return out
+}
+
+// Row is what status reads of one cluster: its summary, and what changes
+// without the operator beside it. A server-side table's row gives it
+// (the CRD's printer columns), or the object (RowOf).
+type Row struct {
+	Namespace, Name string
+	Phase           string
+	Paused          bool
+	// Generation and ObservedGeneration: the spec and the one the status describes.
+	Generation, ObservedGeneration int64
+	Created                        metav1.Time
+	// Summary is status.summary; nil when the status has none (an
+	// operator that does not write it): the object must be read.
+	Summary *srv1.StarRocksClusterSummary
+}
+
+// RowOf is src's row, with sum as its summary.
+func RowOf(src *srv1.StarRocksCluster, sum *srv1.StarRocksClusterSummary) Row {
+	return Row{Namespace: src.Namespace, Name: src.Name, Phase: string(src.Status.Phase), Paused: Paused(src),
+		Generation: src.Generation, ObservedGeneration: src.Status.ObservedGeneration, Created: src.CreationTimestamp, Summary: sum}
+}
+
+// LineOf is the line status shows of r at now: its summary, unless the
+// operator leaves the cluster alone (paused) or has not seen its spec yet
+// while the summary names no condition (every state but a failed phase, a
+// phase not set and a healthy cluster names one); its words' times made
+// relative to now.
+func LineOf(r Row, now time.Time) Line {
+	sum := r.Summary
+	if sum == nil {
+		sum = &srv1.StarRocksClusterSummary{}
+	}
+	l := Line{
+		Namespace: r.Namespace, Name: r.Name, Phase: r.Phase, Created: r.Created,
+		Generation: r.Generation, ObservedGeneration: r.ObservedGeneration,
+		FE: readyOf(sum.FE), BE: readyOf(sum.BE), CN: readyOf(sum.CN),
+		Version: sum.Version, Healthy: sum.Healthy, Doing: Relative(sum.Doing, now), Reason: sum.Reason, Since: sum.Since,
+	}
+	l.state = stateOf(sum.State)
+	switch {
+	case r.Paused:
+		l.state, l.Doing, l.Reason, l.Since = Attention, "paused: the operator leaves it alone (kubectl starrocks resume "+r.Name+")", "Paused", nil
+	case sum.Reason == "" && r.ObservedGeneration < r.Generation:
+		l.state, l.Doing, l.Reason, l.Since = Progressing, fmt.Sprintf("generation %d not yet seen by the operator (status is of %d)", r.Generation, r.ObservedGeneration), "", nil
+	}
 	l.State = l.state.String()
 	return l
+}
+
+// stateOf reads State.String's word back; an unknown one is Attention.
+func stateOf(s string) State {
+	for _, st := range []State{Healthy, Progressing} {
+		if s == st.String() {
+			return st
+		}
+	}
+	return Attention
 }
 
 func ready(replicas *int32, cs *srv1.StarRocksComponentStatus) *Ready {
@@ -177,6 +241,35 @@ func ready(replicas *int32, cs *srv1.StarRocksComponentStatus) *Ready {
 		r.Ready = int32(len(cs.RunningInstances))
 	}
 	return r
+}
+
+// readyOf reads Ready.String's "2/3" back; nil for "" (no such component).
+func readyOf(s string) *Ready {
+	var r Ready
+	if _, err := fmt.Sscanf(s, "%d/%d", &r.Ready, &r.Desired); err != nil {
+		return nil
+	}
+	return &r
+}
+
+// At is how the words of a summary say a time: absolute, in UTC to the
+// second, for Relative to make relative when shown.
+func At(t time.Time) string {
+	return t.UTC().Format(time.RFC3339)
+}
+
+// atForm is a time At wrote after "since ".
+var atForm = regexp.MustCompile(`since (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)`)
+
+// Relative is words with each "since <At>" made relative to now ("since 3m ago").
+func Relative(words string, now time.Time) string {
+	return atForm.ReplaceAllStringFunc(words, func(m string) string {
+		t, err := time.Parse(time.RFC3339, strings.TrimPrefix(m, "since "))
+		if err != nil {
+			return m
+		}
+		return "since " + Ago(t, now)
+	})
 }
 
 func healthy(src *srv1.StarRocksCluster) string {
@@ -279,15 +372,15 @@ var (
 	tabletsLeft = regexp.MustCompile(`(\d+) tablets left`)
 )
 
-// doing is the cluster's state and what is in progress or wrong, in words,
-// with the reason it comes from and since when.
-func doing(src *srv1.StarRocksCluster, now time.Time) (State, string, string, *metav1.Time) {
+// doing is the cluster's state and what is in progress or wrong, in
+// words, with the reason it comes from and since when, as its status
+// says: times in the words are absolute (At), and what changes without
+// the operator (the pause, a generation not seen yet) is LineOf's. Every
+// state but the last two has a condition's reason, which is never empty.
+func doing(src *srv1.StarRocksCluster) (State, string, string, *metav1.Time) {
 	conds := src.Status.Conditions
 	find := func(t string) *metav1.Condition { return meta.FindStatusCondition(conds, t) }
 	since := func(c *metav1.Condition) *metav1.Time { return ptr.To(c.LastTransitionTime) }
-	if Paused(src) {
-		return Attention, "paused: the operator leaves it alone (kubectl starrocks resume " + src.Name + ")", "Paused", nil
-	}
 	if c := find(srv1.ConditionReconcileError); c != nil && c.Status == metav1.ConditionTrue {
 		return Attention, refused(src, c), c.Reason, since(c)
 	}
@@ -296,15 +389,15 @@ func doing(src *srv1.StarRocksCluster, now time.Time) (State, string, string, *m
 	}
 	prog := find(srv1.ConditionProgressing)
 	if prog != nil && prog.Status == metav1.ConditionTrue && slices.Contains(stalls, prog.Reason) {
-		return Attention, stallWords(prog, now), prog.Reason, since(prog)
+		return Attention, stallWords(prog), prog.Reason, since(prog)
 	}
 	if c := find(srv1.ConditionStarRocksHealthy); c != nil && c.Status == metav1.ConditionFalse {
 		if c.Reason == srv1.ReasonFEUnreachable {
-			return Attention, "FE unreachable since " + Ago(c.LastTransitionTime.Time, now), c.Reason, since(c)
+			return Attention, "FE unreachable since " + At(c.LastTransitionTime.Time), c.Reason, since(c)
 		}
 		if c.Reason == srv1.ReasonNodesNotAlive {
 			if down := notReplaced(src, NotAlive(c), prog); len(down) > 0 {
-				return Attention, downWords(src, down, c, now), c.Reason, since(c)
+				return Attention, downWords(src, down, c), c.Reason, since(c)
 			}
 		}
 		if prog == nil || prog.Status != metav1.ConditionTrue {
@@ -314,15 +407,12 @@ func doing(src *srv1.StarRocksCluster, now time.Time) (State, string, string, *m
 	if dr := src.Status.DisasterRecoveryStatus; dr != nil && (dr.Phase == srv1.DisasterRecoveryTodo || dr.Phase == srv1.DisasterRecoveryDoing) {
 		words := "recovering: " + firstClause(dr.Reason)
 		if dr.StartTimestamp > 0 {
-			words = "recovering since " + Ago(time.Unix(dr.StartTimestamp, 0), now) + ": " + firstClause(dr.Reason)
+			words = "recovering since " + At(time.Unix(dr.StartTimestamp, 0)) + ": " + firstClause(dr.Reason)
 		}
 		return Progressing, words, srv1.ReasonDisasterRecovery, nil
 	}
 	if prog != nil && prog.Status == metav1.ConditionTrue {
-		return Progressing, progressWords(src, prog, now), prog.Reason, since(prog)
-	}
-	if src.Status.ObservedGeneration < src.Generation {
-		return Progressing, fmt.Sprintf("generation %d not yet seen by the operator (status is of %d)", src.Generation, src.Status.ObservedGeneration), "", nil
+		return Progressing, progressWords(src, prog), prog.Reason, since(prog)
 	}
 	if src.Status.Phase == srv1.PhaseFailed {
 		return Attention, "failed: " + firstClause(src.Status.Reason), "", nil
@@ -414,7 +504,7 @@ func podOf(src *srv1.StarRocksCluster, pod string) (component, state string) {
 
 // downWords names the nodes FE lists not Alive: "BE sr-be-1 not Alive in
 // FE since 2m ago (its pod not Ready)".
-func downWords(src *srv1.StarRocksCluster, down []string, c *metav1.Condition, now time.Time) string {
+func downWords(src *srv1.StarRocksCluster, down []string, c *metav1.Condition) string {
 	var parts []string
 	for _, pod := range down {
 		comp, state := podOf(src, pod)
@@ -424,7 +514,7 @@ func downWords(src *srv1.StarRocksCluster, down []string, c *metav1.Condition, n
 		}
 		parts = append(parts, words)
 	}
-	return "not Alive in FE since " + Ago(c.LastTransitionTime.Time, now) + ": " + strings.Join(parts, ", ")
+	return "not Alive in FE since " + At(c.LastTransitionTime.Time) + ": " + strings.Join(parts, ", ")
 }
 
 // refused says a ReconcileError in words: an upgrade path names its versions.
@@ -459,25 +549,25 @@ func pathOf(src *srv1.StarRocksCluster) (from, to string) {
 }
 
 // stallWords says a Progressing condition that needs a person.
-func stallWords(c *metav1.Condition, now time.Time) string {
+func stallWords(c *metav1.Condition) string {
 	switch c.Reason {
 	case srv1.ReasonRolloutStalled:
-		return "rollout stalled since " + Ago(c.LastTransitionTime.Time, now) + ": " + firstClause(c.Message)
+		return "rollout stalled since " + At(c.LastTransitionTime.Time) + ": " + firstClause(c.Message)
 	case srv1.ReasonDecommissionStalled:
-		return "scale-in stalled since " + Ago(c.LastTransitionTime.Time, now) + ": " + firstClause(c.Message)
+		return "scale-in stalled since " + At(c.LastTransitionTime.Time) + ": " + firstClause(c.Message)
 	case srv1.ReasonFEUnreachable:
-		return "FE unreachable since " + Ago(c.LastTransitionTime.Time, now) + ": " + firstClause(c.Message)
+		return "FE unreachable since " + At(c.LastTransitionTime.Time) + ": " + firstClause(c.Message)
 	}
-	return c.Reason + " since " + Ago(c.LastTransitionTime.Time, now) + ": " + firstClause(c.Message)
+	return c.Reason + " since " + At(c.LastTransitionTime.Time) + ": " + firstClause(c.Message)
 }
 
 // progressWords says a Progressing condition: "BE rollout 2/5, pod 3
 // (sr-be-2) waits for ...", "scale-in BE 6→4, 1203 tablets to move",
 // "upgrade paused clone since 10m ago".
-func progressWords(src *srv1.StarRocksCluster, c *metav1.Condition, now time.Time) string {
+func progressWords(src *srv1.StarRocksCluster, c *metav1.Condition) string {
 	msg := c.Message
 	if src.Annotations[srv1.CompatibilityPauseAnnotation] != "" && strings.Contains(msg, "tablet clone and balancing paused") {
-		return "upgrade paused clone since " + Ago(c.LastTransitionTime.Time, now) + ": " + firstClause(msg)
+		return "upgrade paused clone since " + At(c.LastTransitionTime.Time) + ": " + firstClause(msg)
 	}
 	switch c.Reason {
 	case srv1.ReasonDecommissioning:

@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/plugin"
 )
 
 // FuzzCompute: whatever the cache shows, Compute returns one status, the same
@@ -60,6 +61,8 @@ func FuzzCompute(f *testing.F) {
 		for i := range st.Conditions { // new conditions are stamped with the time of the call
 			st.Conditions[i].LastTransitionTime, again.Conditions[i].LastTransitionTime = metav1.Time{}, metav1.Time{}
 		}
+		// and so is the summary's time, from them: summarized again without it.
+		st.Summary, again.Summary = summarized(src, st), summarized(src, again)
 		if !equality.Semantic.DeepEqual(st, again) {
 			t.Fatal("two computations of the same input differ")
 		}
@@ -75,4 +78,11 @@ func FuzzCompute(f *testing.F) {
 			t.Fatalf("running although outdated=%v waiting=%q error=%v", outdated, waiting, obs.ReconcileError)
 		}
 	})
+}
+
+// summarized is the summary of src with status st.
+func summarized(src *srv1.StarRocksCluster, st srv1.StarRocksClusterStatus) *srv1.StarRocksClusterSummary {
+	shown := *src
+	shown.Status = st
+	return plugin.Summarize(&shown)
 }

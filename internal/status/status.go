@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/plugin"
 	"github.com/srscale/starrocks-operator/internal/resources"
 )
 
@@ -269,6 +270,12 @@ func Compute(src *srv1.StarRocksCluster, obs Observed) srv1.StarRocksClusterStat
 		st.Reason = strings.Join(append(failing, notRunning...), "; ")
 	}
 	slices.SortFunc(st.Conditions, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
+	// The line `kubectl starrocks status` shows, from this status: it
+	// changes only when the status does (no write of its own), and the
+	// plugin reads it as a server-side table's columns, not the objects.
+	shown := *src
+	shown.Status = st
+	st.Summary = plugin.Summarize(&shown)
 	return st
 }
 
