@@ -60,6 +60,18 @@ func Lines(clusters []srv1.StarRocksCluster, backups BackupIndex, now time.Time)
 	return lines
 }
 
+// LinesOf are the status lines of rows at now, with their backups (a
+// nil index: they could not be read), sorted for a person.
+func LinesOf(rows []Row, backups BackupIndex, now time.Time) []Line {
+	lines := make([]Line, len(rows))
+	for i, r := range rows {
+		lines[i] = LineOf(r, now)
+		lines[i].SetBackups(backups[types.NamespacedName{Namespace: r.Namespace, Name: r.Name}], backups != nil, now)
+	}
+	Sort(lines)
+	return lines
+}
+
 // NewStatusList wraps lines for the printers.
 func NewStatusList(lines []Line) *StatusList {
 	if lines == nil {

@@ -31,6 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -137,8 +138,19 @@ func golden(t *testing.T, name, got string) {
 }
 
 // createExample creates src as a user would and writes its status through
-// the status subresource, as the operator does.
+// the status subresource, as the operator does: with the summary the
+// operator computes from it (internal/status).
 func createExample(t *testing.T, c client.Client, src *srv1.StarRocksCluster) *srv1.StarRocksCluster {
+	t.Helper()
+	src = src.DeepCopy()
+	src.Status.Summary = plugin.Summarize(src)
+	return createUnsummarized(t, c, src)
+}
+
+// createUnsummarized is createExample with src's status as it is: an
+// operator that writes no summary (an older one, the upstream's), or a
+// cluster paused since before the operator wrote one.
+func createUnsummarized(t *testing.T, c client.Client, src *srv1.StarRocksCluster) *srv1.StarRocksCluster {
 	t.Helper()
 	ctx := context.Background()
 	obj := src.DeepCopy()
@@ -422,6 +434,59 @@ func TestKubectlPlugin(t *testing.T) {
 		}
 	})
 
+	t.Run("status reads each cluster's summary from a server-side table; a cluster without one is read whole, the same line", func(t *testing.T) {
+		// The same clusters and backups in namespace legacy, their status
+		// as an operator that writes no summary leaves it.
+		testutil.CreateNamespace(t, c.Client, "legacy")
+		for _, e := range examples.All("legacy", now) {
+			createUnsummarized(t, c.Client, e.Cluster)
+		}
+		createBackups(t, c.Client, []*srv1.StarRocksBackup{
+			examples.Backup("legacy", "healthy", "healthy-sales-1", "sales", srv1.BackupSucceeded, 27*time.Hour, now),
+			examples.Backup("legacy", "healthy", "healthy-sales-2", "sales", srv1.BackupSucceeded, 3*time.Hour, now),
+			examples.Backup("legacy", "refused", "refused-sales-1", "sales", srv1.BackupSucceeded, 26*time.Hour, now),
+			examples.Backup("legacy", "refused", "refused-sales-2", "sales", srv1.BackupFailed, 20*time.Minute, now),
+		}, []*srv1.StarRocksBackupSchedule{examples.BackupSchedule("legacy", "healthy", "healthy-nightly", "sales", now)})
+		legacy, err := kubectlStarRocks(admin, now, "status", "-n", "legacy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		prod, err := kubectlStarRocks(admin, now, "status", "-n", "prod")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if legacy != prod {
+			t.Errorf("clusters without a summary, read whole:\n%s\nwith one, from the table:\n%s", legacy, prod)
+		}
+		// The table's columns are the summary's, not the objects': a
+		// summary changed behind the operator's back shows as it reads.
+		cur := &srv1.StarRocksCluster{}
+		if err := c.Client.Get(ctx, client.ObjectKey{Namespace: "prod", Name: "healthy"}, cur); err != nil {
+			t.Fatal(err)
+		}
+		cur.Status.Summary.Doing = "read from the summary"
+		cur.Status.Summary.State = "progressing"
+		if err := c.Client.Status().Update(ctx, cur); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			cur.Status.Summary = plugin.Summarize(cur)
+			if err := c.Client.Status().Update(ctx, cur); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		out, err := kubectlStarRocks(admin, now, "status", "-n", "prod", "-l", "tier=gold")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "read from the summary") || !strings.Contains(out, "2 clusters: 0 healthy, 1 progressing, 1 need attention") {
+			t.Errorf("status did not read the summary's columns:\n%s", out)
+		}
+		if wide, err := kubectlStarRocks(admin, now, "status", "-n", "prod", "-l", "tier=gold", "-o", "wide"); err != nil || strings.Contains(wide, "read from the summary") {
+			t.Errorf("-o wide reads the objects, whose status gives the line (%v):\n%s", err, wide)
+		}
+	})
+
 	t.Run("a cluster the operator reconciles reads as it writes it", func(t *testing.T) {
 		testutil.CreateNamespace(t, c.Client, "live")
 		startOperator(t, c, "live", operatorOptions{})
@@ -440,8 +505,21 @@ func TestKubectlPlugin(t *testing.T) {
 			t.Fatal(err)
 		}
 		// No pods on an API server alone: FE is created and never ready.
-		if l := list.Items[0]; l.State != "progressing" || l.FE.String() != "0/1" || l.Healthy != "?" || l.Version != "? → 3.3.2" || !strings.HasPrefix(l.Doing, "starting: FE") {
+		l := list.Items[0]
+		if l.State != "progressing" || l.FE.String() != "0/1" || l.Healthy != "?" || l.Version != "? → 3.3.2" || !strings.HasPrefix(l.Doing, "starting: FE") {
 			t.Errorf("the operator's new cluster: %+v", l)
+		}
+		// The operator wrote the summary the table reads: the same line.
+		cur := &srv1.StarRocksCluster{}
+		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(src), cur); err != nil {
+			t.Fatal(err)
+		}
+		if want := plugin.Summarize(cur); !equality.Semantic.DeepEqual(cur.Status.Summary, want) {
+			t.Errorf("the operator's summary %+v, the status gives %+v", cur.Status.Summary, want)
+		}
+		table, err := kubectlStarRocks(admin, time.Now(), "status", "-n", "live")
+		if err != nil || !strings.Contains(table, "fresh  0/1  -   -   ? → 3.3.2  ?        -            starting: FE") {
+			t.Errorf("status of the operator's cluster (%v):\n%s", err, table)
 		}
 	})
 }

@@ -37,6 +37,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
@@ -191,13 +192,29 @@ func newStatus(o *Options) *cobra.Command {
 				defer close(listed)
 				backups, backupsErr = ListBackups(cmd.Context(), c, ns, chunk)
 			}()
-			clusters, err := List(cmd.Context(), cfg, ns, selector, chunk)
+			format := ptr.Deref(printFlags.OutputFormat, "")
+			table := format == ""
+			var rows []plugin.Row
+			var clusters []srv1.StarRocksCluster
+			if table {
+				// The fleet at a glance: each cluster's row of a
+				// server-side table (its status.summary).
+				rows, err = ListRows(cmd.Context(), cfg, c, ns, selector, chunk)
+			} else {
+				// -o wide, json, yaml: every field of the lines, their
+				// times exact, from the objects.
+				clusters, err = List(cmd.Context(), cfg, ns, selector, chunk)
+			}
 			<-listed
 			if err != nil {
 				return explain(err, "listing StarRocks clusters in "+where, ns)
 			}
 			if backupsErr != nil {
 				o.warnBackups(backupsErr, where)
+			}
+			if table {
+				lines := plugin.LinesOf(rows, backups, o.Now())
+				return plugin.WriteStatus(o.Streams.Out, lines, plugin.TableOptions{AllNamespaces: all, Color: o.color(), Now: o.Now()})
 			}
 			return RenderStatus(o.Streams.Out, clusters, backups, printFlags, all, o.color(), o.Now())
 		},

@@ -48,6 +48,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
+	"github.com/srscale/starrocks-operator/internal/plugin"
 	"github.com/srscale/starrocks-operator/internal/plugin/cli"
 	"github.com/srscale/starrocks-operator/internal/plugin/examples"
 	"github.com/srscale/starrocks-operator/test/testcluster"
@@ -62,6 +63,7 @@ func main() {
 	lock := flag.String("lock", "/tmp/cpu.lock", "flock file: shared while creating, exclusive for each measured round (\"\" for none)")
 	flag.StringVar(&baseline, "baseline", "", "other kubectl-starrocks binaries (an earlier build, a wrapper setting GOGC or a flag), comma-separated, run in each round beside this tree's, the order turning each round, for ratios within one run")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the first round's in-process lists and render (this process: the plugin's side, not the API server's) to this file")
+	flag.BoolVar(&withoutSummary, "without-summary", false, "write the clusters' status without status.summary, as an operator that writes none leaves it: status then reads them whole")
 	shared := flag.Bool("shared-rounds", false, "measure the rounds under the shared lock, beside other work (noisy: when no exclusive hold comes in time)")
 	flag.Parse()
 	roundMode = syscall.LOCK_EX
@@ -82,6 +84,9 @@ var cpuProfile string
 
 // baseline is the -baseline binaries, comma-separated ("" for none).
 var baseline string
+
+// withoutSummary is -without-summary.
+var withoutSummary bool
 
 // flock takes the lock file in mode (syscall.LOCK_SH or LOCK_EX) and returns its release.
 func flock(path string, mode int) (func(), error) {
@@ -152,6 +157,9 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 				}
 				src.Status = st
 				src.Status.ObservedGeneration = src.Generation
+				if !withoutSummary {
+					src.Status.Summary = plugin.Summarize(src) // as the operator writes it (internal/status)
+				}
 				if err := c.Client.Status().Update(ctx, src); err != nil {
 					errs <- err
 					return
@@ -190,7 +198,7 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 	fmt.Fprintf(os.Stderr, "pluginbench: %d clusters in %d namespaces created (spec and status) in %s\n", n, namespaces, time.Since(started).Round(time.Millisecond))
 	release()
 
-	var endToEnd, cpu, fetch, fetchPlain, fetchH1, list, listSerial, render, renderJSON []time.Duration
+	var endToEnd, cpu, rowsAlone, fetch, fetchPlain, fetchH1, list, listSerial, render, renderJSON []time.Duration
 	others := strings.FieldsFunc(baseline, func(r rune) bool { return r == ',' })
 	baseEnd, baseCPU := map[string][]time.Duration{}, map[string][]time.Duration{}
 	var bytesOut int
@@ -219,9 +227,18 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 		}
 		bytesOut = len(out)
 		load, _ := os.ReadFile("/proc/loadavg")
-		// In-process: the cluster pages fetched and not decoded (the API
-		// server's part), the paginated list, then the render alone.
+		// In-process: the rows of the server-side table status reads,
+		// the cluster pages fetched and not decoded (the API server's
+		// part of -o wide|json|yaml), the paginated list, then the render
+		// alone.
 		t0 := time.Now()
+		rows, err := cli.ListRows(ctx, c.Config, c.Client, "", "", 500)
+		if err != nil || len(rows) != n {
+			release()
+			return fmt.Errorf("rows: %d, want %d: %w", len(rows), n, err)
+		}
+		rowsAlone = append(rowsAlone, time.Since(t0))
+		t0 = time.Now()
 		fetched := 0
 		if err := cli.ListPages(ctx, c.Config, "", "", 500, func(raw []byte) error { fetched += len(raw); return nil }); err != nil {
 			release()
@@ -300,6 +317,7 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 			bases = append(bases, fmt.Sprintf("%s %s (CPU %s)", filepath.Base(b), baseEnd[b][r].Round(time.Millisecond), baseCPU[b][r].Round(time.Millisecond)))
 		}
 		fmt.Fprintf(os.Stderr, "pluginbench: round %d: order %s; baselines: %s\n", r+1, strings.Join(names(order), ", "), strings.Join(bases, "; "))
+		fmt.Fprintf(os.Stderr, "pluginbench: round %d: rows of the table alone %s\n", r+1, rowsAlone[r].Round(time.Millisecond))
 		fmt.Fprintf(os.Stderr, "pluginbench: round %d: binary %s (CPU %s), fetch alone %s (%d bytes; uncompressed %s; HTTP/1.1 %s), list %s (serial %s), render %s, render -o json %s; load before %s", r+1,
 			endToEnd[r].Round(time.Millisecond), cpu[r].Round(time.Millisecond), fetch[r].Round(time.Millisecond), fetched, fetchPlain[r].Round(time.Millisecond), fetchH1[r].Round(time.Millisecond), list[r].Round(time.Millisecond), listSerial[r].Round(time.Millisecond), render[r].Round(time.Millisecond), renderJSON[r].Round(time.Millisecond), load)
 		if r == 0 {
@@ -307,11 +325,11 @@ func run(n, namespaces, rounds, workers, backupEvery int, lock string) error {
 			fmt.Fprintf(os.Stderr, "pluginbench: first lines and the summary:\n%s\n%s\n", bytes.Join(lines[:min(4, len(lines))], []byte("\n")), lines[len(lines)-2])
 		}
 	}
-	fmt.Printf("| clusters | rounds | binary | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind beside it, render) | its CPU (user+sys) | cluster pages fetched, not decoded (the API server's part) | the same, uncompressed | the same, HTTP/1.1 | lists alone, in-process (clusters pipelined, then the backup kinds) | cluster list alone, decode then ask (controller-runtime's client) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
-	fmt.Printf("|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
-	fmt.Printf("| %d | %d | this tree | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(fetch), spread(fetchPlain), spread(fetchH1), spread(list), spread(listSerial), spread(render), spread(renderJSON), n+2, bytesOut)
+	fmt.Printf("| clusters | rounds | binary | `kubectl-starrocks status -A`, wall (process, 1 paginated list of %d pages of clusters and one of each backup kind beside it, render) | its CPU (user+sys) | the clusters' rows of a server-side table alone, in-process | cluster pages fetched, not decoded (the API server's part) | the same, uncompressed | the same, HTTP/1.1 | lists alone, in-process (clusters pipelined, then the backup kinds) | cluster list alone, decode then ask (controller-runtime's client) | render alone (table) | render alone (`-o json`) | output |\n", (n+499)/500)
+	fmt.Printf("|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Printf("| %d | %d | this tree | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d lines, %d bytes |\n", n, rounds, spread(endToEnd), spread(cpu), spread(rowsAlone), spread(fetch), spread(fetchPlain), spread(fetchH1), spread(list), spread(listSerial), spread(render), spread(renderJSON), n+2, bytesOut)
 	for _, b := range others {
-		fmt.Printf("| %d | %d | %s | %s | %s | | | | | | | | |\n", n, rounds, filepath.Base(b), spread(baseEnd[b]), spread(baseCPU[b]))
+		fmt.Printf("| %d | %d | %s | %s | %s | | | | | | | | | |\n", n, rounds, filepath.Base(b), spread(baseEnd[b]), spread(baseCPU[b]))
 	}
 	return nil
 }
