@@ -87,7 +87,12 @@ func testFEScaleDownWithUpgrade(t *testing.T, c *testcluster.Cluster, dir *feDir
 	defer func() {
 		if !begun {
 			p := progressing(t, c, "scale", "zu")
-			t.Logf("BE's rollout not begun; Progressing %s: %s", p.Reason, p.Message)
+			be := ""
+			cur := &srv1.StarRocksCluster{}
+			if err := get(ctx, c.Client, "scale", "zu", cur); err == nil && cur.Status.StarRocksBeStatus != nil {
+				be = string(cur.Status.StarRocksBeStatus.Phase) + ": " + cur.Status.StarRocksBeStatus.Reason
+			}
+			t.Logf("BE's rollout not begun; Progressing %s: %s; BE's status %s", p.Reason, p.Message, be)
 		}
 	}()
 	waitStatefulSet(t, c, "scale", "zu-be", "BE's rollout begun", 2*time.Minute, func(be *appsv1.StatefulSet) bool {
