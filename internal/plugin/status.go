@@ -376,7 +376,8 @@ var (
 // words, with the reason it comes from and since when, as its status
 // says: times in the words are absolute (At), and what changes without
 // the operator (the pause, a generation not seen yet) is LineOf's. Every
-// state but the last two has a condition's reason, which is never empty.
+// state but the last three (a failed phase, a phase not set, healthy) has
+// a condition's reason, which is never empty.
 func doing(src *srv1.StarRocksCluster) (State, string, string, *metav1.Time) {
 	conds := src.Status.Conditions
 	find := func(t string) *metav1.Condition { return meta.FindStatusCondition(conds, t) }
