@@ -27,8 +27,10 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	srv1 "github.com/srscale/starrocks-operator/api/v1"
 	"github.com/srscale/starrocks-operator/internal/fe"
@@ -93,6 +95,23 @@ func testFEScaleDownWithUpgrade(t *testing.T, c *testcluster.Cluster, dir *feDir
 				be = string(cur.Status.StarRocksBeStatus.Phase) + ": " + cur.Status.StarRocksBeStatus.Reason
 			}
 			t.Logf("BE's rollout not begun; Progressing %s: %s; BE's status %s", p.Reason, p.Message, be)
+			for _, cond := range cur.Status.Conditions {
+				t.Logf("zu: %s=%s %s: %s", cond.Type, cond.Status, cond.Reason, cond.Message)
+			}
+			sts := &appsv1.StatefulSet{}
+			if get(ctx, c.Client, "scale", "zu-be", sts) == nil {
+				t.Logf("zu-be: image %s, generation %d observed %d, update revision %s current %s, updated %d ready %d, strategy %+v",
+					stsImage(sts), sts.Generation, sts.Status.ObservedGeneration, sts.Status.UpdateRevision, sts.Status.CurrentRevision,
+					sts.Status.UpdatedReplicas, sts.Status.ReadyReplicas, sts.Spec.UpdateStrategy)
+			}
+			var evs eventsv1.EventList
+			if c.Client.List(ctx, &evs, client.InNamespace("scale")) == nil {
+				for _, e := range evs.Items {
+					if e.Regarding.Name == "zu" {
+						t.Logf("zu event %s %s: %s", e.Type, e.Reason, e.Note)
+					}
+				}
+			}
 		}
 	}()
 	waitStatefulSet(t, c, "scale", "zu-be", "BE's rollout begun", 2*time.Minute, func(be *appsv1.StatefulSet) bool {
