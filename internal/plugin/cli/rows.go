@@ -20,8 +20,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
+	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
@@ -157,29 +157,27 @@ func wholeRows(ctx context.Context, cfg *rest.Config, ns, selector string, chunk
 // rows; one deleted since the list is left out.
 func getAll(ctx context.Context, c client.Client, keys []client.ObjectKey) ([]plugin.Row, error) {
 	rows := make([]*plugin.Row, len(keys))
-	errs := make([]error, len(keys))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
 	for i, key := range keys {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		g.Go(func() error {
 			src := &srv1.StarRocksCluster{}
 			if err := c.Get(ctx, key, src); err != nil {
-				errs[i] = client.IgnoreNotFound(err)
-				return
+				if err = client.IgnoreNotFound(err); err != nil {
+					return fmt.Errorf("reading StarRocks cluster %s: %w", key, err)
+				}
+				return nil
 			}
 			r := plugin.RowOf(src, plugin.Summarize(src))
 			rows[i] = &r
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
 	var out []plugin.Row
-	for i, r := range rows {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("reading StarRocks cluster %s: %w", keys[i], errs[i])
-		}
+	for _, r := range rows {
 		if r != nil {
 			out = append(out, *r)
 		}
