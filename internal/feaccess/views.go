@@ -40,6 +40,10 @@ const (
 	// lookSlots is how many reads run at once, across the operator; the
 	// clusters whose last read failed hold at most half of them (Reads).
 	lookSlots = 8
+	// answerWait bounds how long a deciding look waits for the read it
+	// asked for (at most every): only for a cluster whose FE answered its
+	// last read in full and within that time.
+	answerWait = time.Second
 )
 
 // Report is what FE said of its nodes and tablets, at one moment.
@@ -81,23 +85,34 @@ type views struct {
 	stale map[string]time.Time
 	// nodes is, per cluster, FE's last list of compute nodes (nodes.go).
 	nodes map[string]computeNodes
+	// answered holds, per cluster whose read was asked and has not ended,
+	// a channel closed when it ends: a deciding look waits on it.
+	answered map[string]chan struct{}
+
+	// wait bounds a deciding look's wait for its read (answerWait).
+	wait time.Duration
+	// fetch reads FE into rep (fetchReport); tests replace it.
+	fetch func(ctx context.Context, access *door, src *srv1.StarRocksCluster, feConf string, rep *Report)
 }
 
 func newViews(every time.Duration) *views {
 	if every <= 0 {
 		every = DefaultLookEvery
 	}
-	return &views{every: every, now: time.Now, reads: NewReads(lookSlots), last: map[string]*Report{}, stale: map[string]time.Time{}, nodes: map[string]computeNodes{}}
+	return &views{every: every, now: time.Now, reads: NewReads(lookSlots), last: map[string]*Report{}, stale: map[string]time.Time{},
+		nodes: map[string]computeNodes{}, answered: map[string]chan struct{}{}, wait: min(answerWait, every), fetch: fetchReport}
 }
 
 // Look returns FE's latest report on src that is newer than the last
 // change the operator made and at most two periods old, or nil when there
-// is none; it starts a read when the last one is older than Every.
+// is none; it starts a read when the last one is older than Every. It is
+// for a decision: when it starts a read of an FE that answered its last
+// read in full and quickly, it waits for that read, a second at most.
 func (d Door) Look(src *srv1.StarRocksCluster, feConf string) *Report {
 	if d.d == nil {
 		return nil
 	}
-	return d.d.views.look(d.d, src, feConf)
+	return d.d.views.look(d.d, src, feConf, true)
 }
 
 // Every is the least time between two reads of one cluster's FE: how soon
@@ -109,13 +124,16 @@ func (d Door) Every() time.Duration {
 	return d.d.views.every
 }
 
-func (v *views) look(access *door, src *srv1.StarRocksCluster, feConf string) *Report {
+// look is Look; decide says whether a read it starts is waited for
+// (answerWait). Without the wait, a cluster whose looks come further apart
+// than two periods (reconciles slowed by a slow API server, a long work
+// queue) would find each time that the read its last look asked for ended
+// too long ago, ask for another, and decide on nothing for as long as that
+// lasts (TestFEViewsLookSpacedOverTwoPeriods).
+func (v *views) look(access *door, src *srv1.StarRocksCluster, feConf string, decide bool) *Report {
 	key := client.ObjectKeyFromObject(src).String()
 	v.mu.Lock()
-	rep, changed := v.last[key], v.stale[key]
-	if rep != nil && rep.UID != src.UID {
-		rep = nil
-	}
+	rep, changed := v.current(key, src)
 	due := rep == nil || v.now().Sub(rep.At) >= v.every || rep.At.Before(changed)
 	lane := Answering
 	switch {
@@ -124,10 +142,31 @@ func (v *views) look(access *door, src *srv1.StarRocksCluster, feConf string) *R
 	case rep.Err != nil || rep.StatisticErr != nil:
 		lane = Failing
 	}
+	// Only an FE that answered its last read in full, within the wait, is
+	// waited for: one that does not answer, or drips, holds no worker.
+	wait := decide && due && lane == Answering && v.wait > 0 && rep.Done.Sub(rep.At) <= v.wait
+	var answered chan struct{}
+	if due {
+		if answered = v.answered[key]; answered == nil {
+			answered = make(chan struct{})
+			v.answered[key] = answered
+		}
+	}
 	v.mu.Unlock()
 	if due {
 		src := src.DeepCopy() // the read outlives the reconcile
 		v.reads.Ask(key, lane, func() { v.read(access, src, feConf) })
+	}
+	if wait {
+		timer := time.NewTimer(v.wait)
+		select {
+		case <-answered:
+		case <-timer.C:
+		}
+		timer.Stop()
+		v.mu.Lock()
+		rep, changed = v.current(key, src)
+		v.mu.Unlock()
 	}
 	// A report that ended more than two periods ago is from before this
 	// look was due: nothing may be decided on it (the cluster was not
@@ -137,6 +176,17 @@ func (v *views) look(access *door, src *srv1.StarRocksCluster, feConf string) *R
 		return nil
 	}
 	return rep
+}
+
+// current is FE's last report on src (nil when it is another cluster's of
+// the same name) and the time of the operator's last change of FE's
+// topology. v.mu is held.
+func (v *views) current(key string, src *srv1.StarRocksCluster) (*Report, time.Time) {
+	rep := v.last[key]
+	if rep != nil && rep.UID != src.UID {
+		rep = nil
+	}
+	return rep, v.stale[key]
 }
 
 // latest is FE's last report on src, as look returns it, without starting a read.
@@ -155,18 +205,7 @@ func (v *views) read(access *door, src *srv1.StarRocksCluster, feConf string) {
 	ctx, cancel := context.WithTimeout(context.Background(), lookTimeout)
 	defer cancel()
 	rep := &Report{UID: src.UID, Report: starrocks.Report{At: v.now()}}
-	rep.Err = func() error {
-		c, err := access.client(ctx, src, feConf)
-		if err != nil {
-			return err
-		}
-		// One attempt: the next read is a retry, on the rate limit.
-		c.Attempts = 1
-		v, errs := c.ReadView(ctx)
-		rep.Frontends, rep.Backends, rep.ComputeNodes, rep.Statistic = v.Frontends, v.Backends, v.ComputeNodes, v.Statistic
-		rep.StatisticErr = errs[3]
-		return errors.Join(errs[:3]...)
-	}()
+	v.fetch(ctx, access, src, feConf, rep)
 	rep.Done = v.now()
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -174,6 +213,31 @@ func (v *views) read(access *door, src *srv1.StarRocksCluster, feConf string) {
 	if old := v.last[key]; old == nil || old.UID != rep.UID || !rep.At.Before(old.At) {
 		v.last[key] = rep
 	}
+	v.answer(key)
+}
+
+// answer releases the looks waiting for key's read. v.mu is held.
+func (v *views) answer(key string) {
+	if ch := v.answered[key]; ch != nil {
+		close(ch)
+		delete(v.answered, key)
+	}
+}
+
+// fetchReport reads FE's nodes and '/statistic' into rep, in one attempt:
+// the next read is a retry, on the rate limit.
+func fetchReport(ctx context.Context, access *door, src *srv1.StarRocksCluster, feConf string, rep *Report) {
+	rep.Err = func() error {
+		c, err := access.client(ctx, src, feConf)
+		if err != nil {
+			return err
+		}
+		c.Attempts = 1
+		v, errs := c.ReadView(ctx)
+		rep.Frontends, rep.Backends, rep.ComputeNodes, rep.Statistic = v.Frontends, v.Backends, v.ComputeNodes, v.Statistic
+		rep.StatisticErr = errs[3]
+		return errors.Join(errs[:3]...)
+	}()
 }
 
 // changed marks what FE said of a cluster (by namespace/name) out of date:
@@ -191,6 +255,7 @@ func (v *views) forget(key string) {
 	v.reads.Drop(key + "#compute-nodes")
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.answer(key) // a read dropped from the queue never ends
 	delete(v.last, key)
 	delete(v.stale, key)
 	delete(v.nodes, key+"#compute-nodes")

@@ -66,7 +66,9 @@ func (d Door) Word(src *srv1.StarRocksCluster, feConf string, c Cadence) (*Repor
 		}
 		return last, 0
 	}
-	rep := v.look(d.d, src, feConf)
+	// While rolling or settling, a decision waits on the read; the periodic
+	// read of a resync holds no worker.
+	rep := v.look(d.d, src, feConf, c.Rolling || settling)
 	if c.Rolling || settling {
 		// Soon after the read starts, to decide on it.
 		return rep, max(v.every/10, 50*time.Millisecond)

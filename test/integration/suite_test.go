@@ -188,6 +188,8 @@ type operatorOptions struct {
 	imageWaitLimit time.Duration
 	// backup, when set, is --enable-backup with these settings.
 	backup *backup.Config
+	// api, when set, is a toxiproxy the operator reaches its API server through.
+	api *apiProxy
 }
 
 func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo operatorOptions) *operator {
@@ -202,6 +204,9 @@ func startOperator(t *testing.T, c *testcluster.Cluster, namespace string, oo op
 		opts.MaxConcurrentReconciles = oo.workers
 	}
 	cfg := rest.CopyConfig(c.Config)
+	if oo.api != nil {
+		cfg = oo.api.config(cfg)
+	}
 	opts.ApplyToRESTConfig(cfg)
 	log := &requestLog{}
 	cfg.Wrap(log.wrap)
