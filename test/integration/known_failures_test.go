@@ -29,13 +29,7 @@ import (
 // may be listed here, and no assertion is weakened instead.
 //
 // KNOWN_FAILURES=run runs them anyway, to see them fail.
-var knownFailures = map[string]string{
-	// Issue 50 item 17, found 2026-12-06: in whole runs of the package
-	// (3 of 4), BE's template of FE and BE 3.3.2 → 3.3.3 is not written
-	// within 2 minutes while Progressing says "BE roll first, FE waits";
-	// alone it passes. What keeps BE is not found yet: issue 50 stays open.
-	"TestScaleInWithoutDataLoss/FE_topology_beside_a_rollout/FE_3_to_2_while_an_upgrade_rolls_BE:_fe-2_leaves_FE's_group_once_FE's_turn_comes,_never_a_zombie_while_BE_rolls": "issue 50 item 17: BE's template not written under the whole package's load (BE roll first, FE waits)",
-}
+var knownFailures = map[string]string{}
 
 // skipKnownFailure skips t when it is listed in knownFailures.
 func skipKnownFailure(t *testing.T) {
