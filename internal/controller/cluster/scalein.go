@@ -67,7 +67,8 @@ func (r *Reconciler) scaleIn(ctx context.Context, s *clusterScope) bool {
 // the decommission of BEs the spec keeps again (starrocks.ScaleInBackends).
 func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 	c := resources.ComponentBE
-	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+	want := s.want.objects.StatefulSet(c)
+	live := r.scaleDownLive(ctx, s.in.live[c], want)
 	in := starrocks.BackendScaleIn{
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
 		Recovering: s.recovering(), Skip: s.src.Annotations[srv1.SkipDecommissionAnnotation] == "true",
@@ -87,7 +88,8 @@ func (r *Reconciler) scaleInBackends(ctx context.Context, s *clusterScope) {
 // members whose pods are gone (starrocks.ScaleInFrontends).
 func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 	c := resources.ComponentFE
-	live, want := s.in.live[c], s.want.objects.StatefulSet(c)
+	want := s.want.objects.StatefulSet(c)
+	live := r.scaleDownLive(ctx, s.in.live[c], want)
 	in := starrocks.FrontendScaleIn{
 		Exists:     live != nil && want != nil && live.Spec.Replicas != nil && want.Spec.Replicas != nil,
 		Recovering: s.recovering(), Names: liveNames(s.src, c, live), Asked: s.src.Spec.StarRocksFeSpec.Replicas,
@@ -105,6 +107,32 @@ func (r *Reconciler) scaleInFrontends(ctx context.Context, s *clusterScope) {
 		}
 	}
 	frontend.Run(ctx, r.steps(), s.target(c), r.scaleIns, s.statefulSetKey(c), in, starrocks.ScaleInFrontends)
+}
+
+// scaleDownLive is the StatefulSet a scale-down is decided on: during one
+// (the spec asks for fewer replicas than the cache's copy runs), the API
+// server's copy, read uncached. The cache may predate the operator's own
+// last step (FE 5 → 4 written, the cache still at 5 when a pod's event
+// brings the next reconcile): a hold that keeps "the replicas it runs"
+// would then write 5 back, and the StatefulSet controller start again the
+// pod whose FE just left FE's group. Outside a scale-down, or when the
+// read fails, the cache's copy.
+func (r *Reconciler) scaleDownLive(ctx context.Context, cached, want *appsv1.StatefulSet) *appsv1.StatefulSet {
+	reader := r.FE.Live()
+	if reader == nil || cached == nil || want == nil || cached.Spec.Replicas == nil || want.Spec.Replicas == nil || *want.Spec.Replicas >= *cached.Spec.Replicas {
+		return cached
+	}
+	return apiCopy(ctx, reader, cached)
+}
+
+// apiCopy is sts as the API server holds it now; sts itself when the read
+// fails or finds another StatefulSet of the name.
+func apiCopy(ctx context.Context, reader client.Reader, sts *appsv1.StatefulSet) *appsv1.StatefulSet {
+	now := &appsv1.StatefulSet{}
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(sts), now); err != nil || now.UID != sts.UID || now.Spec.Replicas == nil {
+		return sts
+	}
+	return now
 }
 
 // specKey names component c's spec in src. A refusal is remembered for it,
