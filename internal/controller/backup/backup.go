@@ -202,7 +202,7 @@ func (r *Reconciler) step(ctx context.Context, b *srv1.StarRocksBackup, st *srv1
 	if slot := backup.TakeSlot(self, others, nil); !slot.Start {
 		st.HeldBy = slot.HeldBy
 		r.wait(b, st, slot.Reason, "waiting for "+slot.HeldBy+" to end: one job per database at a time")
-		return 0, nil
+		return slotPoll(r.cfg), nil
 	}
 
 	// What FE says: the answer to the statement just sent, else a read.
@@ -599,6 +599,15 @@ func (b *base) slotJobs(ctx context.Context, ns, key string, self types.UID) ([]
 	}
 	return out, nil
 }
+
+// slotPoll is how soon a job waiting for its slot looks again. The end of
+// the job that holds it wakes the waiters (slotWaiters), but only those
+// the cache lists under the slot by then: a restore's slot is named from
+// its status (RestoreTarget), written with the wait itself. A holder that
+// ended between the waiter's read and its status write woke no one, and
+// the waiter waited for ever (TestBackupAndRestore's refused overwrite,
+// when FE's report was read on the waiter's first reconcile).
+func slotPoll(cfg Config) time.Duration { return cfg.PollEvery }
 
 func phaseOr(p srv1.BackupPhase) srv1.BackupPhase {
 	if p == "" {

@@ -214,7 +214,7 @@ func (r *RestoreReconciler) step(ctx context.Context, rs *srv1.StarRocksRestore,
 	if slot := backup.TakeSlot(self, others, nil); !slot.Start {
 		st.HeldBy = slot.HeldBy
 		r.wait(rs, st, slot.Reason, "waiting for "+slot.HeldBy+" to end: one job per database at a time")
-		return 0, nil, nil
+		return slotPoll(r.cfg), nil, nil
 	}
 	if a := r.talk.Last(rs, "send"); a != nil {
 		return r.sent(rs, st, a), nil, nil
