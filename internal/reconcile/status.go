@@ -43,6 +43,8 @@ type StatusPath[T client.Object, S any] struct {
 	newObj   func() T
 	statusOf func(T) *S
 	recent   *apply.Recent[S]
+	// others are the status fields another writer owns (LeaveOut).
+	others []string
 }
 
 // NewStatusPath returns the status path of kind, written as field owner
@@ -50,6 +52,15 @@ type StatusPath[T client.Object, S any] struct {
 func NewStatusPath[T client.Object, S any](c client.Client, owner, kind string, newObj func() T, statusOf func(T) *S, memos *Memos) *StatusPath[T, S] {
 	p := &StatusPath[T, S]{client: c, owner: owner, kind: kind, newObj: newObj, statusOf: statusOf, recent: apply.NewRecent[S]()}
 	memos.Register(func(key types.NamespacedName) { p.recent.Forget(key.String()) })
+	return p
+}
+
+// LeaveOut names top-level status fields another controller writes: the
+// status compared still holds them (as read), but the apply leaves them
+// out, so that a copy read before that controller's write never puts its
+// old value back.
+func (p *StatusPath[T, S]) LeaveOut(fields ...string) *StatusPath[T, S] {
+	p.others = append(p.others, fields...)
 	return p
 }
 
@@ -82,6 +93,9 @@ func (p *StatusPath[T, S]) Write(ctx context.Context, obj T, st S) (bool, error)
 	body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
 	if err != nil {
 		return false, err
+	}
+	for _, f := range p.others {
+		delete(body, f)
 	}
 	patched := &unstructured.Unstructured{Object: map[string]any{"status": body}}
 	patched.SetGroupVersionKind(srv1.GroupVersion.WithKind(p.kind))

@@ -240,10 +240,14 @@ func boolGauge(b bool) float64 {
 	return 0
 }
 
-// clusterStatusPath is how a cluster is read, and where its status is (reconcile.StatusPath).
+// clusterStatusPath is how a cluster is read, and where its status is
+// (reconcile.StatusPath). status.clusterSnapshot is the backup
+// controllers' (internal/controller/backup, a merge patch of their own):
+// applied from a copy read before their write, it would put the old value
+// back, and the cluster snapshot turned off would read on for good.
 func clusterStatusPath(c client.Client, memos *reconcile.Memos) *reconcile.StatusPath[*srv1.StarRocksCluster, srv1.StarRocksClusterStatus] {
 	return reconcile.NewStatusPath(c, reconcile.FieldOwner, "StarRocksCluster", func() *srv1.StarRocksCluster { return &srv1.StarRocksCluster{} },
-		func(o *srv1.StarRocksCluster) *srv1.StarRocksClusterStatus { return &o.Status }, memos)
+		func(o *srv1.StarRocksCluster) *srv1.StarRocksClusterStatus { return &o.Status }, memos).LeaveOut("clusterSnapshot")
 }
 
 // nonEmptyOf is the strings of ss that are not empty.
