@@ -120,8 +120,9 @@ type Needs struct {
 	// on the reconcile worker within a short timeout: right before a change
 	// of FE's group decided on FE's report, which may be two periods old.
 	Frontends bool
-	// SingleReplica asks FE for partitions of replication_num 1
-	// (fe.SingleReplicaSQL), from the FE the Service reaches.
+	// SingleReplica asks FE's leader (the report's, on its own address)
+	// for partitions of replication_num 1 (fe.SingleReplicaSQL): a
+	// follower answers from the catalog it replayed, which trails.
 	SingleReplica bool
 }
 

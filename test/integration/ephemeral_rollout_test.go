@@ -44,12 +44,19 @@ import (
 // starrocks.com/rollout-ephemeral-storage: allow the rollout goes, with
 // one Warning Event EphemeralStorage, and the first BE it replaces comes
 // back without the single-replica tablets it held: lost.
+//
+// FE runs 3: the table is created right before the change, and a
+// follower answers information_schema from the catalog it replayed, a
+// second behind the leader's (simstarrocks' FollowerLag). Asked through
+// the Service, a follower listed no partition of replication_num 1, and
+// the rollout replaced eph-be-2: 2 of 6 single-replica tablets lost. The
+// check asks the leader of FE's report, on its own address.
 func testEphemeralBERollout(t *testing.T, c *testcluster.Cluster, dir *feDirectory) {
 	ctx := context.Background()
 	const ns, name = "gate-eph", "eph"
 	testutil.CreateNamespace(t, c.Client, ns)
 	startOperator(t, c, ns, operatorOptions{workers: 2, fe: dir.resolve, feLookEvery: gateLookEvery})
-	src := gatedCluster(ns, name, 1, 3)
+	src := gatedCluster(ns, name, 3, 3)
 	f := startGated(t, c, dir, src, simstarrocks.Options{WipeOnRestart: true, HeartbeatInterval: 500 * time.Millisecond}, 0)
 	if err := f.CreateTable("db", "single", 1, 6); err != nil {
 		t.Fatal(err)

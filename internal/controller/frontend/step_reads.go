@@ -40,7 +40,8 @@ import (
 //   - Images asks each FE of the report for its own metadata image;
 //   - ComputeNodes is the door's list of compute nodes read since a time,
 //     off the reconcile workers too;
-//   - SingleReplica asks FE for its partitions of replication_num 1;
+//   - SingleReplica asks the leader of the report for its partitions of
+//     replication_num 1, on its own address;
 //   - StatefulSet reads the step's StatefulSet from the API server,
 //     uncached (without a live reader, as in unit tests, the cache's
 //     copy stands);
@@ -51,7 +52,7 @@ func (x Steps) read(ctx context.Context, t Target, need starrocks.Needs, r *star
 		_ = x.Door.Changing(t.Cluster, func() error { return nil })
 		r.Read.Fresh = true
 	}
-	if need.Report || ((need.Images || need.Frontends) && !r.Read.Report) {
+	if need.Report || ((need.Images || need.Frontends || need.SingleReplica) && !r.Read.Report) {
 		rep := x.Door.Look(t.Cluster, t.FEConf)
 		r.Report, r.Unanswered = rep.Pure(), rep == nil || rep.Err != nil && feaccess.KindOf(rep.Err) == feaccess.Unreachable
 		r.Read.Report = true
@@ -86,12 +87,19 @@ func (x Steps) read(ctx context.Context, t Target, need starrocks.Needs, r *star
 		r.Read.ComputeNodes = true
 	}
 	if need.SingleReplica {
-		r.SingleReplicaErr = x.Door.Exec(ctx, t.Cluster, t.FEConf, func(c *fe.Client) error {
-			var err error
-			r.SingleReplica, err = c.SingleReplicaPartitions(ctx)
-			return err
-		})
-		r.SingleReplicaUnanswered = r.SingleReplicaErr != nil && feaccess.KindOf(r.SingleReplicaErr) == feaccess.Unreachable
+		// On the leader: a follower answers information_schema from the
+		// catalog it replayed, which trails the leader's, and may not list
+		// a table of replication_num 1 created since. No leader named yet:
+		// unanswered, the step waits for FE's next report.
+		r.SingleReplicaErr, r.SingleReplicaUnanswered = errors.New("FE's report names no leader"), true
+		if host := leaderHost(r.Report); host != "" {
+			r.SingleReplicaErr = x.Door.ExecOn(ctx, t.Cluster, t.FEConf, host, func(c *fe.Client) error {
+				var err error
+				r.SingleReplica, err = c.SingleReplicaPartitions(ctx)
+				return err
+			})
+			r.SingleReplicaUnanswered = r.SingleReplicaErr != nil && feaccess.KindOf(r.SingleReplicaErr) == feaccess.Unreachable
+		}
 		r.Read.SingleReplica = true
 	}
 	if need.StatefulSet {
