@@ -124,9 +124,16 @@ func New(t testing.TB, opts Options) *Operator {
 // at query (host:port) and httpURL; processes already running keep what
 // they were started with.
 func (o *Operator) SetFE(namespace, service, query, httpURL string) {
+	o.SetFEHosts(namespace, service, query, httpURL, nil)
+}
+
+// SetFEHosts is SetFE with the query ports of the FEs on their own
+// addresses, by host as FE lists them (the reads the operator asks of FE's
+// leader itself).
+func (o *Operator) SetFEHosts(namespace, service, query, httpURL string, hosts map[string]string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.fe[feaddress.Key(namespace, service)] = feaddress.Address{Query: query, HTTP: httpURL}
+	o.fe[feaddress.Key(namespace, service)] = feaddress.Address{Query: query, HTTP: httpURL, Hosts: hosts}
 }
 
 // process is one operator process.

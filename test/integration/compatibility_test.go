@@ -573,7 +573,7 @@ func testPauseAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirecto
 		src.Spec.StarRocksFeSpec.Image = "starrocks/fe-ubuntu:" + upgradeFrom
 		src.Spec.StarRocksBeSpec.Image = "starrocks/be-ubuntu:" + upgradeFrom
 		f := startFE(t, dir, ns, src.Name, simstarrocks.Options{HeartbeatInterval: 500 * time.Millisecond, CheckpointInterval: checkpointEvery, AfterStatement: op.Statement})
-		op.SetFE(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL())
+		op.SetFEHosts(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL(), feHosts(f, ns, src.Name, 1))
 		op.Start()
 		if err := c.Client.Create(t.Context(), src); err != nil {
 			t.Fatal(err)

@@ -62,7 +62,7 @@ func testDecommissionAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *fe
 	op := crash.New(t, crash.Options{Binary: bin, Cluster: c, Args: []string{"--namespace=" + ns}})
 	f := startFE(t, dir, ns, name, simstarrocks.Options{MigrationRate: 2, AfterStatement: op.Statement})
 	src := beCluster(ns, name, 4)
-	op.SetFE(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL())
+	op.SetFEHosts(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL(), feHosts(f, ns, name, 1))
 	decommissioned := op.KillAfterStatement("ALTER SYSTEM DECOMMISSION BACKEND")
 	op.Start()
 
@@ -118,7 +118,7 @@ func testFEDropAcrossSIGKILL(t *testing.T, c *testcluster.Cluster, dir *feDirect
 	op := crash.New(t, crash.Options{Binary: bin, Cluster: c, Args: []string{"--namespace=" + ns}})
 	f := startFE(t, dir, ns, name, simstarrocks.Options{AfterStatement: op.Statement})
 	src := feCluster(ns, name, 3)
-	op.SetFE(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL())
+	op.SetFEHosts(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL(), feHosts(f, ns, name, 3))
 	dropped := op.KillAfterStatement("ALTER SYSTEM DROP FOLLOWER")
 	op.Start()
 	if err := c.Client.Create(t.Context(), src); err != nil {

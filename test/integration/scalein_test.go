@@ -195,6 +195,17 @@ func beHost(ns, cluster string, ordinal int) string {
 	return fmt.Sprintf("%s-be-%d.%s-be-search.%s.svc.cluster.local", cluster, ordinal, cluster, ns)
 }
 
+// feHosts are the query ports of cluster's first n FEs on their own
+// addresses, for an operator process that asks FE's leader itself
+// (crash.Operator.SetFEHosts).
+func feHosts(f *simstarrocks.StarRocks, ns, cluster string, n int) map[string]string {
+	out := map[string]string{}
+	for ord := range n {
+		out[feHost(ns, cluster, ord)] = f.AddressOf(feHost(ns, cluster, ord))
+	}
+	return out
+}
+
 func feHost(ns, cluster string, ordinal int) string {
 	return fmt.Sprintf("%s-fe-%d.%s-fe-search.%s.svc.cluster.local", cluster, ordinal, cluster, ns)
 }
@@ -1059,7 +1070,7 @@ func testDBADecommissionLeftAlone(t *testing.T, c *testcluster.Cluster, dir *feD
 	op := crash.New(t, crash.Options{Binary: bin, Cluster: c, Args: []string{"--namespace=" + ns}})
 	f := startFE(t, dir, ns, name, simstarrocks.Options{MigrationRate: 0.2})
 	src := beCluster(ns, name, 2)
-	op.SetFE(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL())
+	op.SetFEHosts(ns, src.FeServiceName(), f.QueryAddress(), f.HTTPURL(), feHosts(f, ns, name, 1))
 	op.Start()
 	runningWithTable(t, c, f, src, 2, 30)
 	setBEReplicas(t, c, src, 3) // a BE StatefulSet scaled once: the next operator reads FE for it

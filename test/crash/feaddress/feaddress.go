@@ -38,6 +38,10 @@ type Address struct {
 	Query string `json:"query"`
 	// HTTP is the HTTP port's base URL, http://host:port.
 	HTTP string `json:"http"`
+	// Hosts are the query ports of the FEs on their own addresses, by
+	// host as FE lists it (simstarrocks.AddressOf); a host not here is
+	// unreachable.
+	Hosts map[string]string `json:"hosts,omitempty"`
 }
 
 // Addresses maps "<namespace>/<FE Service>" (fe.Target's Namespace and
@@ -87,7 +91,11 @@ func (a Addresses) Resolver() fe.Resolver {
 			if t.Host != "" {
 				// One FE's own HTTP port: the simulated FE serves it under
 				// /fe/<host> of its one HTTP server (simstarrocks.HTTPURLOf).
-				return unreachable, addr.HTTP + "/fe/" + t.Host
+				query := addr.Hosts[t.Host]
+				if query == "" {
+					query = unreachable
+				}
+				return query, addr.HTTP + "/fe/" + t.Host
 			}
 			return addr.Query, addr.HTTP
 		}
